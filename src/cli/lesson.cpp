@@ -1,0 +1,111 @@
+// cli/lesson.cpp — `attn lessons`, `attn lesson N [--step K] [--no-pause]
+// [--color ...] [--token T [--run R]]` and `attn lesson check FILE...`.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include "cli/verbs.hpp"
+#include "lessons/lesson_loader.hpp"
+#include "lessons/lesson_render.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct lesson_options {
+    int number = 0;
+    int step = 1;
+    bool no_pause = false;
+    std::string color = "auto";
+    std::string token;
+    std::string run;
+    std::vector<std::string> check_files;
+};
+
+}  // namespace
+
+void print_lesson_list() {
+    for (const auto& e : lessons::list_lessons(lessons::lessons_dir()))
+        std::cout << (e.number < 10 ? " " : "") << e.number << "  " << e.title << "\n";
+}
+
+namespace {
+
+// Enter goes on, q quits. Only asked when both ends are a terminal.
+bool wait_for_enter(int shown, int total) {
+    std::cout << "\n[step " << shown << "/" << total << " · Enter: next step · q: quit] " << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) return false;
+    return line != "q" && line != "Q";
+}
+
+void run_lesson(const lesson_options& o) {
+    const auto path = lessons::find_lesson(lessons::lessons_dir(), o.number);
+    const lessons::lesson l = lessons::load_lesson(path);
+    trace::style st{trace::resolve_color(trace::parse_color_mode(o.color))};
+    if (!o.token.empty()) {
+        std::cout << lessons::render_token_trace(l, o.token, o.run, st);
+        return;
+    }
+    if (!o.run.empty()) throw std::invalid_argument("--run only applies together with --token");
+    lessons::render_options ro;
+    ro.style = st;
+    ro.first_step = o.step;
+    const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+    if (interactive) ro.between_steps = wait_for_enter;
+    lessons::render_lesson(l, std::cout, ro);
+}
+
+void run_check(const lesson_options& o) {
+    int bad = 0;
+    for (const auto& file : o.check_files) {
+        try {
+            const lessons::lesson l = lessons::load_lesson(file);
+            const auto problems = lessons::check_show_items(l);
+            if (problems.empty()) {
+                std::cout << file << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "
+                          << l.exercises.size() << " exercises)\n";
+                continue;
+            }
+            for (const auto& p : problems) std::cerr << p.str() << "\n";
+        } catch (const lessons::lesson_error& e) {
+            for (const auto& p : e.problems) std::cerr << p.str() << "\n";
+        }
+        ++bad;
+    }
+    if (bad) throw exit_request{2};
+}
+
+}  // namespace
+
+void setup_lessons(CLI::App& app) {
+    auto* sub = app.add_subcommand("lessons", "List the numbered lessons with their titles");
+    sub->callback(print_lesson_list);
+}
+
+void setup_lesson(CLI::App& app) {
+    auto opt = std::make_shared<lesson_options>();
+    auto* sub = app.add_subcommand("lesson", "Run lesson N step by step (pauses only on a terminal)");
+    sub->add_option("N", opt->number, "Lesson number (see `attn lessons`)");
+    sub->add_option("--step", opt->step, "Start at step K (1-based)")->check(CLI::PositiveNumber);
+    sub->add_flag("--no-pause", opt->no_pause, "Never wait for Enter between steps");
+    sub->add_option("--color", opt->color, "Colour: auto (terminal and no NO_COLOR), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_option("--token", opt->token,
+                    "Trace one query token of the lesson's main run (its text or 0-based index)");
+    sub->add_option("--run", opt->run, "With --token: trace this run of the lesson instead of the main one");
+    auto* check = sub->add_subcommand("check", "Validate lesson files; report every problem as file:line:col");
+    check->add_option("FILE", opt->check_files, "Lesson files")->required();
+    check->callback([opt] { run_check(*opt); });
+    sub->callback([opt, sub] {
+        if (sub->got_subcommand("check")) return;
+        if (opt->number <= 0) throw CLI::ValidationError("N", "give a lesson number; `attn lessons` lists them");
+        run_lesson(*opt);
+    });
+}
+
+}  // namespace attn::cli

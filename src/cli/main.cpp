@@ -1,0 +1,39 @@
+// cli/main.cpp — the front door: registers the verbs and maps failures to exit codes.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/verbs.hpp"
+#include "lessons/lesson.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"attn — the attention mechanism of Transformers, computed in the open", "attn"};
+    app.require_subcommand(0, 1);
+    attn::cli::setup_lessons(app);
+    attn::cli::setup_lesson(app);
+    try {
+        app.parse(argc, argv);
+        if (app.get_subcommands().empty()) {
+            std::cout << app.help() << "\n";
+            attn::cli::print_lesson_list();
+        }
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return 2;
+    } catch (const attn::cli::exit_request& e) {
+        return e.code;
+    } catch (const attn::lessons::lesson_error& e) {
+        std::cerr << "attn: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "attn: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}

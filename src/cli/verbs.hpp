@@ -1,0 +1,22 @@
+// cli/verbs.hpp — one setup_x per verb; each verb lives in its own cli/x.cpp.
+// Exit codes: 0 success, 1 a check failed, 2 bad input or usage.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace attn::cli {
+
+void setup_lessons(CLI::App& app);
+void setup_lesson(CLI::App& app);
+
+// The numbered lessons with titles (what `attn lessons` prints).
+void print_lesson_list();
+
+// Returned by verbs through this exception so main() owns the process exit.
+struct exit_request {
+    int code;
+};
+
+}  // namespace attn::cli

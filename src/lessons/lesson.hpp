@@ -1,0 +1,91 @@
+// lessons/lesson.hpp — a lesson as loaded from lessons/NN-name.toml.
+// The file is data (narrative, tokens, matrices, attention runs, steps to show,
+// exercises); this struct is that data after checking, with every run computed.
+// The file format is documented for teachers in lessons/README.md.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "core/attention.hpp"
+#include "trace/stages.hpp"
+
+namespace attn::lessons {
+
+// Where something is in a lesson file; line/column 0 when unknown.
+struct source_pos {
+    std::string file;
+    int line = 0;
+    int column = 0;
+    std::string str() const;  // "lessons/04-x.toml:12:5" (or just the file)
+};
+
+// One problem found in a lesson file.
+struct diagnostic {
+    source_pos where;
+    std::string message;  // what was expected, what was found
+    std::string str() const { return where.str() + ": " + message; }
+};
+
+// Thrown when a lesson cannot be loaded; holds every problem found, not only the first.
+struct lesson_error : std::runtime_error {
+    std::vector<diagnostic> problems;
+    explicit lesson_error(std::vector<diagnostic> p);
+};
+
+// One computed attention run: its inputs' names, its steps and its labels.
+struct attention_run {
+    std::string name;
+    std::string kind;  // "self" | "causal" | "cross"
+    attention_steps steps;
+    trace::run_labels labels;
+};
+
+// One thing a step shows (a table, a trace, a comparison ...). The table stays
+// the raw TOML so a new show kind needs no change to the loader's data model.
+struct show_item {
+    std::string kind;
+    std::shared_ptr<const toml::table> spec;
+    source_pos where;
+};
+
+struct step {
+    std::string title;
+    std::string text;
+    std::vector<show_item> show;
+    source_pos where;
+};
+
+// An exercise or question as declared in the lesson file; the grader reads `spec`.
+struct exercise_decl {
+    std::string id;      // "04-weights-the"
+    std::string kind;    // "numeric" | "shape" | "choice" | "short"
+    std::string prompt;  // shown at the end of the lesson
+    std::vector<std::string> choices;
+    std::shared_ptr<const toml::table> spec;
+    source_pos where;
+};
+
+struct lesson {
+    std::string path;
+    int number = 0;
+    std::string title;
+    std::string summary;
+    std::vector<std::string> seeds;
+    std::string intro;
+    std::map<std::string, std::vector<std::string>> tokens;
+    std::map<std::string, matrix> matrices;  // inputs and derived matrices by name
+    std::map<std::string, attention_run> runs;
+    std::vector<std::string> run_order;       // as declared
+    std::string primary_run;                  // what `--token` traces
+    std::vector<step> steps;
+    std::vector<exercise_decl> exercises;
+    std::shared_ptr<const toml::table> document;  // the whole file, for extensions
+};
+
+}  // namespace attn::lessons

@@ -1,0 +1,193 @@
+// lessons/toml_read.cpp — see toml_read.hpp.
+#include "lessons/toml_read.hpp"
+
+#include <cmath>
+
+namespace attn::lessons {
+
+std::string source_pos::str() const {
+    if (line <= 0) return file;
+    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+namespace {
+std::string join_messages(const std::vector<diagnostic>& p) {
+    std::string s;
+    for (const auto& d : p) s += (s.empty() ? "" : "\n") + d.str();
+    return s;
+}
+}  // namespace
+
+lesson_error::lesson_error(std::vector<diagnostic> p) : std::runtime_error(join_messages(p)), problems(std::move(p)) {}
+
+source_pos toml_reader::pos(const toml::node* node) const {
+    source_pos p{file, 0, 0};
+    if (node) {
+        p.line = static_cast<int>(node->source().begin.line);
+        p.column = static_cast<int>(node->source().begin.column);
+    }
+    return p;
+}
+
+void toml_reader::fail(const toml::node* node, const std::string& message) const {
+    problems->push_back({pos(node), message});
+}
+
+std::string toml_reader::type_name(const toml::node* node) {
+    if (!node) return "nothing";
+    switch (node->type()) {
+        case toml::node_type::string: return "a string";
+        case toml::node_type::integer: return "an integer";
+        case toml::node_type::floating_point: return "a number";
+        case toml::node_type::boolean: return "a boolean";
+        case toml::node_type::array: return "an array";
+        case toml::node_type::table: return "a table";
+        default: return "a date or time";
+    }
+}
+
+std::optional<std::string> toml_reader::string(const toml::table& t, const std::string& key, bool required) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+        if (required) fail(&t, "missing key '" + key + "' (expected a string)");
+        return std::nullopt;
+    }
+    if (auto v = n->value<std::string>(); v && n->is_string()) return *v;
+    fail(n, "'" + key + "' must be a string, found " + type_name(n));
+    return std::nullopt;
+}
+
+std::optional<double> toml_reader::number(const toml::table& t, const std::string& key, bool required) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+        if (required) fail(&t, "missing key '" + key + "' (expected a number)");
+        return std::nullopt;
+    }
+    if (n->is_number()) {
+        const double v = *n->value<double>();
+        if (std::isfinite(v)) return v;
+        fail(n, "'" + key + "' must be a finite number, found " + std::to_string(v));
+        return std::nullopt;
+    }
+    fail(n, "'" + key + "' must be a number, found " + type_name(n));
+    return std::nullopt;
+}
+
+std::optional<bool> toml_reader::boolean(const toml::table& t, const std::string& key, bool required) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+        if (required) fail(&t, "missing key '" + key + "' (expected true or false)");
+        return std::nullopt;
+    }
+    if (n->is_boolean()) return *n->value<bool>();
+    fail(n, "'" + key + "' must be true or false, found " + type_name(n));
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> toml_reader::strings(const toml::table& t, const std::string& key,
+                                                             bool required) const {
+    const toml::node* n = t.get(key);
+    if (!n) {
+        if (required) fail(&t, "missing key '" + key + "' (expected an array of strings)");
+        return std::nullopt;
+    }
+    const toml::array* a = n->as_array();
+    if (!a) {
+        fail(n, "'" + key + "' must be an array of strings, found " + type_name(n));
+        return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const auto& e : *a) {
+        if (!e.is_string()) {
+            fail(&e, "'" + key + "' must hold strings only, found " + type_name(&e));
+            return std::nullopt;
+        }
+        out.push_back(*e.value<std::string>());
+    }
+    return out;
+}
+
+std::optional<std::vector<double>> toml_reader::numbers(const toml::node* node, const std::string& what) const {
+    const toml::array* a = node ? node->as_array() : nullptr;
+    if (!a) {
+        fail(node, what + " must be an array of numbers, found " + type_name(node));
+        return std::nullopt;
+    }
+    std::vector<double> out;
+    for (const auto& e : *a) {
+        if (!e.is_number()) {
+            fail(&e, what + " must hold numbers only, found " + type_name(&e));
+            return std::nullopt;
+        }
+        const double v = *e.value<double>();
+        if (!std::isfinite(v)) {
+            fail(&e, what + " must hold finite numbers, found " + std::string(std::isnan(v) ? "nan" : "inf"));
+            return std::nullopt;
+        }
+        out.push_back(v);
+    }
+    return out;
+}
+
+std::optional<matrix> toml_reader::matrix_value(const toml::node* node, const std::string& what) const {
+    const toml::array* a = node ? node->as_array() : nullptr;
+    if (!a || a->empty()) {
+        fail(node, what + " must be a non-empty array of rows, found " + (a ? "an empty array" : type_name(node)));
+        return std::nullopt;
+    }
+    if (!a->front().is_array()) {  // a flat array is one row
+        auto row = numbers(node, what);
+        if (!row) return std::nullopt;
+        matrix m({1, row->size()});
+        for (std::size_t j = 0; j < row->size(); ++j) m(0, j) = (*row)[j];
+        return m;
+    }
+    std::vector<std::vector<double>> rows;
+    for (std::size_t i = 0; i < a->size(); ++i) {
+        const toml::node& r = *a->get(i);
+        auto row = numbers(&r, what + " row " + std::to_string(i));
+        if (!row) return std::nullopt;
+        if (!rows.empty() && row->size() != rows.front().size()) {
+            fail(&r, what + " row " + std::to_string(i) + " has " + std::to_string(row->size()) +
+                         " entries, expected " + std::to_string(rows.front().size()) + " like row 0");
+            return std::nullopt;
+        }
+        rows.push_back(*row);
+    }
+    matrix m({rows.size(), rows.front().size()});
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t j = 0; j < rows[i].size(); ++j) m(i, j) = rows[i][j];
+    return m;
+}
+
+std::optional<bool_matrix> toml_reader::bool_matrix_value(const toml::node* node, const std::string& what) const {
+    const toml::array* a = node ? node->as_array() : nullptr;
+    if (!a || a->empty() || !a->front().is_array()) {
+        fail(node, what + " must be an array of rows of true/false, found " + type_name(node));
+        return std::nullopt;
+    }
+    const std::size_t n_rows = a->size();
+    const std::size_t n_cols = a->front().as_array()->size();
+    bool_matrix m({n_rows, n_cols});
+    for (std::size_t i = 0; i < n_rows; ++i) {
+        const toml::array* r = a->get(i)->as_array();
+        if (!r || r->size() != n_cols) {
+            fail(a->get(i), what + " row " + std::to_string(i) + " must have " + std::to_string(n_cols) + " entries");
+            return std::nullopt;
+        }
+        for (std::size_t j = 0; j < n_cols; ++j) {
+            const toml::node* e = r->get(j);
+            if (e->is_boolean()) {
+                m(i, j) = *e->value<bool>();
+            } else if (e->is_integer() && (*e->value<int64_t>() == 0 || *e->value<int64_t>() == 1)) {
+                m(i, j) = *e->value<int64_t>() == 1;
+            } else {
+                fail(e, what + " entries must be true/false (or 1/0), found " + type_name(e));
+                return std::nullopt;
+            }
+        }
+    }
+    return m;
+}
+
+}  // namespace attn::lessons

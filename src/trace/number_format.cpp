@@ -1,0 +1,50 @@
+// trace/number_format.cpp — see number_format.hpp.
+#include "trace/number_format.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace attn::trace {
+
+std::string fixed(double value, int decimals) {
+    if (std::isnan(value)) return "undefined";  // never print nan; callers avoid this path
+    if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+    std::string s = fmt::format("{:.{}f}", value, decimals);
+    // A negative value that rounds to zero prints as "-0.00": drop the sign.
+    if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+    return s;
+}
+
+std::string signed_fixed(double value, int decimals) {
+    std::string s = fixed(value, decimals);
+    if (s.find_first_not_of("0.") == std::string::npos) return s;  // zero has no sign
+    if (s[0] != '-' && s != "inf") s.insert(0, "+");
+    return s;
+}
+
+std::string compact(double value, int max_decimals) {
+    std::string s = fixed(value, max_decimals);
+    if (s.find('.') == std::string::npos) return s;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.push_back('0');
+    if (s == "-0.0") s = "0.0";
+    return s;
+}
+
+std::string bracketed(const std::vector<double>& values, int decimals) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) s += ", ";
+        s += decimals >= 0 ? fixed(values[i], decimals) : compact(values[i]);
+    }
+    return s + "]";
+}
+
+std::string bracketed_row(const matrix& m, std::size_t row, int decimals) {
+    std::vector<double> values(m.shape(1));
+    for (std::size_t j = 0; j < values.size(); ++j) values[j] = m(row, j);
+    return bracketed(values, decimals);
+}
+
+}  // namespace attn::trace

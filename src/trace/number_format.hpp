@@ -1,0 +1,27 @@
+// trace/number_format.hpp — how every number in attn is printed.
+// Fixed decimals per table (raw scores 2, scaled 3, weights and outputs 4, as the
+// seeds print them), no "-0.0000", infinities as "-inf"/"inf", and never "nan".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace attn::trace {
+
+// Fixed decimals; values that round to zero print without a sign.
+std::string fixed(double value, int decimals);
+
+// Fixed decimals with an explicit sign: "+0.0147", "-0.0106", "0.0000".
+std::string signed_fixed(double value, int decimals);
+
+// Shortest form up to max_decimals, at least one decimal: 1.2, 0.0, 0.5, 0.125.
+// Used for input matrices, where the teacher's numbers should read as written.
+std::string compact(double value, int max_decimals = 4);
+
+// "[1.2, 0.0, 1.1, 0.0]" with compact() entries, or fixed() when decimals >= 0.
+std::string bracketed(const std::vector<double>& values, int decimals = -1);
+std::string bracketed_row(const matrix& m, std::size_t row, int decimals = -1);
+
+}  // namespace attn::trace
