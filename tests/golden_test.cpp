@@ -1,7 +1,8 @@
-// tests/golden_test.cpp — every case of golden/cases.tsv runs the real `attn`
+// tests/golden_test.cpp — every case of golden/cases/*.tsv runs the real `attn`
 // binary and must match golden/<name>.txt byte for byte.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,14 +22,21 @@ struct golden_case {
 };
 
 std::vector<golden_case> load_cases() {
-    std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/golden/cases.tsv");
+    // Every golden/cases/*.tsv: "name<TAB>arguments of attn" per line, # comments.
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(std::string(ATTN_SOURCE_DIR) + "/golden/cases"))
+        if (e.path().extension() == ".tsv") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
     std::vector<golden_case> cases;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        const auto tab = line.find('\t');
-        if (tab == std::string::npos) continue;
-        cases.push_back({line.substr(0, tab), line.substr(tab + 1)});
+    for (const auto& f : files) {
+        std::ifstream in(f);
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            const auto tab = line.find('\t');
+            if (tab == std::string::npos) continue;
+            cases.push_back({line.substr(0, tab), line.substr(tab + 1)});
+        }
     }
     return cases;
 }

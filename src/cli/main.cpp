@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(0, 1);
     attn::cli::setup_lessons(app);
     attn::cli::setup_lesson(app);
+    attn::cli::setup_trace(app);
+    attn::cli::setup_shapes(app);
+    attn::cli::setup_exercise(app);
+    attn::cli::setup_grade(app);
     try {
         app.parse(argc, argv);
         if (app.get_subcommands().empty()) {

@@ -10,6 +10,10 @@ namespace attn::cli {
 
 void setup_lessons(CLI::App& app);
 void setup_lesson(CLI::App& app);
+void setup_trace(CLI::App& app);     // cli/trace.cpp    (trace your own matrices)
+void setup_shapes(CLI::App& app);    // cli/shapes.cpp   (shape tables)
+void setup_exercise(CLI::App& app);  // cli/exercise.cpp (exercise list|show|template)
+void setup_grade(CLI::App& app);     // cli/grade.cpp    (grade submissions)
 
 // The numbered lessons with titles (what `attn lessons` prints).
 void print_lesson_list();
