@@ -71,7 +71,7 @@ TEST_CASE("seeded generators give the pinned raw sequences", "[core]") {
     for (const auto& w : reference_line("u64 seed=" + seed)) CHECK(g.next_u64() == std::stoull(w));
 }
 
-TEST_CASE("uniform draws are the pinned 53-bit fractions in [0, 1)", "[core]") {
+TEST_CASE("uniform draws are the pinned 53-bit fractions from 0 up to but not including 1", "[core]") {
     auto g = prng(2026);
     for (const auto& w : reference_line("uniform seed=2026")) {
         const double u = g.uniform();
