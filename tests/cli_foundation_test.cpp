@@ -85,7 +85,7 @@ TEST_CASE("the trace of decoder token cat shows the seed's scores and weights", 
         CHECK(r.out.find(s) != std::string::npos);
 }
 
-TEST_CASE("--step starts the lesson at that step", "[cli]") {
+TEST_CASE("a lesson started with --step K begins at step K", "[cli]") {
     const auto r = run_attn("lesson 4 --no-pause --step 8 --color never");
     CHECK(r.code == 0);
     CHECK(r.out.find("Step 8/8") != std::string::npos);
