@@ -27,6 +27,9 @@ std::string shape_str(const matrix& m) {
 struct loader {
     toml_reader rd;
     lesson& out;
+    // The parsed file; show items and exercises point into it (aliasing shared_ptr),
+    // so their nodes keep their source positions for later diagnostics.
+    std::shared_ptr<const toml::table> doc;
 
     const matrix* find_matrix(const toml::table& t, const std::string& key, bool required) {
         auto name = rd.string(t, key, required);
@@ -292,7 +295,7 @@ struct loader {
                             continue;
                         }
                         auto kind = rd.string(*st, "kind", true);
-                        if (kind) s.show.push_back({*kind, std::make_shared<toml::table>(*st), rd.pos(st)});
+                        if (kind) s.show.push_back({*kind, std::shared_ptr<const toml::table>(this->doc, st), rd.pos(st)});
                     }
             }
             out.steps.push_back(std::move(s));
@@ -316,7 +319,7 @@ struct loader {
             x.kind = rd.string(*t, "kind", true).value_or("");
             x.prompt = rd.string(*t, "prompt", true).value_or("");
             x.choices = rd.strings(*t, "choices", false).value_or(std::vector<std::string>{});
-            x.spec = std::make_shared<toml::table>(*t);
+            x.spec = std::shared_ptr<const toml::table>(this->doc, t);
             for (const auto& other : out.exercises)
                 if (!x.id.empty() && other.id == x.id) rd.fail(t, "exercise id '" + x.id + "' is used twice");
             out.exercises.push_back(std::move(x));
@@ -328,7 +331,8 @@ struct loader {
 
 lesson load_lesson_text(const std::string& text, const std::string& display_path) {
     std::vector<diagnostic> problems;
-    toml::table doc;
+    auto doc_ptr = std::make_shared<toml::table>();
+    toml::table& doc = *doc_ptr;
     try {
         doc = toml::parse(text, display_path);
     } catch (const toml::parse_error& e) {
@@ -339,7 +343,7 @@ lesson load_lesson_text(const std::string& text, const std::string& display_path
     }
     lesson out;
     out.path = display_path;
-    loader ld{{display_path, &problems}, out};
+    loader ld{{display_path, &problems}, out, doc_ptr};
     ld.read_header(doc);
     ld.read_tokens(doc);
     ld.read_matrices(doc);
@@ -348,7 +352,7 @@ lesson load_lesson_text(const std::string& text, const std::string& display_path
     ld.read_steps(doc);
     ld.read_exercises(doc);
     if (!problems.empty()) throw lesson_error(problems);
-    out.document = std::make_shared<toml::table>(std::move(doc));
+    out.document = doc_ptr;
     return out;
 }
 

@@ -21,6 +21,16 @@ namespace {
     throw lesson_error({{item.where, "show kind '" + item.kind + "': " + message}});
 }
 
+// Same, pointing at the value of `key` inside the show item when it is there.
+[[noreturn]] void bad_at(const show_item& item, const std::string& key, const std::string& message) {
+    source_pos where = item.where;
+    if (const toml::node* n = item.spec->get(key); n && n->source().begin.line > 0) {
+        where.line = static_cast<int>(n->source().begin.line);
+        where.column = static_cast<int>(n->source().begin.column);
+    }
+    throw lesson_error({{where, "show kind '" + item.kind + "': " + message}});
+}
+
 std::string need_string(const show_item& item, const std::string& key) {
     auto v = (*item.spec)[key].value<std::string>();
     if (!v) bad(item, "needs '" + key + "' (a string)");
@@ -29,7 +39,7 @@ std::string need_string(const show_item& item, const std::string& key) {
 
 const attention_run& need_run(const lesson& l, const show_item& item, const std::string& name) {
     auto it = l.runs.find(name);
-    if (it == l.runs.end()) bad(item, "run '" + name + "' is not in [runs]");
+    if (it == l.runs.end()) bad_at(item, "run", "run '" + name + "' is not in [runs]");
     return it->second;
 }
 
@@ -50,13 +60,13 @@ std::size_t find_query(const attention_run& run, const std::string& token) {
 std::string show_matrix(const lesson& l, const show_item& item, const trace::style& st) {
     const std::string name = need_string(item, "matrix");
     auto it = l.matrices.find(name);
-    if (it == l.matrices.end()) bad(item, "matrix '" + name + "' is not defined");
+    if (it == l.matrices.end()) bad_at(item, "matrix", "matrix '" + name + "' is not defined");
     const matrix& m = it->second;
     std::vector<std::string> rows(m.shape(0));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = "r" + std::to_string(i);
     if (auto tokens = (*item.spec)["rows"].value<std::string>()) {
         auto t = l.tokens.find(*tokens);
-        if (t == l.tokens.end()) bad(item, "token list '" + *tokens + "' is not in [tokens]");
+        if (t == l.tokens.end()) bad_at(item, "rows", "token list '" + *tokens + "' is not in [tokens]");
         if (t->second.size() != m.shape(0)) bad(item, "token list '" + *tokens + "' does not match the matrix's rows");
         rows = t->second;
     }
@@ -70,7 +80,7 @@ std::string show_stage(const lesson& l, const show_item& item, const trace::styl
     const attention_run& run = need_run(l, item, need_string(item, "run"));
     const std::string stage_name = need_string(item, "stage");
     auto s = trace::parse_stage(stage_name);
-    if (!s) bad(item, "unknown stage '" + stage_name + "' (expected one of " + trace::stage_alias_list() + ")");
+    if (!s) bad_at(item, "stage", "unknown stage '" + stage_name + "' (expected one of " + trace::stage_alias_list() + ")");
     const int dp = static_cast<int>((*item.spec)["decimals"].value_or<int64_t>(-1));
     trace::table t = trace::stage_table(run.steps, *s, run.labels, dp);
     if (auto title = (*item.spec)["title"].value<std::string>()) t.title = *title;
@@ -119,7 +129,7 @@ std::string show_compare(const lesson& l, const show_item& item, const trace::st
         ia = find_query(a, token);
         ib = find_query(b, token);
     } catch (const std::invalid_argument& e) {
-        bad(item, e.what());
+        bad_at(item, "token", e.what());
     }
     trace::table t;
     t.title = (*item.spec)["title"].value_or(fmt::format("{} vs {} for '{}'", a.labels.title, b.labels.title, token));
@@ -143,7 +153,7 @@ std::string show_trace(const lesson& l, const show_item& item, const trace::styl
     try {
         return trace::explain_query(run.steps, find_query(run, need_string(item, "token")), run.labels, st);
     } catch (const std::invalid_argument& e) {
-        bad(item, e.what());
+        bad_at(item, "token", e.what());
     }
 }
 
@@ -170,7 +180,7 @@ std::string render_show(const lesson& l, const show_item& item, const trace::sty
     if (it == show_kinds().end()) {
         std::string names;
         for (const auto& [k, f] : show_kinds()) names += (names.empty() ? "" : ", ") + k;
-        bad(item, "unknown kind (expected one of " + names + ")");
+        bad_at(item, "kind", "unknown kind (expected one of " + names + ")");
     }
     return it->second(l, item, st);
 }
