@@ -37,7 +37,7 @@ std::string on_terminal(const std::string& args, const std::string& keys, int* c
 
 }  // namespace
 
-TEST_CASE("attn lessons lists the numbered lessons with titles", "[cli][lessons]") {
+TEST_CASE("attn lessons lists the curriculum lessons by number", "[cli][lessons]") {
     int code = -1;
     const std::string out = run_command(attn_cmd("lessons"), &code);
     CHECK(code == 0);

@@ -116,13 +116,14 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
         if (*s <= 0) rd.fail(r.get("scale"), "'scale' must be positive");
         else opt.scale_divisor = *s;
     }
-    if (rd.problems->size() != problems_before) return false;
+    // Computed even after a problem above, so shape errors are reported too.
     try {
         run.steps = scaled_dot_product_attention(*q, *k, *v, opt);
     } catch (const shape_error& e) {
         rd.fail(&r, "run '" + name + "': " + e.what());
         return false;
     }
+    if (rd.problems->size() != problems_before) return false;
     out.runs[name] = std::move(run);
     return true;
 }
