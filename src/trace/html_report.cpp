@@ -161,7 +161,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
                     out += "<p class=\"note\">Every key is blocked for query '" + esc(l.query_tokens[i]) + "': its weights are 0, not NaN.</p>\n";
             out += "<h3>Stages</h3>\n";
             for (const auto& si : all_stages())
-                if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l));
+                if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
             if (r.has_result) {
                 const matrix& res = r.result[b * r.heads + h];
                 out += stage_html(make_table(l.title + " result z·W_O (hook_result)", "rows: " + l.query_side + " · columns: d_model",
