@@ -21,7 +21,7 @@ const char* const css = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;color:#1d1d1f;background:#fff;max-width:80rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ccc}h3{font-size:1rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem}
-caption{text-align:left;font-weight:600;padding:.2rem 0;white-space:nowrap}
+caption{text-align:left;font-weight:600;padding:.2rem 0}
 caption .meta{font-weight:400;color:#555}
 th,td{padding:.2rem .5rem;text-align:right;font-variant-numeric:tabular-nums}
 th{color:#0a5b75}
