@@ -59,7 +59,7 @@ void run_trace_verb(const trace_options& o) {
     // Everything is rendered before anything is written: a bad --query or --head
     // fails with no file touched.
     const bool exporting = !o.json.empty() || !o.npy.empty() || !o.csv.empty() || !o.html.empty();
-    const std::string report = exporting ? "" : trace::render_trace_report(run, ro);
+    const std::string report = trace::render_trace_report(run, ro);  // also checks --query/--head/--batch
     const std::string json = o.json.empty() ? "" : trace::to_json(run);
     const std::string html = o.html.empty() ? "" : trace::html_report(run, ro);
     std::map<std::string, std::string> npy, csv;
@@ -75,7 +75,7 @@ void run_trace_verb(const trace_options& o) {
     if (!o.html.empty()) std::cerr << "attn trace: wrote " << o.html << "\n";
     if (!o.json.empty() && o.json != "-") std::cerr << "attn trace: wrote " << o.json << "\n";
     if (o.json == "-") std::cout << json;
-    std::cout << report;
+    if (!exporting) std::cout << report;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // io/trace_spec_load.cpp — reads a trace spec file (TOML) into a trace_spec.
 // Every problem names the spec's file:line:col, what was expected, what was found.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -182,8 +183,15 @@ trace_spec load_trace_spec(const std::string& path) {
         }
     }
 
+    // Inputs are read in the order the file gives them, so the first bad one is reported first.
+    std::vector<std::pair<std::string, const toml::node*>> given;
     for (const auto& key : input_keys)
-        if (const toml::node* n = doc.get(key)) s.inputs.emplace(key, r.array_value(*n, key, false));
+        if (const toml::node* n = doc.get(key)) given.emplace_back(key, n);
+    std::sort(given.begin(), given.end(), [](const auto& a, const auto& b) {
+        const auto pa = a.second->source().begin, pb = b.second->source().begin;
+        return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+    });
+    for (const auto& [key, n] : given) s.inputs.emplace(key, r.array_value(*n, key, false));
 
     if (const toml::node* n = doc.get("mask")) {
         const toml::table* m = n->as_table();

@@ -138,8 +138,13 @@ std::string to_json(const trace_run& r) {
         std::size_t flat = 0;
         stages[s.name] = {{"axes", s.axes}, {"shape", s.shape}, {"data", nested(s, 0, flat)}};
     }
-    j["stages"] = stages;
-    return j.dump(1) + "\n";
+    // One line per metadata key and one per stage: readable, and diff-friendly in goldens.
+    std::string out = "{\n";
+    for (auto it = j.begin(); it != j.end(); ++it) out += " " + json(it.key()).dump() + ": " + it.value().dump() + ",\n";
+    out += " \"stages\": {\n";
+    for (auto it = stages.begin(); it != stages.end(); ++it)
+        out += "  " + json(it.key()).dump() + ": " + it.value().dump() + (std::next(it) == stages.end() ? "\n" : ",\n");
+    return out + " }\n}\n";
 }
 
 std::map<std::string, std::string> npy_files(const trace_run& r) {

@@ -21,7 +21,7 @@ const char* const css = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;color:#1d1d1f;background:#fff;max-width:80rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ccc}h3{font-size:1rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem}
-caption{text-align:left;font-weight:600;padding:.2rem 0;white-space:nowrap}
+caption{text-align:left;font-weight:600;padding:.2rem 0}
 caption .meta{font-weight:400;color:#555}
 th,td{padding:.2rem .5rem;text-align:right;font-variant-numeric:tabular-nums}
 th{color:#0a5b75}
@@ -161,7 +161,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
                     out += "<p class=\"note\">Every key is blocked for query '" + esc(l.query_tokens[i]) + "': its weights are 0, not NaN.</p>\n";
             out += "<h3>Stages</h3>\n";
             for (const auto& si : all_stages())
-                if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l));
+                if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
             if (r.has_result) {
                 const matrix& res = r.result[b * r.heads + h];
                 out += stage_html(make_table(l.title + " result z·W_O (hook_result)", "rows: " + l.query_side + " · columns: d_model",

@@ -1,6 +1,8 @@
 // trace/trace_report.cpp — see trace_report.hpp.
 #include "trace/trace_report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -42,6 +44,18 @@ std::size_t check_index(const std::optional<std::size_t>& v, std::size_t n, cons
 
 }  // namespace
 
+int user_stage_decimals(const attention_steps& steps, stage s) {
+    const matrix* m = s == stage::q ? &steps.q : s == stage::k ? &steps.k : s == stage::v ? &steps.v : nullptr;
+    if (!m) return -1;
+    for (int d = 1; d < 4; ++d) {
+        const double p = std::pow(10.0, d);
+        bool exact = true;
+        for (double x : *m) exact = exact && std::fabs(x * p - std::round(x * p)) < 1e-9 * std::max(1.0, std::fabs(x * p));
+        if (exact) return d;
+    }
+    return 4;
+}
+
 std::string render_trace_report(const trace_run& r, const report_options& o) {
     check_index(o.batch, r.batch, "batch");
     check_index(o.head, r.heads, "head");
@@ -73,7 +87,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             }
             out += o.st.heading("=== " + l.title + " ===") + "\n";
             out += fmt::format("n_q = {}, n_k = {}, d_head = {}, scale = ÷ {}\n\n", r.n_q(), r.n_k(), s.d_k(), compact(s.scale, 6));
-            for (stage st : tables) out += render(stage_table(s, st, l), o.st) + "\n";
+            for (stage st : tables) out += render(stage_table(s, st, l, user_stage_decimals(s, st)), o.st) + "\n";
             for (stage st : o.heatmaps) {
                 heatmap_input in;
                 in.title = std::string("Heatmap of ") + info(st).hook + " (" + info(st).what + ")";

@@ -22,6 +22,11 @@ struct report_options {
     std::vector<stage> heatmaps = {stage::weights};  // stages drawn as heatmaps (score stages only)
 };
 
+// Decimals for a stage table of a user's run: Q, K, V get as many decimals as
+// their values need (1 to 4: a teacher's 1.0 stays 1.0, an X·W projection shows
+// 4); the other stages keep the seed's decimals (-1 = stage default).
+int user_stage_decimals(const attention_steps& steps, stage s);
+
 // Throws std::invalid_argument for a batch/head/query that does not exist.
 std::string render_trace_report(const trace_run& run, const report_options& o);
 

@@ -1,5 +1,7 @@
-// trace/trace_run.cpp — see trace_run.hpp. Projections and W_O go through the
-// core's BLAS matmul; each head is one call of the core's attention.
+// trace/trace_run.cpp — see trace_run.hpp. X·W inputs go through the core's
+// multi_head_attention (one call per batch item); direct Q, K, V inputs and
+// per-head biases (which multi_head_attention does not take) call the core's
+// attention once per head on that head's columns.
 #include "trace/trace_run.hpp"
 
 #include <algorithm>
@@ -8,12 +10,14 @@
 
 #include <xtensor/xview.hpp>
 
+#include "core/multi_head.hpp"
+
 namespace attn::trace {
 
 namespace {
 
 // Columns [h·d, (h+1)·d) of m, materialised.  // [rows, d]
-matrix head_columns(const matrix& m, std::size_t h, std::size_t d) {
+matrix columns_of_head(const matrix& m, std::size_t h, std::size_t d) {
     return xt::view(m, xt::all(), xt::range(h * d, (h + 1) * d));
 }
 
@@ -32,7 +36,24 @@ trace_run run_trace(const io::trace_inputs& in) {
         r.labels.key_side = "keys (source)";
     }
     r.has_result = in.w_o.has_value();
+    const bool per_head_bias = in.bias.size() > 1;
     for (std::size_t b = 0; b < in.batch; ++b) {
+        if (in.projected && !per_head_bias) {
+            attention_options o;
+            if (in.has_mask) o.mask = in.attend[b];
+            if (!in.bias.empty()) o.bias = in.bias[0];
+            o.scale_divisor = in.scale;
+            // Without W_O the identity keeps concat as the output; results are not exported then.
+            const std::size_t hv = in.heads * in.d_head_v;
+            const multi_head_weights w{in.w_q, in.w_k, in.w_v, in.w_o ? *in.w_o : matrix(xt::eye<double>(hv)), in.heads};
+            multi_head_steps m = multi_head_attention(in.x[b], in.kind == "cross" ? in.x_src[b] : in.x[b], w, o);
+            for (std::size_t h = 0; h < in.heads; ++h) {
+                r.steps.push_back(std::move(m.head[h]));
+                if (r.has_result) r.result.push_back(xt::view(m.head_results, h, xt::all(), xt::all()));
+            }
+            if (r.has_result) r.attn_out.push_back(m.output);
+            continue;
+        }
         matrix q, k, v;  // [n_q, H·d_head], [n_k, H·d_head], [n_k, H·d_head_v]
         if (in.projected) {
             const matrix& src = in.kind == "cross" ? in.x_src[b] : in.x[b];
@@ -50,8 +71,8 @@ trace_run run_trace(const io::trace_inputs& in) {
             if (in.has_mask) o.mask = in.attend[b];
             if (!in.bias.empty()) o.bias = in.bias[h];
             o.scale_divisor = in.scale;
-            r.steps.push_back(scaled_dot_product_attention(head_columns(q, h, in.d_head), head_columns(k, h, in.d_head),
-                                                           head_columns(v, h, in.d_head_v), o));
+            r.steps.push_back(scaled_dot_product_attention(columns_of_head(q, h, in.d_head), columns_of_head(k, h, in.d_head),
+                                                           columns_of_head(v, h, in.d_head_v), o));
             if (r.has_result) {
                 const matrix w_o_h = xt::view(*in.w_o, xt::range(h * in.d_head_v, (h + 1) * in.d_head_v), xt::all());
                 matrix res = matmul(r.steps.back().output, w_o_h);  // [n_q, d_out]
