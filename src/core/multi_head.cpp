@@ -123,43 +123,69 @@ tensor3 multi_head_steps::weights() const {
     return w;
 }
 
-multi_head_steps multi_head_attention(const matrix& x_q, const matrix& x_kv, const multi_head_weights& w,
-                                      const attention_options& options) {
-    check_shapes(x_q, x_kv, w);
+multi_head_steps multi_head_from_projections(const matrix& q, const matrix& k, const matrix& v, const matrix& w_o,
+                                             std::size_t heads, const std::vector<attention_options>& per_head) {
+    const std::string all = "(" + dims("Q", q, "n_q", "H·d_k") + ", " + dims("K", k, "n_k", "H·d_k") + ", " +
+                            dims("V", v, "n_k", "H·d_v") + ", " + dims("W_O", w_o, "H·d_v", "d_out") +
+                            ", H=" + std::to_string(heads) + ")";
+    if (heads == 0) throw shape_error("H is 0: multi-head attention needs at least one head " + all);
+    if (q.shape(1) % heads != 0 || v.shape(1) % heads != 0 || q.shape(1) == 0 || v.shape(1) == 0)
+        throw shape_error("Q and V widths must be positive multiples of H " + all);
+    if (w_o.shape(0) != v.shape(1))
+        throw shape_error("W_O has H·d_v = " + std::to_string(w_o.shape(0)) + " rows but V has H·d_v = " +
+                          std::to_string(v.shape(1)) + " " + all);
+    if (per_head.size() != 1 && per_head.size() != heads)
+        throw shape_error(std::to_string(per_head.size()) + " attention options for H = " + std::to_string(heads) +
+                          " heads: give one for all or one per head");
     multi_head_steps s;
-    s.heads = w.heads;
-    s.d_k = w.w_q.shape(1) / w.heads;
-    s.d_v = w.w_v.shape(1) / w.heads;
-    s.x_q = x_q;
-    s.x_kv = x_kv;
-
-    // Stage 1: one projection for all heads at once (the "no more expensive than one head" form).
-    s.q = matmul(x_q, w.w_q);   // [n_q, H·d_k]
-    s.k = matmul(x_kv, w.w_k);  // [n_k, H·d_k]
-    s.v = matmul(x_kv, w.w_v);  // [n_k, H·d_v]
+    s.heads = heads;
+    s.d_k = q.shape(1) / heads;
+    s.d_v = v.shape(1) / heads;
+    s.q = q;
+    s.k = k;
+    s.v = v;
 
     // Stage 2: split into heads, (n, H·d) → (n, H, d) → (H, n, d).
-    s.q_heads = split_heads(s.q, w.heads);  // [H, n_q, d_k]
-    s.k_heads = split_heads(s.k, w.heads);  // [H, n_k, d_k]
-    s.v_heads = split_heads(s.v, w.heads);  // [H, n_k, d_v]
+    s.q_heads = split_heads(s.q, heads);  // [H, n_q, d_k]
+    s.k_heads = split_heads(s.k, heads);  // [H, n_k, d_k]
+    s.v_heads = split_heads(s.v, heads);  // [H, n_k, d_v]
 
-    // Stage 3: every head attends on its own, with the same mask and bias.
-    tensor3 z({w.heads, x_q.shape(0), s.d_v});  // [H, n_q, d_v]
-    for (std::size_t h = 0; h < w.heads; ++h) {
+    // Stage 3: every head attends on its own (scaled_dot_product_attention checks the rest).
+    tensor3 z({heads, q.shape(0), s.d_v});  // [H, n_q, d_v]
+    for (std::size_t h = 0; h < heads; ++h) {
+        const attention_options& o = per_head.size() == 1 ? per_head[0] : per_head[h];
         s.head.push_back(scaled_dot_product_attention(head_slice(s.q_heads, h), head_slice(s.k_heads, h),
-                                                      head_slice(s.v_heads, h), options));
+                                                      head_slice(s.v_heads, h), o));
         xt::view(z, h, xt::all(), xt::all()) = s.head.back().output;
     }
 
     // Stage 4: concatenate the heads back to (n_q, H·d_v) and mix them with W_O.
     s.concat = merge_heads(z);          // [n_q, H·d_v]
-    s.output = matmul(s.concat, w.w_o);  // [n_q, d_out]
+    s.output = matmul(s.concat, w_o);  // [n_q, d_out]
 
     // Stage 5: each head's own share of the output; concat·W_O = Σ_h Z_h·W_O[rows of h].
-    s.head_results = tensor3({w.heads, x_q.shape(0), w.w_o.shape(1)});  // [H, n_q, d_out]
-    for (std::size_t h = 0; h < w.heads; ++h)
-        xt::view(s.head_results, h, xt::all(), xt::all()) = matmul(s.head[h].output, head_rows(w.w_o, h, w.heads));
+    s.head_results = tensor3({heads, q.shape(0), w_o.shape(1)});  // [H, n_q, d_out]
+    for (std::size_t h = 0; h < heads; ++h)
+        xt::view(s.head_results, h, xt::all(), xt::all()) = matmul(s.head[h].output, head_rows(w_o, h, heads));
     return s;
+}
+
+multi_head_steps multi_head_attention(const matrix& x_q, const matrix& x_kv, const multi_head_weights& w,
+                                      const std::vector<attention_options>& per_head) {
+    check_shapes(x_q, x_kv, w);
+    // Stage 1: one projection for all heads at once (the "no more expensive than one head" form).
+    const matrix q = matmul(x_q, w.w_q);   // [n_q, H·d_k]
+    const matrix k = matmul(x_kv, w.w_k);  // [n_k, H·d_k]
+    const matrix v = matmul(x_kv, w.w_v);  // [n_k, H·d_v]
+    multi_head_steps s = multi_head_from_projections(q, k, v, w.w_o, w.heads, per_head);
+    s.x_q = x_q;
+    s.x_kv = x_kv;
+    return s;
+}
+
+multi_head_steps multi_head_attention(const matrix& x_q, const matrix& x_kv, const multi_head_weights& w,
+                                      const attention_options& options) {
+    return multi_head_attention(x_q, x_kv, w, std::vector<attention_options>{options});
 }
 
 batched_multi_head_steps multi_head_attention_batched(const tensor3& x_q, const tensor3& x_kv,

@@ -31,8 +31,8 @@ struct multi_head_weights {
 
 struct multi_head_steps {
     std::size_t heads = 0, d_k = 0, d_v = 0;  // d_k, d_v per head
-    matrix x_q;             // [n_q, d_model]
-    matrix x_kv;            // [n_k, d_model]
+    matrix x_q;             // [n_q, d_model] (empty when started from projections)
+    matrix x_kv;            // [n_k, d_model] (empty when started from projections)
     matrix q;               // [n_q, H·d_k]
     matrix k;               // [n_k, H·d_k]
     matrix v;               // [n_k, H·d_v]
@@ -44,8 +44,8 @@ struct multi_head_steps {
     matrix output;          // [n_q, d_out]
     tensor3 head_results;   // [H, n_q, d_out] one head's share of output
 
-    std::size_t n_q() const { return x_q.shape(0); }
-    std::size_t n_k() const { return x_kv.shape(0); }
+    std::size_t n_q() const { return q.shape(0); }
+    std::size_t n_k() const { return k.shape(0); }
     tensor3 weights() const;  // [H, n_q, n_k] the attention pattern of every head
 };
 
@@ -55,6 +55,15 @@ inline multi_head_steps multi_head_self_attention(const matrix& x, const multi_h
                                                   const attention_options& options = {}) {
     return multi_head_attention(x, x, w, options);
 }
+
+// One attention_options per head (e.g. ALiBi slopes that differ between heads);
+// per_head.size() must be H.
+multi_head_steps multi_head_attention(const matrix& x_q, const matrix& x_kv, const multi_head_weights& w,
+                                      const std::vector<attention_options>& per_head);
+// From projections already made (a KV cache): q [n_q, H·d_k], k [n_k, H·d_k],
+// v [n_k, H·d_v], w_o [H·d_v, d_out]. Stages from the split on; x_q, x_kv stay empty.
+multi_head_steps multi_head_from_projections(const matrix& q, const matrix& k, const matrix& v, const matrix& w_o,
+                                             std::size_t heads, const std::vector<attention_options>& per_head);
 
 // The (n, H·d) → (H, n, d) split and its inverse (concatenation of heads).
 tensor3 split_heads(const matrix& m, std::size_t heads);  // [n, H·d] → [H, n, d]

@@ -1,0 +1,219 @@
+// io/trace_spec_load.cpp — reads a trace spec file (TOML) into a trace_spec.
+// Every problem names the spec's file:line:col, what was expected, what was found.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <toml++/toml.h>
+
+#include "io/csv_read.hpp"
+#include "io/npy_read.hpp"
+#include "io/trace_spec.hpp"
+
+namespace attn::io {
+
+namespace {
+
+struct reader {
+    std::string file;
+
+    source_pos pos(const toml::node& n) const {
+        return {file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+    }
+    [[noreturn]] void fail(const toml::node& n, const std::string& message) const { throw input_error(pos(n), message); }
+
+    static std::string type_name(const toml::node& n) {
+        switch (n.type()) {
+            case toml::node_type::string: return "a string";
+            case toml::node_type::integer: return "an integer";
+            case toml::node_type::floating_point: return "a number";
+            case toml::node_type::boolean: return "a boolean";
+            case toml::node_type::array: return "an array";
+            case toml::node_type::table: return "a table";
+            default: return "a date or time";
+        }
+    }
+
+    std::vector<std::string> strings(const toml::node& n, const std::string& key) const {
+        const toml::array* a = n.as_array();
+        if (!a || a->empty()) fail(n, "'" + key + "' must be a non-empty array of strings, found " + type_name(n));
+        std::vector<std::string> out;
+        for (const auto& e : *a) {
+            if (!e.is_string()) fail(e, "'" + key + "' must hold strings, found " + type_name(e));
+            out.push_back(*e.value<std::string>());
+        }
+        return out;
+    }
+
+    // Walks nested arrays depth-first, checking they are rectangular.
+    void flatten(const toml::node& n, std::size_t depth, nd_array& out, bool is_mask, const std::string& key) const {
+        if (const toml::array* a = n.as_array()) {
+            if (a->empty()) fail(n, "'" + key + "' has an empty array; every axis needs at least one entry");
+            if (depth == out.shape.size()) {
+                if (depth > 0 && !out.data.empty())
+                    fail(n, "'" + key + "' is ragged: expected a number here, found an array");
+                out.shape.push_back(a->size());
+            } else if (out.shape[depth] != a->size()) {
+                fail(n, "'" + key + "' is ragged: expected " + std::to_string(out.shape[depth]) + " entries on axis " +
+                            std::to_string(depth) + " like the first row, found " + std::to_string(a->size()));
+            }
+            for (const auto& e : *a) flatten(e, depth + 1, out, is_mask, key);
+            return;
+        }
+        if (depth != out.shape.size())
+            fail(n, "'" + key + "' is ragged: expected an array here, found " + type_name(n));
+        if (depth == 0) fail(n, "'" + key + "' must be an array (or a path to a .npy or .csv file), found " + type_name(n));
+        if (is_mask) {
+            if (n.is_boolean()) {
+                out.data.push_back(*n.value<bool>() ? 1.0 : 0.0);
+                return;
+            }
+            if (n.is_integer() && (*n.value<int64_t>() == 0 || *n.value<int64_t>() == 1)) {
+                out.data.push_back(static_cast<double>(*n.value<int64_t>()));
+                return;
+            }
+            fail(n, "mask entries must be true/false (or 1/0 under a named polarity), found " + type_name(n));
+        }
+        if (!n.is_number()) fail(n, "'" + key + "' must hold numbers, found " + type_name(n));
+        out.data.push_back(*n.value<double>());
+    }
+
+    nd_array array_value(const toml::node& n, const std::string& key, bool is_mask) const {
+        nd_array out;
+        out.where = pos(n);
+        if (n.is_string()) {
+            const std::string rel = *n.value<std::string>();
+            namespace fs = std::filesystem;
+            const fs::path p = fs::path(rel).is_absolute() ? fs::path(rel) : fs::path(file).parent_path() / rel;
+            const std::string ext = p.extension().string();
+            try {
+                if (ext == ".npy") out = read_npy(p.string(), npy_options{is_mask});
+                else if (ext == ".csv") out = read_csv(p.string());
+                else fail(n, "'" + key + "' names '" + rel + "': expected a .npy or .csv file");
+            } catch (const input_error& e) {
+                throw input_error(pos(n), "'" + key + "' = \"" + rel + "\": " + e.what());
+            }
+            out.where = pos(n);
+            out.origin = rel;
+            if (is_mask)
+                for (std::size_t i = 0; i < out.data.size(); ++i)
+                    if (out.data[i] != 0.0 && out.data[i] != 1.0)
+                        fail(n, "'" + key + "' = \"" + rel + "\": mask entries must be 0 or 1, found " +
+                                    std::to_string(out.data[i]) + " at " + index_text(out.shape, i));
+            return out;
+        }
+        flatten(n, 0, out, is_mask, key);
+        if (out.shape.size() > 3) fail(n, "'" + key + "' has rank " + std::to_string(out.shape.size()) + "; expected 1 to 3");
+        out.origin = "inline";
+        return out;
+    }
+};
+
+const std::set<std::string> input_keys = {"Q", "K", "V", "X", "X_src", "W_Q", "W_K", "W_V", "W_O"};
+const std::set<std::string> top_keys = {"kind", "title", "tokens", "query_tokens", "key_tokens", "heads",
+                                        "scale", "causal", "mask", "bias"};
+
+}  // namespace
+
+trace_spec load_trace_spec(const std::string& path) {
+    if (!std::filesystem::exists(path)) throw input_error(source_pos{path, 0, 0}, "no such spec file");
+    toml::table doc;
+    try {
+        doc = toml::parse_file(path);
+    } catch (const toml::parse_error& e) {
+        const auto& b = e.source().begin;
+        throw input_error(source_pos{path, static_cast<int>(b.line), static_cast<int>(b.column)},
+                          "not valid TOML: " + std::string(e.description()));
+    }
+    const reader r{path};
+    trace_spec s;
+    s.file = path;
+    s.root = source_pos{path, 1, 1};
+
+    for (const auto& [k, v] : doc) {
+        const std::string key(k.str());
+        if (!top_keys.count(key) && !input_keys.count(key))
+            r.fail(v, "unknown key '" + key + "' (expected kind, title, tokens, query_tokens, key_tokens, heads, scale, "
+                      "causal, mask, bias, or an input Q, K, V, X, X_src, W_Q, W_K, W_V, W_O)");
+    }
+    if (const toml::node* n = doc.get("kind")) {
+        if (!n->is_string()) r.fail(*n, "'kind' must be a string, found " + reader::type_name(*n));
+        s.kind = *n->value<std::string>();
+        if (s.kind != "self" && s.kind != "causal" && s.kind != "cross")
+            r.fail(*n, "'kind' must be \"self\", \"causal\" or \"cross\", found \"" + s.kind + "\"");
+    } else {
+        throw input_error(s.root, "missing key 'kind' (expected \"self\", \"causal\" or \"cross\")");
+    }
+    s.causal = s.kind == "causal";
+    if (const toml::node* n = doc.get("title")) {
+        if (!n->is_string()) r.fail(*n, "'title' must be a string, found " + reader::type_name(*n));
+        s.title = *n->value<std::string>();
+    }
+    if (const toml::node* n = doc.get("causal")) {
+        if (!n->is_boolean()) r.fail(*n, "'causal' must be true or false, found " + reader::type_name(*n));
+        s.causal = s.causal || *n->value<bool>();
+    }
+    if (const toml::node* n = doc.get("heads")) {
+        if (!n->is_integer() || *n->value<int64_t>() < 1)
+            r.fail(*n, "'heads' must be a positive integer, found " + reader::type_name(*n));
+        s.heads = static_cast<std::size_t>(*n->value<int64_t>());
+    }
+    if (const toml::node* n = doc.get("scale")) {
+        if (!n->is_number() || !(*n->value<double>() > 0) || !std::isfinite(*n->value<double>()))
+            r.fail(*n, "'scale' (the divisor of the raw scores) must be a positive number, found " + reader::type_name(*n));
+        s.scale = *n->value<double>();
+    }
+
+    // Tokens: one list for self/causal, two for cross.
+    const toml::node* tokens = doc.get("tokens");
+    const toml::node* qt = doc.get("query_tokens");
+    const toml::node* kt = doc.get("key_tokens");
+    if (s.kind == "cross") {
+        if (tokens) r.fail(*tokens, "cross-attention has two sequences: write query_tokens and key_tokens, not tokens");
+        if (qt) s.query_tokens = r.strings(*qt, "query_tokens");
+        if (kt) s.key_tokens = r.strings(*kt, "key_tokens");
+        if (qt) s.tokens_where = r.pos(*qt);
+    } else {
+        if (qt || kt) r.fail(qt ? *qt : *kt, s.kind + "-attention has one sequence: write tokens = [...], not query_tokens/key_tokens");
+        if (tokens) {
+            s.query_tokens = r.strings(*tokens, "tokens");
+            s.key_tokens = s.query_tokens;
+            s.tokens_where = r.pos(*tokens);
+        }
+    }
+
+    // Inputs are read in the order the file gives them, so the first bad one is reported first.
+    std::vector<std::pair<std::string, const toml::node*>> given;
+    for (const auto& key : input_keys)
+        if (const toml::node* n = doc.get(key)) given.emplace_back(key, n);
+    std::sort(given.begin(), given.end(), [](const auto& a, const auto& b) {
+        const auto pa = a.second->source().begin, pb = b.second->source().begin;
+        return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+    });
+    for (const auto& [key, n] : given) s.inputs.emplace(key, r.array_value(*n, key, false));
+
+    if (const toml::node* n = doc.get("mask")) {
+        const toml::table* m = n->as_table();
+        if (!m)
+            r.fail(*n, "a mask needs its polarity: write [mask] with attend = ..., block = ... or key_is_padding = ...; "
+                       "a bare matrix of 0/1 is refused because 1 means 'attend' in some libraries and 'block' in others");
+        for (const auto& [k, v] : *m) {
+            const std::string key(k.str());
+            if (key != "attend" && key != "block" && key != "key_is_padding")
+                r.fail(v, "unknown mask key '" + key + "' (expected attend, block or key_is_padding)");
+        }
+        if (m->size() != 1) r.fail(*n, "[mask] takes exactly one of attend, block, key_is_padding; found " + std::to_string(m->size()));
+        if (const toml::node* a = m->get("attend")) s.attend = r.array_value(*a, "mask.attend", true);
+        if (const toml::node* b = m->get("block")) {
+            nd_array blocked = r.array_value(*b, "mask.block", true);
+            for (auto& x : blocked.data) x = 1.0 - x;  // block → attend polarity
+            s.attend = blocked;
+        }
+        if (const toml::node* p = m->get("key_is_padding")) s.key_is_padding = r.array_value(*p, "mask.key_is_padding", true);
+    }
+    if (const toml::node* n = doc.get("bias")) s.bias = r.array_value(*n, "bias", false);
+    return s;
+}
+
+}  // namespace attn::io

@@ -1,0 +1,120 @@
+// trace/heatmap.cpp — see heatmap.hpp.
+#include "trace/heatmap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "trace/number_format.hpp"
+#include "trace/text_width.hpp"
+
+namespace attn::trace {
+
+namespace {
+
+struct rgb {
+    int r, g, b;
+};
+
+// A viridis-like ramp: dark blue (low) → teal → yellow (high); readable on dark and light terminals.
+rgb ramp(double t) {
+    static const rgb stops[] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+    t = std::clamp(t, 0.0, 1.0) * 4.0;
+    const int i = std::min(3, static_cast<int>(t));
+    const double f = t - i;
+    const rgb a = stops[i], b = stops[i + 1];
+    return {static_cast<int>(std::lround(a.r + (b.r - a.r) * f)), static_cast<int>(std::lround(a.g + (b.g - a.g) * f)),
+            static_cast<int>(std::lround(a.b + (b.b - a.b) * f))};
+}
+
+std::string background(const rgb& c, bool truecolor) {
+    if (truecolor) return fmt::format("\x1b[48;2;{};{};{}m", c.r, c.g, c.b);
+    const auto q = [](int v) { return static_cast<int>(std::lround(v / 255.0 * 5.0)); };
+    return fmt::format("\x1b[48;5;{}m", 16 + 36 * q(c.r) + 6 * q(c.g) + q(c.b));
+}
+
+std::string repeat(const std::string& s, std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out += s;
+    return out;
+}
+
+}  // namespace
+
+rgb_color heatmap_color(double t) {
+    const rgb c = ramp(t);
+    return {c.r, c.g, c.b};
+}
+
+heatmap_style heatmap_style_for(bool color) {
+    heatmap_style st;
+    st.color = color;
+    const char* ct = std::getenv("COLORTERM");
+    st.truecolor = color && ct && (std::string(ct) == "truecolor" || std::string(ct) == "24bit");
+    return st;
+}
+
+const char* shade_for(double t) {
+    if (t < 0.25) return "░";
+    if (t < 0.5) return "▒";
+    if (t < 0.75) return "▓";
+    return "█";
+}
+
+std::string render_heatmap(const heatmap_input& in, const heatmap_style& st) {
+    const matrix& m = *in.values;
+    const std::size_t n_q = m.shape(0), n_k = m.shape(1);
+    const auto visible = [&](std::size_t i, std::size_t j) { return (!in.attend || (*in.attend)(i, j)) && std::isfinite(m(i, j)); };
+
+    // The value range the shades span.
+    double lo = 0.0, hi = 1.0;
+    if (!in.unit_range) {
+        lo = std::numeric_limits<double>::infinity();
+        hi = -lo;
+        for (std::size_t i = 0; i < n_q; ++i)
+            for (std::size_t j = 0; j < n_k; ++j)
+                if (visible(i, j)) lo = std::min(lo, m(i, j)), hi = std::max(hi, m(i, j));
+        if (!std::isfinite(lo)) lo = hi = 0.0;
+    }
+    const auto unit = [&](double x) { return hi > lo ? (x - lo) / (hi - lo) : 1.0; };
+
+    std::size_t row_w = 0, cell_w = 3;
+    for (const auto& r : in.row_labels) row_w = std::max(row_w, display_width(r));
+    for (const auto& c : in.col_labels) cell_w = std::max(cell_w, display_width(c));
+
+    std::string out = in.title + "  [" + std::to_string(n_q) + " × " + std::to_string(n_k) + "]  (rows: queries · columns: keys)\n";
+    out += "  " + pad_right("", row_w);
+    for (const auto& c : in.col_labels) out += " " + pad_left(c, cell_w);
+    out += "\n";
+    for (std::size_t i = 0; i < n_q; ++i) {
+        out += "  " + pad_right(in.row_labels[i], row_w);
+        for (std::size_t j = 0; j < n_k; ++j) {
+            out += " ";
+            if (!visible(i, j)) {
+                out += pad_left("·", cell_w);
+            } else if (st.color) {
+                out += background(ramp(unit(m(i, j))), st.truecolor) + std::string(cell_w, ' ') + "\x1b[0m";
+            } else {
+                out += repeat(shade_for(unit(m(i, j))), cell_w);
+            }
+        }
+        out += "\n";
+    }
+
+    // Legend: what the shades or colours stand for.
+    const auto at = [&](double t) { return fixed(lo + t * (hi - lo), in.unit_range ? 2 : 3); };
+    if (st.color) {
+        std::string bar;
+        for (int k = 0; k < 16; ++k) bar += background(ramp(k / 15.0), st.truecolor) + " ";
+        out += "  legend: " + at(0) + " " + bar + "\x1b[0m " + at(1) + "   · blocked\n";
+    } else {
+        out += "  legend: ░ < " + at(0.25) + " ≤ ▒ < " + at(0.5) + " ≤ ▓ < " + at(0.75) + " ≤ █ (range " + at(0) + " .. " +
+               at(1) + ")   · blocked\n";
+    }
+    return out;
+}
+
+}  // namespace attn::trace

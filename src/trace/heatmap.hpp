@@ -1,0 +1,44 @@
+// trace/heatmap.hpp — a [n_q, n_k] stage drawn as a terminal heatmap: rows are
+// queries, columns keys, one block per cell. With colour: truecolor (COLORTERM =
+// truecolor|24bit) or 256-colour backgrounds on a dark-to-bright ramp; without
+// colour (NO_COLOR, --color never, not a terminal): shaded characters ░▒▓█.
+// Blocked cells show '·'. A legend under the map says what each shade means.
+// Labels are aligned by display width, so Hangul tokens line up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace attn::trace {
+
+struct heatmap_style {
+    bool color = false;      // false: shaded characters only (plain text)
+    bool truecolor = false;  // with color: 24-bit escapes instead of the 256-colour cube
+};
+
+// Reads COLORTERM to choose truecolor when colour is on.
+heatmap_style heatmap_style_for(bool color);
+
+struct heatmap_input {
+    std::string title;                    // "Weights hook_pattern"
+    std::vector<std::string> row_labels;  // [n_q]
+    std::vector<std::string> col_labels;  // [n_k]
+    const matrix* values = nullptr;       // [n_q, n_k]
+    const bool_matrix* attend = nullptr;  // [n_q, n_k] optional: false cells print '·'
+    bool unit_range = false;              // weights: the scale is 0..1, not min..max
+};
+
+std::string render_heatmap(const heatmap_input& in, const heatmap_style& st);
+
+// The colour ramp at t in [0, 1] (dark blue → teal → yellow), shared with the HTML report.
+struct rgb_color {
+    int r, g, b;
+};
+rgb_color heatmap_color(double t);
+
+// The shade of t in [0, 1]: ░ below 0.25, ▒ below 0.5, ▓ below 0.75, █ from 0.75.
+const char* shade_for(double t);
+
+}  // namespace attn::trace

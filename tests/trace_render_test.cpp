@@ -1,0 +1,92 @@
+// tests/trace_render_test.cpp — the terminal heatmap (shades, colours, Hangul
+// alignment), the HTML report's cells and escaping, and atomic file writing.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "trace/file_write.hpp"
+#include "trace/heatmap.hpp"
+#include "trace/html_report.hpp"
+#include "trace/text_width.hpp"
+
+using namespace attn;
+using namespace attn::trace;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (std::size_t p; (p = text.find('\n', start)) != std::string::npos; start = p + 1) out.push_back(text.substr(start, p - start));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("shades follow the quarter thresholds of the value range", "[trace]") {
+    auto [t, shade] = GENERATE(Catch::Generators::table<double, std::string>({
+        {0.0, "░"}, {0.2499, "░"}, {0.25, "▒"}, {0.4999, "▒"}, {0.5, "▓"}, {0.75, "█"}, {1.0, "█"}}));
+    CHECK(shade_for(t) == shade);
+}
+
+TEST_CASE("a plain heatmap aligns Hangul labels and marks blocked cells", "[trace]") {
+    const matrix w = {{1.0, 0.0}, {0.3, 0.7}};  // [n_q, n_k]
+    const bool_matrix attend = {{true, false}, {true, true}};
+    heatmap_input in;
+    in.title = "weights";
+    in.row_labels = {"고양이가", "a"};
+    in.col_labels = {"잔다", "x"};
+    in.values = &w;
+    in.attend = &attend;
+    in.unit_range = true;
+    const auto lines = lines_of(render_heatmap(in, heatmap_style{}));
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[1] == "           잔다    x");
+    CHECK(lines[2] == "  고양이가 ████    ·");
+    CHECK(lines[3] == "  a        ▒▒▒▒ ▓▓▓▓");
+    // Header and rows occupy the same terminal columns.
+    CHECK(display_width(lines[1]) == display_width(lines[2]));
+    CHECK(display_width(lines[2]) == display_width(lines[3]));
+    CHECK(lines[4] == "  legend: ░ < 0.25 ≤ ▒ < 0.50 ≤ ▓ < 0.75 ≤ █ (range 0.00 .. 1.00)   · blocked");
+}
+
+TEST_CASE("a colour heatmap uses 256-colour or truecolor backgrounds and no shades", "[trace]") {
+    const matrix s = {{-1.0, 3.0}};  // [1, 2] scores: shaded over min..max
+    heatmap_input in;
+    in.title = "scores";
+    in.row_labels = {"q"};
+    in.col_labels = {"k0", "k1"};
+    in.values = &s;
+    const std::string c256 = render_heatmap(in, heatmap_style{true, false});
+    const std::string c24 = render_heatmap(in, heatmap_style{true, true});
+    CHECK(c256.find("\x1b[48;5;") != std::string::npos);
+    CHECK(c24.find("\x1b[48;2;68;1;84m") != std::string::npos);     // the minimum: the ramp's dark end
+    CHECK(c24.find("\x1b[48;2;253;231;37m") != std::string::npos);  // the maximum: its bright end
+    CHECK(c256.find("█") == std::string::npos);
+    CHECK(c24.find("-1.000") != std::string::npos);
+    CHECK(c24.find("3.000") != std::string::npos);
+}
+
+TEST_CASE("html escaping covers markup and quotes", "[trace]") {
+    CHECK(html_escape("<b>\"a\" & 'b'</b>") == "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;");
+}
+
+TEST_CASE("atomic writes leave either the whole file or nothing", "[trace]") {
+    const fs::path dir = fs::temp_directory_path() / "attn-trace-write-test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    write_file_atomically((dir / "a.txt").string(), "hello");
+    std::ifstream in(dir / "a.txt");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text == "hello");
+    CHECK_THROWS_AS(write_file_atomically((dir / "missing" / "b.txt").string(), "x"), write_error);
+    write_directory_atomically((dir / "out").string(), {{"x.csv", "1\n"}, {"y.csv", "2\n"}});
+    CHECK(fs::exists(dir / "out" / "x.csv"));
+    CHECK(fs::exists(dir / "out" / "y.csv"));
+    std::size_t entries = 0;
+    for (const auto& e : fs::directory_iterator(dir)) entries += e.path().filename().string().find(".tmp-") == std::string::npos ? 1 : 100;
+    CHECK(entries == 2);  // a.txt and out/, no temporaries
+    fs::remove_all(dir);
+}
