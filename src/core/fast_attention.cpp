@@ -84,14 +84,14 @@ void gemv(bool transpose_a, std::size_t rows, std::size_t cols, const double* a,
 
 // Query rows per block. Alone: about 1 MiB of scores per block, so a block is still
 // in cache when the softmax and the second product read it. With a pool: about
-// 512 KiB (one core's L2), and at least two blocks per thread so a thread that the
-// scheduler delays does not hold the others up.
+// 512 KiB (one core's L2), and at least one block per thread. Not smaller: every
+// block repacks all of K inside BLAS, which costs most when n_q is small (cross-attention).
 template <class T>
 std::size_t choose_block_rows(std::size_t requested, std::size_t n_q, std::size_t n_k, unsigned threads) {
     if (requested > 0) return requested;
     const std::size_t bytes = threads > 1 ? (std::size_t(1) << 19) : (std::size_t(1) << 20);
     std::size_t rows = bytes / (sizeof(T) * (n_k > 0 ? n_k : 1));
-    if (threads > 1) rows = std::min(rows, (n_q + 2 * threads - 1) / (2 * threads));
+    if (threads > 1) rows = std::min(rows, (n_q + threads - 1) / threads);
     return std::max<std::size_t>(rows, 16);
 }
 
