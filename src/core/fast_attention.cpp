@@ -1,8 +1,11 @@
 // core/fast_attention.cpp — the fast forward: per block of query rows, Q Kᵀ through
-// BLAS into the kept scores, the fused softmax over the pool, weights V through BLAS.
+// BLAS into the kept scores, the fused softmax, weights V through BLAS; with a pool,
+// each thread runs whole blocks.
 // Blocks keep a block's scores in cache between the three steps.
 #include "core/fast_attention.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -78,18 +81,39 @@ void gemv(bool transpose_a, std::size_t rows, std::size_t cols, const double* a,
                 static_cast<int>(cols), 1.0, a, static_cast<int>(cols), x, 1, 0.0, y, 1);
 }
 
-// Query rows per block: about 1 MiB of scores, so a block's scores are still in
-// cache when the softmax and the second product read them.
+// Query rows per block. Alone: about 1 MiB of scores per block, so a block is still
+// in cache when the softmax and the second product read it. With a pool: about
+// 512 KiB (one core's L2), and at least two blocks per thread so a thread that the
+// scheduler delays does not hold the others up.
 template <class T>
-std::size_t choose_block_rows(std::size_t requested, std::size_t n_k) {
+std::size_t choose_block_rows(std::size_t requested, std::size_t n_q, std::size_t n_k, unsigned threads) {
     if (requested > 0) return requested;
-    const std::size_t target = (std::size_t(1) << 20) / (sizeof(T) * (n_k > 0 ? n_k : 1));
-    return target < 16 ? 16 : target;
+    const std::size_t bytes = threads > 1 ? (std::size_t(1) << 19) : (std::size_t(1) << 20);
+    std::size_t rows = bytes / (sizeof(T) * (n_k > 0 ? n_k : 1));
+    if (threads > 1) rows = std::min(rows, (n_q + 2 * threads - 1) / (2 * threads));
+    return std::max<std::size_t>(rows, 16);
 }
 
-// Below this many score cells a block's softmax runs on the caller alone: waking
-// a worker costs more than it saves.
-constexpr std::size_t parallel_cells = 32 * 1024;
+// Below this many score cells a call runs on the caller alone: waking a worker
+// costs more than it saves.
+constexpr std::size_t parallel_cells = 64 * 1024;
+
+// OpenBLAS at one thread for the lifetime of the guard (our threads call it
+// concurrently, each with its own block), then back to what it was.
+class blas_single_thread {
+public:
+    blas_single_thread() : before_(openblas_get_num_threads()) {
+        if (before_ != 1) openblas_set_num_threads(1);
+    }
+    ~blas_single_thread() {
+        if (before_ != 1) openblas_set_num_threads(before_);
+    }
+    blas_single_thread(const blas_single_thread&) = delete;
+    blas_single_thread& operator=(const blas_single_thread&) = delete;
+
+private:
+    int before_;
+};
 
 }  // namespace
 
@@ -154,40 +178,58 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
         return;
     }
 
-    const std::size_t block = choose_block_rows<T>(o.block_rows, n_k);
-    if (o.keep == keep_mode::output_only) s.scratch_.resize({block < n_q ? block : n_q, n_k});
-    if (o.threads > 1 && (!s.pool_ || s.pool_->threads() != o.threads)) s.pool_ = std::make_unique<row_pool>(o.threads);
-    if (o.threads <= 1) s.pool_.reset();
+    const unsigned threads = o.threads > 0 ? o.threads : 1;
+    const std::size_t block = choose_block_rows<T>(o.block_rows, n_q, n_k, threads);
+    const std::size_t n_blocks = (n_q + block - 1) / block;
+    const bool parallel = threads > 1 && n_blocks > 1 && n_q * n_k >= parallel_cells;
+    const std::size_t slots = parallel ? threads : 1;
+    if (o.keep == keep_mode::output_only) s.scratch_.resize({slots * std::min(block, n_q), n_k});
+    s.flags_.assign(n_q, 0);
 
-    for (std::size_t r0 = 0; r0 < n_q; r0 += block) {
-        const std::size_t b = block < n_q - r0 ? block : n_q - r0;
-        T* raw = o.keep == keep_mode::output_only ? s.scratch_.data() : s.scores_raw.data() + r0 * n_k;
+    // One block: its scores, softmax and output rows; touches only its own rows.
+    auto run_block = [&](std::size_t blk, std::size_t slot, fast_stage_times& t) {
+        const std::size_t r0 = blk * block, b = std::min(block, n_q - r0);
+        T* raw = o.keep == keep_mode::output_only ? s.scratch_.data() + slot * block * n_k
+                                                  : s.scores_raw.data() + r0 * n_k;
         T* w = o.keep == keep_mode::output_only ? raw : s.weights.data() + r0 * n_k;
-
         auto t0 = clock_type::now();
         gemm(true, b, n_k, d_k, q.data() + r0 * d_k, k.data(), raw);  // [b, n_k] Q_block Kᵀ
-        s.times.scores += seconds_since(t0);
-
-        t0 = clock_type::now();
-        auto softmax_rows = [&](std::size_t begin, std::size_t end) {
-            softmax_row_inputs<T> row_in = in;
-            for (std::size_t i = begin; i < end; ++i) {
-                const std::size_t qi = r0 + i;
-                row_in.bias = o.bias ? o.bias->data() + qi * n_k : nullptr;
-                row_in.attend = o.mask ? o.mask->data() + qi * n_k : nullptr;
-                s.row_fully_masked[qi] = fast_softmax_row(raw + i * n_k, w + i * n_k, n_k, row_in);
-            }
-        };
-        if (s.pool_ && b * n_k >= parallel_cells)
-            s.pool_->run(b, softmax_rows);
-        else
-            softmax_rows(0, b);
-        s.times.softmax += seconds_since(t0);
-
-        t0 = clock_type::now();
+        auto t1 = clock_type::now();
+        softmax_row_inputs<T> row_in = in;
+        for (std::size_t i = 0; i < b; ++i) {
+            const std::size_t qi = r0 + i;
+            row_in.bias = o.bias ? o.bias->data() + qi * n_k : nullptr;
+            row_in.attend = o.mask ? o.mask->data() + qi * n_k : nullptr;
+            s.flags_[qi] = fast_softmax_row(raw + i * n_k, w + i * n_k, n_k, row_in);
+        }
+        auto t2 = clock_type::now();
         if (d_v > 0) gemm(false, b, d_v, n_k, w, v.data(), s.output.data() + r0 * d_v);  // [b, d_v] W_block V
-        s.times.output += seconds_since(t0);
+        auto t3 = clock_type::now();
+        t.scores += std::chrono::duration<double>(t1 - t0).count();
+        t.softmax += std::chrono::duration<double>(t2 - t1).count();
+        t.output += std::chrono::duration<double>(t3 - t2).count();
+    };
+
+    if (!parallel) {
+        for (std::size_t blk = 0; blk < n_blocks; ++blk) run_block(blk, 0, s.times);
+    } else {
+        // Each thread pulls whole blocks (no barrier between stages); BLAS runs
+        // single-threaded inside, so the threads are ours and only ours.
+        if (!s.pool_ || s.pool_->threads() != threads) s.pool_ = std::make_unique<row_pool>(threads);
+        const blas_single_thread blas_guard;
+        std::atomic<std::size_t> next{0};
+        std::vector<fast_stage_times> per_slot(slots);
+        s.pool_->run(slots, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t slot = begin; slot < end; ++slot)
+                for (std::size_t blk = next++; blk < n_blocks; blk = next++) run_block(blk, slot, per_slot[slot]);
+        });
+        for (const auto& t : per_slot) {
+            s.times.scores += t.scores;
+            s.times.softmax += t.softmax;
+            s.times.output += t.output;
+        }
     }
+    for (std::size_t i = 0; i < n_q; ++i) s.row_fully_masked[i] = s.flags_[i] != 0;
 }
 
 template <class T>

@@ -43,7 +43,11 @@ struct fast_options {
     const fast_matrix<T>* bias = nullptr;  // [n_q, n_k] added to the scaled scores; not owned
     T masked_fill = -std::numeric_limits<T>::infinity();
     std::optional<double> scale_divisor;   // absent = √d_k
-    unsigned threads = 1;                  // softmax threads, the caller included (BLAS has its own)
+    // Threads, the caller included. 1: blocks run in turn and BLAS threads as it is
+    // set up. > 1: blocks of query rows are spread over a pool kept in the steps,
+    // each thread running a block's three steps, with OpenBLAS at one thread for
+    // the duration of the call (restored afterwards).
+    unsigned threads = 1;
     std::size_t block_rows = 0;            // query rows per block; 0 = chosen from n_k
 };
 
@@ -57,6 +61,7 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
                     fast_steps<T>& steps, const fast_options<T>& options = {});
 
 // Stage times of the last call, in seconds (summed over blocks).
+// (With threads > 1, thread-seconds: summed over threads too.)
 struct fast_stage_times {
     double scores = 0;   // Q Kᵀ
     double softmax = 0;  // scale, bias, mask, softmax
@@ -99,7 +104,8 @@ private:
     const bool_matrix* mask_ = nullptr;     // from the options of the last call
     const fast_matrix<T>* bias_ = nullptr;
     T masked_fill_ = 0;
-    fast_matrix<T> scratch_;                // [block, n_k] scores for output_only
+    fast_matrix<T> scratch_;                // [threads · block, n_k] scores for output_only
+    std::vector<unsigned char> flags_;      // [n_q] fully-masked flags, one byte each (threads write them)
     std::unique_ptr<row_pool> pool_;
 };
 

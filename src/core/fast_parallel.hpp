@@ -1,6 +1,6 @@
 // core/fast_parallel.hpp — a tiny persistent pool that splits a range of rows
 // between the calling thread and a few workers. The fast forward uses it for the
-// softmax (BLAS threads itself); threads live as long as the workspace that owns
+// rows; threads live as long as the workspace that owns
 // the pool, so a call pays a wake-up, never a thread start.
 #pragma once
 
