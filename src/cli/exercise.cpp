@@ -1,18 +1,129 @@
-// cli/exercise.cpp — `attn exercise`: placeholder until its issue lands; refuses with exit 2.
+// cli/exercise.cpp — `attn exercise list|show|template|check`: what a student is
+// handed. The grade library does the work; this file parses options and prints.
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
-#include <iostream>
-
 #include "cli/verbs.hpp"
+#include "grade/exercise.hpp"
+#include "grade/output_file.hpp"
+#include "grade/show.hpp"
+#include "lessons/lesson_loader.hpp"
 
 namespace attn::cli {
 
+namespace {
+
+struct exercise_options {
+    std::vector<std::string> ids;
+    std::string student;
+    std::string secret_file;
+    std::string seed;
+    bool lesson_numbers = false;
+    std::string format;
+    std::string output;
+    int lesson = 0;
+};
+
+grade::variant_request request_of(const exercise_options& o) {
+    grade::variant_request r;
+    r.student = o.student;
+    r.lesson_numbers = o.lesson_numbers;
+    if (!o.seed.empty()) {
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(o.seed.c_str(), &end, 0);
+        if (!end || *end) throw std::invalid_argument("--seed must be a number such as 0x1a2b3c4d5e6f7081, found '" + o.seed + "'");
+        r.seed = v;
+    }
+    if (!o.student.empty() && !r.seed) r.secret = grade::course_secret(o.secret_file);
+    return r;
+}
+
+// IDs, or a lesson number ("4", "04") meaning every exercise of that lesson.
+std::vector<const grade::exercise*> pick(const grade::exercise_set& set, const std::vector<std::string>& ids) {
+    std::vector<const grade::exercise*> out;
+    for (const auto& id : ids) {
+        if (const auto* x = set.find(id)) {
+            out.push_back(x);
+            continue;
+        }
+        if (!id.empty() && id.size() <= 2 && id.find_first_not_of("0123456789") == std::string::npos) {
+            const int n = std::stoi(id);
+            std::size_t before = out.size();
+            for (const auto& x : set.all)
+                if (x.lesson == n) out.push_back(&x);
+            if (out.size() > before) continue;
+        }
+        throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+    }
+    return out;
+}
+
+void emit(const exercise_options& o, const std::string& text) {
+    if (o.output.empty() || o.output == "-") std::cout << text;
+    else grade::write_file_atomic(o.output, text);
+}
+
+}  // namespace
+
 void setup_exercise(CLI::App& app) {
-    auto* sub = app.add_subcommand("exercise", "List, show and template exercises (not built yet)");
-    sub->allow_extras();
-    sub->callback([] {
-        std::cerr << "attn exercise: not built yet in this version\n";
-        throw exit_request{2};
+    auto o = std::make_shared<exercise_options>();
+    auto* sub = app.add_subcommand("exercise", "List, show and hand out exercises (with each student's own numbers)");
+    sub->require_subcommand(1);
+    auto variant_flags = [o](CLI::App* c) {
+        c->add_option("--student", o->student, "Student id: their own numbers (needs the course secret)");
+        c->add_option("--secret-file", o->secret_file, "File whose first line is the course secret (else $ATTN_COURSE_SECRET)");
+        c->add_option("--seed", o->seed, "Regenerate a recorded variant from its seed (as printed in a report)");
+        c->add_flag("--no-variants", o->lesson_numbers, "The lesson's own numbers even with --student");
+    };
+
+    auto* list = sub->add_subcommand("list", "Every exercise of every lesson");
+    list->add_option("--lesson", o->lesson, "Only this lesson's exercises");
+    list->callback([o] {
+        auto set = grade::load_exercise_set(lessons::lessons_dir());
+        if (o->lesson > 0) {
+            std::vector<grade::exercise> keep;
+            for (auto& x : set.all)
+                if (x.lesson == o->lesson) keep.push_back(x);
+            set.all = keep;
+        }
+        std::cout << grade::list_text(set);
+    });
+
+    auto* show = sub->add_subcommand("show", "One exercise with a student's numbers, parts, shapes and tolerances");
+    show->add_option("ID", o->ids, "Exercise id (see `attn exercise list`)")->required()->expected(1);
+    variant_flags(show);
+    show->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+    show->callback([o] {
+        const auto set = grade::load_exercise_set(lessons::lessons_dir());
+        const auto xs = pick(set, o->ids);
+        const auto req = request_of(*o);
+        for (const auto* x : xs) {
+            if (o->format == "json") std::cout << grade::show_json(*x, req).dump(2) << "\n";
+            else std::cout << grade::show_text(*x, req);
+        }
+    });
+
+    auto* tmpl = sub->add_subcommand("template", "An answer file to fill in, for one or more exercises (or a lesson number)");
+    tmpl->add_option("ID", o->ids, "Exercise ids, or lesson numbers for all of a lesson's exercises")->required();
+    variant_flags(tmpl);
+    tmpl->add_option("--format", o->format, "toml (default) or json")->check(CLI::IsMember({"toml", "json"}));
+    tmpl->add_option("-o,--output", o->output, "Write to this file (default: standard output)");
+    tmpl->callback([o] {
+        const auto set = grade::load_exercise_set(lessons::lessons_dir());
+        const auto xs = pick(set, o->ids);
+        const auto req = request_of(*o);
+        emit(*o, o->format == "json" ? grade::template_json(xs, req) : grade::template_toml(xs, req));
+    });
+
+    auto* check = sub->add_subcommand("check", "Check every [[exercise]] of the lessons; problems as file:line:col");
+    check->callback([] {
+        const auto set = grade::load_exercise_set(lessons::lessons_dir());
+        std::cout << "ok: " << set.all.size() << " exercises\n";
     });
 }
 

@@ -1,18 +1,228 @@
-// cli/grade.cpp — `attn grade`: placeholder until its issue lands; refuses with exit 2.
-#include <CLI/CLI.hpp>
-
+// cli/grade.cpp — `attn grade`: one student's answer files, a whole class folder
+// (--class), or a Gradescope run (--gradescope). Parses options, calls the grade
+// library, prints or writes the chosen formats. Exit: 0 graded (with --strict: only
+// at full marks), 1 below full marks with --strict, 2 bad input or usage.
+#include <chrono>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/verbs.hpp"
+#include "grade/class_batch.hpp"
+#include "grade/grader.hpp"
+#include "grade/output_file.hpp"
+#include "grade/report_format.hpp"
+#include "lessons/lesson_loader.hpp"
 
 namespace attn::cli {
 
+namespace {
+
+struct grade_cli {
+    std::vector<std::string> paths;
+    std::string student;
+    std::string secret_file;
+    bool lesson_numbers = false;
+    std::vector<std::string> exercises;
+    std::vector<int> lessons_picked;
+    std::string format = "text";
+    std::string junit;
+    bool strict = false;
+    std::size_t max_bytes = 1u << 20;
+    std::string class_dir;
+    std::string gradebook = "gradebook.csv";
+    std::string histogram;
+    bool time = false;
+    bool gradescope = false;
+    std::string submission_dir = "/autograder/submission";
+    std::string results = "/autograder/results/results.json";
+    std::string metadata = "/autograder/submission_metadata.json";
+    std::string visibility = "visible";
+};
+
+grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set) {
+    grade::grade_options g;
+    g.student = o.student;
+    g.lesson_numbers = o.lesson_numbers;
+    g.secret = grade::course_secret(o.secret_file);
+    g.exercise_ids = o.exercises;
+    for (int n : o.lessons_picked) {
+        bool any = false;
+        for (const auto& x : set.all)
+            if (x.lesson == n) {
+                g.exercise_ids.push_back(x.id);
+                any = true;
+            }
+        if (!any) throw std::invalid_argument("--lesson " + std::to_string(n) + ": that lesson has no exercises");
+    }
+    for (const auto& id : g.exercise_ids)
+        if (!set.find(id)) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+    return g;
+}
+
+// Standard input ("-") is read whole; its name in reports is <stdin>.
+grade::submission read_one(const std::string& path, const grade::read_limits& limits) {
+    if (path != "-") return grade::read_submission_path(path, limits);
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    return grade::read_submission_text(text, "<stdin>", first != std::string::npos && text[first] == '{', limits);
+}
+
+void write_or_print(const std::string& path, const std::string& text) {
+    if (path == "-") std::cout << text;
+    else grade::write_file_atomic(path, text);
+}
+
+int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 0; }
+
+int run_files(const grade_cli& o) {
+    const auto set = grade::load_exercise_set(lessons::lessons_dir());
+    const auto g = options_of(o, set);
+    grade::read_limits limits;
+    limits.max_bytes = o.max_bytes;
+    grade::submission all;
+    try {
+        for (const auto& p : o.paths) {
+            grade::submission one = read_one(p, limits);
+            if (all.files.empty()) {
+                all = std::move(one);
+                continue;
+            }
+            if (all.student.empty()) all.student = one.student;
+            for (auto& f : one.files) all.files.push_back(f);
+            for (auto& [id, v] : one.answers) {
+                if (all.find(id)) all.notes.push_back({v.where, "exercise '" + id + "' is answered twice; the first answer counts"});
+                else all.answers.emplace_back(id, std::move(v));
+            }
+            for (auto& n : one.notes) all.notes.push_back(std::move(n));
+        }
+    } catch (const grade::submission_error& e) {
+        std::cerr << "attn grade: not gradable (" << e.reason << "): " << e.what() << "\n";
+        if (!o.junit.empty()) {
+            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids);
+            write_or_print(o.junit, grade::junit_xml({r}));
+        }
+        return 2;
+    }
+    const grade::grade_report r = grade::grade_submission(all, set, g);
+    if (o.format == "json") std::cout << grade::report_json(r).dump(2) << "\n";
+    else std::cout << grade::report_text(r);
+    if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml({r}));
+    return strict_code(o, r.full_marks());
+}
+
+int run_class(const grade_cli& o) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto set = grade::load_exercise_set(lessons::lessons_dir());
+    const auto g = options_of(o, set);
+    grade::read_limits limits;
+    limits.max_bytes = o.max_bytes;
+    const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits);
+    const std::string csv = grade::gradebook_csv(c);
+    if (o.gradebook != "-") grade::write_file_atomic(o.gradebook, csv);
+    if (!o.histogram.empty()) write_or_print(o.histogram, grade::histogram_csv(c));
+    if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml(c.reports));
+    // With the gradebook on standard output, the summary goes to standard error first.
+    std::ostream& summary = o.gradebook == "-" ? std::cerr : std::cout;
+    if (o.format == "json") summary << grade::class_json(c).dump(2) << "\n";
+    else {
+        summary << grade::class_summary_text(c);
+        if (o.gradebook != "-") summary << "\nGradebook: " << o.gradebook << " (" << c.reports.size() << " students)\n";
+    }
+    summary.flush();
+    if (o.gradebook == "-") std::cout << csv;
+    if (o.time) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "graded " << c.reports.size() << " submissions in " << s << " s\n";
+    }
+    bool all_full = !c.reports.empty();
+    for (const auto& r : c.reports) all_full = all_full && r.full_marks();
+    return strict_code(o, all_full);
+}
+
+// Gradescope: results.json is written whatever happens, so the student always sees why.
+int run_gradescope(const grade_cli& o) {
+    grade::grade_report r;
+    auto write = [&](const grade::grade_report& rep) {
+        grade::write_file_atomic(o.results, grade::gradescope_results(rep, o.visibility).dump(2) + "\n");
+    };
+    try {
+        const auto set = grade::load_exercise_set(lessons::lessons_dir());
+        const auto g0 = options_of(o, set);
+        grade::grade_options g = g0;
+        grade::read_limits limits;
+        limits.max_bytes = o.max_bytes;
+        try {
+            const grade::submission sub = grade::read_submission_path(o.submission_dir, limits);
+            if (g.student.empty() && sub.student.empty()) {  // who submitted, from Gradescope's metadata
+                std::ifstream in(o.metadata);
+                if (in) {
+                    const auto meta = nlohmann::json::parse(in, nullptr, false);
+                    if (!meta.is_discarded() && meta.contains("users") && meta["users"].is_array() && !meta["users"].empty()) {
+                        const auto& u = meta["users"][0];
+                        for (const char* key : {"sid", "email", "id"})
+                            if (u.contains(key) && (u[key].is_string() || u[key].is_number())) {
+                                g.student = u[key].is_string() ? u[key].get<std::string>() : u[key].dump();
+                                break;
+                            }
+                    }
+                }
+            }
+            r = grade::grade_submission(sub, set, g);
+        } catch (const grade::submission_error& e) {
+            r = grade::not_gradable(o.student, o.submission_dir, e, set, g.exercise_ids);
+        }
+        write(r);
+    } catch (const std::exception& e) {  // the course's setup is broken: still tell the student something
+        grade::grade_report broken;
+        broken.gradable = false;
+        broken.reason_word = "setup";
+        broken.reason = std::string("the autograder is misconfigured (") + e.what() + "); please tell your teacher";
+        write(broken);
+        std::cerr << "attn grade: " << e.what() << "\n";
+        return 2;
+    }
+    std::cout << grade::report_text(r);
+    return strict_code(o, r.full_marks());
+}
+
+}  // namespace
+
 void setup_grade(CLI::App& app) {
-    auto* sub = app.add_subcommand("grade", "Grade answer files (not built yet)");
-    sub->allow_extras();
-    sub->callback([] {
-        std::cerr << "attn grade: not built yet in this version\n";
-        throw exit_request{2};
+    auto o = std::make_shared<grade_cli>();
+    auto* sub = app.add_subcommand("grade", "Grade answer files: one student, a class folder, or a Gradescope run");
+    sub->add_option("FILE", o->paths, "Answer files or a student's folder (- reads standard input); one student");
+    sub->add_option("--student", o->student, "Student id (overrides the file's `student`)");
+    sub->add_option("--secret-file", o->secret_file, "File whose first line is the course secret (else $ATTN_COURSE_SECRET)");
+    sub->add_flag("--no-variants", o->lesson_numbers, "Grade on the lessons' own numbers, not per-student ones");
+    sub->add_option("--exercises", o->exercises, "The assignment: exercise ids (default: those answered)")->delimiter(',');
+    sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment");
+    sub->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+    sub->add_option("--junit", o->junit, "Also write JUnit XML to this file (- for standard output)");
+    sub->add_flag("--strict", o->strict, "Exit 1 unless every point is earned (GitHub Classroom)");
+    sub->add_option("--max-bytes", o->max_bytes, "Largest submission read, in bytes (default 1048576)")->check(CLI::PositiveNumber);
+    sub->add_option("--class", o->class_dir, "Grade every submission in this folder (one file or folder per student)");
+    sub->add_option("--gradebook", o->gradebook, "With --class: the CSV gradebook (default gradebook.csv; - for standard output)");
+    sub->add_option("--histogram", o->histogram, "With --class: also write the misconception histogram as CSV");
+    sub->add_flag("--time", o->time, "With --class: say on standard error how long grading took");
+    sub->add_flag("--gradescope", o->gradescope, "Gradescope: read the submission folder, always write results.json");
+    sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");
+    sub->add_option("--results", o->results, "With --gradescope: results.json (default /autograder/results/results.json)");
+    sub->add_option("--metadata", o->metadata, "With --gradescope: submission_metadata.json, for the student id");
+    sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
+        ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));
+    sub->callback([o] {
+        const int modes = (o->gradescope ? 1 : 0) + (!o->class_dir.empty() ? 1 : 0) + (!o->paths.empty() ? 1 : 0);
+        if (modes != 1)
+            throw CLI::ValidationError("grade", "give answer FILEs, or --class DIR, or --gradescope (exactly one of them)");
+        int code = o->gradescope ? run_gradescope(*o) : !o->class_dir.empty() ? run_class(*o) : run_files(*o);
+        if (code != 0) throw exit_request{code};
     });
 }
 

@@ -35,12 +35,16 @@ void print_lesson_list() {
 
 namespace {
 
-// Enter goes on, q quits. Only asked when both ends are a terminal.
-bool wait_for_enter(int shown, int total) {
+// Enter goes on, q (or end of input) quits and says how to come back. Only
+// asked when both ends are a terminal.
+bool wait_for_enter(int lesson_number, int shown, int total) {
     std::cout << "\n[step " << shown << "/" << total << " · Enter: next step · q: quit] " << std::flush;
     std::string line;
-    if (!std::getline(std::cin, line)) return false;
-    return line != "q" && line != "Q";
+    const bool more = static_cast<bool>(std::getline(std::cin, line));
+    if (more && line != "q" && line != "Q") return true;
+    std::cout << (more ? "" : "\n") << "stopped after step " << shown << " of " << total << "; go on later with `attn lesson "
+              << lesson_number << " --step " << shown + 1 << "`\n";
+    return false;
 }
 
 void run_lesson(const lesson_options& o) {
@@ -56,25 +60,22 @@ void run_lesson(const lesson_options& o) {
     ro.style = st;
     ro.first_step = o.step;
     const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-    if (interactive) ro.between_steps = wait_for_enter;
+    if (interactive) ro.between_steps = [n = l.number](int shown, int total) { return wait_for_enter(n, shown, total); };
     lessons::render_lesson(l, std::cout, ro);
 }
 
 void run_check(const lesson_options& o) {
     int bad = 0;
     for (const auto& file : o.check_files) {
-        try {
+        const auto problems = lessons::check_lesson_file(file);
+        if (problems.empty()) {
             const lessons::lesson l = lessons::load_lesson(file);
-            const auto problems = lessons::check_show_items(l);
-            if (problems.empty()) {
-                std::cout << file << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "
-                          << l.exercises.size() << " exercises)\n";
-                continue;
-            }
-            for (const auto& p : problems) std::cerr << p.str() << "\n";
-        } catch (const lessons::lesson_error& e) {
-            for (const auto& p : e.problems) std::cerr << p.str() << "\n";
+            std::cout << file << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "
+                      << l.exercises.size() << " exercises)\n";
+            continue;
         }
+        for (const auto& p : problems) std::cerr << p.str() << "\n";
+        std::cerr << file << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << "\n";
         ++bad;
     }
     if (bad) throw exit_request{2};

@@ -1,6 +1,7 @@
 // lessons/lesson_loader.hpp — reading and checking lesson files, finding lessons.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,20 @@ lesson load_lesson(const std::string& path);
 
 // Same, from text already in memory (tests, `lesson check` of stdin).
 lesson load_lesson_text(const std::string& text, const std::string& display_path);
+
+// A lesson read as far as it goes, with every problem found on the way: what
+// `attn lesson check` needs to report everything at once. `lesson` holds the parts
+// that could be computed; `broken` names matrices and runs that could not.
+struct lesson_draft {
+    lesson content;
+    std::vector<diagnostic> problems;  // in file order
+    std::set<std::string> broken;
+    bool parsed = false;               // false: TOML syntax error, nothing else was read
+};
+lesson_draft load_lesson_draft(const std::string& text, const std::string& display_path);
+
+// The keys a lesson file may have at its top level.
+const std::vector<std::string>& top_level_keys();
 
 // The folder holding the lessons: $ATTN_LESSONS_DIR, else the source tree's lessons/.
 std::string lessons_dir();

@@ -1,10 +1,12 @@
 // lessons/lesson_render.hpp — turning a loaded lesson into text, step by step.
 // The runner never reads the terminal itself: the CLI passes a callback that
 // pauses (or not), so the same code writes goldens and talks to students.
+// The show kinds themselves live in show_*.cpp (registry: show_kinds.hpp).
 #pragma once
 
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 
 #include "lessons/lesson.hpp"
@@ -20,20 +22,27 @@ struct render_options {
 };
 
 // Writes the lesson's header, its steps from first_step on, and its questions.
+// Throws std::invalid_argument when first_step is outside 1..steps.
 void render_lesson(const lesson& l, std::ostream& out, const render_options& options);
 
 // One show item as text. Throws lesson_error (with the item's file:line:col) when
 // the item names a run, stage, matrix or token that does not exist.
 std::string render_show(const lesson& l, const show_item& item, const trace::style& st);
 
-// Every show item rendered once, so `lesson check` finds bad references; the
-// problems found, empty when the lesson is sound.
-std::vector<diagnostic> check_show_items(const lesson& l);
+// Every show item checked (unknown kind, unknown or missing keys, with the closest
+// known key) and rendered once, so `lesson check` finds bad references; the
+// problems found, empty when the lesson is sound. Items naming something in
+// `broken` (already reported by the loader) are not rendered again.
+std::vector<diagnostic> check_show_items(const lesson& l, const std::set<std::string>& broken = {});
 
 // The per-token trace of one query of a run (the primary run when run is empty);
 // `token` is a query token or its 0-based index. Throws std::invalid_argument
 // naming the tokens that exist.
 std::string render_token_trace(const lesson& l, const std::string& token, const std::string& run,
                                const trace::style& st);
+
+// Every problem of a lesson file: TOML syntax, the loader's checks and the show
+// items' checks, in file order. Empty when the lesson runs.
+std::vector<diagnostic> check_lesson_file(const std::string& path);
 
 }  // namespace attn::lessons

@@ -1,0 +1,112 @@
+// grade/exercise.hpp — exercises as the grader understands them, read from the
+// [[exercise]] tables of the lesson files (schema for teachers: lessons/README.md,
+// "Exercises"). Reading checks every field and reports problems as file:line:col.
+//
+//   numeric  parts are stages of an attention computation (raw, scaled, masked,
+//            weights, output, scale, argmax, or the inputs q/k/v when the student
+//            chooses them) on the numbers of a lesson run, optionally varied per student
+//   shape    parts are symbolic shapes ("B × n_tgt × d_q")
+//   choice   parts pick one of the exercise's choices
+//   short    parts are short text answers matched against accepted forms
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/attention.hpp"
+#include "grade/tolerance.hpp"
+#include "lessons/lesson.hpp"
+
+namespace attn::grade {
+
+enum class exercise_kind { numeric, shape, choice, short_answer };
+const char* kind_name(exercise_kind k);
+
+// A wrong answer the teacher anticipated (shape, choice and short kinds): when the
+// student's answer matches, the feedback names it.
+struct declared_mistake {
+    std::string id;                  // "self-instead-of-cross" (histogram key)
+    std::string answer;              // shape or choice text it matches
+    std::vector<std::string> match;  // short: phrases, any one present
+    std::string feedback;
+};
+
+struct part_spec {
+    std::string id;      // the key in the answer file
+    std::string prompt;  // optional, shown under the exercise prompt
+    double points = 0.0;
+    lessons::source_pos where;
+    // numeric
+    std::string stage;                      // raw | scaled | masked | weights | output | scale | argmax | q | k | v
+    std::vector<std::size_t> rows, cols;    // empty = all of them
+    tolerance tol;
+    // shape / choice
+    std::string answer;
+    // short
+    std::vector<std::string> accept;
+    std::vector<declared_mistake> mistakes;
+};
+
+// How per-student numbers are drawn (project PRNG, seed from secret + student + exercise).
+struct variant_spec {
+    bool enabled = false;
+    std::vector<std::string> vary;  // roles: q, k, v, encoder_q
+    std::string values = "halves";  // halves: k/2 in [lo, hi]; integers: [lo, hi]
+    double lo = -2.0, hi = 2.0;
+    std::string describe() const;   // "q, k, v: halves in [-2, 2]"
+};
+
+// Where a numeric exercise's numbers come from (the lesson's own, before variants).
+struct numeric_setup {
+    std::string run;                     // lesson run it starts from ("" when q/k/v are named)
+    std::string run_kind = "self";       // self | causal | cross (for the diagnosis wording)
+    matrix q, k, v;                      // [n_q, d_k], [n_k, d_k], [n_k, d_v]
+    std::optional<matrix> encoder_q;     // [n_k, d_k] the encoder's own queries (cross only)
+    std::optional<bool_matrix> mask;     // [n_q, n_k] attend polarity; absent = no mask
+    std::optional<matrix> bias;          // [n_q, n_k]
+    double masked_fill = -std::numeric_limits<double>::infinity();
+    std::optional<double> scale;         // absent = √d_k
+    bool softmax = true;                 // false: (Q Kᵀ / scale) V, as 004 Q3 asks
+    bool student_inputs = false;         // the student chooses Q, K, V (graded for self-consistency)
+    std::map<std::string, std::array<std::size_t, 2>> input_shapes;  // with student_inputs
+    std::vector<std::string> query_tokens, key_tokens;
+    std::string query_side = "queries", key_side = "keys";
+    std::string q_name = "Q", k_name = "K", v_name = "V";  // as the lesson's tables call them
+};
+
+struct exercise {
+    std::string id;
+    exercise_kind kind = exercise_kind::numeric;
+    std::string title;
+    std::string prompt;
+    double points = 0.0;
+    int lesson = 0;
+    std::string lesson_title;
+    std::vector<std::string> choices;
+    std::map<std::string, std::string> choice_feedback;  // choice text → why it is wrong
+    std::vector<part_spec> parts;
+    numeric_setup setup;
+    variant_spec variant;
+    lessons::source_pos where;
+
+    const part_spec* find_part(const std::string& part_id) const;
+};
+
+// Every exercise of one loaded lesson; problems are appended (file:line:col).
+std::vector<exercise> read_exercises(const lessons::lesson& l, std::vector<lessons::diagnostic>& problems);
+
+struct exercise_set {
+    std::vector<exercise> all;  // lesson order, then file order
+    const exercise* find(const std::string& id) const;
+};
+
+// Every exercise of every lesson in dir. Throws lessons::lesson_error listing every problem.
+exercise_set load_exercise_set(const std::string& lessons_dir);
+
+// The stages a numeric part may name, for messages.
+const std::vector<std::string>& numeric_stage_names();
+
+}  // namespace attn::grade

@@ -1,0 +1,433 @@
+// grade/grade_numeric.cpp — numeric parts: read the student's numbers, check the
+// shape, then the values within tolerance; credit a part that follows from the
+// student's own earlier answer; name the catalogued mistake a wrong answer matches.
+#include <cmath>
+#include <map>
+
+#include "grade/grade_parts.hpp"
+#include "grade/mistakes.hpp"
+#include "trace/number_format.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+std::string dims(std::size_t r, std::size_t c) { return std::to_string(r) + " × " + std::to_string(c); }
+
+std::optional<double> special_number(const std::string& s) {
+    std::string t;
+    for (char c : s)
+        if (c != ' ') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (t == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (t == "inf" || t == "+inf" || t == "infinity") return std::numeric_limits<double>::infinity();
+    if (t == "-inf" || t == "-infinity") return -std::numeric_limits<double>::infinity();
+    return std::nullopt;
+}
+
+struct read_result {
+    std::optional<matrix> m;
+    std::string error;  // with file:line:col
+};
+
+std::optional<double> entry(const answer_value& v) {
+    if (v.is_number()) return v.number;
+    if (v.is_string()) return special_number(v.text);
+    return std::nullopt;
+}
+
+read_result read_matrix(const answer_value& v) {
+    read_result r;
+    if (auto x = entry(v)) {
+        r.m = matrix({1, 1});
+        (*r.m)(0, 0) = *x;
+        return r;
+    }
+    if (!v.is_array()) {
+        r.error = v.where.str() + ": expected a number or an array of rows of numbers, found " + type_name(v) +
+                  (v.is_string() ? " \"" + v.text.substr(0, 40) + "\"" : "");
+        return r;
+    }
+    if (v.items.empty()) {
+        r.error = v.where.str() + ": expected numbers, found an empty array";
+        return r;
+    }
+    const bool nested = v.items.front().is_array();
+    std::vector<std::vector<double>> rows;
+    if (!nested) {
+        rows.emplace_back();
+        for (const auto& e : v.items) {
+            auto x = entry(e);
+            if (!x) {
+                r.error = e.where.str() + ": expected a number, found " + type_name(e);
+                return r;
+            }
+            rows.back().push_back(*x);
+        }
+    } else {
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            const answer_value& row = v.items[i];
+            if (!row.is_array()) {
+                r.error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
+                return r;
+            }
+            rows.emplace_back();
+            for (const auto& e : row.items) {
+                auto x = entry(e);
+                if (!x) {
+                    r.error = e.where.str() + ": expected a number, found " + type_name(e);
+                    return r;
+                }
+                rows.back().push_back(*x);
+            }
+            if (rows.back().size() != rows.front().size() || rows.back().empty()) {
+                r.error = row.where.str() + ": row " + std::to_string(i) + " has " + std::to_string(rows.back().size()) +
+                          " entries but row 0 has " + std::to_string(rows.front().size()) + " (every row needs the same number)";
+                return r;
+            }
+        }
+    }
+    r.m = matrix({rows.size(), rows.front().size()});
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t j = 0; j < rows[i].size(); ++j) (*r.m)(i, j) = rows[i][j];
+    return r;
+}
+
+// A row or a column given flat, or as the other orientation of a vector, is accepted.
+matrix conform(const matrix& m, const matrix& expected) {
+    const bool m_vec = m.shape(0) == 1 || m.shape(1) == 1;
+    const bool e_vec = expected.shape(0) == 1 || expected.shape(1) == 1;
+    if (m.shape() != expected.shape() && m_vec && e_vec && m.size() == expected.size()) {
+        matrix r(expected.shape());
+        for (std::size_t k = 0; k < m.size(); ++k) r.flat(k) = m.flat(k);
+        return r;
+    }
+    return m;
+}
+
+std::vector<std::size_t> all_or(const std::vector<std::size_t>& idx, std::size_t n) {
+    if (!idx.empty()) return idx;
+    std::vector<std::size_t> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = i;
+    return out;
+}
+
+bool is_score_stage(const std::string& s) { return s == "raw" || s == "scaled" || s == "masked" || s == "weights"; }
+
+struct labeller {
+    const exercise_numbers& n;
+    const part_spec& p;
+    std::string row(std::size_t r) const {
+        const bool keys = p.stage == "k" || p.stage == "v";
+        const auto& toks = keys ? n.key_tokens : n.query_tokens;
+        const auto idx = all_or(p.rows, keys ? n.inputs.k.shape(0) : n.inputs.q.shape(0));
+        if (r < idx.size() && idx[r] < toks.size()) return "'" + toks[idx[r]] + "'";
+        return std::to_string(r);
+    }
+    std::string col(std::size_t c) const {
+        if (is_score_stage(p.stage)) {
+            const auto idx = all_or(p.cols, n.inputs.k.shape(0));
+            if (c < idx.size() && idx[c] < n.key_tokens.size()) return "'" + n.key_tokens[idx[c]] + "'";
+        }
+        const auto idx = all_or(p.cols, 1u << 20);
+        return "d" + std::to_string(c < idx.size() ? idx[c] : c);
+    }
+    std::string entry(std::size_t flat, std::size_t n_cols) const {
+        if (p.stage == "scale") return "the value";
+        return "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
+    }
+};
+
+std::string value_str(double x) {
+    if (std::isnan(x)) return "NaN";  // the student's own NaN, named as such (never printed as nan)
+    return trace::fixed(x, 4);
+}
+
+// What a part's stage is computed from, and how, given the student's earlier answer.
+struct earlier_answer {
+    std::string stage;
+    std::vector<std::size_t> rows, cols;
+    matrix got;
+    part_status status;
+};
+
+std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale,
+                                  std::size_t n_q, std::size_t n_k) {
+    const auto rows = all_or(p.rows, n_q);
+    if (all_or(e.rows, n_q) != rows) return std::nullopt;
+    const bool prev_all_cols = e.cols.empty() || all_or(e.cols, n_k) == all_or({}, n_k);
+    pipeline_inputs sub = in;  // the mask and bias cut to the part's rows
+    if (in.mask) {
+        bool_matrix m({rows.size(), n_k});
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            for (std::size_t j = 0; j < n_k; ++j) m(r, j) = (*in.mask)(rows[r], j);
+        sub.mask = m;
+    }
+    auto with_bias = [&](matrix s) {
+        if (in.bias)
+            for (std::size_t r = 0; r < rows.size(); ++r)
+                for (std::size_t j = 0; j < n_k; ++j) s(r, j) += (*in.bias)(rows[r], j);
+        return s;
+    };
+    auto cut_cols = [&](const matrix& m) -> std::optional<matrix> {
+        const auto cols = all_or(p.cols, m.shape(1));
+        matrix out({m.shape(0), cols.size()});
+        for (std::size_t i = 0; i < m.shape(0); ++i)
+            for (std::size_t c = 0; c < cols.size(); ++c) {
+                if (cols[c] >= m.shape(1)) return std::nullopt;
+                out(i, c) = m(i, cols[c]);
+            }
+        return out;
+    };
+    if (p.stage == "scaled" && e.stage == "raw" && e.cols == p.cols) return matrix(e.got / scale);
+    if (!prev_all_cols || e.got.shape(1) != n_k) return std::nullopt;
+    if (p.stage == "masked" && e.stage == "scaled") {
+        matrix s = with_bias(e.got);
+        if (sub.mask)
+            for (std::size_t i = 0; i < s.shape(0); ++i)
+                for (std::size_t j = 0; j < n_k; ++j)
+                    if (!(*sub.mask)(i, j)) s(i, j) = in.masked_fill;
+        return cut_cols(s);
+    }
+    if (p.stage == "weights" && (e.stage == "masked" || e.stage == "scaled"))
+        return cut_cols(weights_from_scores(e.stage == "scaled" ? with_bias(e.got) : e.got, sub));
+    if (p.stage == "output" && e.stage == "weights") return cut_cols(matmul(e.got, in.v));
+    return std::nullopt;
+}
+
+const char* predecessor_of(const std::string& stage, bool has_mask) {
+    if (stage == "scaled") return "raw";
+    if (stage == "masked") return "scaled";
+    if (stage == "weights") return has_mask ? "masked" : "scaled";
+    if (stage == "output") return "weights";
+    return "";
+}
+
+std::string stage_words(const std::string& stage) {
+    if (stage == "raw") return "raw scores";
+    if (stage == "scaled") return "scaled scores";
+    if (stage == "masked") return "masked scores";
+    if (stage == "weights") return "weights";
+    if (stage == "output") return "output";
+    if (stage == "scale") return "scale";
+    return stage;
+}
+
+// Argmax parts: per row, the key (index or token) with the largest weight; ties all count.
+part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_values& right, const exercise_numbers& n,
+                         part_result r) {
+    const auto rows = all_or(p.rows, right.weights.shape(0));
+    std::vector<const answer_value*> given;
+    if (a.is_array()) for (const auto& e : a.items) given.push_back(&e);
+    else given.push_back(&a);
+    if (given.size() != rows.size()) {
+        r.status = part_status::wrong;
+        r.feedback = a.where.str() + ": expected " + std::to_string(rows.size()) + " answer(s), one per query row, found " +
+                     std::to_string(given.size());
+        return r;
+    }
+    std::size_t ok = 0;
+    std::string first_bad;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        double best = -1.0;
+        for (std::size_t j = 0; j < right.weights.shape(1); ++j) best = std::max(best, right.weights(rows[k], j));
+        std::optional<std::size_t> pick;
+        const answer_value& g = *given[k];
+        if (g.is_number() && g.number >= 0 && g.number == std::floor(g.number)) pick = static_cast<std::size_t>(g.number);
+        if (g.is_string())
+            for (std::size_t j = 0; j < n.key_tokens.size(); ++j)
+                if (normalize_text(n.key_tokens[j]) == normalize_text(g.text)) pick = j;
+        const bool right_pick = pick && *pick < right.weights.shape(1) && right.weights(rows[k], *pick) >= best - 1e-9;
+        if (right_pick) ++ok;
+        else if (first_bad.empty()) {
+            std::size_t arg = 0;
+            for (std::size_t j = 0; j < right.weights.shape(1); ++j)
+                if (right.weights(rows[k], j) >= best - 1e-9) {
+                    arg = j;
+                    break;
+                }
+            first_bad = "query " + (rows[k] < n.query_tokens.size() ? "'" + n.query_tokens[rows[k]] + "'" : std::to_string(rows[k])) +
+                        " attends most to " + (arg < n.key_tokens.size() ? "'" + n.key_tokens[arg] + "'" : std::to_string(arg)) +
+                        " (index " + std::to_string(arg) + ", weight " + trace::fixed(best, 4) + ")";
+        }
+    }
+    r.score = r.max * static_cast<double>(ok) / static_cast<double>(rows.size());
+    r.status = ok == rows.size() ? part_status::correct : ok ? part_status::partial : part_status::wrong;
+    r.feedback = ok == rows.size() ? "correct" : std::to_string(ok) + " of " + std::to_string(rows.size()) + " right; " + first_bad;
+    return r;
+}
+
+}  // namespace
+
+std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
+                                             const answer_value* exercise_answer) {
+    std::vector<part_result> out;
+    pipeline_inputs in = numbers.inputs;
+
+    // The student's own Q, K, V first (image-patch style exercises): later parts are
+    // graded for consistency with them, whatever numbers were chosen.
+    std::map<std::string, std::string> input_problem;
+    if (x.setup.student_inputs) {
+        for (const auto& p : x.parts) {
+            if (p.stage != "q" && p.stage != "k" && p.stage != "v") continue;
+            const answer_value* a = part_answer(x, p, exercise_answer);
+            const auto want = x.setup.input_shapes.at(p.stage);
+            if (is_unanswered(a)) {
+                input_problem[p.stage] = "not answered";
+                continue;
+            }
+            read_result rr = read_matrix(*a);
+            if (!rr.m) {
+                input_problem[p.stage] = rr.error;
+                continue;
+            }
+            if (rr.m->shape(0) != want[0] || rr.m->shape(1) != want[1]) {
+                input_problem[p.stage] = a->where.str() + ": expected " + dims(want[0], want[1]) + ", found " +
+                                         dims(rr.m->shape(0), rr.m->shape(1));
+                continue;
+            }
+            bool finite = true;
+            for (double e : *rr.m) finite = finite && std::isfinite(e);
+            if (!finite) {
+                input_problem[p.stage] = a->where.str() + ": the entries must be finite numbers";
+                continue;
+            }
+            (p.stage == "q" ? in.q : p.stage == "k" ? in.k : in.v) = *rr.m;
+        }
+    }
+    const bool inputs_ok = input_problem.empty();
+    const stage_values right = compute_correct(in);
+    std::optional<std::vector<mistake_candidate>> candidates;  // computed on the first wrong answer
+    std::vector<earlier_answer> seen;
+
+    for (const auto& p : x.parts) {
+        part_result r;
+        r.id = p.id;
+        r.what = p.stage;
+        r.max = p.points;
+        const answer_value* a = part_answer(x, p, exercise_answer);
+        labeller lab{numbers, p};
+        if (p.stage == "q" || p.stage == "k" || p.stage == "v") {
+            auto it = input_problem.find(p.stage);
+            if (a && !is_unanswered(a)) r.where = a->where;
+            if (it == input_problem.end()) {
+                const auto want = x.setup.input_shapes.at(p.stage);
+                r.status = part_status::correct;
+                r.score = r.max;
+                r.feedback = "a " + dims(want[0], want[1]) + " matrix of your choice; the later parts are checked against it";
+            } else {
+                r.status = it->second == "not answered" ? part_status::unanswered : part_status::wrong;
+                r.feedback = it->second == "not answered" ? "not answered" : it->second;
+            }
+            out.push_back(r);
+            continue;
+        }
+        if (is_unanswered(a)) {
+            r.status = part_status::unanswered;
+            r.feedback = "not answered";
+            out.push_back(r);
+            continue;
+        }
+        r.where = a->where;
+        if (!inputs_ok) {
+            r.status = part_status::wrong;
+            std::string which;
+            for (const auto& [role, why] : input_problem) which += (which.empty() ? "" : ", ") + role;
+            r.feedback = "cannot be checked until your own " + which + " (asked above) are there with the asked shapes";
+            out.push_back(r);
+            continue;
+        }
+        if (p.stage == "argmax") {
+            out.push_back(grade_argmax(p, *a, right, numbers, r));
+            continue;
+        }
+        const std::optional<matrix> expected = select_stage(right, p.stage, p.rows, p.cols);
+        if (!expected) {  // a lesson problem, not the student's
+            r.status = part_status::invalid;
+            r.feedback = "this part cannot be computed (stage " + p.stage + " is empty); tell your teacher";
+            out.push_back(r);
+            continue;
+        }
+        read_result rr = read_matrix(*a);
+        if (!rr.m) {
+            r.status = part_status::invalid;
+            r.feedback = rr.error;
+            out.push_back(r);
+            continue;
+        }
+        const matrix got = conform(*rr.m, *expected);
+        if (!candidates) candidates = mistake_candidates(in);
+
+        if (got.shape() != expected->shape()) {
+            r.status = part_status::wrong;
+            r.feedback = "expected a " + dims(expected->shape(0), expected->shape(1)) + " answer, found " +
+                         dims(got.shape(0), got.shape(1));
+            if (is_score_stage(p.stage))
+                r.feedback += "; rows are the " + x.setup.query_side + ", columns the " + x.setup.key_side;
+            if (got.shape(0) == expected->shape(1) && got.shape(1) == expected->shape(0) && got.shape(0) != got.shape(1))
+                r.feedback += " — the transpose of the expected shape";
+            for (const auto& c : *candidates) {
+                auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
+                if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
+                    r.mistake = c.id;
+                    r.mistake_name = find_mistake(c.id)->name;
+                    r.feedback += ". Your " + stage_words(p.stage) + " match " + r.mistake_name + ": " + c.explanation +
+                                  " (every entry within " + p.tol.str() + ")";
+                    break;
+                }
+            }
+            out.push_back(r);
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+            continue;
+        }
+        const closeness c = compare(got, *expected, p.tol);
+        if (c.all()) {
+            r.status = part_status::correct;
+            r.score = r.max;
+            r.feedback = "correct (" + std::to_string(c.total) + " of " + std::to_string(c.total) + " within " + p.tol.str() + ")";
+            out.push_back(r);
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+            continue;
+        }
+        // Right given the student's own earlier answer? Then the error counts once.
+        const std::string prev = predecessor_of(p.stage, in.mask.has_value());
+        bool carried = false;
+        for (auto e = seen.rbegin(); e != seen.rend() && !carried; ++e) {
+            if (e->stage != prev && !(p.stage == "weights" && e->stage == "scaled")) continue;
+            if (e->status == part_status::correct) break;
+            auto follow = follow_from(p, *e, in, right.scale, in.q.shape(0), in.k.shape(0));
+            if (follow && follow->shape() == got.shape() && all_close(got, *follow, p.tol)) {
+                carried = true;
+                r.status = part_status::carried;
+                r.score = r.max;
+                r.feedback = "right given your own " + stage_words(e->stage) + " above (within " + p.tol.str() +
+                             "); the error there is counted once";
+            }
+        }
+        if (carried) {
+            out.push_back(r);
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+            continue;
+        }
+        r.score = r.max * static_cast<double>(c.close) / static_cast<double>(c.total);
+        r.status = c.close ? part_status::partial : part_status::wrong;
+        r.feedback = std::to_string(c.close) + " of " + std::to_string(c.total) + " entries within " + p.tol.str() +
+                     "; first off: " + lab.entry(c.first_bad, got.shape(1)) + ", expected " +
+                     value_str(expected->flat(c.first_bad)) + ", found " + value_str(got.flat(c.first_bad));
+        for (const auto& cand : *candidates) {
+            auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
+            if (!m || m->shape() != got.shape()) continue;
+            if (all_close(*m, *expected, p.tol, true)) continue;  // indistinguishable from right here
+            if (!all_close(got, *m, p.tol, true)) continue;
+            r.mistake = cand.id;
+            r.mistake_name = find_mistake(cand.id)->name;
+            r.feedback += ". Your " + stage_words(p.stage) + " match " + r.mistake_name + ": " + cand.explanation +
+                          " (every entry within " + p.tol.str() + ")";
+            break;
+        }
+        out.push_back(r);
+        seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+    }
+    return out;
+}
+
+}  // namespace attn::grade

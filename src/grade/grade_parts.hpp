@@ -1,0 +1,31 @@
+// grade/grade_parts.hpp — per-kind part graders behind grader.cpp (internal).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grade/answer_value.hpp"
+#include "grade/exercise.hpp"
+#include "grade/report.hpp"
+#include "grade/variant.hpp"
+
+namespace attn::grade {
+
+// A part's answer inside the exercise's answer (a table of parts, or the value itself
+// for a one-part exercise). Null when absent.
+const answer_value* part_answer(const exercise& x, const part_spec& p, const answer_value* exercise_answer);
+
+// True for a value that means "not answered yet": absent, null, or a string starting with TODO.
+bool is_unanswered(const answer_value* v);
+
+std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
+                                             const answer_value* exercise_answer);
+part_result grade_shape_part(const exercise& x, const part_spec& p, const answer_value* answer);
+part_result grade_choice_part(const exercise& x, const part_spec& p, const answer_value* answer);
+part_result grade_short_part(const exercise& x, const part_spec& p, const answer_value* answer);
+
+// Lower case, punctuation as spaces, single spaces: "Word-order!" → "word order".
+std::string normalize_text(const std::string& s);
+
+}  // namespace attn::grade

@@ -1,0 +1,151 @@
+// grade/grader.cpp — see grader.hpp: picks the exercises, finds each answer,
+// regenerates the student's numbers and hands every part to its kind's grader.
+#include "grade/grader.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "grade/grade_parts.hpp"
+
+namespace attn::grade {
+
+const char* status_name(part_status s) {
+    switch (s) {
+        case part_status::correct: return "correct";
+        case part_status::carried: return "carried";
+        case part_status::partial: return "partial";
+        case part_status::wrong: return "wrong";
+        case part_status::unanswered: return "unanswered";
+        case part_status::invalid: return "invalid";
+    }
+    return "?";
+}
+
+std::string points_str(double p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", std::round(p * 100.0) / 100.0 + 0.0);
+    std::string s = buf;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    if (s == "-0") s = "0";
+    return s;
+}
+
+bool grade_report::full_marks() const { return gradable && max > 0 && score >= max - 1e-9; }
+
+std::vector<std::string> grade_report::mistake_ids() const {
+    std::vector<std::string> out;
+    for (const auto& x : exercises)
+        for (const auto& p : x.parts)
+            if (!p.mistake.empty()) out.push_back(p.mistake);
+    return out;
+}
+
+namespace {
+
+std::string first_line(const std::string& s, std::size_t max = 60) {
+    std::string line = s.substr(0, s.find('\n'));
+    if (line.size() > max) {
+        std::size_t cut = max;
+        while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+        line = line.substr(0, cut) + "…";
+    }
+    return line;
+}
+
+exercise_result empty_result(const exercise& x) {
+    exercise_result r;
+    r.id = x.id;
+    r.kind = kind_name(x.kind);
+    r.title = x.title.empty() ? first_line(x.prompt) : x.title;
+    r.lesson = x.lesson;
+    r.max = x.points;
+    r.parameters = "the lesson's own numbers";
+    return r;
+}
+
+}  // namespace
+
+exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
+                               std::vector<std::string>& notes) {
+    exercise_result r = empty_result(x);
+    r.answered = answer && !is_unanswered(answer);
+    if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
+        for (const auto& [key, v] : answer->fields)
+            if (!x.find_part(key))
+                notes.push_back(v.where.str() + ": exercise " + x.id + " has no part '" + key + "' (ignored)");
+    if (answer && !answer->is_table() && x.parts.size() > 1)
+        notes.push_back(answer->where.str() + ": exercise " + x.id + " has " + std::to_string(x.parts.size()) +
+                        " parts; answer it with a table of parts ([" + x.id + "] then one key per part)");
+    if (x.kind == exercise_kind::numeric) {
+        const exercise_numbers n = numbers_for(x, request);
+        r.personal = n.personal;
+        r.seed = n.personal ? n.seed_hex() : "";
+        r.parameters = n.parameters;
+        r.parts = grade_numeric_parts(x, n, answer);
+    } else {
+        for (const auto& p : x.parts) {
+            const answer_value* a = part_answer(x, p, answer);
+            if (x.kind == exercise_kind::shape) r.parts.push_back(grade_shape_part(x, p, a));
+            else if (x.kind == exercise_kind::choice) r.parts.push_back(grade_choice_part(x, p, a));
+            else r.parts.push_back(grade_short_part(x, p, a));
+        }
+    }
+    r.score = 0.0;
+    for (const auto& p : r.parts) r.score += p.score;
+    return r;
+}
+
+grade_report grade_submission(const submission& sub, const exercise_set& set, const grade_options& options) {
+    grade_report rep;
+    rep.student = options.student.empty() ? sub.student : options.student;
+    rep.files = sub.files;
+    for (const auto& n : sub.notes) rep.notes.push_back(n.str());
+    if (!options.student.empty() && !sub.student.empty() && sub.student != options.student)
+        rep.notes.push_back(sub.student_where.str() + ": the file says student '" + sub.student + "'; graded as '" +
+                            options.student + "'");
+    std::vector<std::string> ids = options.exercise_ids;
+    if (ids.empty())
+        for (const auto& [id, v] : sub.answers)
+            if (set.find(id)) ids.push_back(id);
+    for (const auto& [id, v] : sub.answers)
+        if (!set.find(id)) {
+            rep.notes.push_back(v.where.str() + ": no exercise '" + id + "' (ignored; `attn exercise list` shows them)");
+        } else {
+            bool assigned = false;
+            for (const auto& a : ids) assigned = assigned || a == id;
+            if (!assigned) rep.notes.push_back(v.where.str() + ": exercise '" + id + "' is not part of this assignment (ignored)");
+        }
+    variant_request req;
+    req.student = rep.student;
+    req.secret = options.secret;
+    req.lesson_numbers = options.lesson_numbers;
+    for (const auto& id : ids) {
+        const exercise* x = set.find(id);
+        if (!x) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+        exercise_result r = grade_exercise(*x, sub.find(id), req, rep.notes);
+        rep.score += r.score;
+        rep.max += r.max;
+        rep.exercises.push_back(std::move(r));
+    }
+    return rep;
+}
+
+grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
+                          const exercise_set& set, const std::vector<std::string>& exercise_ids) {
+    grade_report rep;
+    rep.student = student;
+    rep.files = {path};
+    rep.gradable = false;
+    rep.reason_word = why.reason;
+    rep.reason = why.what();
+    for (const auto& id : exercise_ids)
+        if (const exercise* x = set.find(id)) {
+            exercise_result r = empty_result(*x);
+            rep.max += r.max;
+            rep.exercises.push_back(std::move(r));
+        }
+    return rep;
+}
+
+}  // namespace attn::grade

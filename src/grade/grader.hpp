@@ -1,0 +1,38 @@
+// grade/grader.hpp — grading one submission against the exercises.
+//
+// Per part: shapes are checked before values; numbers with NumPy's rule (tolerance
+// echoed in the feedback); partial credit per entry; a later part counts as right
+// when it follows from the student's own earlier wrong answer; a wrong answer is
+// compared with the catalogue of mistakes (mistakes.hpp) and the match is named.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "grade/exercise.hpp"
+#include "grade/report.hpp"
+#include "grade/submission.hpp"
+#include "grade/variant.hpp"
+
+namespace attn::grade {
+
+struct grade_options {
+    std::vector<std::string> exercise_ids;  // the assignment; empty = the exercises the submission answers
+    std::string student;                    // overrides the file's `student`
+    std::string secret;                     // course secret for per-student numbers
+    bool lesson_numbers = false;            // grade everyone on the lesson's own numbers
+};
+
+// Throws variant_error when per-student numbers are needed and no secret is known,
+// and std::invalid_argument for an unknown exercise id in exercise_ids.
+grade_report grade_submission(const submission& sub, const exercise_set& set, const grade_options& options);
+
+// The report of a submission that could not be read (every assigned exercise at 0).
+grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
+                          const exercise_set& set, const std::vector<std::string>& exercise_ids);
+
+// One exercise (used by grade_submission; exposed for tests). answer may be null.
+exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
+                               std::vector<std::string>& notes);
+
+}  // namespace attn::grade

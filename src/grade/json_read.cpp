@@ -1,0 +1,253 @@
+// grade/json_read.cpp — see json_read.hpp. Recursive descent over the bytes,
+// counting lines and columns (columns in bytes, 1-based, as toml++ does).
+#include "grade/json_read.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "grade/submission.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+constexpr int max_depth = 64;
+
+struct json_parser {
+    const std::string& s;
+    const std::string& file;
+    std::size_t i = 0;
+    int line = 1, col = 1;
+
+    source_pos here() const { return {file, line, col}; }
+
+    [[noreturn]] void fail(const std::string& message) const {
+        throw submission_error("syntax", here(), here().str() + ": JSON syntax: " + message);
+    }
+
+    std::string found() const {
+        if (i >= s.size()) return "the end of the file";
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c >= 0x7f) return "byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15];
+        return "'" + std::string(1, s[i]) + "'";
+    }
+
+    void advance() {
+        if (s[i] == '\n') {
+            ++line;
+            col = 1;
+        } else if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+            ++col;  // count characters, not UTF-8 continuation bytes
+        }
+        ++i;
+    }
+
+    void skip_space() {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) advance();
+    }
+
+    void expect(char c, const char* what) {
+        skip_space();
+        if (i >= s.size() || s[i] != c) fail(std::string("expected ") + what + ", found " + found());
+        advance();
+    }
+
+    answer_value value(int depth) {
+        skip_space();
+        if (depth > max_depth) fail("nesting deeper than " + std::to_string(max_depth) + " levels");
+        answer_value v;
+        v.where = here();
+        if (i >= s.size()) fail("expected a value, found the end of the file");
+        const char c = s[i];
+        if (c == '{') {
+            v.kind = answer_value::type::table;
+            advance();
+            skip_space();
+            if (i < s.size() && s[i] == '}') {
+                advance();
+                return v;
+            }
+            for (;;) {
+                skip_space();
+                if (i >= s.size() || s[i] != '"') fail("expected a \"key\" in an object, found " + found());
+                const source_pos key_pos = here();
+                std::string key = string_body();
+                for (const auto& f : v.fields)
+                    if (f.first == key)
+                        throw submission_error("syntax", key_pos, key_pos.str() + ": key \"" + key + "\" appears twice in one object");
+                expect(':', "':' after an object key");
+                v.fields.emplace_back(std::move(key), value(depth + 1));
+                skip_space();
+                if (i < s.size() && s[i] == ',') {
+                    advance();
+                    continue;
+                }
+                expect('}', "',' or '}' in an object");
+                return v;
+            }
+        }
+        if (c == '[') {
+            v.kind = answer_value::type::array;
+            advance();
+            skip_space();
+            if (i < s.size() && s[i] == ']') {
+                advance();
+                return v;
+            }
+            for (;;) {
+                v.items.push_back(value(depth + 1));
+                skip_space();
+                if (i < s.size() && s[i] == ',') {
+                    advance();
+                    continue;
+                }
+                expect(']', "',' or ']' in an array");
+                return v;
+            }
+        }
+        if (c == '"') {
+            v.kind = answer_value::type::string;
+            v.text = string_body();
+            return v;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            v.kind = answer_value::type::number;
+            v.number = number_body();
+            return v;
+        }
+        for (const char* word : {"true", "false", "null"}) {
+            const std::string w(word);
+            if (s.compare(i, w.size(), w) == 0) {
+                for (std::size_t k = 0; k < w.size(); ++k) advance();
+                if (w == "null") v.kind = answer_value::type::null;
+                else {
+                    v.kind = answer_value::type::boolean;
+                    v.flag = w == "true";
+                }
+                return v;
+            }
+        }
+        if (s.compare(i, 3, "NaN") == 0 || s.compare(i, 8, "Infinity") == 0)
+            fail("NaN and Infinity are not JSON; write them as the strings \"nan\" or \"inf\"");
+        fail("expected a value (number, string, array, object, true, false or null), found " + found());
+    }
+
+    double number_body() {
+        const std::size_t start = i;
+        if (s[i] == '-') advance();
+        if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) fail("expected a digit, found " + found());
+        if (s[i] == '0') {
+            advance();
+        } else {
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) advance();
+        }
+        if (i < s.size() && s[i] == '.') {
+            advance();
+            if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i])))
+                fail("expected a digit after the decimal point, found " + found());
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) advance();
+        }
+        if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+            advance();
+            if (i < s.size() && (s[i] == '+' || s[i] == '-')) advance();
+            if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i])))
+                fail("expected a digit in the exponent, found " + found());
+            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) advance();
+        }
+        // strtod on a copy: the text is known to be a valid JSON number here.
+        const std::string text = s.substr(start, i - start);
+        return std::strtod(text.c_str(), nullptr);
+    }
+
+    static void put_utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) {
+            out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+            out += static_cast<char>(0xC0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (cp >> 18));
+            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+    }
+
+    unsigned hex4() {
+        unsigned cp = 0;
+        for (int k = 0; k < 4; ++k) {
+            if (i >= s.size() || !std::isxdigit(static_cast<unsigned char>(s[i])))
+                fail("expected 4 hex digits after \\u, found " + found());
+            const char h = s[i];
+            cp = cp * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+            advance();
+        }
+        return cp;
+    }
+
+    std::string string_body() {
+        advance();  // the opening quote
+        std::string out;
+        for (;;) {
+            if (i >= s.size()) fail("a string is not closed before the end of the file");
+            const char c = s[i];
+            if (c == '"') {
+                advance();
+                return out;
+            }
+            if (static_cast<unsigned char>(c) < 0x20) fail("a control character inside a string (write \\n, \\t ...)");
+            if (c != '\\') {
+                out += c;
+                advance();
+                continue;
+            }
+            advance();
+            if (i >= s.size()) fail("a string is not closed before the end of the file");
+            const char e = s[i];
+            advance();
+            switch (e) {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    unsigned cp = hex4();
+                    if (cp >= 0xD800 && cp < 0xDC00) {  // a surrogate pair
+                        if (s.compare(i, 2, "\\u") != 0) fail("a lone UTF-16 surrogate in \\u escape");
+                        advance();
+                        advance();
+                        const unsigned lo = hex4();
+                        if (lo < 0xDC00 || lo > 0xDFFF) fail("a lone UTF-16 surrogate in \\u escape");
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    } else if (cp >= 0xDC00 && cp < 0xE000) {
+                        fail("a lone UTF-16 surrogate in \\u escape");
+                    }
+                    put_utf8(out, cp);
+                    break;
+                }
+                default: fail(std::string("unknown escape \\") + e);
+            }
+        }
+    }
+};
+
+}  // namespace
+
+answer_value parse_json_answer(const std::string& text, const std::string& file) {
+    json_parser p{text, file};
+    answer_value v = p.value(0);
+    p.skip_space();
+    if (p.i != text.size()) p.fail("expected the end of the file after the top-level value, found " + p.found());
+    return v;
+}
+
+}  // namespace attn::grade

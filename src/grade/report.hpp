@@ -1,0 +1,64 @@
+// grade/report.hpp — what grading found, before it is printed in any format
+// (text, JSON, Gradescope results.json, JUnit XML, CSV gradebook).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.hpp"
+
+namespace attn::grade {
+
+enum class part_status {
+    correct,     // within tolerance / the expected shape, choice or phrase
+    carried,     // right given the student's own earlier (wrong) answer
+    partial,     // some entries within tolerance
+    wrong,
+    unanswered,  // missing, or still the template's TODO
+    invalid,     // not readable as the kind of answer asked (a string for a matrix ...)
+};
+const char* status_name(part_status s);
+
+struct part_result {
+    std::string id;
+    std::string what;            // "weights", "shape", "choice" ...
+    double score = 0.0, max = 0.0;
+    part_status status = part_status::unanswered;
+    std::string feedback;        // sentences for the student
+    std::string mistake;         // catalogue or declared mistake id, "" when none was recognised
+    std::string mistake_name;    // "no scaling"
+    lessons::source_pos where;   // the student's answer in their file, when there is one
+};
+
+struct exercise_result {
+    std::string id;
+    std::string kind;
+    std::string title;           // title or the prompt's first line
+    int lesson = 0;
+    double score = 0.0, max = 0.0;
+    bool answered = false;
+    std::vector<part_result> parts;
+    // The numbers this student was graded on (regrading recomputes them from these).
+    bool personal = false;
+    std::string seed;            // "0x…" when personal
+    std::string parameters;      // "q, k, v: halves in [-2, 2]" or "the lesson's own numbers"
+};
+
+struct grade_report {
+    std::string student;
+    std::vector<std::string> files;
+    bool gradable = true;
+    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, unreadable, no-answers
+    std::string reason;          // not gradable: the full message (file:line:col)
+    std::vector<exercise_result> exercises;
+    double score = 0.0, max = 0.0;
+    std::vector<std::string> notes;  // read but ignored (unknown exercise ids, extra keys ...)
+
+    bool full_marks() const;
+    std::vector<std::string> mistake_ids() const;  // every recognised mistake, in order
+};
+
+// Points as printed everywhere: at most 2 decimals, no trailing zeros ("2", "1.5", "0.33").
+std::string points_str(double p);
+
+}  // namespace attn::grade

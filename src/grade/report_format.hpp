@@ -1,0 +1,29 @@
+// grade/report_format.hpp — one grade report (or a class of them) as text, JSON,
+// Gradescope results.json or JUnit XML. Pure functions: the CLI writes the files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grade/report.hpp"
+
+namespace attn::grade {
+
+// The human report: one block per exercise, one line per part, feedback indented.
+std::string report_text(const grade_report& r);
+
+nlohmann::json report_json(const grade_report& r);
+
+// Gradescope's results.json: score, max_score, output, tests[] with name, number,
+// score, max_score, status ("passed"/"failed"), output, visibility.
+nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility = "visible");
+
+// JUnit XML: one <testsuite> per student, one <testcase> per part, <failure> for lost points.
+std::string junit_xml(const std::vector<grade_report>& reports);
+
+// XML text escaping (& < > " ') for attribute and element content.
+std::string xml_escape(const std::string& s);
+
+}  // namespace attn::grade

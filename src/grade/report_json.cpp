@@ -1,0 +1,168 @@
+// grade/report_json.cpp — the machine forms of a report: attn's JSON, Gradescope's
+// results.json and JUnit XML. Scores are rounded to 1e-6 so the JSON never carries
+// binary noise such as 0.30000000000000004.
+#include <cmath>
+
+#include "grade/report_format.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+double clean(double x) {
+    const double r = std::round(x * 1e6) / 1e6;
+    return r == 0.0 ? 0.0 : r;  // no -0
+}
+
+std::string part_output(const exercise_result& x, const part_result& p) {
+    std::string s = p.feedback;
+    if (!p.mistake.empty()) s += "\nMistake: " + p.mistake_name + " [" + p.mistake + "]";
+    if (x.personal) s += "\nYour numbers: seed " + x.seed + " (" + x.parameters + ")";
+    return s;
+}
+
+}  // namespace
+
+nlohmann::json report_json(const grade_report& r) {
+    nlohmann::json j;
+    j["student"] = r.student;
+    j["files"] = r.files;
+    j["gradable"] = r.gradable;
+    if (!r.gradable) {
+        j["reason"] = r.reason_word;
+        j["message"] = r.reason;
+    }
+    j["score"] = clean(r.score);
+    j["max_score"] = clean(r.max);
+    j["exercises"] = nlohmann::json::array();
+    for (const auto& x : r.exercises) {
+        nlohmann::json e{{"id", x.id},
+                         {"kind", x.kind},
+                         {"title", x.title},
+                         {"lesson", x.lesson},
+                         {"score", clean(x.score)},
+                         {"max_score", clean(x.max)},
+                         {"answered", x.answered}};
+        if (x.kind == "numeric") {
+            e["numbers"] = {{"personal", x.personal}, {"parameters", x.parameters}};
+            if (x.personal) e["numbers"]["seed"] = x.seed;
+        }
+        e["parts"] = nlohmann::json::array();
+        for (const auto& p : x.parts) {
+            nlohmann::json pj{{"id", p.id},
+                              {"what", p.what},
+                              {"status", status_name(p.status)},
+                              {"score", clean(p.score)},
+                              {"max_score", clean(p.max)},
+                              {"feedback", p.feedback}};
+            if (!p.mistake.empty()) pj["mistake"] = {{"id", p.mistake}, {"name", p.mistake_name}};
+            if (p.where.line > 0) pj["where"] = p.where.str();
+            e["parts"].push_back(pj);
+        }
+        j["exercises"].push_back(e);
+    }
+    j["mistakes"] = r.mistake_ids();
+    j["notes"] = r.notes;
+    return j;
+}
+
+nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility) {
+    nlohmann::json j;
+    j["score"] = clean(r.score);
+    j["max_score"] = clean(r.max);
+    j["visibility"] = visibility;
+    j["stdout_visibility"] = "hidden";
+    std::string output;
+    if (!r.gradable) {
+        output = "Your submission could not be graded: " + r.reason;
+    } else {
+        output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " + std::to_string(r.exercises.size()) +
+                 " exercise(s) graded.";
+    }
+    for (const auto& n : r.notes) output += "\nNote: " + n;
+    j["output"] = output;
+    j["tests"] = nlohmann::json::array();
+    int number = 0;
+    for (const auto& x : r.exercises) {
+        ++number;
+        if (x.parts.empty()) {  // not gradable: one failed test per exercise, so the student sees the list
+            j["tests"].push_back({{"name", x.id + ": " + x.title},
+                                  {"number", std::to_string(number)},
+                                  {"score", 0.0},
+                                  {"max_score", clean(x.max)},
+                                  {"status", "failed"},
+                                  {"output", r.gradable ? "not answered" : "not graded: " + r.reason},
+                                  {"visibility", visibility}});
+            continue;
+        }
+        int sub = 0;
+        for (const auto& p : x.parts) {
+            ++sub;
+            const bool full = p.score >= p.max - 1e-9;
+            j["tests"].push_back({{"name", x.id + " · " + p.id + (x.parts.size() == 1 ? ": " + x.title : "")},
+                                  {"number", std::to_string(number) + "." + std::to_string(sub)},
+                                  {"score", clean(p.score)},
+                                  {"max_score", clean(p.max)},
+                                  {"status", full ? "passed" : "failed"},
+                                  {"output", part_output(x, p)},
+                                  {"visibility", visibility}});
+        }
+    }
+    return j;
+}
+
+std::string xml_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default:
+                // XML 1.0 forbids most control characters even escaped.
+                if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';
+                else out += c;
+        }
+    }
+    return out;
+}
+
+std::string junit_xml(const std::vector<grade_report>& reports) {
+    std::size_t tests = 0, failures = 0, errors = 0;
+    std::string body;
+    for (const auto& r : reports) {
+        std::size_t t = 0, f = 0;
+        std::string cases;
+        const std::string suite = r.student.empty() ? "submission" : r.student;
+        if (!r.gradable) {
+            ++errors;
+            ++t;
+            cases += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"submission\">\n      <error type=\"" +
+                     xml_escape(r.reason_word) + "\" message=\"" + xml_escape(r.reason) + "\"/>\n    </testcase>\n";
+        }
+        for (const auto& x : r.exercises)
+            for (const auto& p : x.parts) {
+                ++t;
+                const bool full = p.score >= p.max - 1e-9;
+                cases += "    <testcase classname=\"" + xml_escape(suite + "." + x.id) + "\" name=\"" + xml_escape(p.id) + "\">\n";
+                if (!full) {
+                    ++f;
+                    cases += "      <failure type=\"" + std::string(status_name(p.status)) + "\" message=\"" +
+                             xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + p.feedback) + "\">" +
+                             xml_escape(part_output(x, p)) + "</failure>\n";
+                }
+                cases += "    </testcase>\n";
+            }
+        tests += t;
+        failures += f;
+        body += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(t) + "\" failures=\"" +
+                std::to_string(f) + "\" errors=\"" + std::to_string(r.gradable ? 0 : 1) + "\">\n" + cases + "  </testsuite>\n";
+    }
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\" tests=\"" + std::to_string(tests) +
+           "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\">\n" + body +
+           "</testsuites>\n";
+}
+
+}  // namespace attn::grade

@@ -1,0 +1,78 @@
+// grade/report_text.cpp — the human-readable report (attn grade's default output).
+#include <fmt/format.h>
+
+#include "grade/report_format.hpp"
+#include "trace/text_width.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+const char* mark(part_status s) {
+    switch (s) {
+        case part_status::correct: return "ok  ";
+        case part_status::carried: return "ok* ";
+        case part_status::partial: return "part";
+        case part_status::wrong: return "no  ";
+        case part_status::unanswered: return "--  ";
+        case part_status::invalid: return "bad ";
+    }
+    return "?   ";
+}
+
+// Wraps feedback at about 78 columns under an indent; words are never split.
+std::string wrap(const std::string& text, const std::string& indent, std::size_t width = 78) {
+    std::string out, line = indent;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find(' ', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(pos, end - pos);
+        if (line.size() > indent.size() && trace::display_width(line) + 1 + trace::display_width(word) > width) {
+            out += line + "\n";
+            line = indent;
+        }
+        if (line.size() > indent.size()) line += " ";
+        line += word;
+        pos = end + 1;
+    }
+    if (line.size() > indent.size()) out += line + "\n";
+    return out;
+}
+
+}  // namespace
+
+std::string report_text(const grade_report& r) {
+    std::string out;
+    std::string files;
+    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
+    out += "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + " — " + files + "\n";
+    if (!r.gradable) {
+        out += "NOT GRADABLE (" + r.reason_word + "): " + r.reason + "\n";
+        out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
+        return out;
+    }
+    for (const auto& x : r.exercises) {
+        out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
+        if (x.kind == "numeric")
+            out += "  numbers: " + (x.personal ? "yours, seed " + x.seed + " (" + x.parameters + ")" : x.parameters) + "\n";
+        for (const auto& p : x.parts) {
+            const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
+                                                 points_str(p.score) + "/" + points_str(p.max));
+            const std::string text = wrap(p.feedback, std::string(trace::display_width(head), ' '));
+            // the first feedback line goes beside the head
+            const std::size_t pad = trace::display_width(head);
+            out += head + (text.size() > pad ? text.substr(pad) : "\n");
+            if (!p.mistake.empty()) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
+        }
+    }
+    const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
+    out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
+    if (!r.notes.empty()) {
+        out += "Notes:\n";
+        for (const auto& n : r.notes) out += wrap(n, "  ");
+    }
+    return out;
+}
+
+}  // namespace attn::grade

@@ -1,0 +1,330 @@
+// grade/show.cpp — exercise list, show (text and JSON) and answer templates.
+#include "grade/show.hpp"
+
+#include "grade/report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "trace/number_format.hpp"
+#include "trace/style.hpp"
+#include "trace/table.hpp"
+#include "trace/text_width.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+std::string dims(std::size_t r, std::size_t c) { return std::to_string(r) + " × " + std::to_string(c); }
+
+// The fewest decimals (≤ 4) that print every entry exactly: halves print as 0.5, 1.0.
+int decimals_for(const matrix& m) {
+    for (int d = 1; d <= 4; ++d) {
+        const double f = std::pow(10.0, d);
+        bool exact = true;
+        for (double e : m) exact = exact && std::fabs(e * f - std::round(e * f)) < 1e-9;
+        if (exact) return d;
+    }
+    return 4;
+}
+
+std::vector<std::string> names_or_index(const std::vector<std::string>& toks, std::size_t n) {
+    std::vector<std::string> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = i < toks.size() ? toks[i] : std::to_string(i);
+    return out;
+}
+
+std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std::string>& toks, const char* word) {
+    if (idx.empty()) return "";
+    std::string s;
+    for (auto i : idx) s += (s.empty() ? "" : ", ") + ("'" + (i < toks.size() ? toks[i] : std::to_string(i)) + "'");
+    return std::string(", ") + word + (idx.size() > 1 ? "s " : " ") + s;
+}
+
+std::string stage_title(const exercise& x, const std::string& stage) {
+    const auto& s = x.setup;
+    if (stage == "raw") return "raw scores " + s.q_name + " " + s.k_name + "ᵀ";
+    if (stage == "scaled") return s.scale ? "scores ÷ " + trace::compact(*s.scale) : "scaled scores ÷ √d_k";
+    if (stage == "masked") return "masked scores (blocked = -inf)";
+    if (stage == "weights") return s.softmax ? "attention weights (softmax over the keys)" : "weights (no softmax)";
+    if (stage == "output") return "output (weights · " + s.v_name + ")";
+    if (stage == "scale") return "the divisor of the raw scores";
+    if (stage == "argmax") return "the key each query attends to most (index or token)";
+    if (stage == "q") return "your own " + s.q_name;
+    if (stage == "k") return "your own " + s.k_name;
+    if (stage == "v") return "your own " + s.v_name;
+    return stage;
+}
+
+std::string tol_words(const part_spec& p) { return p.tol.str(); }
+
+std::string placeholder(const exercise& x, const part_spec& p) {
+    if (x.kind == exercise_kind::numeric) {
+        const auto sh = part_shape(x, p);
+        if (p.stage == "argmax") return "TODO: " + std::to_string(sh[0]) + " key index(es) or token(s), e.g. [0]";
+        std::string row = "[";
+        for (std::size_t j = 0; j < sh[1]; ++j) row += std::string(j ? ", " : "") + "0.0";
+        row += "]";
+        if (sh[0] == 1 && sh[1] == 1) return "TODO: one number, e.g. 0.0";
+        if (sh[0] == 1) return "TODO: " + std::to_string(sh[1]) + " numbers, e.g. " + row;
+        return "TODO: " + dims(sh[0], sh[1]) + " numbers, e.g. [" + row + ", ...]";
+    }
+    if (x.kind == exercise_kind::shape) return "TODO: a shape such as \"B × n × d\"";
+    if (x.kind == exercise_kind::choice) {
+        std::string c;
+        for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
+        return "TODO: one of " + c;
+    }
+    return "TODO: a short answer";
+}
+
+std::string toml_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string points_words(double p) { return points_str(p) + (p == 1.0 ? " point" : " points"); }
+
+nlohmann::json matrix_json(const matrix& m) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < m.shape(0); ++i) {
+        nlohmann::json row = nlohmann::json::array();
+        for (std::size_t j = 0; j < m.shape(1); ++j) row.push_back(m(i, j));
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string matrix_comment(const std::string& name, const matrix& m) {
+    std::string s = "#   " + name + " = [";
+    const int d = decimals_for(m);
+    for (std::size_t i = 0; i < m.shape(0); ++i) s += std::string(i ? ", " : "") + trace::bracketed_row(m, i, d);
+    return s + "]\n";
+}
+
+}  // namespace
+
+std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
+    const auto& s = x.setup;
+    if (p.stage == "scale") return {1, 1};
+    if (p.stage == "q" || p.stage == "k" || p.stage == "v") {
+        auto it = s.input_shapes.find(p.stage);
+        return it == s.input_shapes.end() ? std::array<std::size_t, 2>{0, 0} : it->second;
+    }
+    const std::size_t n_rows = p.rows.empty() ? s.q.shape(0) : p.rows.size();
+    if (p.stage == "argmax") return {n_rows, 1};
+    const std::size_t all_cols = p.stage == "output" ? s.v.shape(1) : s.k.shape(0);
+    return {n_rows, p.cols.empty() ? all_cols : p.cols.size()};
+}
+
+std::string describe_part(const exercise& x, const part_spec& p) {
+    if (x.kind != exercise_kind::numeric) return p.prompt;
+    const auto& s = x.setup;
+    const bool key_rows = p.stage == "k" || p.stage == "v";
+    std::string d = stage_title(x, p.stage) + cut_list(p.rows, key_rows ? s.key_tokens : s.query_tokens, "row");
+    if (p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v")
+        d += cut_list(p.cols, s.key_tokens, "column");
+    else if (!p.cols.empty()) {
+        std::string c;
+        for (auto j : p.cols) c += (c.empty() ? "" : ", ") + ("d" + std::to_string(j));
+        d += ", column" + std::string(p.cols.size() > 1 ? "s " : " ") + c;
+    }
+    return d;
+}
+
+std::string list_text(const exercise_set& set) {
+    std::string out;
+    std::size_t w = 2;
+    for (const auto& x : set.all) w = std::max(w, x.id.size());
+    int lesson = -1;
+    for (const auto& x : set.all) {
+        if (x.lesson != lesson) {
+            lesson = x.lesson;
+            out += fmt::format("{}Lesson {:02d} — {}\n", out.empty() ? "" : "\n", x.lesson, x.lesson_title);
+        }
+        const std::string title = x.title.empty() ? x.prompt.substr(0, x.prompt.find('\n')) : x.title;
+        out += fmt::format("  {:<{}}  {:<7}  {:>3}  {}{}\n", x.id, w, kind_name(x.kind), points_str(x.points), title,
+                           x.variant.enabled ? "  (numbers per student)" : "");
+    }
+    if (out.empty()) out = "no exercises in the lessons\n";
+    return out;
+}
+
+std::string show_text(const exercise& x, const variant_request& request) {
+    std::string out = fmt::format("{} — {} (lesson {:02d}, {}, {})\n", x.id, x.title.empty() ? x.lesson_title : x.title,
+                                  x.lesson, kind_name(x.kind), points_words(x.points));
+    out += "\n" + x.prompt + "\n";
+    const trace::style plain{false};
+    if (x.kind == exercise_kind::numeric) {
+        const exercise_numbers n = numbers_for(x, request);
+        const auto& s = x.setup;
+        if (s.student_inputs) {
+            out += "\nYou choose the numbers of " + s.q_name + ", " + s.k_name + " and " + s.v_name +
+                   "; every later part is checked against your own choice.\n";
+        } else {
+            if (n.personal)
+                out += "\nYour numbers (student " + n.student + ", seed " + n.seed_hex() + ", " + n.parameters + "):\n";
+            else
+                out += "\nNumbers: " + n.parameters + (x.variant.enabled ? " (give --student to get your own)" : "") + "\n";
+            auto table = [&](const std::string& name, const matrix& m, const std::vector<std::string>& rows, const std::string& side,
+                             const std::string& corner) {
+                out += "\n" + trace::render(trace::make_table(name, "rows: " + side + " · columns: dimensions", corner,
+                                                              names_or_index(rows, m.shape(0)),
+                                                              trace::dimension_labels(m.shape(1)), m, decimals_for(m)),
+                                            plain);
+            };
+            table(s.q_name, n.inputs.q, n.query_tokens, s.query_side, s.q_name);
+            table(s.k_name, n.inputs.k, n.key_tokens, s.key_side, s.k_name);
+            table(s.v_name, n.inputs.v, n.key_tokens, s.key_side, s.v_name);
+            if (n.inputs.encoder_q)
+                table("Q_enc, the encoder's own queries (for reference)", *n.inputs.encoder_q, n.key_tokens, "encoder tokens", "Q_enc");
+            if (n.inputs.mask) {
+                out += "\nMask (rows: queries, columns: keys; 1 = may attend, 0 = blocked):\n";
+                for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
+                    out += "  " + trace::pad_right(i < n.query_tokens.size() ? n.query_tokens[i] : std::to_string(i), 8);
+                    for (std::size_t j = 0; j < n.inputs.mask->shape(1); ++j) out += (*n.inputs.mask)(i, j) ? " 1" : " 0";
+                    out += "\n";
+                }
+            }
+            if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, decimals_for(*n.inputs.bias)), plain);
+            out += "\nScale: " + (s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
+                                          : "divide the raw scores by √d_k = √" + std::to_string(n.inputs.q.shape(1)) + " = " +
+                                                trace::compact(std::sqrt(static_cast<double>(n.inputs.q.shape(1))))) +
+                   (s.softmax ? "" : "; no softmax") + ".\n";
+        }
+    } else if (!x.choices.empty()) {
+        std::string c;
+        for (std::size_t i = 0; i < x.choices.size(); ++i)
+            c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
+        out += "\nChoices: " + c + "\n";
+    }
+    out += "\nParts (answer file: [" + x.id + "] then one key per part):\n";
+    for (const auto& p : x.parts) {
+        std::string line = "  " + trace::pad_right(p.id, 10) + " ";
+        if (x.kind == exercise_kind::numeric) {
+            const auto sh = part_shape(x, p);
+            line += describe_part(x, p) + " — " + dims(sh[0], sh[1]) + ", " + points_words(p.points) +
+                    (p.stage == "argmax" || p.stage == "q" || p.stage == "k" || p.stage == "v" ? "" : ", " + tol_words(p));
+        } else {
+            line += (p.prompt.empty() ? std::string(kind_name(x.kind)) : p.prompt) + " — " + points_words(p.points);
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
+nlohmann::json show_json(const exercise& x, const variant_request& request) {
+    nlohmann::json j{{"id", x.id},
+                     {"lesson", x.lesson},
+                     {"kind", kind_name(x.kind)},
+                     {"title", x.title},
+                     {"prompt", x.prompt},
+                     {"points", x.points}};
+    if (!x.choices.empty()) j["choices"] = x.choices;
+    if (x.kind == exercise_kind::numeric) {
+        const exercise_numbers n = numbers_for(x, request);
+        const auto& s = x.setup;
+        j["student"] = n.student;
+        j["numbers"] = {{"personal", n.personal}, {"parameters", n.parameters}};
+        if (n.personal) j["numbers"]["seed"] = n.seed_hex();
+        nlohmann::json in{{"attention", s.run_kind},
+                          {"student_inputs", s.student_inputs},
+                          {"softmax", s.softmax},
+                          {"scale", s.scale ? nlohmann::json(*s.scale) : nlohmann::json(nullptr)},
+                          {"query_tokens", n.query_tokens},
+                          {"key_tokens", n.key_tokens},
+                          {"names", {s.q_name, s.k_name, s.v_name}}};
+        if (s.student_inputs) {
+            for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = {sh[0], sh[1]};
+        } else {
+            in["q"] = matrix_json(n.inputs.q);
+            in["k"] = matrix_json(n.inputs.k);
+            in["v"] = matrix_json(n.inputs.v);
+            in["encoder_q"] = n.inputs.encoder_q ? matrix_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
+            in["bias"] = n.inputs.bias ? matrix_json(*n.inputs.bias) : nlohmann::json(nullptr);
+            if (n.inputs.mask) {
+                nlohmann::json m = nlohmann::json::array();
+                for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
+                    nlohmann::json row = nlohmann::json::array();
+                    for (std::size_t k = 0; k < n.inputs.mask->shape(1); ++k) row.push_back(static_cast<bool>((*n.inputs.mask)(i, k)));
+                    m.push_back(row);
+                }
+                in["mask_attend"] = m;
+            } else {
+                in["mask_attend"] = nullptr;
+            }
+        }
+        j["inputs"] = in;
+    }
+    j["parts"] = nlohmann::json::array();
+    for (const auto& p : x.parts) {
+        nlohmann::json pj{{"id", p.id}, {"points", p.points}, {"prompt", p.prompt}};
+        if (x.kind == exercise_kind::numeric) {
+            const auto sh = part_shape(x, p);
+            pj["stage"] = p.stage;
+            pj["rows"] = p.rows;
+            pj["cols"] = p.cols;
+            pj["shape"] = {sh[0], sh[1]};
+            pj["rtol"] = p.tol.rtol;
+            pj["atol"] = p.tol.atol;
+            pj["describe"] = describe_part(x, p);
+        }
+        j["parts"].push_back(pj);
+    }
+    return j;
+}
+
+std::string template_toml(const std::vector<const exercise*>& xs, const variant_request& request) {
+    std::string out = "# attn answer file — replace every \"TODO: …\" with your answer, then run\n"
+                      "#   attn grade THIS_FILE" + std::string(request.student.empty() ? "" : " --student " + request.student) +
+                      "\n# Numbers may be written as 0.25 or 1e-3; a matrix as [[row], [row], ...].\n";
+    out += "student = " + toml_string(request.student) + "\n";
+    for (const exercise* x : xs) {
+        out += "\n# ── " + x->id + ": " + (x->title.empty() ? x->lesson_title : x->title) + " (" + points_words(x->points) + ") ──\n";
+        std::size_t pos = 0;
+        while (pos < x->prompt.size()) {
+            const auto end = x->prompt.find('\n', pos);
+            out += "# " + x->prompt.substr(pos, end == std::string::npos ? std::string::npos : end - pos) + "\n";
+            if (end == std::string::npos) break;
+            pos = end + 1;
+        }
+        if (x->kind == exercise_kind::numeric && !x->setup.student_inputs) {
+            const exercise_numbers n = numbers_for(*x, request);
+            out += "# " + std::string(n.personal ? "Your numbers (seed " + n.seed_hex() + ", " + n.parameters + "):" : "Numbers: " + n.parameters + ":") + "\n";
+            out += matrix_comment(x->setup.q_name, n.inputs.q);
+            out += matrix_comment(x->setup.k_name, n.inputs.k);
+            out += matrix_comment(x->setup.v_name, n.inputs.v);
+            if (n.inputs.encoder_q) out += matrix_comment("Q_enc (the encoder's own queries, for reference)", *n.inputs.encoder_q);
+        }
+        if (!x->choices.empty()) {
+            std::string c;
+            for (const auto& ch : x->choices) c += (c.empty() ? "" : " | ") + ch;
+            out += "# Choices: " + c + "\n";
+        }
+        out += "[" + x->id + "]\n";
+        for (const auto& p : x->parts) {
+            std::string what = x->kind == exercise_kind::numeric ? describe_part(*x, p) : p.prompt;
+            if (!what.empty()) out += "# " + what + " (" + points_words(p.points) + ")\n";
+            out += p.id + " = " + toml_string(placeholder(*x, p)) + "\n";
+        }
+    }
+    return out;
+}
+
+std::string template_json(const std::vector<const exercise*>& xs, const variant_request& request) {
+    nlohmann::ordered_json j;
+    j["student"] = request.student;
+    for (const exercise* x : xs) {
+        nlohmann::ordered_json parts;
+        for (const auto& p : x->parts) parts[p.id] = placeholder(*x, p);
+        j[x->id] = parts;
+    }
+    return j.dump(2) + "\n";
+}
+
+}  // namespace attn::grade

@@ -1,0 +1,294 @@
+// grade/submission.cpp — see submission.hpp. Checks happen in the order a teacher
+// would want them reported: unreadable, empty, too large, not UTF-8, syntax, layout.
+#include "grade/submission.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "grade/json_read.hpp"
+
+namespace attn::grade {
+
+namespace fs = std::filesystem;
+
+submission_error::submission_error(std::string reason_word, source_pos pos, const std::string& message)
+    : std::runtime_error(message), reason(std::move(reason_word)), where(std::move(pos)) {}
+
+std::string type_name(const answer_value& v) {
+    switch (v.kind) {
+        case answer_value::type::null: return "null";
+        case answer_value::type::boolean: return "true/false";
+        case answer_value::type::number: return "a number";
+        case answer_value::type::string: return "a string";
+        case answer_value::type::array: return "an array";
+        case answer_value::type::table: return "a table";
+    }
+    return "a value";
+}
+
+const answer_value* submission::find(const std::string& exercise_id) const {
+    for (const auto& [id, v] : answers)
+        if (id == exercise_id) return &v;
+    return nullptr;
+}
+
+bool valid_utf8(const std::string& text, std::size_t* bad_offset) {
+    const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size();
+    std::size_t i = 0;
+    while (i < n) {
+        const unsigned c = b[i];
+        std::size_t len = 0;
+        unsigned cp = 0;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            if (bad_offset) *bad_offset = i;
+            return false;
+        }
+        if (i + len > n) {
+            if (bad_offset) *bad_offset = i;
+            return false;
+        }
+        for (std::size_t k = 1; k < len; ++k) {
+            if ((b[i + k] & 0xC0) != 0x80) {
+                if (bad_offset) *bad_offset = i;
+                return false;
+            }
+            cp = (cp << 6) | (b[i + k] & 0x3F);
+        }
+        const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+        if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            if (bad_offset) *bad_offset = i;
+            return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
+namespace {
+
+source_pos offset_pos(const std::string& text, std::size_t offset, const std::string& file) {
+    source_pos p{file, 1, 1};
+    for (std::size_t k = 0; k < offset && k < text.size(); ++k) {
+        if (text[k] == '\n') {
+            ++p.line;
+            p.column = 1;
+        } else if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) {
+            ++p.column;
+        }
+    }
+    return p;
+}
+
+answer_value from_toml(const toml::node& n, const std::string& file) {
+    answer_value v;
+    v.where = {file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+    if (const auto* t = n.as_table()) {
+        v.kind = answer_value::type::table;
+        for (const auto& [key, value] : *t) v.fields.emplace_back(std::string(key.str()), from_toml(value, file));
+    } else if (const auto* a = n.as_array()) {
+        v.kind = answer_value::type::array;
+        for (const auto& e : *a) v.items.push_back(from_toml(e, file));
+    } else if (n.is_string()) {
+        v.kind = answer_value::type::string;
+        v.text = *n.value<std::string>();
+    } else if (n.is_number()) {
+        v.kind = answer_value::type::number;
+        v.number = *n.value<double>();
+    } else if (n.is_boolean()) {
+        v.kind = answer_value::type::boolean;
+        v.flag = *n.value<bool>();
+    } else {
+        v.kind = answer_value::type::string;  // dates and times: kept as a word, graded as wrong
+        v.text = "(a date or time)";
+    }
+    return v;
+}
+
+// The top level: `student` plus one entry per exercise id.
+submission from_document(answer_value doc, const std::string& file) {
+    if (!doc.is_table())
+        throw submission_error("layout", doc.where,
+                               doc.where.str() + ": an answer file is a table of exercise ids ({\"04-weights\": {...}}), found " +
+                                   type_name(doc));
+    submission sub;
+    sub.files.push_back(file);
+    for (auto& [key, value] : doc.fields) {
+        if (key == "student") {
+            if (!value.is_string())
+                throw submission_error("layout", value.where,
+                                       value.where.str() + ": 'student' must be a string (your student id), found " +
+                                           type_name(value));
+            sub.student = value.text;
+            sub.student_where = value.where;
+            continue;
+        }
+        if (key == "answers" && value.is_table()) {  // {"answers": {...}} is accepted too
+            for (auto& [id, v] : value.fields) sub.answers.emplace_back(id, std::move(v));
+            continue;
+        }
+        sub.answers.emplace_back(key, std::move(value));
+    }
+    if (sub.answers.empty())
+        throw submission_error("no-answers", {file, 0, 0}, file + ": no answers in the file (expected tables named by exercise id, e.g. [04-weights])");
+    return sub;
+}
+
+std::string read_bytes(const std::string& path, std::size_t max_bytes) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw submission_error("unreadable", {path, 0, 0}, path + ": cannot read the file (" + ec.message() + ")");
+    if (size > max_bytes)
+        throw submission_error("too-large", {path, 0, 0},
+                               path + ": the file has " + std::to_string(size) + " bytes, more than the limit of " +
+                                   std::to_string(max_bytes) + " for an answer file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw submission_error("unreadable", {path, 0, 0}, path + ": cannot open the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool looks_json(const std::string& path, const std::string& text) {
+    const std::string ext = fs::path(path).extension().string();
+    if (ext == ".json") return true;
+    if (ext == ".toml") return false;
+    const auto first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '{';
+}
+
+}  // namespace
+
+submission read_submission_text(const std::string& raw, const std::string& display_path, bool json,
+                                const read_limits& limits) {
+    if (raw.size() > limits.max_bytes)
+        throw submission_error("too-large", {display_path, 0, 0},
+                               display_path + ": the file has " + std::to_string(raw.size()) +
+                                   " bytes, more than the limit of " + std::to_string(limits.max_bytes));
+    std::string text = raw;
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw submission_error("empty", {display_path, 0, 0}, display_path + ": the file is empty");
+    std::size_t bad = 0;
+    if (!valid_utf8(text, &bad)) {
+        const source_pos p = offset_pos(text, bad, display_path);
+        throw submission_error("not-utf8", p,
+                               p.str() + ": the file is not UTF-8 text (byte " + std::to_string(bad) +
+                                   " is not valid UTF-8); save it as UTF-8");
+    }
+    if (text.find('\0') != std::string::npos) {
+        const source_pos p = offset_pos(text, text.find('\0'), display_path);
+        throw submission_error("not-utf8", p, p.str() + ": the file contains a NUL byte; it is not a text file");
+    }
+    answer_value doc;
+    if (json) {
+        doc = parse_json_answer(text, display_path);
+    } else {
+        try {
+            const toml::table t = toml::parse(text, display_path);
+            doc = from_toml(t, display_path);
+            doc.where = {display_path, 1, 1};
+        } catch (const toml::parse_error& e) {
+            const auto& b = e.source().begin;
+            const source_pos p{display_path, static_cast<int>(b.line), static_cast<int>(b.column)};
+            throw submission_error("syntax", p, p.str() + ": TOML syntax: " + std::string(e.description()));
+        }
+    }
+    return from_document(std::move(doc), display_path);
+}
+
+submission read_submission_file(const std::string& path, const read_limits& limits) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(path, ec)))
+        throw submission_error("unreadable", {path, 0, 0}, path + ": a symbolic link; answer files must be plain files");
+    if (!fs::is_regular_file(path, ec))
+        throw submission_error("unreadable", {path, 0, 0}, path + ": not a regular file");
+    const std::string text = read_bytes(path, limits.max_bytes);
+    return read_submission_text(text, path, looks_json(path, text), limits);
+}
+
+submission read_submission_dir(const std::string& dir, const read_limits& limits) {
+    std::vector<fs::path> files;
+    std::vector<lessons::diagnostic> notes;
+    std::error_code ec;
+    std::size_t total = 0;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (!name.empty() && name[0] == '.') continue;
+        const auto st = e.symlink_status(ec);
+        const std::string ext = e.path().extension().string();
+        if (fs::is_symlink(st)) {
+            notes.push_back({{e.path().string(), 0, 0}, "a symbolic link, not followed"});
+            continue;
+        }
+        if (!fs::is_regular_file(st) || (ext != ".toml" && ext != ".json")) {
+            notes.push_back({{e.path().string(), 0, 0}, "ignored: not a .toml or .json answer file"});
+            continue;
+        }
+        files.push_back(e.path());
+        total += static_cast<std::size_t>(fs::file_size(e.path(), ec));
+    }
+    if (ec) throw submission_error("unreadable", {dir, 0, 0}, dir + ": cannot read the folder (" + ec.message() + ")");
+    if (files.empty())
+        throw submission_error("no-answers", {dir, 0, 0}, dir + ": no .toml or .json answer file in the folder");
+    if (files.size() > limits.max_files)
+        throw submission_error("too-large", {dir, 0, 0},
+                               dir + ": " + std::to_string(files.size()) + " answer files, more than the limit of " +
+                                   std::to_string(limits.max_files));
+    if (total > limits.max_bytes)
+        throw submission_error("too-large", {dir, 0, 0},
+                               dir + ": the answer files hold " + std::to_string(total) + " bytes, more than the limit of " +
+                                   std::to_string(limits.max_bytes));
+    std::sort(files.begin(), files.end());
+    submission all;
+    for (const auto& f : files) {
+        submission one = read_submission_file(f.string(), limits);
+        if (!one.student.empty()) {
+            if (!all.student.empty() && all.student != one.student)
+                notes.push_back({one.student_where, "student '" + one.student + "' differs from '" + all.student +
+                                                        "' in another file; using '" + all.student + "'"});
+            else if (all.student.empty()) {
+                all.student = one.student;
+                all.student_where = one.student_where;
+            }
+        }
+        for (auto& [id, v] : one.answers) {
+            if (all.find(id)) {
+                notes.push_back({v.where, "exercise '" + id + "' is answered in two files; the first one counts"});
+                continue;
+            }
+            all.answers.emplace_back(id, std::move(v));
+        }
+        all.files.push_back(f.string());
+        for (auto& n : one.notes) notes.push_back(std::move(n));
+    }
+    all.notes = std::move(notes);
+    return all;
+}
+
+submission read_submission_path(const std::string& path, const read_limits& limits) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(path, ec);
+    if (ec || !fs::exists(st)) throw submission_error("unreadable", {path, 0, 0}, path + ": no such file or folder");
+    if (fs::is_directory(st)) return read_submission_dir(path, limits);
+    return read_submission_file(path, limits);
+}
+
+}  // namespace attn::grade

@@ -1,0 +1,61 @@
+// grade/submission.hpp — reading a student's answer file(s) into answers by exercise id.
+//
+// An answer file is TOML or JSON with the same layout:
+//   student = "alice"                       (optional; --student or the class folder win)
+//   [04-cross-weights]                      one table per exercise id
+//   weights = [[0.1, 0.2, ...], ...]        one key per part
+//   ["01-scale"] answer = 2.0  or  "01-scale" = 2.0   (a single-part exercise)
+// A student's submission is one file or a folder of such files. The reader refuses,
+// with a reason a teacher can act on, what it cannot read: empty, too large, not
+// UTF-8, a syntax error (file:line:col), a layout it does not understand.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "grade/answer_value.hpp"
+
+namespace attn::grade {
+
+// Why a submission could not be read. `reason` is a short stable word for gradebooks
+// (empty, too-large, not-utf8, syntax, layout, unreadable, no-answers); what() is the
+// full message with file:line:col where there is one.
+struct submission_error : std::runtime_error {
+    std::string reason;
+    source_pos where;
+    submission_error(std::string reason_word, source_pos pos, const std::string& message);
+};
+
+struct submission {
+    std::string student;        // from a `student` key, "" if none
+    source_pos student_where;
+    std::vector<std::string> files;
+    std::vector<std::pair<std::string, answer_value>> answers;  // exercise id → table of parts or one value
+    std::vector<lessons::diagnostic> notes;  // things read but not understood (ignored keys, ...)
+
+    const answer_value* find(const std::string& exercise_id) const;
+};
+
+struct read_limits {
+    std::size_t max_bytes = 1u << 20;  // per submission; a 1 MiB answer file is not an answer file
+    std::size_t max_files = 32;        // per student folder
+};
+
+// One file (format from the extension, else from its first character).
+submission read_submission_file(const std::string& path, const read_limits& limits = {});
+// Text already in memory; `json` picks the format.
+submission read_submission_text(const std::string& text, const std::string& display_path, bool json,
+                                const read_limits& limits = {});
+// Every *.toml and *.json directly in a folder, merged; hidden files and other files
+// are ignored (named in notes), symbolic links are refused, never followed.
+submission read_submission_dir(const std::string& dir, const read_limits& limits = {});
+// A file or a folder.
+submission read_submission_path(const std::string& path, const read_limits& limits = {});
+
+// True when text is valid UTF-8 (no overlongs, no surrogates); bad_offset gets the first bad byte.
+bool valid_utf8(const std::string& text, std::size_t* bad_offset = nullptr);
+
+}  // namespace attn::grade

@@ -1,0 +1,177 @@
+// lessons/loader_compute.cpp — [derived] matrices and [runs] in dependency order.
+// A derived matrix may use a run's stage ("self.output") and a run may use a
+// derived matrix, so neither table is read strictly before the other: every
+// entry is computed as soon as what it names exists. Names that exist nowhere
+// are reported where they are written (with the closest known name); entries
+// that depend on each other in a circle are reported as such.
+#include <algorithm>
+
+#include "lessons/key_check.hpp"
+#include "lessons/loader_internal.hpp"
+#include "trace/stages.hpp"
+
+namespace attn::lessons::detail {
+
+const std::vector<std::string>& reference_keys() {
+    static const std::vector<std::string> keys = {"of", "a", "b", "q", "k", "v", "bias", "x", "w1", "w2", "b1", "b2"};
+    return keys;
+}
+
+namespace {
+
+const matrix& stage_matrix(const attention_steps& s, trace::stage st) {
+    switch (st) {
+        case trace::stage::q: return s.q;
+        case trace::stage::k: return s.k;
+        case trace::stage::v: return s.v;
+        case trace::stage::scores_raw: return s.scores_raw;
+        case trace::stage::scores_scaled: return s.scores_scaled;
+        case trace::stage::scores_masked: return s.scores_masked;
+        case trace::stage::weights: return s.weights;
+        case trace::stage::output: return s.output;
+    }
+    return s.output;
+}
+
+struct entry {
+    std::string name;
+    const toml::table* table;
+    bool is_run;
+};
+
+}  // namespace
+
+std::vector<std::pair<const toml::node*, std::string>> loader::references(const toml::table& t) const {
+    std::vector<std::pair<const toml::node*, std::string>> refs;
+    for (const auto& key : reference_keys()) {
+        const toml::node* n = t.get(key);
+        if (!n) continue;
+        if (n->is_string()) refs.emplace_back(n, *n->value<std::string>());
+        if (const toml::array* a = n->as_array())
+            for (const auto& e : *a)
+                if (e.is_string()) refs.emplace_back(&e, *e.value<std::string>());
+    }
+    return refs;
+}
+
+const matrix* loader::matrix_ref(const toml::table& t, const std::string& key, bool required) {
+    auto name = rd.string(t, key, required);
+    if (!name) return nullptr;
+    auto it = out.matrices.find(*name);
+    if (it != out.matrices.end()) return &it->second;
+    if (!broken.count(*name))
+        rd.fail(t.get(key), "'" + key + "' names matrix '" + *name + "', which is not defined");
+    return nullptr;
+}
+
+void loader::compute(const toml::table& doc) {
+    std::vector<entry> pending;
+    for (const auto& [k, v] : out.matrices) declared.insert(k);
+    declared.insert(broken.begin(), broken.end());
+    const toml::table* derived = nullptr;
+    const toml::table* runs = nullptr;
+    if (const toml::node* n = doc.get("derived")) {
+        derived = n->as_table();
+        if (!derived) rd.fail(n, "[derived] must be a table of derived matrices, found " + toml_reader::type_name(n));
+    }
+    if (const toml::node* n = doc.get("runs")) {
+        runs = n->as_table();
+        if (!runs) rd.fail(n, "[runs] must be a table of attention runs, found " + toml_reader::type_name(n));
+    }
+    if (derived)
+        for (const auto& [key, value] : *derived) {
+            const std::string name(key.str());
+            declared.insert(name);
+            if (const toml::table* d = value.as_table()) {
+                pending.push_back({name, d, false});
+            } else {
+                rd.fail(&value, "[derived." + name + "] must be a table with 'op', found " + toml_reader::type_name(&value));
+                broken.insert(name);
+            }
+        }
+    if (runs)
+        for (const auto& [key, value] : *runs) {
+            const std::string name(key.str());
+            for (const auto& s : trace::all_stages()) declared.insert(name + "." + s.alias);
+            if (const toml::table* r = value.as_table()) {
+                pending.push_back({name, r, true});
+            } else {
+                rd.fail(&value, "[runs." + name + "] must be a table, found " + toml_reader::type_name(&value));
+                broken.insert(name);
+            }
+        }
+
+    // References to names declared nowhere: report once, where written.
+    const std::vector<std::string> known(declared.begin(), declared.end());
+    for (auto it = pending.begin(); it != pending.end();) {
+        bool ok = true;
+        for (const auto& [node, ref] : references(*it->table))
+            if (!declared.count(ref)) {
+                rd.fail(node, "'" + ref + "' is not a matrix of this lesson (" + did_you_mean(ref, known) +
+                                  "matrices come from [matrices], [derived] or a run's stage such as 'self.output')");
+                ok = false;
+            }
+        if (ok) {
+            ++it;
+        } else {
+            broken.insert(it->name);
+            it = pending.erase(it);
+        }
+    }
+
+    // Compute in rounds: whatever has all its inputs now.
+    bool progress = true;
+    while (!pending.empty() && progress) {
+        progress = false;
+        for (auto it = pending.begin(); it != pending.end();) {
+            bool ready = true, dead = false;
+            for (const auto& [node, ref] : references(*it->table)) {
+                const std::string run = ref.substr(0, ref.find('.'));
+                if (broken.count(ref) || (ref.find('.') != std::string::npos && broken.count(run))) dead = true;
+                if (!out.matrices.count(ref)) ready = false;
+            }
+            if (dead) {  // its input already failed and was reported
+                broken.insert(it->name);
+                it = pending.erase(it);
+                progress = true;
+                continue;
+            }
+            if (!ready) {
+                ++it;
+                continue;
+            }
+            if (it->is_run) {
+                if (read_run(it->name, *it->table)) {
+                    const attention_run& r = out.runs.at(it->name);
+                    for (const auto& s : trace::all_stages())
+                        out.matrices[it->name + "." + s.alias] = stage_matrix(r.steps, s.id);
+                } else {
+                    broken.insert(it->name);
+                }
+            } else {
+                auto op = rd.string(*it->table, "op", true);
+                std::optional<matrix> m;
+                if (op) m = derive(*it->table, it->name, *op);
+                if (m) out.matrices[it->name] = std::move(*m);
+                else broken.insert(it->name);
+            }
+            it = pending.erase(it);
+            progress = true;
+        }
+    }
+    for (const auto& e : pending) {
+        rd.fail(e.table, std::string(e.is_run ? "run '" : "derived matrix '") + e.name +
+                             "' depends on itself through its inputs (a cycle among [derived] and [runs])");
+        broken.insert(e.name);
+    }
+    // Runs in declaration order (toml++ keeps it), whatever order they were computed in.
+    if (runs)
+        for (const auto& [key, value] : *runs)
+            if (out.runs.count(std::string(key.str()))) out.run_order.push_back(std::string(key.str()));
+    out.primary_run = rd.string(doc, "primary", false).value_or(out.run_order.empty() ? "" : out.run_order.front());
+    if (doc.contains("primary") && !out.runs.count(out.primary_run) && !broken.count(out.primary_run))
+        rd.fail(doc.get("primary"), "'primary' names run '" + out.primary_run + "', which is not in [runs]" +
+                                        hint_suffix(out.primary_run, out.run_order));
+}
+
+}  // namespace attn::lessons::detail

@@ -1,0 +1,140 @@
+// lessons/show_basic.cpp — the basic show kinds: a matrix, a stage of a run, the
+// seed's Q ⊙ scale table, two runs side by side, and the per-token trace.
+#include <fmt/format.h>
+
+#include "lessons/show_kinds.hpp"
+#include "trace/explain.hpp"
+#include "trace/number_format.hpp"
+#include "trace/stages.hpp"
+#include "trace/table.hpp"
+
+namespace attn::lessons::show {
+
+namespace {
+
+std::string show_matrix(const lesson& l, const show_item& item, const trace::style& st) {
+    const matrix& m = need_matrix(l, item);
+    const std::string name = need_string(item, "matrix");
+    std::vector<std::string> rows(m.shape(0));
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = "r" + std::to_string(i);
+    if (item.spec->get("rows")) rows = need_tokens(l, item, "rows", m.shape(0));
+    std::vector<std::string> cols = trace::dimension_labels(m.shape(1));
+    if (item.spec->get("columns")) cols = need_tokens(l, item, "columns", m.shape(1));
+    const int dp = opt_decimals(item, 1);
+    const std::string title = opt_string(item, "title", name);
+    const std::string axes = opt_string(item, "axes", "rows: tokens · columns: dimensions");
+    return trace::render(trace::make_table(title, axes, opt_string(item, "corner", name), rows, cols, m, dp), st);
+}
+
+std::string show_stage(const lesson& l, const show_item& item, const trace::style& st) {
+    const attention_run& run = need_run(l, item);
+    const std::string stage_name = need_string(item, "stage");
+    auto s = trace::parse_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
+    trace::table t = trace::stage_table(run.steps, *s, run.labels, opt_decimals(item, -1));
+    if (item.spec->get("title")) t.title = need_string(item, "title");
+    const bool weights = *s == trace::stage::weights;
+    if (opt_bool(item, "exact_zeros", false)) {
+        // A weight that is exactly 0 (a blocked key) prints as "0", so the reader
+        // sees it is exact and not a small number rounded away.
+        if (!weights) bad(item, "'exact_zeros' applies to stage 'weights' only", "exact_zeros");
+        for (std::size_t i = 0; i < t.cells.size(); ++i)
+            for (std::size_t j = 0; j < t.cells[i].size(); ++j)
+                if (run.steps.weights(i, j) == 0.0) t.cells[i][j] = "0";
+    }
+    std::string out = trace::render(t, st);
+    if (weights || *s == trace::stage::output)
+        for (std::size_t i = 0; i < run.steps.n_q(); ++i)
+            if (run.steps.row_fully_masked[i])
+                out += "  note: query '" + run.labels.query_tokens[i] +
+                       "' may see no key at all: its weights are 0 (not NaN) and its output is 0\n";
+    return out;
+}
+
+// The seed's "Step 1: Decoder Queries" table: Token | Q | × scale | Q_dec.
+std::string show_scale_columns(const lesson& l, const show_item& item, const trace::style& st) {
+    const std::string name = need_string(item, "matrix");
+    const toml::table* d = l.document ? (*l.document)["derived"][name].as_table() : nullptr;
+    if (!d || (*d)["op"].value_or(std::string()) != "scale_columns")
+        bad(item, "matrix '" + name + "' is not a [derived] scale_columns matrix", "matrix");
+    const std::string of = (*d)["of"].value_or(std::string());
+    const matrix& src = l.matrices.at(of);
+    const matrix& dst = need_matrix(l, item);
+    std::vector<double> by;
+    for (const auto& e : *(*d)["by"].as_array()) by.push_back(*e.value<double>());
+    const auto& rows = need_tokens(l, item, "rows", dst.shape(0));
+    const std::string scale = trace::bracketed(by);
+    trace::table t;
+    t.title = opt_string(item, "title", name + " = " + of + " ⊙ " + scale);
+    t.axes = "rows: tokens";
+    t.shape = "[" + std::to_string(dst.shape(0)) + " × " + std::to_string(dst.shape(1)) + "]";
+    t.corner = "Token";
+    t.col_labels = {of, "× scale", name};
+    t.row_labels = rows;
+    for (std::size_t i = 0; i < dst.shape(0); ++i)
+        t.cells.push_back({trace::bracketed_row(src, i), "× " + scale, trace::bracketed_row(dst, i)});
+    return trace::render(t, st);
+}
+
+// Two runs' weights for one query, side by side, with Δ = first − second.
+std::string show_compare(const lesson& l, const show_item& item, const trace::style& st) {
+    const auto names = need_strings(item, "runs", 2);
+    auto run_named = [&](const std::string& n) -> const attention_run& {
+        auto it = l.runs.find(n);
+        if (it == l.runs.end()) bad(item, "run '" + n + "' is not in [runs]", "runs");
+        return it->second;
+    };
+    const attention_run& a = run_named(names[0]);
+    const attention_run& b = run_named(names[1]);
+    if (a.labels.key_tokens != b.labels.key_tokens) bad(item, "the two runs must attend over the same keys", "runs");
+    const std::string token = need_string(item, "token");
+    std::size_t ia = 0, ib = 0;
+    try {
+        ia = find_query(a, token);
+        ib = find_query(b, token);
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), "token");
+    }
+    trace::table t;
+    t.title = opt_string(item, "title", fmt::format("{} vs {} for '{}'", a.labels.title, b.labels.title, token));
+    t.axes = "rows: " + a.labels.key_side + " · Δ = " + a.labels.title + " − " + b.labels.title;
+    t.shape = "[" + std::to_string(a.steps.n_k()) + " × 4]";
+    t.corner = "Key";
+    t.col_labels = {"Scaled score", a.labels.title + " weight", b.labels.title + " weight", "Δ"};
+    t.row_labels = a.labels.key_tokens;
+    for (std::size_t j = 0; j < a.steps.n_k(); ++j)
+        t.cells.push_back({trace::fixed(a.steps.scores_scaled(ia, j), 3), trace::fixed(a.steps.weights(ia, j), 4),
+                           trace::fixed(b.steps.weights(ib, j), 4),
+                           trace::signed_fixed(a.steps.weights(ia, j) - b.steps.weights(ib, j), 4)});
+    std::string out = trace::render(t, st);
+    out += fmt::format("  O[{}] {} = {}\n", token, a.labels.title, trace::bracketed_row(a.steps.output, ia, 4));
+    out += fmt::format("  O[{}] {} = {}\n", token, b.labels.title, trace::bracketed_row(b.steps.output, ib, 4));
+    return out;
+}
+
+std::string show_trace(const lesson& l, const show_item& item, const trace::style& st) {
+    const attention_run& run = need_run(l, item);
+    try {
+        return trace::explain_query(run.steps, find_query(run, need_string(item, "token")), run.labels, st);
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), "token");
+    }
+}
+
+}  // namespace
+
+std::vector<show_kind> basic_kinds() {
+    return {
+        {"matrix", show_matrix, {"matrix"}, {"rows", "columns", "decimals", "title", "axes", "corner"},
+         "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table"},
+        {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},
+         "one stage of a run: q, k, v, raw, scaled, masked, weights or output"},
+        {"scale_columns", show_scale_columns, {"matrix", "rows"}, {"title"},
+         "the Token | Q | × scale | Q_dec table of a [derived] scale_columns matrix"},
+        {"compare", show_compare, {"runs", "token"}, {"title"},
+         "two runs' weights for one query side by side, with Δ = first − second"},
+        {"trace", show_trace, {"run", "token"}, {}, "every number of one query, term by term"},
+    };
+}
+
+}  // namespace attn::lessons::show

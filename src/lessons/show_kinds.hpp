@@ -1,0 +1,54 @@
+// lessons/show_kinds.hpp — the registry of show kinds ([[step.show]] kind = "...")
+// and the small checked accessors every show kind uses. Each show_*.cpp file
+// contributes a family of kinds; a new kind is one function plus one entry here,
+// and `attn lesson check` then knows its keys. Internal to src/lessons.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.hpp"
+#include "trace/style.hpp"
+
+namespace attn::lessons::show {
+
+using show_fn = std::string (*)(const lesson&, const show_item&, const trace::style&);
+
+struct show_kind {
+    std::string name;
+    show_fn render;
+    std::vector<std::string> required;  // besides "kind"
+    std::vector<std::string> optional;
+    std::string what;                   // one line for messages and the teachers' guide
+};
+
+// Every kind, from every family below.
+const std::vector<show_kind>& all_kinds();
+const show_kind* find_kind(const std::string& name);
+
+std::vector<show_kind> basic_kinds();    // show_basic.cpp: matrix, stage, scale_columns, compare, trace
+std::vector<show_kind> mask_kinds();     // show_mask.cpp: mask_grid, next_token, same_numbers
+std::vector<show_kind> reading_kinds();  // show_reading.cpp: strongest, patch_grid
+
+// Throws lesson_error at the item (or at its `key` when given and present).
+[[noreturn]] void bad(const show_item& item, const std::string& message, const std::string& key = "");
+
+std::string need_string(const show_item& item, const std::string& key);
+std::string opt_string(const show_item& item, const std::string& key, const std::string& fallback);
+int opt_decimals(const show_item& item, int fallback);  // 'decimals', 0..8
+bool opt_bool(const show_item& item, const std::string& key, bool fallback);
+std::vector<std::string> need_strings(const show_item& item, const std::string& key, std::size_t count);
+
+const attention_run& need_run(const lesson& l, const show_item& item, const std::string& key = "run");
+const matrix& need_matrix(const lesson& l, const show_item& item, const std::string& key = "matrix");
+// The token list named by `key`, which must hold n tokens.
+const std::vector<std::string>& need_tokens(const lesson& l, const show_item& item, const std::string& key,
+                                            std::size_t n);
+
+// " (did you mean 'weights'?)" for a mistyped stage name, or "".
+std::string stage_hint(const std::string& name);
+
+// A query of a run by its token or 0-based index; throws std::invalid_argument naming the queries.
+std::size_t find_query(const attention_run& run, const std::string& token);
+
+}  // namespace attn::lessons::show

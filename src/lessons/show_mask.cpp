@@ -1,0 +1,154 @@
+// lessons/show_mask.cpp — show kinds about masks: the ✓/✗ grid of who may look
+// at whom, the next-token pairs a causal mask makes honest (A → B, AB → C), and
+// a bit-for-bit comparison of two runs (−1e5 against −inf).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "lessons/show_kinds.hpp"
+#include "trace/number_format.hpp"
+#include "trace/stages.hpp"
+#include "trace/table.hpp"
+
+namespace attn::lessons::show {
+
+namespace {
+
+std::string show_mask_grid(const lesson& l, const show_item& item, const trace::style& st) {
+    const attention_run& run = need_run(l, item);
+    const bool_matrix& a = run.steps.attend;  // [n_q, n_k]
+    std::vector<std::string> rows = run.labels.query_tokens, cols = run.labels.key_tokens;
+    if (item.spec->get("labels")) {
+        if (a.shape(0) != a.shape(1)) bad(item, "'labels' needs a square mask (the same tokens on both sides)", "labels");
+        rows = cols = need_tokens(l, item, "labels", a.shape(0));
+    }
+    trace::table t;
+    t.title = opt_string(item, "title", run.labels.title + ": who may attend to whom (✓ attend, ✗ blocked)");
+    t.axes = "rows: " + run.labels.query_side + " · columns: " + run.labels.key_side;
+    t.shape = "[" + std::to_string(a.shape(0)) + " × " + std::to_string(a.shape(1)) + "]";
+    t.corner = run.labels.q_name + " \\ " + run.labels.k_name;
+    t.row_labels = rows;
+    t.col_labels = cols;
+    std::size_t open = 0;
+    for (std::size_t i = 0; i < a.shape(0); ++i) {
+        t.cells.emplace_back();
+        for (std::size_t j = 0; j < a.shape(1); ++j) {
+            t.cells.back().push_back(a(i, j) ? "✓" : "✗");
+            open += a(i, j) ? 1 : 0;
+        }
+    }
+    return trace::render(t, st) + fmt::format("  {} of {} query–key pairs are visible\n", open, a.size());
+}
+
+// Each prefix of a sequence and the token it must predict: what one causal
+// forward pass trains on, all positions at once.
+std::string show_next_token(const lesson& l, const show_item& item, const trace::style& st) {
+    const std::string name = need_string(item, "tokens");
+    auto it = l.tokens.find(name);
+    if (it == l.tokens.end()) bad(item, "token list '" + name + "' is not in [tokens]", "tokens");
+    const auto& toks = it->second;
+    if (toks.size() < 2) bad(item, "token list '" + name + "' needs at least 2 tokens", "tokens");
+    trace::table t;
+    t.title = opt_string(item, "title", "Next-token pairs of \"" + [&] {
+        std::string s;
+        for (const auto& x : toks) s += (s.empty() ? "" : " ") + x;
+        return s;
+    }() + "\"");
+    t.axes = "rows: positions · the prefix a position may see, and the token it predicts";
+    t.shape = "[" + std::to_string(toks.size() - 1) + " × 2]";
+    t.corner = "position";
+    t.col_labels = {"sees (its prefix)", "predicts"};
+    for (std::size_t i = 0; i + 1 < toks.size(); ++i) {
+        std::string prefix;
+        for (std::size_t j = 0; j <= i; ++j) prefix += (j ? " " : "") + toks[j];
+        t.row_labels.push_back(toks[i]);
+        t.cells.push_back({prefix, "→ " + toks[i + 1]});
+    }
+    return trace::render(t, st);
+}
+
+const matrix& stage_of(const attention_steps& s, trace::stage st) {
+    switch (st) {
+        case trace::stage::q: return s.q;
+        case trace::stage::k: return s.k;
+        case trace::stage::v: return s.v;
+        case trace::stage::scores_raw: return s.scores_raw;
+        case trace::stage::scores_scaled: return s.scores_scaled;
+        case trace::stage::scores_masked: return s.scores_masked;
+        case trace::stage::weights: return s.weights;
+        case trace::stage::output: return s.output;
+    }
+    return s.output;
+}
+
+// Are two runs' stages the same number for number? Reports the largest
+// difference and how many entries are exactly zero in each.
+std::string show_same_numbers(const lesson& l, const show_item& item, const trace::style& st) {
+    const auto names = need_strings(item, "runs", 2);
+    std::vector<const attention_run*> runs;
+    for (const auto& n : names) {
+        auto it = l.runs.find(n);
+        if (it == l.runs.end()) bad(item, "run '" + n + "' is not in [runs]", "runs");
+        runs.push_back(&it->second);
+    }
+    const std::string stage_name = need_string(item, "stage");
+    auto s = trace::parse_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
+    const matrix& a = stage_of(runs[0]->steps, *s);
+    const matrix& b = stage_of(runs[1]->steps, *s);
+    if (a.shape() != b.shape()) bad(item, "the two runs' " + stage_name + " have different shapes", "runs");
+    double worst = 0.0;
+    std::size_t wi = 0, wj = 0, differ = 0, zeros_a = 0, zeros_b = 0, compared = 0;
+    for (std::size_t i = 0; i < a.shape(0); ++i)
+        for (std::size_t j = 0; j < a.shape(1); ++j) {
+            zeros_a += a(i, j) == 0.0 ? 1 : 0;
+            zeros_b += b(i, j) == 0.0 ? 1 : 0;
+            if (!std::isfinite(a(i, j)) || !std::isfinite(b(i, j))) {
+                differ += a(i, j) == b(i, j) ? 0 : 1;
+                continue;
+            }
+            ++compared;
+            const double d = std::fabs(a(i, j) - b(i, j));
+            differ += a(i, j) == b(i, j) ? 0 : 1;
+            if (d > worst) {
+                worst = d;
+                wi = i;
+                wj = j;
+            }
+        }
+    const std::string what = trace::info(*s).what;
+    std::string out = st.heading(opt_string(item, "title", runs[0]->labels.title + " against " +
+                                                               runs[1]->labels.title + ": " + what)) +
+                      "  [" + std::to_string(a.shape(0)) + " × " + std::to_string(a.shape(1)) + "]\n";
+    if (differ == 0) {
+        out += fmt::format("  all {} entries are bit-for-bit identical (largest |difference| = 0)\n", a.size());
+    } else {
+        out += fmt::format("  {} of {} entries differ", differ, a.size());
+        if (worst > 0)
+            out += fmt::format("; largest |difference| among finite entries = {} at ({}, {})",
+                               fmt::format("{:.3g}", worst), runs[0]->labels.query_tokens[wi],
+                               a.shape(1) == runs[0]->labels.key_tokens.size() ? runs[0]->labels.key_tokens[wj]
+                                                                               : "d" + std::to_string(wj));
+        if (compared < a.size()) out += fmt::format("; {} entries are infinite in at least one run", a.size() - compared);
+        out += "\n";
+    }
+    if (zeros_a + zeros_b > 0)
+        out += fmt::format("  entries exactly 0: {} in {}, {} in {}\n", zeros_a, runs[0]->labels.title, zeros_b,
+                           runs[1]->labels.title);
+    return out;
+}
+
+}  // namespace
+
+std::vector<show_kind> mask_kinds() {
+    return {
+        {"mask_grid", show_mask_grid, {"run"}, {"labels", "title"},
+         "the ✓/✗ grid of the mask a run applied (rows queries, columns keys)"},
+        {"next_token", show_next_token, {"tokens"}, {"title"},
+         "each prefix of a token list and the next token it predicts (A → B, A B → C)"},
+        {"same_numbers", show_same_numbers, {"runs", "stage"}, {"title"},
+         "whether two runs' stage is bit-for-bit the same, with the largest difference and the exact zeros"},
+    };
+}
+
+}  // namespace attn::lessons::show

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""tests/python/test_grade_numpy.py — the grader checked against NumPy, independently.
+
+For each numeric exercise: `attn exercise show ID --student S --format json` gives the
+student's numbers; NumPy computes the answers (its own code, never the product's);
+an answer file is written and graded by the real `attn grade`; it must score 100%.
+Then each catalogued mistake is produced in NumPy and the feedback must name it.
+Run by CTest with /usr/bin/python3 (Debian's, which has numpy).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ATTN = os.environ.get("ATTN_BIN", "build/attn")
+ENV = dict(os.environ, ATTN_COURSE_SECRET="numpy-test-secret")
+failures = []
+
+
+def attn(*args, ok=(0,)):
+    p = subprocess.run([ATTN, *args], capture_output=True, text=True, env=ENV)
+    if p.returncode not in ok:
+        raise AssertionError(f"attn {' '.join(args)} exited {p.returncode}: {p.stderr}")
+    return p.stdout
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def softmax_rows(s):
+    out = np.zeros_like(s)
+    for i, row in enumerate(s):
+        if np.all(np.isneginf(row)):
+            continue  # a query that sees no key: weights 0
+        e = np.exp(row - row.max())
+        out[i] = e / e.sum()
+    return out
+
+
+def stages(inp, q=None, k=None, v=None, scale=None, mask="given", softmax_axis=1, use_softmax=True,
+           transpose=False, round_to=None):
+    """Every stage in NumPy, with switches that reproduce the catalogued mistakes."""
+    q = np.array(inp["q"] if q is None else q, float)
+    k = np.array(inp["k"] if k is None else k, float)
+    v = np.array(inp["v"] if v is None else v, float)
+    d_k = q.shape[1]
+    if scale is None:
+        scale = inp["scale"] if inp["scale"] is not None else np.sqrt(d_k)
+    raw = k @ q.T if transpose else q @ k.T
+    r = (lambda x: np.round(x, round_to)) if round_to else (lambda x: x)
+    scaled = r(raw) / scale
+    given = isinstance(mask, str) and mask == "given"
+    m = np.array(inp["mask_attend"], bool) if (given and inp["mask_attend"] is not None) else mask
+    masked = r(scaled).copy()
+    if isinstance(m, np.ndarray) and m.shape == masked.shape:
+        masked[~m] = -np.inf
+    if not use_softmax:
+        w = np.where(np.isfinite(masked), masked, 0.0)
+    elif softmax_axis == 1:
+        w = softmax_rows(masked)
+    else:
+        w = softmax_rows(masked.T).T
+    out = r(w) @ v if w.shape[1] == v.shape[0] else None
+    return {"raw": raw, "scaled": scaled, "masked": masked, "weights": w, "output": out, "scale": np.array([[scale]])}
+
+
+def part_value(st, part):
+    if part["stage"] == "scale":
+        return float(st["scale"][0, 0])
+    m = st[part["stage"]]
+    rows = part["rows"] or list(range(m.shape[0]))
+    cols = part["cols"] or list(range(m.shape[1]))
+    return m[np.ix_(rows, cols)]
+
+
+def to_json_value(x):
+    if isinstance(x, float):
+        return x
+    return [[("nan" if np.isnan(e) else float(e)) for e in row] for row in x]
+
+
+def grade(answers, student, exercise_ids, fmt="json"):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "answers." + fmt)
+        with open(path, "w") as f:
+            if fmt == "json":
+                json.dump({"student": student, **answers}, f)
+            else:
+                f.write(f'student = "{student}"\n')
+                for ex, parts in answers.items():
+                    f.write(f"[{ex}]\n")
+                    for pid, val in parts.items():
+                        f.write(f"{pid} = {json.dumps(val)}\n")
+        out = attn("grade", path, "--format", "json", "--exercises", ",".join(exercise_ids))
+    return json.loads(out)
+
+
+def show(ex, student):
+    return json.loads(attn("exercise", "show", ex, "--student", student, "--format", "json"))
+
+
+# 1. Correct answers computed in NumPy grade 100%, for several students and both file formats.
+NUMERIC = ["01-scale", "01-self-cat", "01-self-weights", "04-cross-the", "04-cross-weights", "04-cross-padded"]
+for student, fmt in [("alice", "json"), ("bob", "toml"), ("s-0042", "json")]:
+    answers = {}
+    for ex in NUMERIC:
+        info = show(ex, student)
+        st = stages(info["inputs"])
+        answers[ex] = {p["id"]: to_json_value(part_value(st, p)) for p in info["parts"]}
+    rep = grade(answers, student, NUMERIC, fmt)
+    check(rep["score"] == rep["max_score"] and rep["max_score"] > 0,
+          f"{student}: NumPy's correct answers should score full marks, got {rep['score']}/{rep['max_score']}: "
+          + json.dumps([p for x in rep["exercises"] for p in x["parts"] if p["status"] != "correct"])[:800])
+
+# 2. Two students get different numbers; the same student the same numbers twice.
+a1, a2, b = show("04-cross-the", "alice"), show("04-cross-the", "alice"), show("04-cross-the", "bob")
+check(a1["inputs"] == a2["inputs"], "the same student gets the same numbers on every run")
+check(a1["inputs"]["q"] != b["inputs"]["q"], "two students get different numbers")
+check(a1["numbers"]["seed"] != b["numbers"]["seed"], "two students get different seeds")
+
+# 3. Each catalogued mistake, produced in NumPy, is named in the feedback.
+def mistake_named(ex, student, make, expected_id, parts=("weights",)):
+    info = show(ex, student)
+    inp = info["inputs"]
+    st = make(inp)
+    ans = {p["id"]: to_json_value(part_value(st, p)) for p in info["parts"] if p["id"] in parts}
+    rep = grade({ex: ans}, student, [ex])
+    named = [p.get("mistake", {}).get("id") for x in rep["exercises"] for p in x["parts"] if p["id"] in parts]
+    feedback = " | ".join(p["feedback"] for x in rep["exercises"] for p in x["parts"])
+    check(expected_id in named, f"{ex}/{student}: {expected_id} should be named, got {named}: {feedback[:400]}")
+    return feedback
+
+
+cross = "04-cross-the"
+for student in ["alice", "carol"]:
+    fb = mistake_named(cross, student, lambda i: stages(i, scale=1.0), "no_scaling", ("weights", "output"))
+    check("rtol" in fb and "atol" in fb, "the tolerance is echoed in the feedback")
+    mistake_named(cross, student, lambda i: stages(i, scale=np.array(i["q"]).shape[1]), "scaled_by_d", ("scaled", "weights"))
+    mistake_named("01-self-weights", student, lambda i: stages(i, softmax_axis=0), "softmax_wrong_axis")
+    mistake_named(cross, student, lambda i: stages(i, use_softmax=False), "no_softmax")
+    mistake_named(cross, student, lambda i: stages(i, transpose=True), "transposed_scores", ("raw", "weights"))
+    mistake_named(cross, student, lambda i: stages(i, q=i["encoder_q"]), "queries_from_encoder")
+    mistake_named(cross, student, lambda i: stages(i, k=i["v"], v=i["k"]), "k_v_swapped", ("weights", "output"))
+    mistake_named(cross, student, lambda i: stages(i, round_to=1), "rounded_early", ("weights",))
+    padded = "04-cross-padded"
+    mistake_named(padded, student, lambda i: stages(i, mask=None), "mask_missing")
+    mistake_named(padded, student, lambda i: stages(i, mask=~np.array(i["mask_attend"], bool)), "mask_reversed")
+
+    def nan_rows(i):
+        st = stages(i)
+        m = np.array(i["mask_attend"], bool)
+        st["weights"][~m.any(axis=1)] = np.nan  # what softmax of an all −inf row gives without the guard
+        return st
+    mistake_named(padded, student, nan_rows, "nan_row")
+
+# 4. A later part that follows from the student's own wrong earlier part gets full credit.
+info = show(cross, "dave")
+wrong = stages(info["inputs"])
+ans = {}
+for p in info["parts"]:
+    ans[p["id"]] = to_json_value(part_value(wrong, p))
+bad_scaled = np.array(ans["scaled"], float)
+bad_scaled[0, 1] += 0.25  # an arithmetic slip in one scaled score (a shift of all would not change the softmax)
+ans["scaled"] = bad_scaled.tolist()
+w = softmax_rows(bad_scaled)
+ans["weights"] = w.tolist()
+ans["output"] = (w @ np.array(info["inputs"]["v"], float)).tolist()
+rep = grade({cross: ans}, "dave", [cross])
+st = {p["id"]: p["status"] for p in rep["exercises"][0]["parts"]}
+check(st == {"raw": "correct", "scaled": "partial", "weights": "carried", "output": "carried"},
+      f"errors carried forward are counted once: {st}")
+# 4 of the 5 scaled entries are right: 0.8 of that part's point, and nothing lost later.
+check(abs(rep["score"] - 3.8) < 1e-9, f"one slip costs one entry of one part: {rep['score']}")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all NumPy grading checks passed")
