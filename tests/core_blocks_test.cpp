@@ -166,3 +166,20 @@ TEST_CASE("decoder blocks of an encoder-decoder match NumPy sub-layer by sub-lay
     CHECK(to_string(s.sublayers[1].shape) == "n_tgt × d");
     CHECK(s.sublayers[2].output.shape(0) == 3);
 }
+
+TEST_CASE("per-head ALiBi options give each head its own slope in multi-head attention", "[core]") {
+    const matrix x = data().mat("enc.x");  // [4, 4]
+    const auto w = mh("enc.attn");         // H = 2
+    const auto opts = alibi_options(4, 4, {0.5, 2.0});
+    const auto s = multi_head_attention(x, x, w, opts);
+    for (std::size_t h = 0; h < 2; ++h) {
+        // Head h by hand: its columns of Q, K, V and its own bias.
+        attention_options o;
+        o.bias = linear_distance_bias(4, 4, h == 0 ? 0.5 : 2.0);
+        const auto one = scaled_dot_product_attention(matmul(x, head_columns(w.w_q, h, 2)),
+                                                      matmul(x, head_columns(w.w_k, h, 2)),
+                                                      matmul(x, head_columns(w.w_v, h, 2)), o);
+        check_all_close(s.head[h].weights, one.weights, 1e-12, "head weights");
+    }
+    CHECK_THROWS_AS(multi_head_attention(x, x, w, alibi_options(4, 4, {1.0, 1.0, 1.0})), shape_error);
+}

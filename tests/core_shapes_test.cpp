@@ -38,6 +38,11 @@ TEST_CASE("every spelling of a shape parses to the same canonical text", "[core]
         {"D_Model", "D_Model"},
         {"d·d_ff", "d·d_ff"},
         {"d ÷ H", "d/H"},
+        {"R^{B × n_tgt × d}", "B × n_tgt × d"},
+        {"ℝ^(n, d)", "n × d"},
+        {"R^{n \\times d_{model}}", "n × d_model"},
+        {"{n, d}", "n × d"},
+        {"d_model \\cdot H", "d_model·H"},
     }));
     INFO(text);
     CHECK(to_string(parse_shape(text)) == canonical);
@@ -157,6 +162,7 @@ TEST_CASE("parse errors give the column of the bad character", "[core]") {
         {"d^x2", 3, "'x2'"},
         {"n_{tgt", 7, "end of text"},
         {"B – n", 3, "'–'"},
+        {"R^{B × n]", 9, "']'"},
     }));
     INFO(text);
     try {

@@ -1,6 +1,6 @@
 // core/shape_parse.cpp — parses shapes written the way students write them (see
 // shapes.hpp). Grammar, after the lexer has folded the many spellings together:
-//   shape := [open] [dim {sep dim}] [close]      sep := "×" | "x" | "," | whitespace
+//   shape := ["R^"] [open] [dim {sep dim}] [close]   sep := "×" | "x" | "\times" | "," | whitespace
 //   dim   := term {("*" | "·" | "/" | adjacency) term}
 //   term  := atom ["^" number]
 //   atom  := number | symbol | "(" dim ")"
@@ -109,8 +109,9 @@ struct lexer {
             static const spelling punct[] = {
                 {"\u00D7", tok::sep}, {",", tok::sep},   {"*", tok::mul},      {"\u00B7", tok::mul},
                 {"\u22C5", tok::mul}, {"\u2219", tok::mul}, {"/", tok::div},    {"\u00F7", tok::div},
-                {"^", tok::pow},      {"(", tok::open},  {"[", tok::open},     {")", tok::close},
-                {"]", tok::close},
+                {"^", tok::pow},      {"(", tok::open},  {"[", tok::open},     {"{", tok::open},
+                {")", tok::close},    {"]", tok::close}, {"}", tok::close},    {"\\times", tok::sep},
+                {"\\cdot", tok::mul},  {"\u211D", tok::symbol},
             };
             bool matched = false;
             for (const auto& p : punct) {
@@ -141,7 +142,7 @@ struct parser {
     [[noreturn]] void fail(const std::string& what, const token& at) const {
         lex.fail(what, at.column, at.kind == tok::end ? at.text : "'" + at.text + "'");
     }
-    static char closer_for(const std::string& open) { return open == "(" ? ')' : ']'; }
+    static char closer_for(const std::string& open) { return open == "(" ? ')' : open == "[" ? ']' : '}'; }
 
     bool starts_atom(const token& k) const {
         return k.kind == tok::number || k.kind == tok::symbol || k.kind == tok::open;
@@ -210,6 +211,10 @@ struct parser {
 
     symbolic_shape shape() {
         symbolic_shape s;
+        // "R^{B × n × d}", "ℝ^(n, d)": the set the tensor lives in, written around the shape.
+        if (t.size() > 3 && t[0].kind == tok::symbol && (t[0].text == "R" || t[0].text == "\u211D") &&
+            t[1].kind == tok::pow)
+            t.erase(t.begin(), t.begin() + 2);
         // Outer brackets belong to the shape when the first one closes at the very end.
         std::size_t last = t.size() - 1;  // the end token
         bool outer = false;

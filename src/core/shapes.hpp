@@ -6,7 +6,8 @@
 //   symbolic_shape   a list of dims, one per axis (rank 0 = a scalar)
 //   parse_shape      tolerant of student spelling: "B × n_tgt × d_q", "B x n_tgt x d_q",
 //                    "(B, n_tgt, d_q)", "[B, n_tgt, d_q]", "B n_tgt d_q", "B*n_tgt",
-//                    "d/H", "4d", "n_{tgt}", "5x4"; symbol case is preserved
+//                    "d/H", "4d", "n_{tgt}", "5x4", "R^{n \times d}", "ℝ^(n, d)";
+//                    symbol case is preserved
 //   to_string        canonical: "B × n_tgt × d_q", dims as "4·d", "d_model/H", "n^2"
 //   evaluate         plug numbers in; names an unbound symbol; refuses d/H = 10/3
 //   compare_shapes   equal / permuted (e.g. last two swapped) / rank differs (which
