@@ -189,17 +189,18 @@ std::string show_decode_steps(const lesson& l, const show_item& item, const trac
     if (b.kind != "decoding") bad(item, "block '" + need_string(item, "block") + "' is not a decoding block", "block");
     trace::table t;
     t.title = opt_string(item, "title", b.title + ": one token per step");
-    t.axes = "rows: generation steps · cache rows and FLOPs (1 multiply or add = 1 FLOP) of that step";
-    t.shape = fmt::format("[{} × 7]", b.decoding.size());
+    t.axes = "rows: generation steps · cache rows, FLOPs of that step (1 multiply or add = 1 FLOP), cache size after it";
+    t.shape = fmt::format("[{} × 8]", b.decoding.size());
     t.corner = "step";
-    t.col_labels = {"self K,V rows", "cross K,V rows", "self-attn", "cross-attn", "FFN", "step total", "without cache"};
+    t.col_labels = {"self K,V rows", "cross K,V rows", "self-attn", "cross-attn", "FFN", "step total", "without cache",
+                    "numbers cached"};
     for (std::size_t s = 0; s < b.decoding.size(); ++s) {
         const auto& c = b.decoding[s].counts;
         t.row_labels.push_back(fmt::format("{} {}", s + 1, b.query_tokens[s]));
         t.cells.push_back({std::to_string(c.self_cache_rows), std::to_string(b.decoding[s].cross_attention.n_k()),
                            std::to_string(c.flops_self_attention), std::to_string(c.flops_cross_attention),
                            std::to_string(c.flops_ffn), std::to_string(c.flops_total),
-                           std::to_string(c.flops_without_cache)});
+                           std::to_string(c.flops_without_cache), std::to_string(c.cache_values)});
     }
     std::string out = trace::render(t, st);
     std::uint64_t total = b.cross_kv_flops, naive = 0;
