@@ -128,3 +128,21 @@ TEST_CASE("lesson check passes sound files and lists every problem of a broken o
     CHECK(out.find(path + ":6:8: show kind 'stgae': unknown kind (did you mean 'stage'?)") != std::string::npos);
     CHECK(out.find(path + ": 3 problems") != std::string::npos);
 }
+
+TEST_CASE("attn shapes refuses partial numbers, unknown tables and indivisible heads", "[cli][lessons]") {
+    int code = -1;
+    std::string out = run_command(attn_cmd("shapes cross --B 2 2>&1"), &code);
+    CHECK(code == 2);
+    CHECK(out.find("missing --n_tgt, --d, --n_src, --d_q, --d_v") != std::string::npos);
+    out = run_command(attn_cmd("shapes kross 2>&1"), &code);
+    CHECK(code == 2);
+    out = run_command(attn_cmd("shapes cross --B 2 --n_tgt 3 --n_src 5 --d 8 --H 3 2>&1"), &code);
+    CHECK(code == 2);
+    CHECK(out.find("--d 8 is not divisible by --H 3") != std::string::npos);
+    out = run_command(attn_cmd("shapes ffn --B 1 --n 2 --d 3 --d_ff 12 --n_src 4 2>&1"), &code);
+    CHECK(code == 2);
+    CHECK(out.find("does not use --n_src") != std::string::npos);
+    out = run_command(attn_cmd("shapes --list"), &code);
+    CHECK(code == 0);
+    CHECK(out.find("decoder_block") != std::string::npos);
+}

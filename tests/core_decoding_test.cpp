@@ -6,6 +6,7 @@
 #include <xtensor/xview.hpp>
 
 #include "core/decoding.hpp"
+#include "core/mask.hpp"
 #include "core/prng.hpp"
 #include "core/shape_error.hpp"
 #include "core/stacking.hpp"
@@ -137,4 +138,22 @@ TEST_CASE("two stacked attention layers without nonlinearity collapse into one",
     }
     CHECK(s.combined_value.shape(0) == 4);
     CHECK(s.combined_value.shape(1) == 2);
+}
+
+TEST_CASE("decoding with a padded source equals the full block with the same padding", "[core]") {
+    prng g(77);
+    const auto w = random_block(g, norm_placement::post);
+    const matrix enc = random_matrix(g, 5, 4);  // last two source tokens are padding
+    const matrix y = random_matrix(g, 3, 4);
+    const std::vector<bool> padded = {false, false, false, true, true};
+    decoder_block_options full_options;
+    full_options.cross_options.mask = padding_mask(3, padded);  // [n_tgt, n_src]
+    attention_options step_options;
+    step_options.mask = padding_mask(1, padded);  // [1, n_src]: one query per step
+    const auto full = decoder_block(y, enc, w, full_options);
+    const auto steps = decode_sequence(y, enc, w, step_options);
+    for (std::size_t t = 0; t < 3; ++t) {
+        CHECK(steps[t].cross_attention.head[0].weights(0, 4) == 0.0);
+        for (std::size_t j = 0; j < 4; ++j) CHECK_THAT(steps[t].output(0, j), WithinAbs(full.output(t, j), 1e-12));
+    }
 }

@@ -135,3 +135,16 @@ TEST_CASE("multi-head shape errors name both shapes by axis names", "[core]") {
         CHECK_THROWS_WITH(multi_head_self_attention(x, w), Contains("H is 0"));
     }
 }
+
+TEST_CASE("a batch takes one attention option per item", "[core]") {
+    const tensor3 x = data().t3("batch.x");  // [2, 3, 6]
+    attention_options pad_last, none;
+    pad_last.mask = padding_mask(3, {false, false, true});
+    const auto b = multi_head_attention_batched(x, x, weights_of("self", 3), {none, pad_last});
+    CHECK(b.items[0].head[0].weights(0, 2) > 0.0);
+    CHECK(b.items[1].head[0].weights(0, 2) == 0.0);
+    // Item 1 alone, with its mask, gives the same numbers.
+    const auto alone = multi_head_self_attention(matrix(xt::view(x, 1, xt::all(), xt::all())), weights_of("self", 3), pad_last);
+    check_all_close(matrix(xt::view(b.output, 1, xt::all(), xt::all())), alone.output, 0.0, "item 1");
+    CHECK_THROWS_AS(multi_head_attention_batched(x, x, weights_of("self", 3), {none, none, none}), shape_error);
+}

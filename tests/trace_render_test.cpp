@@ -67,6 +67,8 @@ TEST_CASE("a colour heatmap uses 256-colour or truecolor backgrounds and no shad
     CHECK(c256.find("█") == std::string::npos);
     CHECK(c24.find("-1.000") != std::string::npos);
     CHECK(c24.find("3.000") != std::string::npos);
+    CHECK(c24.find("\x1b[97m -1.00\x1b[0m") != std::string::npos);  // the value over its colour
+    CHECK(c24.find("\x1b[30m  3.00\x1b[0m") != std::string::npos);
 }
 
 TEST_CASE("html escaping covers markup and quotes", "[trace]") {

@@ -17,6 +17,10 @@
 
 namespace attn::lessons {
 
+// Multi-head runs, blocks, decoding sessions and stacked layers a lesson computed
+// ([blocks.X] tables): defined in lessons/lesson_parts.hpp, used by the show kinds.
+struct lesson_parts;
+
 // Where something is in a lesson file; line/column 0 when unknown.
 struct source_pos {
     std::string file;
@@ -86,6 +90,7 @@ struct lesson {
     std::vector<step> steps;
     std::vector<exercise_decl> exercises;
     std::shared_ptr<const toml::table> document;  // the whole file, for extensions
+    std::shared_ptr<lesson_parts> parts;          // [blocks.X] results (lessons/lesson_parts.hpp)
 };
 
 }  // namespace attn::lessons

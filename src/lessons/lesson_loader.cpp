@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& top_level_keys() {
     static const std::vector<std::string> keys = {"number", "title",   "summary", "seeds", "primary", "intro",
-                                                  "tokens", "matrices", "derived", "runs", "step",    "exercise"};
+                                                  "tokens", "matrices", "derived", "runs", "step",    "exercise", "blocks"};
     return keys;
 }
 

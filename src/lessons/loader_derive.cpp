@@ -16,6 +16,17 @@ const std::vector<derive_op>& derive_ops() {
         {"matmul", {"op", "a", "b"}, "the matrix product a · b"},
         {"add", {"op", "a", "b"}, "a + b, same shapes"},
         {"transpose", {"op", "of"}, "the transpose of 'of'"},
+        {"scale", {"op", "of", "by"}, "every entry of 'of' times the number 'by'"},
+        {"random_normal", {"op", "rows", "cols", "seed"},
+         "rows × cols standard normal numbers from attn's own PRNG with the given seed"},
+        {"lookup", {"op", "table", "vocab", "tokens"},
+         "embedding lookup: for each token of 'tokens', the row of 'table' whose 'vocab' token it is"},
+        {"layer_norm", {"op", "of", "eps"}, "layer norm of each row (statistics per token); eps defaults to 0"},
+        {"relu", {"op", "of"}, "max(0, x) entry by entry"},
+        {"ffn", {"op", "x", "w1", "b1", "w2", "b2", "activation"},
+         "the position-wise feed-forward network act(x·W1 + b1)·W2 + b2 (also X.hidden_pre, X.hidden)"},
+        {"distance_bias", {"op", "rows", "cols", "slope"}, "the ALiBi-style bias −slope·|i − j| of seed 000 eq. 13"},
+        {"sinusoidal", {"op", "rows", "cols"}, "the sinusoidal position table of the original Transformer"},
     };
     return ops;
 }
@@ -86,10 +97,12 @@ std::optional<matrix> loader::derive(const toml::table& d, const std::string& na
         }
         return matrix(*a + *b);
     }
-    // transpose
-    const matrix* of = matrix_ref(d, "of", true);
-    if (!of) return std::nullopt;
-    return matrix(xt::transpose(*of));
+    if (op == "transpose") {
+        const matrix* of = matrix_ref(d, "of", true);
+        if (!of) return std::nullopt;
+        return matrix(xt::transpose(*of));
+    }
+    return derive_more(d, name, op);
 }
 
 }  // namespace attn::lessons::detail

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/blocks.hpp"
+#include "core/multi_head.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/toml_read.hpp"
 
@@ -26,6 +28,14 @@ struct derive_op {
     std::string what;  // one line for messages and the teachers' guide
 };
 const std::vector<derive_op>& derive_ops();
+
+// The kinds of [blocks.X] and the keys each accepts ("kind" included).
+struct block_kind {
+    std::string name;
+    std::vector<std::string> keys;
+    std::string what;
+};
+const std::vector<block_kind>& block_kinds();
 
 // The keys a [runs.X] table accepts.
 const std::vector<std::string>& run_keys();
@@ -56,6 +66,15 @@ struct loader {
 
     // loader_derive.cpp
     std::optional<matrix> derive(const toml::table& d, const std::string& name, const std::string& op);
+    // loader_derive_more.cpp: the ops that call the core's building blocks
+    std::optional<matrix> derive_more(const toml::table& d, const std::string& name, const std::string& op);
+    std::optional<std::size_t> count(const toml::table& d, const std::string& key);
+
+    // loader_blocks.cpp
+    bool read_block(const std::string& name, const toml::table& b);
+    void register_mha(const std::string& prefix, const multi_head_steps& m, const std::vector<std::string>& qt,
+                      const std::vector<std::string>& kt, const std::string& title, bool cross);
+    void register_sublayer(const std::string& prefix, const sublayer_steps& s);
 
     // loader_runs.cpp
     bool read_run(const std::string& name, const toml::table& r);

@@ -18,8 +18,16 @@ std::string show_matrix(const lesson& l, const show_item& item, const trace::sty
     std::vector<std::string> rows(m.shape(0));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = "r" + std::to_string(i);
     if (item.spec->get("rows")) rows = need_tokens(l, item, "rows", m.shape(0));
+    if (item.spec->get("row_labels")) {
+        if (item.spec->get("rows")) bad(item, "give 'rows' (a token list) or 'row_labels', not both", "row_labels");
+        rows = need_strings(item, "row_labels", m.shape(0));
+    }
     std::vector<std::string> cols = trace::dimension_labels(m.shape(1));
     if (item.spec->get("columns")) cols = need_tokens(l, item, "columns", m.shape(1));
+    if (item.spec->get("column_labels")) {
+        if (item.spec->get("columns")) bad(item, "give 'columns' (a token list) or 'column_labels', not both", "column_labels");
+        cols = need_strings(item, "column_labels", m.shape(1));
+    }
     const int dp = opt_decimals(item, 1);
     const std::string title = opt_string(item, "title", name);
     const std::string axes = opt_string(item, "axes", "rows: tokens · columns: dimensions");
@@ -125,7 +133,7 @@ std::string show_trace(const lesson& l, const show_item& item, const trace::styl
 
 std::vector<show_kind> basic_kinds() {
     return {
-        {"matrix", show_matrix, {"matrix"}, {"rows", "columns", "decimals", "title", "axes", "corner"},
+        {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner"},
          "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table"},
         {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},
          "one stage of a run: q, k, v, raw, scaled, masked, weights or output"},

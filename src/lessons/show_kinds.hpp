@@ -29,6 +29,8 @@ const show_kind* find_kind(const std::string& name);
 std::vector<show_kind> basic_kinds();    // show_basic.cpp: matrix, stage, scale_columns, compare, trace
 std::vector<show_kind> mask_kinds();     // show_mask.cpp: mask_grid, next_token, same_numbers
 std::vector<show_kind> reading_kinds();  // show_reading.cpp: strongest, patch_grid
+std::vector<show_kind> model_kinds();    // show_model.cpp: dot_growth, spread, permutation, sublayers,
+                                         //   decode_steps, shape_table
 
 // Throws lesson_error at the item (or at its `key` when given and present).
 [[noreturn]] void bad(const show_item& item, const std::string& message, const std::string& key = "");

@@ -83,7 +83,11 @@ const matrix& stage_of(const attention_steps& s, trace::stage st) {
 
 // Are two runs' stages the same number for number? Reports the largest
 // difference and how many entries are exactly zero in each.
+std::string show_same_matrices(const lesson& l, const show_item& item, const trace::style& st);
+
 std::string show_same_numbers(const lesson& l, const show_item& item, const trace::style& st) {
+    if (item.spec->get("matrices")) return show_same_matrices(l, item, st);
+    if (!item.spec->get("stage")) bad(item, "needs 'runs' and 'stage', or 'matrices'");
     const auto names = need_strings(item, "runs", 2);
     std::vector<const attention_run*> runs;
     for (const auto& n : names) {
@@ -138,6 +142,34 @@ std::string show_same_numbers(const lesson& l, const show_item& item, const trac
     return out;
 }
 
+// Two matrices of the lesson, entry by entry (e.g. a stacked layer and its collapse).
+std::string show_same_matrices(const lesson& l, const show_item& item, const trace::style& st) {
+    if (item.spec->get("runs")) bad(item, "give 'runs' with 'stage', or 'matrices', not both", "matrices");
+    const auto names = need_strings(item, "matrices", 2);
+    std::vector<const matrix*> m;
+    for (const auto& n : names) {
+        auto it = l.matrices.find(n);
+        if (it == l.matrices.end()) bad(item, "matrix '" + n + "' is not defined", "matrices");
+        m.push_back(&it->second);
+    }
+    if (m[0]->shape() != m[1]->shape()) bad(item, "the two matrices have different shapes", "matrices");
+    double worst = 0;
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < m[0]->size(); ++i) {
+        const double a = m[0]->data()[i], b = m[1]->data()[i];
+        differ += a == b ? 0 : 1;
+        worst = std::max(worst, std::fabs(a - b));
+    }
+    std::string out = st.heading(opt_string(item, "title", names[0] + " against " + names[1])) +
+                      fmt::format("  [{} × {}]\n", m[0]->shape(0), m[0]->shape(1));
+    if (differ == 0) out += fmt::format("  all {} entries are bit-for-bit identical\n", m[0]->size());
+    else if (worst < 1e-12)
+        out += fmt::format("  equal up to rounding: {} of {} entries differ in their last bits (largest |difference| < 1e-12)\n",
+                           differ, m[0]->size());
+    else out += fmt::format("  {} of {} entries differ; largest |difference| = {:.4f}\n", differ, m[0]->size(), worst);
+    return out;
+}
+
 }  // namespace
 
 std::vector<show_kind> mask_kinds() {
@@ -146,7 +178,7 @@ std::vector<show_kind> mask_kinds() {
          "the ✓/✗ grid of the mask a run applied (rows queries, columns keys)"},
         {"next_token", show_next_token, {"tokens"}, {"title"},
          "each prefix of a token list and the next token it predicts (A → B, A B → C)"},
-        {"same_numbers", show_same_numbers, {"runs", "stage"}, {"title"},
+        {"same_numbers", show_same_numbers, {}, {"runs", "stage", "matrices", "title"},
          "whether two runs' stage is bit-for-bit the same, with the largest difference and the exact zeros"},
     };
 }

@@ -84,6 +84,12 @@ std::string render_heatmap(const heatmap_input& in, const heatmap_style& st) {
     std::size_t row_w = 0, cell_w = 3;
     for (const auto& r : in.row_labels) row_w = std::max(row_w, display_width(r));
     for (const auto& c : in.col_labels) cell_w = std::max(cell_w, display_width(c));
+    // With colour the cells also carry their value (2 decimals) over the background.
+    const auto cell_text = [&](double x) { return fixed(x, 2); };
+    if (st.color)
+        for (std::size_t i = 0; i < n_q; ++i)
+            for (std::size_t j = 0; j < n_k; ++j)
+                if (visible(i, j)) cell_w = std::max(cell_w, cell_text(m(i, j)).size() + 1);
 
     std::string out = in.title + "  [" + std::to_string(n_q) + " × " + std::to_string(n_k) + "]  (rows: queries · columns: keys)\n";
     out += "  " + pad_right("", row_w);
@@ -96,7 +102,9 @@ std::string render_heatmap(const heatmap_input& in, const heatmap_style& st) {
             if (!visible(i, j)) {
                 out += pad_left("·", cell_w);
             } else if (st.color) {
-                out += background(ramp(unit(m(i, j))), st.truecolor) + std::string(cell_w, ' ') + "\x1b[0m";
+                const double t = unit(m(i, j));
+                const char* ink = t < 0.6 ? "\x1b[97m" : "\x1b[30m";  // white on dark, black on bright
+                out += background(ramp(t), st.truecolor) + ink + pad_left(cell_text(m(i, j)), cell_w) + "\x1b[0m";
             } else {
                 out += repeat(shade_for(unit(m(i, j))), cell_w);
             }

@@ -38,7 +38,9 @@ std::string section_title(const trace_run& r, std::size_t b, std::size_t h) {
 std::size_t check_index(const std::optional<std::size_t>& v, std::size_t n, const char* what) {
     if (v && *v >= n)
         throw std::invalid_argument(fmt::format("--{} {} does not exist: the spec has {} {} (0..{})", what, *v, n,
-                                                std::string(what) + (n == 1 ? "" : "s"), n - 1));
+                                                std::string(what == std::string("batch") ? "batch item" : what) +
+                                                    (n == 1 ? "" : "s"),
+                                                n - 1));
     return v ? *v : 0;
 }
 
