@@ -148,3 +148,13 @@ TEST_CASE("the closest known word is suggested only for near misses", "[lessons]
     CHECK(closest_word("decimal", {"decimals", "title"}) == "decimals");
     CHECK(closest_word("zebra", {"decimals", "title"}).empty());
 }
+
+TEST_CASE("a lesson's number must match the number in its file name", "[lessons][check]") {
+    const auto path = (std::filesystem::temp_directory_path() / "07-misnumbered.toml").string();
+    std::ofstream(path, std::ios::binary) << sound;  // says number = 90
+    const auto problems = check_lesson_file(path);
+    std::remove(path.c_str());
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].where.line == 1);
+    CHECK(problems[0].message == "'number' is 90 but the file name says lesson 07");
+}
