@@ -158,3 +158,28 @@ TEST_CASE("a lesson's number must match the number in its file name", "[lessons]
     CHECK(problems[0].where.line == 1);
     CHECK(problems[0].message == "'number' is 90 but the file name says lesson 07");
 }
+
+TEST_CASE("a misspelt piece of a block is reported with the closest piece", "[lessons][check]") {
+    std::string text = sound + R"(
+[blocks.mh]
+kind = "multi_head"
+x = "Q"
+w_q = "Q"
+w_k = "Q"
+w_v = "Q"
+w_o = "Q"
+heads = 1
+query_tokens = "words"
+key_tokens = "words"
+
+[derived.after]
+op = "add"
+a = "mh.outptu"
+b = "Q"
+)";
+    const auto problems = check_text(text);
+    INFO(all(problems));
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].message == "block 'mh' has no matrix 'mh.outptu' (did you mean 'mh.output'?)");
+    CHECK(problems[0].where.line == 42);
+}
