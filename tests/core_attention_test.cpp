@@ -92,7 +92,7 @@ TEST_CASE("a padding mask gives padded keys exactly zero weight", "[core][mask]"
     CHECK(s.weights(0, 1) == Approx(0.5281).margin(5e-5));
 }
 
-TEST_CASE("a causal mask blocks future keys; row cat is 0.8176 0.1824", "[core][mask]") {
+TEST_CASE("a causal mask blocks future keys and row cat is 0.8176 0.1824", "[core][mask]") {
     attention_options o;
     o.mask = causal_mask(5, 5);
     const auto s = scaled_dot_product_attention(testing::shared_q(), testing::shared_k(), testing::shared_v(), o);

@@ -90,17 +90,8 @@ int run_files(const grade_cli& o) {
     try {
         for (const auto& p : o.paths) {
             grade::submission one = read_one(p, limits);
-            if (all.files.empty()) {
-                all = std::move(one);
-                continue;
-            }
-            if (all.student.empty()) all.student = one.student;
-            for (auto& f : one.files) all.files.push_back(f);
-            for (auto& [id, v] : one.answers) {
-                if (all.find(id)) all.notes.push_back({v.where, "exercise '" + id + "' is answered twice; the first answer counts"});
-                else all.answers.emplace_back(id, std::move(v));
-            }
-            for (auto& n : one.notes) all.notes.push_back(std::move(n));
+            if (all.files.empty()) all = std::move(one);
+            else grade::merge_submission(all, std::move(one));
         }
     } catch (const grade::submission_error& e) {
         std::cerr << "attn grade: not gradable (" << e.reason << "): " << e.what() << "\n";
@@ -150,7 +141,7 @@ int run_class(const grade_cli& o) {
 int run_gradescope(const grade_cli& o) {
     grade::grade_report r;
     auto write = [&](const grade::grade_report& rep) {
-        grade::write_file_atomic(o.results, grade::gradescope_results(rep, o.visibility).dump(2) + "\n");
+        write_or_print(o.results, grade::gradescope_results(rep, o.visibility).dump(2) + "\n");
     };
     try {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
@@ -175,8 +166,10 @@ int run_gradescope(const grade_cli& o) {
                 }
             }
             r = grade::grade_submission(sub, set, g);
+            grade::make_paths_relative(r, o.submission_dir);
         } catch (const grade::submission_error& e) {
             r = grade::not_gradable(o.student, o.submission_dir, e, set, g.exercise_ids);
+            grade::make_paths_relative(r, o.submission_dir);
         }
         write(r);
     } catch (const std::exception& e) {  // the course's setup is broken: still tell the student something
@@ -188,7 +181,7 @@ int run_gradescope(const grade_cli& o) {
         std::cerr << "attn grade: " << e.what() << "\n";
         return 2;
     }
-    std::cout << grade::report_text(r);
+    if (o.results != "-") std::cout << grade::report_text(r);
     return strict_code(o, r.full_marks());
 }
 
@@ -213,7 +206,7 @@ void setup_grade(CLI::App& app) {
     sub->add_flag("--time", o->time, "With --class: say on standard error how long grading took");
     sub->add_flag("--gradescope", o->gradescope, "Gradescope: read the submission folder, always write results.json");
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");
-    sub->add_option("--results", o->results, "With --gradescope: results.json (default /autograder/results/results.json)");
+    sub->add_option("--results", o->results, "With --gradescope: results.json (default /autograder/results/results.json; - prints it)");
     sub->add_option("--metadata", o->metadata, "With --gradescope: submission_metadata.json, for the student id");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
         ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));

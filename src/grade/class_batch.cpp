@@ -36,9 +36,13 @@ std::string relative_to(const std::string& path, const std::string& dir) {
     return printable(ec || rel.empty() ? path : rel.string());
 }
 
-void relabel(grade_report& r, const std::string& dir) {
+}  // namespace
+
+void make_paths_relative(grade_report& r, const std::string& dir) {
     for (auto& f : r.files) f = relative_to(f, dir);
-    const std::string prefix = fs::path(dir).string() + "/";
+    std::string base = dir;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    const std::string prefix = base + "/";
     auto strip = [&](std::string& s) {
         for (std::size_t at; (at = s.find(prefix)) != std::string::npos;) s.erase(at, prefix.size());
     };
@@ -50,6 +54,8 @@ void relabel(grade_report& r, const std::string& dir) {
             if (p.where.file.rfind(prefix, 0) == 0) p.where.file.erase(0, prefix.size());
         }
 }
+
+namespace {
 
 std::string csv_cell(const std::string& raw) {
     std::string s = raw;
@@ -132,7 +138,7 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
             r = not_gradable(en.student, en.path, *en.error, set, out.exercise_ids);
         }
         r.student = en.student;
-        relabel(r, dir);
+        make_paths_relative(r, dir);
         out.reports.push_back(std::move(r));
     }
     return out;

@@ -29,6 +29,9 @@ struct misconception {
     std::size_t parts = 0;     // how many wrong parts showed it
     std::size_t students = 0;  // how many students showed it at least once
 };
+// File names in a report made relative to dir (the class folder, a Gradescope submission).
+void make_paths_relative(grade_report& r, const std::string& dir);
+
 // Most frequent first (then by id, for a stable order).
 std::vector<misconception> misconception_histogram(const class_result& c);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/mask.hpp"
+#include "core/shapes.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/toml_read.hpp"
 
@@ -310,6 +311,15 @@ struct reader {
         }
     }
 
+    void check_shape(const toml::node* where, const std::string& text) {
+        if (text.empty()) return;
+        try {
+            parse_shape(text);
+        } catch (const shape_parse_error& e) {
+            rd.fail(where, "'" + text + "' is not a shape: " + e.what() + " (character " + std::to_string(e.column) + ")");
+        }
+    }
+
     void read_part_fields(const toml::table& t, const exercise& x, part_spec& p, const tolerance& base) {
         p.prompt = rd.string(t, "prompt", false).value_or("");
         if (x.kind == exercise_kind::numeric) {
@@ -335,6 +345,7 @@ struct reader {
             p.tol = read_tol(t, base);
         } else if (x.kind == exercise_kind::shape) {
             p.answer = rd.string(t, "answer", true).value_or("");
+            check_shape(t.get("answer"), p.answer);
         } else if (x.kind == exercise_kind::choice) {
             p.answer = rd.string(t, "answer", true).value_or("");
             bool ok = false;
@@ -358,6 +369,12 @@ struct reader {
                 m.feedback = rd.string(*mt, "feedback", true).value_or("");
                 if (x.kind == exercise_kind::short_answer) m.match = rd.strings(*mt, "match", true).value_or(std::vector<std::string>{});
                 else m.answer = rd.string(*mt, "answer", true).value_or("");
+                if (x.kind == exercise_kind::shape) check_shape(mt->get("answer"), m.answer);
+                if (x.kind == exercise_kind::choice && !m.answer.empty()) {
+                    bool ok = false;
+                    for (const auto& c : x.choices) ok = ok || c == m.answer;
+                    if (!ok) rd.fail(mt->get("answer"), "a mistake's 'answer' must be one of the exercise's choices");
+                }
                 p.mistakes.push_back(m);
             }
         }

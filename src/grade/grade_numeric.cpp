@@ -370,7 +370,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                 if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
                     r.mistake = c.id;
                     r.mistake_name = find_mistake(c.id)->name;
-                    r.feedback += ". Your " + stage_words(p.stage) + " match " + r.mistake_name + ": " + c.explanation +
+                    r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + c.explanation +
                                   " (every entry within " + p.tol.str() + ")";
                     break;
                 }
@@ -420,7 +420,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             if (!all_close(got, *m, p.tol, true)) continue;
             r.mistake = cand.id;
             r.mistake_name = find_mistake(cand.id)->name;
-            r.feedback += ". Your " + stage_words(p.stage) + " match " + r.mistake_name + ": " + cand.explanation +
+            r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + cand.explanation +
                           " (every entry within " + p.tol.str() + ")";
             break;
         }

@@ -125,14 +125,14 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
         } catch (const std::exception&) {
         }
     }
-    r.feedback = "found " + c.actual + ", expected another shape: " + c.explain();
+    r.feedback = c.explain();
     auto has = [](const std::string& dim, const char* name) { return dim == name; };
     switch (c.verdict) {
         case shape_verdict::permuted:
             r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
             r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
             if (c.last_two_swapped)
-                r.feedback += ". The last two axes are swapped: rows are the queries, columns the keys (or features)";
+                r.feedback += "; rows are the queries, columns the keys (or the features)";
             break;
         case shape_verdict::rank_differs:
             r.mistake = c.missing_axis ? "shape_missing_axis" : "shape_extra_axis";
@@ -145,11 +145,11 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
                 (has(c.expected_dim, "n_tgt") && has(c.actual_dim, "n_src"))) {
                 r.mistake = "shape_wrong_sequence";
                 r.mistake_name = "source and target lengths confused";
-                r.feedback += ". Queries come from the target (n_tgt), keys and values from the source (n_src)";
+                r.feedback += "; queries come from the target (n_tgt), keys and values from the source (n_src)";
             } else if (has(c.actual_dim, "d") && c.expected_dim.rfind("d_", 0) == 0) {
                 r.mistake = "shape_d_for_projection";
                 r.mistake_name = "d instead of the projected width";
-                r.feedback += ". The projections map the model width d to " + c.expected_dim;
+                r.feedback += "; the projections map the model width d to " + c.expected_dim;
             }
             break;
         case shape_verdict::equal: break;
@@ -179,7 +179,8 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     std::optional<std::size_t> pick;
     for (std::size_t i = 0; i < x.choices.size(); ++i) {
         const std::string letter(1, static_cast<char>('a' + i));
-        if (t == normalize_text(x.choices[i]) || t == letter) pick = i;
+        const std::string c = normalize_text(x.choices[i]);
+        if (t == c || t == letter || t == letter + " " + c) pick = i;  // "source", "b", "(b) source"
     }
     if (!pick) {
         r.status = part_status::invalid;

@@ -19,7 +19,7 @@ const std::vector<mistake_info>& numeric_mistakes() {
         {"k_v_swapped", "K and V swapped"},
         {"mask_missing", "mask missing"},
         {"mask_reversed", "mask reversed"},
-        {"nan_row", "−inf row giving NaN"},
+        {"all_masked_row", "−inf row giving NaN"},
         {"rounded_early", "rounding too early"},
     };
     return all;
@@ -71,7 +71,7 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
         attention_options o = base;
         o.scale_divisor = 1.0;
         out.push_back({"no_scaling",
-                       "no scaling: softmax(Q Kᵀ) without dividing by √d_k = " + num(right.scale),
+                       "softmax(Q Kᵀ) without dividing by √d_k = " + num(right.scale),
                        with_options(in, in.q, in.k, in.v, o)});
     }
     if (!in.scale && d_k != 1.0) {
@@ -96,7 +96,7 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
         none.softmax = false;
         s.weights = weights_from_scores(right.scaled, none);
         s.output = matmul(s.weights, in.v);
-        out.push_back({"no_softmax", "no softmax: the scaled scores used as the weights", s});
+        out.push_back({"no_softmax", "the scaled scores used as the weights", s});
     }
     {
         stage_values s;
@@ -109,7 +109,7 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
         s.weights = weights_from_scores(s.masked, t);
         if (n_q == n_k) s.output = matmul(s.weights, in.v);
         out.push_back({"transposed_scores",
-                       "transposed scores: K Qᵀ (rows keys, columns queries) instead of Q Kᵀ — rows must be the queries",
+                       "K Qᵀ (rows keys, columns queries) instead of Q Kᵀ; rows must be the queries",
                        s});
     }
     if (in.cross) {
@@ -129,24 +129,23 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
             }
         }
         out.push_back({"queries_from_encoder",
-                       std::string("queries taken from the encoder (") +
-                           (in.encoder_q ? "the encoder's own Q" : "the encoder states K") +
-                           ") instead of the decoder: cross-attention takes Q from the target, K and V from the source",
+                       std::string(in.encoder_q ? "the encoder's own Q" : "the encoder states K") +
+                           " used as the queries; cross-attention takes Q from the decoder (target), K and V from the encoder (source)",
                        with_options(in, eq, in.k, in.v, o)});
     }
     if (in.q.shape(1) == in.v.shape(1)) {
-        out.push_back({"k_v_swapped", "K and V swapped: the scores taken against V and the values read from K",
+        out.push_back({"k_v_swapped", "the scores taken against V and the values read from K",
                        with_options(in, in.q, in.v, in.k, base)});
     }
     if (has_blocked(in)) {
         attention_options o = base;
         o.mask.reset();
-        out.push_back({"mask_missing", "the mask left out: the blocked keys still get weight",
+        out.push_back({"mask_missing", "the blocked keys still get weight",
                        with_options(in, in.q, in.k, in.v, o)});
         bool_matrix rev = *in.mask;
         for (auto& b : rev) b = !b;
         o.mask = rev;
-        out.push_back({"mask_reversed", "the mask reversed: weight on the blocked keys and none on the allowed ones",
+        out.push_back({"mask_reversed", "weight on the blocked keys and none on the allowed ones",
                        with_options(in, in.q, in.k, in.v, o)});
     }
     bool any_full = false;
@@ -159,7 +158,7 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
                 for (std::size_t j = 0; j < n_k; ++j) s.weights(i, j) = nan;
                 for (std::size_t j = 0; j < in.v.shape(1); ++j) s.output(i, j) = nan;
             }
-        out.push_back({"nan_row",
+        out.push_back({"all_masked_row",
                        "a row whose keys are all masked turned into NaN (exp(−inf) = 0 everywhere, 0/0); "
                        "a query that may see no key gets weights 0, and its output is 0",
                        s});

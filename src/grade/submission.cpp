@@ -260,27 +260,43 @@ submission read_submission_dir(const std::string& dir, const read_limits& limits
     submission all;
     for (const auto& f : files) {
         submission one = read_submission_file(f.string(), limits);
-        if (!one.student.empty()) {
-            if (!all.student.empty() && all.student != one.student)
-                notes.push_back({one.student_where, "student '" + one.student + "' differs from '" + all.student +
-                                                        "' in another file; using '" + all.student + "'"});
-            else if (all.student.empty()) {
-                all.student = one.student;
-                all.student_where = one.student_where;
-            }
-        }
-        for (auto& [id, v] : one.answers) {
-            if (all.find(id)) {
-                notes.push_back({v.where, "exercise '" + id + "' is answered in two files; the first one counts"});
-                continue;
-            }
-            all.answers.emplace_back(id, std::move(v));
-        }
-        all.files.push_back(f.string());
-        for (auto& n : one.notes) notes.push_back(std::move(n));
+        if (all.files.empty()) all = std::move(one);
+        else merge_submission(all, std::move(one));
     }
+    for (auto& n : all.notes) notes.push_back(std::move(n));
     all.notes = std::move(notes);
     return all;
+}
+
+void merge_submission(submission& into, submission&& from) {
+    if (!from.student.empty()) {
+        if (into.student.empty()) {
+            into.student = from.student;
+            into.student_where = from.student_where;
+        } else if (into.student != from.student) {
+            into.notes.push_back({from.student_where, "student '" + from.student + "' differs from '" + into.student +
+                                                          "' in another file; using '" + into.student + "'"});
+        }
+    }
+    for (auto& [id, v] : from.answers) {
+        answer_value* have = nullptr;
+        for (auto& [hid, hv] : into.answers)
+            if (hid == id) have = &hv;
+        if (!have) {
+            into.answers.emplace_back(id, std::move(v));
+            continue;
+        }
+        if (!have->is_table() || !v.is_table()) {
+            into.notes.push_back({v.where, "exercise '" + id + "' is answered twice; the first answer counts"});
+            continue;
+        }
+        for (auto& [part, pv] : v.fields) {
+            if (have->get(part)) into.notes.push_back({pv.where, "part '" + part + "' of exercise '" + id + "' is answered twice; the first answer counts"});
+            else have->fields.emplace_back(part, std::move(pv));
+        }
+    }
+    for (auto& f : from.files) into.files.push_back(std::move(f));
+    for (auto& n : from.notes) into.notes.push_back(std::move(n));
 }
 
 submission read_submission_path(const std::string& path, const read_limits& limits) {

@@ -55,6 +55,10 @@ submission read_submission_dir(const std::string& dir, const read_limits& limits
 // A file or a folder.
 submission read_submission_path(const std::string& path, const read_limits& limits = {});
 
+// Adds another file's answers: the parts of an exercise answered in both files are
+// merged; a part answered twice keeps the first answer and leaves a note.
+void merge_submission(submission& into, submission&& from);
+
 // True when text is valid UTF-8 (no overlongs, no surrogates); bad_offset gets the first bad byte.
 bool valid_utf8(const std::string& text, std::size_t* bad_offset = nullptr);
 

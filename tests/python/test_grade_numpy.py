@@ -82,7 +82,13 @@ def part_value(st, part):
 def to_json_value(x):
     if isinstance(x, float):
         return x
-    return [[("nan" if np.isnan(e) else float(e)) for e in row] for row in x]
+    def one(e):
+        if np.isnan(e):
+            return "nan"
+        if np.isinf(e):
+            return "-inf" if e < 0 else "inf"  # JSON cannot spell them; the grader reads these strings
+        return float(e)
+    return [[one(e) for e in row] for row in x]
 
 
 def grade(answers, student, exercise_ids, fmt="json"):
@@ -106,7 +112,9 @@ def show(ex, student):
 
 
 # 1. Correct answers computed in NumPy grade 100%, for several students and both file formats.
-NUMERIC = ["01-scale", "01-self-cat", "01-self-weights", "04-cross-the", "04-cross-weights", "04-cross-padded"]
+NUMERIC = ["01-scale", "01-self-cat", "01-self-weights", "03-causal-cat", "03-causal-weights", "03-blind",
+           "04-cross-the", "04-cross-weights", "05-fr-first", "05-fr-weights", "06-padded-the", "06-padded",
+           "14-caption-weights"]
 for student, fmt in [("alice", "json"), ("bob", "toml"), ("s-0042", "json")]:
     answers = {}
     for ex in NUMERIC:
@@ -148,16 +156,18 @@ for student in ["alice", "carol"]:
     mistake_named(cross, student, lambda i: stages(i, q=i["encoder_q"]), "queries_from_encoder")
     mistake_named(cross, student, lambda i: stages(i, k=i["v"], v=i["k"]), "k_v_swapped", ("weights", "output"))
     mistake_named(cross, student, lambda i: stages(i, round_to=1), "rounded_early", ("weights",))
-    padded = "04-cross-padded"
+    padded = "06-padded"
     mistake_named(padded, student, lambda i: stages(i, mask=None), "mask_missing")
-    mistake_named(padded, student, lambda i: stages(i, mask=~np.array(i["mask_attend"], bool)), "mask_reversed")
+    mistake_named("03-causal-cat", student, lambda i: stages(i, mask=None), "mask_missing")
+    mistake_named("03-causal-cat", student, lambda i: stages(i, mask=~np.array(i["mask_attend"], bool)), "mask_reversed")
 
-    def nan_rows(i):
+    def all_masked_rows(i):
         st = stages(i)
         m = np.array(i["mask_attend"], bool)
         st["weights"][~m.any(axis=1)] = np.nan  # what softmax of an all −inf row gives without the guard
         return st
-    mistake_named(padded, student, nan_rows, "nan_row")
+    mistake_named(padded, student, all_masked_rows, "all_masked_row")
+    mistake_named("03-blind", student, all_masked_rows, "all_masked_row")
 
 # 4. A later part that follows from the student's own wrong earlier part gets full credit.
 info = show(cross, "dave")
@@ -177,6 +187,44 @@ check(st == {"raw": "correct", "scaled": "partial", "weights": "carried", "outpu
       f"errors carried forward are counted once: {st}")
 # 4 of the 5 scaled entries are right: 0.8 of that part's point, and nothing lost later.
 check(abs(rep["score"] - 3.8) < 1e-9, f"one slip costs one entry of one part: {rep['score']}")
+
+# 5. Self-consistency: the image-patch exercise is graded against the student's own Q, K, V.
+rng = np.random.default_rng(7)
+info = show("14-image-patches", "erin")
+q, k, v = rng.integers(-2, 3, (3, 4)).astype(float), rng.integers(-2, 3, (4, 4)).astype(float), rng.integers(-2, 3, (4, 4)).astype(float)
+w = softmax_rows(q @ k.T / 2.0)
+patches = info["inputs"]["key_tokens"]
+own = {"q": q.tolist(), "k": k.tolist(), "v": v.tolist(), "weights": w.tolist(), "output": (w @ v).tolist(),
+       "most": [patches[int(np.argmax(row))] for row in w]}
+rep = grade({"14-image-patches": own}, "erin", ["14-image-patches"])
+check(rep["score"] == rep["max_score"], f"own Q, K, V with consistent answers score full marks: {rep['score']}/{rep['max_score']}")
+own["weights"] = softmax_rows(q @ k.T).tolist()  # forgot the scaling, on their own numbers
+rep = grade({"14-image-patches": own}, "erin", ["14-image-patches"])
+named = [p.get("mistake", {}).get("id") for p in rep["exercises"][0]["parts"]]
+check("no_scaling" in named, f"mistakes are diagnosed on the student's own numbers too: {named}")
+
+# 6. Variant stability across compilers: the student's numbers regenerated in pure Python
+# from the documented recipe (core's reference PRNG, test-only), independently of the C++.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import core_prng_reference as ref  # noqa: E402
+
+for ex, student in [("04-cross-the", "alice"), ("01-self-cat", "s-0042"), ("06-padded", "bob")]:
+    info = show(ex, student)
+    seed = ref.combine_parts(["numpy-test-secret", student, ex])
+    check(info["numbers"]["seed"] == f"0x{seed:016x}", f"{ex}/{student}: seed = combine_seed(secret, student, exercise)")
+    rng = ref.Xoshiro(seed)
+    lo, hi = -1.0, 1.0
+    roles = info["numbers"]["parameters"].split(":")[0].split(", ")
+    for role in roles:
+        want = info["inputs"][role]
+        got = []
+        for row in want:
+            for _ in range(16):  # a row of zeros is drawn again
+                draw = [rng.pick_halves(lo, hi) for _ in row]
+                if any(x != 0 for x in draw):
+                    break
+            got.append(draw)
+        check(got == want, f"{ex}/{student}: {role} regenerated in Python equals the grader's")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -1,0 +1,138 @@
+// tests/grade_answers_test.cpp — reading answer files (JSON and TOML, with line:col
+// for every value), refusing what is not gradable, and NumPy's tolerance rule.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "grade/json_read.hpp"
+#include "grade/submission.hpp"
+#include "grade/tolerance.hpp"
+
+using namespace attn;
+using namespace attn::grade;
+
+TEST_CASE("JSON answers keep the line and column of every value", "[grade]") {
+    const std::string text = "{\n  \"student\": \"ana\",\n  \"04-x\": {\"raw\": [1, -2.5e-1, \"nan\"]}\n}\n";
+    const submission s = read_submission_text(text, "a.json", true);
+    CHECK(s.student == "ana");
+    CHECK(s.student_where.line == 2);
+    CHECK(s.student_where.column == 14);
+    const answer_value* x = s.find("04-x");
+    REQUIRE(x);
+    const answer_value* raw = x->get("raw");
+    REQUIRE(raw);
+    REQUIRE(raw->items.size() == 3);
+    CHECK(raw->items[1].number == -0.25);
+    CHECK(raw->items[1].where.str() == "a.json:3:23");
+    CHECK(raw->items[2].is_string());  // "nan" stays a string here; the numeric grader reads it as NaN
+}
+
+TEST_CASE("a JSON syntax error names the line, the column and what was found", "[grade]") {
+    using row = std::tuple<std::string, int, int, std::string>;
+    auto [text, line, col, found] = GENERATE(table<std::string, int, int, std::string>({
+        row{"{\"a\": [1, 2 3]}", 1, 13, "'3'"},
+        row{"{\n\"a\": tru}", 2, 6, "expected a value"},
+        row{"{\"a\": 1,}", 1, 9, "expected a \"key\""},
+        row{"{\"a\": NaN}", 1, 7, "write them as the strings"},
+        row{"{\"a\": 1} x", 1, 10, "end of the file"},
+        row{"{\"a\": \"\\q\"}", 1, 10, "unknown escape"},
+        row{"{\"a\": 1, \"a\": 2}", 1, 10, "appears twice"},
+    }));
+    try {
+        read_submission_text(text, "s.json", true);
+        FAIL("no error for " << text);
+    } catch (const submission_error& e) {
+        CHECK(e.reason == "syntax");
+        CHECK(e.where.line == line);
+        CHECK(e.where.column == col);
+        CHECK_THAT(e.what(), Catch::Contains(found));
+    }
+}
+
+TEST_CASE("deeply nested JSON is refused rather than recursed into", "[grade]") {
+    const std::string text = "{\"a\": " + std::string(10000, '[') + std::string(10000, ']') + "}";
+    CHECK_THROWS_AS(read_submission_text(text, "deep.json", true), submission_error);
+}
+
+TEST_CASE("TOML answers keep positions and read nan as a number", "[grade]") {
+    const submission s = read_submission_text("student = 'bo'\n[04-x]\nw = [0.5, nan]\n", "b.toml", false);
+    const answer_value* w = s.find("04-x")->get("w");
+    REQUIRE(w);
+    CHECK(w->where.line == 3);
+    CHECK(w->items[0].number == 0.5);
+    CHECK(std::isnan(w->items[1].number));
+}
+
+TEST_CASE("a submission that cannot be read says why", "[grade]") {
+    using row = std::tuple<std::string, bool, std::string>;
+    auto [text, json, reason] = GENERATE(table<std::string, bool, std::string>({
+        row{"", false, "empty"},
+        row{"  \n\t\n", true, "empty"},
+        row{"student = \"caf\xe9\"\n", false, "not-utf8"},
+        row{std::string("a = 1\0b = 2", 11), false, "not-utf8"},
+        row{"[1, 2]", true, "layout"},
+        row{"student = 3\n[04-x]\nraw = 1\n", false, "layout"},
+        row{"student = \"x\"\n", false, "no-answers"},
+        row{"[04-x\nraw = 1\n", false, "syntax"},
+    }));
+    try {
+        read_submission_text(text, "f", json);
+        FAIL("no error for " << text);
+    } catch (const submission_error& e) {
+        CHECK(e.reason == reason);
+    }
+}
+
+TEST_CASE("a submission over the size limit is refused before it is parsed", "[grade]") {
+    read_limits limits;
+    limits.max_bytes = 64;
+    const std::string big = "[04-x]\nraw = [" + std::string(200, '1') + "]\n";
+    try {
+        read_submission_text(big, "big.toml", false, limits);
+        FAIL("a 200-byte file passed a 64-byte limit");
+    } catch (const submission_error& e) {
+        CHECK(e.reason == "too-large");
+        CHECK_THAT(e.what(), Catch::Contains("64"));
+    }
+}
+
+TEST_CASE("UTF-8 validation refuses overlong forms, surrogates and cut sequences", "[grade]") {
+    CHECK(valid_utf8("plain ascii"));
+    CHECK(valid_utf8("\xea\xb3\xa0\xec\x96\x91\xec\x9d\xb4 \xc3\x97"));  // 고양이 ×
+    std::size_t at = 99;
+    CHECK_FALSE(valid_utf8("ab\xc0\xaf", &at));  // overlong '/'
+    CHECK(at == 2);
+    CHECK_FALSE(valid_utf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+    CHECK_FALSE(valid_utf8("\xe2\x82"));          // cut short
+    CHECK_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+}
+
+TEST_CASE("closeness follows numpy.isclose: |a - e| <= atol + rtol * |e|", "[grade]") {
+    // The cases of numpy.isclose's documentation, with its defaults rtol 1e-5, atol 1e-8.
+    const tolerance np_default{1e-5, 1e-8};
+    using row = std::tuple<double, double, bool>;
+    auto [a, e, close] = GENERATE(table<double, double, bool>({
+        row{1e10, 1.00001e10, true},
+        row{1e-7, 1e-8, false},
+        row{1e-8, 1e-9, true},
+        row{1e-100, 0.0, true},
+        row{1e-7, 0.0, false},
+        row{0.0, 0.0, true},
+    }));
+    CHECK(is_close(a, e, np_default) == close);
+}
+
+TEST_CASE("the tolerance is asymmetric, and nan and infinities are handled as numpy does", "[grade]") {
+    const tolerance t{0.1, 0.0};
+    CHECK(is_close(1.0, 1.1, t));       // 0.1 <= 0.1 * 1.1
+    CHECK_FALSE(is_close(1.1, 1.0, t)); // 0.1 > 0.1 * 1.0 (up to rounding: 0.10000000000000009)
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    CHECK_FALSE(is_close(nan, nan, t));
+    CHECK(is_close(nan, nan, t, /*equal_nan=*/true));
+    CHECK(is_close(-inf, -inf, t));
+    CHECK_FALSE(is_close(inf, -inf, t));
+    CHECK_FALSE(is_close(1e300, inf, t));
+    CHECK(tolerance{0.001, 0.0005}.str() == "rtol 0.001, atol 0.0005");
+}

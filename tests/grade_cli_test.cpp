@@ -1,0 +1,182 @@
+// tests/grade_cli_test.cpp — `attn grade` end to end: a class folder with broken
+// submissions, 300 generated submissions, Gradescope's results.json, JUnit XML and
+// the strict exit code. Runs the real binary; nothing here echoes the grader's numbers.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "support/golden.hpp"
+
+using namespace attn::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(ATTN_SOURCE_DIR) + "/tests/fixtures/grade/" + name; }
+
+std::string attn_cmd(const std::string& args) {
+    return "ATTN_COURSE_SECRET=attn-fixture-secret " + shell_quote(ATTN_BIN) + " " + args;
+}
+
+struct scratch {
+    fs::path dir;
+    explicit scratch(const std::string& name) : dir(fs::temp_directory_path() / ("attn-grade-" + name + "-" + std::to_string(::getpid()))) {
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+    ~scratch() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+    void write(const std::string& name, const std::string& text) const {
+        fs::create_directories((dir / name).parent_path());
+        std::ofstream(dir / name, std::ios::binary) << text;
+    }
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a class folder with broken submissions: every student in the gradebook, the batch goes on", "[grade][cli]") {
+    scratch s("class");
+    int code = -1;
+    const std::string out = run_command(attn_cmd("grade --no-variants --class " + shell_quote(fixture("class")) +
+                                                 " --gradebook " + shell_quote(s.path("book.csv")) + " --histogram " +
+                                                 shell_quote(s.path("hist.csv"))),
+                                        &code);
+    CHECK(code == 0);
+    const auto rows = lines_of(read_file(s.path("book.csv")));
+    REQUIRE(rows.size() == 9);  // header + alice bob carol dave erin frank grace heidi
+    // Columns: every exercise someone answered, in lesson order.
+    CHECK(rows[0] == "student,03-why-causal,04-cross-the,04-qkv-from,05-fr-shape,06-padded-the,06-cross-causal,total,max,percent,status,reason,mistakes");
+    CHECK(rows[1] == "alice,1,4,3,1,1,1,11,11,100.0,graded,,");
+    // bob's two files are merged: raw and scaled from one, weights and output from the
+    // other; the weights forgot the scaling, the output follows from them (carried).
+    CHECK(rows[2] == "bob,0,3,0,0,0,0,3,11,27.3,graded,,no_scaling shape_transposed");
+    CHECK_THAT(rows[4], Catch::StartsWith("dave,") && Catch::Contains("not gradable,empty: dave.toml: the file is empty"));
+    CHECK_THAT(rows[5], Catch::StartsWith("erin,") && Catch::Contains("not gradable,\"syntax: erin.json:3:24"));
+    CHECK_THAT(rows[6], Catch::StartsWith("frank,") && Catch::Contains("not gradable,not-utf8"));
+    CHECK_THAT(rows[7], Catch::StartsWith("grace,") && Catch::Contains("not gradable,no-answers"));
+    const std::string hist = read_file(s.path("hist.csv"));
+    CHECK_THAT(hist, Catch::Contains("no_scaling,no scaling,1,1"));  // bob's weights
+    CHECK_THAT(hist, Catch::Contains("mask_missing,mask missing,1,1"));  // carol
+    CHECK_THAT(out, Catch::Contains("Class: 8 submissions, 4 graded, 4 not gradable"));
+}
+
+TEST_CASE("300 generated submissions, some broken, are graded well under two seconds", "[grade][cli]") {
+    scratch s("three-hundred");
+    const std::string good = read_file(fixture("correct.toml"));
+    const std::string slip = read_file(fixture("mistake-no_scaling.toml"));
+    for (int i = 0; i < 300; ++i) {
+        const std::string name = "s" + std::to_string(1000 + i);
+        if (i % 50 == 7) s.write(name + ".toml", "");                        // empty
+        else if (i % 50 == 19) s.write(name + ".json", "{\"04-cross-the\": [");  // cut off
+        else if (i % 50 == 31) s.write(name + ".toml", std::string(2u << 20, 'x'));  // 2 MiB
+        else if (i % 50 == 43) s.write(name + ".toml", "raw = \"\xff\xfe\"\n");   // not UTF-8
+        else s.write(name + ".toml", i % 3 ? good : slip);
+    }
+    int code = -1;
+    const auto t0 = std::chrono::steady_clock::now();
+    run_command(attn_cmd("grade --no-variants --class " + shell_quote(s.dir.string()) + " --gradebook " +
+                         shell_quote(s.path("book.csv"))),
+                &code);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(code == 0);
+    const auto rows = lines_of(read_file(s.path("book.csv")));
+    CHECK(rows.size() == 301);
+    std::size_t broken = 0;
+    for (const auto& r : rows) broken += r.find(",not gradable,") != std::string::npos;
+    CHECK(broken == 24);
+    WARN("300 submissions graded in " << seconds << " s (whole process)");
+#ifdef NDEBUG
+    CHECK(seconds < 2.0);  // optimised builds only; the sanitizer build is several times slower
+#endif
+}
+
+TEST_CASE("Gradescope: results.json always written, with the spec's fields", "[grade][cli]") {
+    scratch s("gradescope");
+    fs::create_directories(s.dir / "submission");
+    fs::copy_file(fixture("partial.toml"), s.dir / "submission" / "answers.toml");
+    s.write("meta.json", R"({"users": [{"email": "ana@example.edu", "id": 7, "name": "Ana"}]})");
+    int code = -1;
+    run_command(attn_cmd("grade --gradescope --no-variants --submission " + shell_quote(s.path("submission")) + " --results " +
+                         shell_quote(s.path("results/results.json")) + " --metadata " + shell_quote(s.path("meta.json"))),
+                &code);
+    CHECK(code == 0);
+    const auto j = nlohmann::json::parse(read_file(s.path("results/results.json")));
+    CHECK(j["score"] == 2.8);
+    REQUIRE(j["tests"].size() == 4);
+    for (const auto& t : j["tests"]) {
+        for (const char* key : {"name", "number", "score", "max_score", "status", "output", "visibility"}) CHECK(t.contains(key));
+        CHECK((t["status"] == "passed" || t["status"] == "failed"));
+    }
+    CHECK(j["tests"][1]["status"] == "passed");  // carried forward
+    CHECK(j["tests"][3]["status"] == "failed");
+
+    // No submission at all, or a broken one: still a results.json with a reason and score 0.
+    for (const std::string& what : {std::string("missing"), std::string("broken")}) {
+        INFO(what);
+        if (what == "broken") {
+            fs::create_directories(s.dir / "broken");
+            s.write("broken/a.json", "{\"04-cross-the\": ");
+        }
+        run_command(attn_cmd("grade --gradescope --no-variants --exercises 04-cross-the --submission " +
+                             shell_quote(s.path(what)) + " --results " + shell_quote(s.path(what + ".json"))),
+                    &code);
+        CHECK(code == 0);
+        const auto b = nlohmann::json::parse(read_file(s.path(what + ".json")));
+        CHECK(b["score"] == 0.0);
+        CHECK(b["max_score"] == 4.0);
+        CHECK_THAT(b["output"].get<std::string>(), Catch::Contains("could not be graded"));
+        CHECK(b["tests"].size() == 1);
+    }
+}
+
+TEST_CASE("strict exit codes: 0 at full marks, 1 below, 2 for a file that cannot be graded", "[grade][cli]") {
+    int code = -1;
+    run_command(attn_cmd("grade --strict --no-variants " + shell_quote(fixture("correct.toml"))), &code);
+    CHECK(code == 0);
+    run_command(attn_cmd("grade --strict --no-variants " + shell_quote(fixture("partial.toml"))), &code);
+    CHECK(code == 1);
+    run_command(attn_cmd("grade --no-variants " + shell_quote(fixture("partial.toml"))), &code);
+    CHECK(code == 0);
+    const std::string err = run_command(attn_cmd("grade --strict " + shell_quote(fixture("malformed/syntax.toml")) + " 2>&1"), &code);
+    CHECK(code == 2);
+    CHECK_THAT(err, Catch::Contains("syntax.toml:3:1"));
+    run_command(attn_cmd("grade --exercises 99-none " + shell_quote(fixture("correct.toml")) + " 2>&1"), &code);
+    CHECK(code == 2);
+}
+
+TEST_CASE("per-student grading without the course secret is refused, never guessed", "[grade][cli]") {
+    int code = -1;
+    const std::string err = run_command("env -u ATTN_COURSE_SECRET " + shell_quote(ATTN_BIN) + " grade --student alice " +
+                                            shell_quote(fixture("correct.toml")) + " 2>&1",
+                                        &code);
+    CHECK(code == 2);
+    CHECK_THAT(err, Catch::Contains("course secret"));
+}
+
+TEST_CASE("JUnit XML has one failure per part that lost points", "[grade][cli]") {
+    scratch s("junit");
+    int code = -1;
+    run_command(attn_cmd("grade --no-variants " + shell_quote(fixture("partial.toml")) + " --junit " + shell_quote(s.path("j.xml"))), &code);
+    CHECK(code == 0);
+    const std::string xml = read_file(s.path("j.xml"));
+    CHECK_THAT(xml, Catch::StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+    CHECK_THAT(xml, Catch::Contains("<testsuite name=\"fixture\" tests=\"4\" failures=\"2\" errors=\"0\">"));
+    CHECK_THAT(xml, Catch::Contains("&apos;The&apos;"));  // escaped feedback
+}
