@@ -36,7 +36,7 @@ std::string variant_spec::describe() const {
     };
     std::string roles;
     for (const auto& r : vary) roles += (roles.empty() ? "" : ", ") + r;
-    return roles + ": " + values + " in [" + g(lo) + ", " + g(hi) + "]";
+    return roles + (tie ? " (one matrix)" : "") + ": " + values + " in [" + g(lo) + ", " + g(hi) + "]";
 }
 
 const part_spec* exercise::find_part(const std::string& part_id) const {
@@ -297,6 +297,14 @@ struct reader {
                 rd.fail(vt->get("vary"), "'vary' entries are q, k, v or encoder_q, found '" + role + "'");
             else if (role == "encoder_q" && !x.setup.encoder_q)
                 rd.fail(vt->get("vary"), "'vary' names encoder_q but the exercise has no encoder_q matrix");
+        v.tie = rd.boolean(*vt, "tie", false).value_or(false);
+        if (v.tie) {
+            const auto& s = x.setup;
+            for (const auto& role : v.vary) {
+                const matrix& m = role == "q" ? s.q : role == "k" ? s.k : role == "v" ? s.v : s.q;
+                if (m.shape() != s.q.shape()) rd.fail(vt->get("tie"), "'tie' needs every varied matrix to have one shape");
+            }
+        }
         v.values = rd.string(*vt, "values", false).value_or("halves");
         if (v.values != "halves" && v.values != "integers")
             rd.fail(vt->get("values"), "'values' must be halves or integers, found '" + v.values + "'");

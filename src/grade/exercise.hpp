@@ -56,6 +56,7 @@ struct variant_spec {
     std::vector<std::string> vary;  // roles: q, k, v, encoder_q
     std::string values = "halves";  // halves: k/2 in [lo, hi]; integers: [lo, hi]
     double lo = -2.0, hi = 2.0;
+    bool tie = false;               // every varied role gets the first one's numbers (Q = K = V = X)
     std::string describe() const;   // "q, k, v: halves in [-2, 2]"
 };
 

@@ -20,6 +20,9 @@ const std::vector<mistake_info>& numeric_mistakes() {
         {"mask_missing", "mask missing"},
         {"mask_reversed", "mask reversed"},
         {"all_masked_row", "−inf row giving NaN"},
+        {"bias_missing", "position bias left out"},
+        {"softmax_added", "a softmax where there is none"},
+        {"scaled_anyway", "scaling where there is none"},
         {"rounded_early", "rounding too early"},
     };
     return all;
@@ -146,6 +149,24 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
         for (auto& b : rev) b = !b;
         o.mask = rev;
         out.push_back({"mask_reversed", "weight on the blocked keys and none on the allowed ones",
+                       with_options(in, in.q, in.k, in.v, o)});
+    }
+    if (in.bias) {
+        attention_options o = base;
+        o.bias.reset();
+        out.push_back({"bias_missing", "the scores without the added bias (the position term of the run)",
+                       with_options(in, in.q, in.k, in.v, o)});
+    }
+    if (!in.softmax) {  // the exercise leaves the softmax out (004 Q3); applying it anyway
+        pipeline_inputs with = in;
+        with.softmax = true;
+        out.push_back({"softmax_added", "a softmax applied although this exercise leaves it out",
+                       compute_correct(with)});
+    }
+    if (in.scale && std::fabs(*in.scale - std::sqrt(d_k)) > 1e-12) {  // a set divisor (1 = none), √d_k used anyway
+        attention_options o = base;
+        o.scale_divisor.reset();
+        out.push_back({"scaled_anyway", "the scores divided by √d_k = " + num(std::sqrt(d_k)) + " although this exercise divides by " + num(*in.scale),
                        with_options(in, in.q, in.k, in.v, o)});
     }
     bool any_full = false;

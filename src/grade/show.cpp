@@ -232,6 +232,11 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
         j["student"] = n.student;
         j["numbers"] = {{"personal", n.personal}, {"parameters", n.parameters}};
         if (n.personal) j["numbers"]["seed"] = n.seed_hex();
+        if (x.variant.enabled)  // how per-student numbers are drawn (the recipe is in variant.hpp)
+            j["variant"] = {{"vary", x.variant.vary},
+                            {"values", x.variant.values},
+                            {"range", {x.variant.lo, x.variant.hi}},
+                            {"tie", x.variant.tie}};
         nlohmann::json in{{"attention", s.run_kind},
                           {"student_inputs", s.student_inputs},
                           {"softmax", s.softmax},

@@ -83,7 +83,18 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
     n.personal = true;
     n.parameters = x.variant.describe();
     prng rng(n.seed);
+    const matrix* first = nullptr;  // with tie, every role copies the first one drawn
     for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
+        matrix* m = role == "q" ? &n.inputs.q : role == "k" ? &n.inputs.k : role == "v" ? &n.inputs.v : nullptr;
+        if (x.variant.tie && first && m) {
+            *m = *first;
+            continue;
+        }
+        if (m && x.variant.tie) {
+            redraw(*m, rng, x.variant);
+            first = m;
+            continue;
+        }
         if (role == "q") redraw(n.inputs.q, rng, x.variant);
         else if (role == "k") redraw(n.inputs.k, rng, x.variant);
         else if (role == "v") redraw(n.inputs.v, rng, x.variant);

@@ -43,7 +43,7 @@ def softmax_rows(s):
     return out
 
 
-def stages(inp, q=None, k=None, v=None, scale=None, mask="given", softmax_axis=1, use_softmax=True,
+def stages(inp, q=None, k=None, v=None, scale=None, mask="given", softmax_axis=1, use_softmax=None,
            transpose=False, round_to=None):
     """Every stage in NumPy, with switches that reproduce the catalogued mistakes."""
     q = np.array(inp["q"] if q is None else q, float)
@@ -58,8 +58,12 @@ def stages(inp, q=None, k=None, v=None, scale=None, mask="given", softmax_axis=1
     given = isinstance(mask, str) and mask == "given"
     m = np.array(inp["mask_attend"], bool) if (given and inp["mask_attend"] is not None) else mask
     masked = r(scaled).copy()
+    if inp.get("bias") is not None and masked.shape == np.array(inp["bias"]).shape:
+        masked = masked + np.array(inp["bias"], float)
     if isinstance(m, np.ndarray) and m.shape == masked.shape:
         masked[~m] = -np.inf
+    if use_softmax is None:
+        use_softmax = inp["softmax"]
     if not use_softmax:
         w = np.where(np.isfinite(masked), masked, 0.0)
     elif softmax_axis == 1:
@@ -114,7 +118,7 @@ def show(ex, student):
 # 1. Correct answers computed in NumPy grade 100%, for several students and both file formats.
 NUMERIC = ["01-scale", "01-self-cat", "01-self-weights", "03-causal-cat", "03-causal-weights", "03-blind",
            "04-cross-the", "04-cross-weights", "05-fr-first", "05-fr-weights", "06-padded-the", "06-padded",
-           "14-caption-weights"]
+           "14-caption-weights", "02-small-unscaled", "07-head1", "07-head2-weights", "08-bias-so", "09-xxtx"]
 for student, fmt in [("alice", "json"), ("bob", "toml"), ("s-0042", "json")]:
     answers = {}
     for ex in NUMERIC:
@@ -168,6 +172,13 @@ for student in ["alice", "carol"]:
         return st
     mistake_named(padded, student, all_masked_rows, "all_masked_row")
     mistake_named("03-blind", student, all_masked_rows, "all_masked_row")
+
+# The exercise-specific mistakes: the bias forgotten, a softmax or a √d added where the exercise has none.
+mistake_named("08-bias-so", "alice", lambda i: stages(dict(i, bias=None)), "bias_missing", ("answer",))
+mistake_named("09-xxtx", "alice", lambda i: stages(i, use_softmax=True), "softmax_added", ("H",))
+mistake_named("09-xxtx", "bob", lambda i: stages(i, scale=np.sqrt(np.array(i["q"]).shape[1])), "scaled_anyway", ("H",))
+xinfo = show("09-xxtx", "alice")["inputs"]
+check(xinfo["q"] == xinfo["k"] == xinfo["v"], "a tied variant gives one X for Q, K and V")
 
 # 4. A later part that follows from the student's own wrong earlier part gets full credit.
 info = show(cross, "dave")

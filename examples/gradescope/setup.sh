@@ -1,0 +1,13 @@
+#!/bin/bash
+# examples/gradescope/setup.sh — Gradescope runs this once, as root, when it builds
+# the autograder image. It installs attn's Debian/Ubuntu packages and builds attn
+# from the source tree shipped inside the autograder zip (/autograder/source/attn).
+# Package names are those of tools/packages.txt; on an Ubuntu image they are the same.
+set -euo pipefail
+src=/autograder/source/attn
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends cmake ninja-build g++ \
+  $(sed -e 's/#.*//' "$src/tools/packages.txt" | tr -s ' \n' '\n' | grep -v '^$')
+cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF
+cmake --build "$src/build" --target attn

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""tests/python/test_grade_class.py — a generated class of 300 students, each on their
+own numbers, graded in one `attn grade --class` run: 300 gradebook rows, the planted
+mistakes found in the histogram, broken submissions listed as not gradable, and the
+wall time reported (the issue asks for well under a second or two).
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+attn = os.environ.get("ATTN_BIN", "build/attn")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+with tempfile.TemporaryDirectory() as d:
+    cls = os.path.join(d, "class")
+    planted = json.loads(subprocess.run([sys.executable, os.path.join(here, "gen_class.py"), cls, "--students", "300",
+                                         "--secret", "bench-secret"], check=True, capture_output=True, text=True).stdout)
+    secret = os.path.join(d, "secret")
+    open(secret, "w").write("bench-secret\n")
+    book = os.path.join(d, "book.csv")
+    t0 = time.perf_counter()
+    p = subprocess.run([attn, "grade", "--class", cls, "--secret-file", secret, "--gradebook", book, "--format", "json"],
+                       capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    check(p.returncode == 0, f"grade --class exits 0: {p.returncode} {p.stderr[:300]}")
+    print(f"graded 300 generated submissions (per-student numbers) in {seconds:.3f} s")
+    rows = list(csv.DictReader(open(book, newline="")))
+    check(len(rows) == 300, f"every student has a row: {len(rows)}")
+    by = {r["student"]: r for r in rows}
+    summary = json.loads(p.stdout)
+    hist = {h["id"]: h["students"] for h in summary["histogram"]}
+    for student, what in planted.items():
+        r = by.get(student)
+        if r is None:
+            check(False, f"{student} missing from the gradebook")
+            continue
+        if what.startswith("broken:"):
+            check(r["status"] == "not gradable" and r["reason"], f"{student} ({what}) is listed as not gradable: {r['status']}")
+        elif what == "correct":
+            check(r["percent"] == "100.0", f"{student} answered correctly on their own numbers: {r['percent']}%")
+        else:
+            check(what in r["mistakes"].split(), f"{student}: planted {what}, gradebook says {r['mistakes']!r}")
+    for m in set(v for v in planted.values() if not v.startswith("broken:") and v != "correct"):
+        want = sum(1 for v in planted.values() if v == m)
+        check(hist.get(m) == want, f"histogram: {m} in {hist.get(m)} students, planted in {want}")
+    # Only optimised builds are timed: the AddressSanitizer build (CI's second pass) is several times slower.
+    sanitized = "libasan" in subprocess.run(["ldd", attn], capture_output=True, text=True).stdout
+    if not sanitized:
+        check(seconds < 2.0, f"300 submissions in {seconds:.2f} s (should be well under 2 s)")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("class grading checks passed")

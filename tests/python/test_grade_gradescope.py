@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""tests/python/test_grade_gradescope.py — examples/gradescope/run_autograder run the way
+Gradescope runs it (with /autograder moved to a temporary folder): results.json is
+always written and carries the specification's fields with their types, for a
+correct, a wrong, a broken and a missing submission.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+src = os.environ.get("ATTN_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+attn = os.environ.get("ATTN_BIN", "build/attn")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def validate(res, where):
+    """Gradescope's results.json field list (autograder specifications)."""
+    check(isinstance(res.get("score"), (int, float)), f"{where}: score is a number")
+    check(isinstance(res.get("output"), str), f"{where}: output is text")
+    check(res.get("visibility") in (None, "visible", "hidden", "after_due_date", "after_published"), f"{where}: visibility")
+    check(isinstance(res.get("tests"), list), f"{where}: tests is a list")
+    for t in res.get("tests", []):
+        check(set(t) >= {"name", "score", "max_score", "status", "output", "visibility"}, f"{where}: test fields {sorted(t)}")
+        check(isinstance(t["name"], str) and isinstance(t["output"], str), f"{where}: name and output are text")
+        check(isinstance(t["score"], (int, float)) and isinstance(t["max_score"], (int, float)), f"{where}: scores are numbers")
+        check(t["status"] in ("passed", "failed"), f"{where}: status {t['status']}")
+        check(0 <= t["score"] <= t["max_score"] + 1e-9, f"{where}: 0 <= score <= max_score")
+        check(isinstance(t.get("number", ""), str), f"{where}: number is a string")
+    total = sum(t["score"] for t in res.get("tests", []))
+    check(abs(total - res["score"]) < 1e-6, f"{where}: score {res['score']} is the sum of the tests' {total}")
+
+
+def run(root):
+    env = dict(os.environ, AUTOGRADER_ROOT=root, ATTN_BIN=attn)
+    env.pop("ATTN_COURSE_SECRET", None)
+    p = subprocess.run([os.path.join(src, "examples", "gradescope", "run_autograder")], env=env, capture_output=True, text=True)
+    check(p.returncode == 0, f"run_autograder exits 0 ({p.returncode}): {p.stderr[:200]}")
+    path = os.path.join(root, "results", "results.json")
+    check(os.path.exists(path), "results.json is written")
+    return json.load(open(path))
+
+
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, "source"))
+    open(os.path.join(d, "source", "course.secret"), "w").write("gradescope-test-secret\n")
+    meta = {"users": [{"email": "ana@uni.edu", "id": 1, "name": "Ana"}]}
+    json.dump(meta, open(os.path.join(d, "submission_metadata.json"), "w"))
+
+    def submit(files):
+        sub = os.path.join(d, "submission")
+        shutil.rmtree(sub, ignore_errors=True)
+        shutil.rmtree(os.path.join(d, "results"), ignore_errors=True)
+        if files is not None:
+            os.makedirs(sub)
+            for name, text in files.items():
+                open(os.path.join(sub, name), "w").write(text)
+        return run(d)
+
+    # The student's numbers, as the teacher handed them out (student id from the metadata).
+    env = dict(os.environ, ATTN_COURSE_SECRET="gradescope-test-secret")
+    info = json.loads(subprocess.run([attn, "exercise", "show", "04-cross-the", "--student", "ana@uni.edu", "--format", "json"],
+                                     env=env, check=True, capture_output=True, text=True).stdout)
+    q, k, v = (np.array(info["inputs"][r], float) for r in ("q", "k", "v"))
+    raw = (q @ k.T)[0]
+    w = softmax(raw / 2.0)
+    good = {"04-cross-the": {"raw": raw.tolist(), "scaled": (raw / 2).tolist(), "weights": w.tolist(), "output": (w @ v).tolist()},
+            "04-qkv-from": {"Q": "target", "K": "source", "V": "source"}}
+    res = submit({"answers.json": json.dumps(good)})
+    validate(res, "correct")
+    check(res["score"] == 7.0, f"the two answered exercises earn their 7 points: {res['score']}")
+    check(res.get("max_score") == 12.0, f"max_score covers the whole assignment: {res.get('max_score')}")
+
+    wrong = json.loads(json.dumps(good))
+    wrong["04-cross-the"]["weights"] = softmax(raw).tolist()
+    res = submit({"answers.json": json.dumps(wrong)})
+    validate(res, "wrong")
+    failed = [t for t in res["tests"] if t["status"] == "failed" and "weights" in t["name"]]
+    check(failed and "no scaling" in failed[0]["output"] and "rtol" in failed[0]["output"],
+          f"the failed weights test names the mistake: {failed[:1]}")
+
+    for label, files in [("broken", {"a.toml": "[04-cross-the\nraw = 1"}), ("empty", {"a.json": ""}), ("missing", None)]:
+        res = submit(files)
+        validate(res, label)
+        check(res["score"] == 0, f"{label}: score 0")
+        check("could not be graded" in res["output"], f"{label}: the output says why: {res['output'][:120]}")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("Gradescope results.json checks passed")
