@@ -34,10 +34,11 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
     s += fmt::format("- Load average (1, 5, 15 min): {} at start, {} at end\n", info.load_start, info.load_end);
     s += fmt::format("- Command: `{}`\n", info.command);
     s += fmt::format("- Peers: {}, {}; {} threads for everyone (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, "
-                     "torch.set_num_threads, our softmax pool); OPENBLAS_CORETYPE unset\n",
+                     "torch.set_num_threads, our pool); OMP_WAIT_POLICY=PASSIVE (PyTorch's better setting here); "
+                     "OPENBLAS_CORETYPE unset\n",
                      info.numpy_version, info.torch_version, info.threads);
-    s += fmt::format("- Medians over {} rounds of (ours, NumPy, PyTorch), each side timing its own calls "
-                     "in-process on the same inputs (.npy written once by attn_bench)\n",
+    s += fmt::format("- Medians over {} rounds; in each round every case is timed for ours, NumPy and PyTorch "
+                     "back to back (each side times its own calls in-process, same inputs written once as .npy)\n",
                      info.rounds);
     if (!info.notes.empty()) s += info.notes;
     s += "\nOurs keeps every stage (scores_raw and weights [n_q, n_k], output; scaled and masked scores\n"
