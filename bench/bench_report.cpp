@@ -80,14 +80,18 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
 }
 
 std::string describe_machine() {
-    std::string model = "unknown CPU";
+    std::string model = "unknown CPU", simd;
     std::ifstream cpu("/proc/cpuinfo");
     std::string line;
-    while (std::getline(cpu, line))
-        if (line.rfind("model name", 0) == 0) {
-            model = line.substr(line.find(':') + 2);
-            break;
+    while (std::getline(cpu, line)) {
+        if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = line.substr(line.find(':') + 2);
+        if (line.rfind("flags", 0) == 0 && simd.empty()) {
+            const bool avx512 = line.find(" avx512f") != std::string::npos;
+            const bool avx2 = line.find(" avx2") != std::string::npos;
+            simd = avx512 ? ", AVX-512" : avx2 ? ", AVX2 + FMA, no AVX-512" : ", no AVX2";
         }
+    }
+    model += simd;
     utsname u{};
     uname(&u);
     return fmt::format("{} ({} cores), {} {} {}", model, std::thread::hardware_concurrency(), u.sysname, u.release,
