@@ -162,7 +162,6 @@ int main(int argc, char** argv) {
     dtype_run<double> f64;
     std::vector<row_result> rows;
     {
-        std::ofstream list(dir + "/cases.tsv");
         for (const char* dtype : {"float32", "float64"})
             for (std::size_t i = 0; i < cases.size(); ++i) {
                 const unsigned seed = 1000 + static_cast<unsigned>(i);
@@ -174,7 +173,6 @@ int main(int argc, char** argv) {
                     f64.inputs.push_back(make_inputs<double>(cases[i], seed));
                     write_npy(f64.inputs.back(), prefix);
                 }
-                list << cases[i].slug << '\t' << dtype << '\t' << cases[i].d << '\n';
                 rows.push_back(row_result{cases[i], dtype, {}, {}, {}, {}, {}, 0, 0});
             }
     }
