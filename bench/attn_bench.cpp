@@ -12,11 +12,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "bench_cases.hpp"
 #include "bench_peers.hpp"
@@ -29,8 +32,8 @@ using namespace attn::bench;
 namespace {
 
 struct settings {
-    unsigned threads = 2, rounds = 3;
-    double budget = 0.25;  // seconds per case, per side, per round
+    unsigned threads = 2, rounds = 5;
+    double budget = 0.2;  // seconds per case, per side, per round
     std::size_t min_reps = 5;
     std::string out, python = "/usr/bin/python3", command = "tools/bench";
     bool peers = true, quick = false;
@@ -78,11 +81,22 @@ struct dtype_run {
     std::vector<std::vector<fast_matrix<T>>> outputs;   // per case, per head (last call)
 };
 
+// One case of one dtype: ours, then each peer, back to back.
 template <class T>
-void time_round(dtype_run<T>& run, std::vector<row_result*> rows, const settings& s) {
-    for (std::size_t i = 0; i < run.inputs.size(); ++i)
-        time_ours(run.inputs[i], s.threads, s.budget, s.min_reps, rows[i]->ours, rows[i]->ours_output_only,
-                  rows[i]->stage_sum, run.outputs[i]);
+void time_case(dtype_run<T>& run, std::size_t i, row_result& row, const settings& s, peer_process* numpy,
+               peer_process* torch) {
+    // Before each side: let the previous side's idle BLAS/OpenMP threads stop
+    // spinning (OpenBLAS spins ~0.1 s after a call) so they do not slow the next one.
+    auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(150)); };
+    settle();
+    time_ours(run.inputs[i], s.threads, s.budget, s.min_reps, row.ours, row.ours_output_only, row.stage_sum,
+              run.outputs[i]);
+    for (auto [peer, dst] : {std::pair{numpy, &row.numpy}, std::pair{torch, &row.torch}}) {
+        if (!peer || !peer->ok()) continue;
+        settle();
+        if (!peer->time_case(row.c.slug, row.dtype, row.c.d, s.budget, s.min_reps, *dst))
+            std::cerr << "attn_bench: a peer failed: " << peer->error() << "\n";
+    }
 }
 
 // all_stages vs output_only vs one_query at n × n, float32, one head.
@@ -115,6 +129,7 @@ std::vector<keep_mode_row> time_keep_modes(std::size_t n, const settings& s) {
 
 int main(int argc, char** argv) {
     const settings s = parse(argc, argv);
+    std::signal(SIGPIPE, SIG_IGN);  // a peer that dies is reported, not fatal
     run_info info;
     info.date_utc = utc_now();
     info.machine = describe_machine();
@@ -129,6 +144,9 @@ int main(int argc, char** argv) {
     openblas_set_num_threads(static_cast<int>(s.threads));
     const std::string t = std::to_string(s.threads);
     for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}) setenv(var, t.c_str(), 1);
+    // PyTorch's OpenMP threads otherwise spin against OpenBLAS's threads on a small
+    // machine (24 ms instead of 0.14 ms at n = 128 here): give the peer its better setting.
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
 
     std::vector<bench_case> cases = standard_cases();
     if (s.quick) cases = {cases[0], cases[1], cases[5]};
@@ -168,34 +186,19 @@ int main(int argc, char** argv) {
         rows64.push_back(&rows[cases.size() + i]);
     }
 
-    peer_result numpy, torch;
+    std::unique_ptr<peer_process> numpy, torch;
+    if (s.peers) {
+        numpy = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "numpy", dir, s.threads);
+        torch = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "torch", dir, s.threads);
+        for (auto* p : {numpy.get(), torch.get()})
+            if (!p->ok()) std::cerr << "attn_bench: a peer did not start: " << p->error() << "\n";
+    }
     for (unsigned round = 0; round < s.rounds; ++round) {
-        std::cerr << "attn_bench: round " << round + 1 << "/" << s.rounds << ": ours";
-        time_round(f32, rows32, s);
-        time_round(f64, rows64, s);
-        if (!s.peers) {
-            std::cerr << "\n";
-            continue;
+        std::cerr << "attn_bench: round " << round + 1 << "/" << s.rounds << "\n";
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            time_case(f32, i, *rows32[i], s, numpy.get(), torch.get());
+            time_case(f64, i, *rows64[i], s, numpy.get(), torch.get());
         }
-        for (auto* p : {&numpy, &torch}) {
-            const std::string name = p == &numpy ? "numpy" : "torch";
-            std::cerr << ", " << name;
-            const peer_result r = run_peer(s.python, ATTN_BENCH_PEERS_DIR, name, dir, s.budget, s.min_reps, s.threads);
-            if (!r.ok) {
-                std::cerr << "\nattn_bench: the " << name << " peer failed: " << r.error << "\n";
-                p->error = r.error;
-                continue;
-            }
-            p->ok = true;
-            p->version = r.version;
-            for (auto& row : rows) {
-                auto it = r.times.find({row.c.slug, row.dtype});
-                if (it == r.times.end()) continue;
-                samples& dst = p == &numpy ? row.numpy : row.torch;
-                dst.ms.insert(dst.ms.end(), it->second.ms.begin(), it->second.ms.end());
-            }
-        }
-        std::cerr << "\n";
     }
 
     // Same work: every peer output against ours.
@@ -220,8 +223,10 @@ int main(int argc, char** argv) {
     info.keep_n = 4096;
     const auto keep_rows = time_keep_modes(info.keep_n, s);
     info.load_end = load_average();
-    info.numpy_version = numpy.ok ? numpy.version : "NumPy (not run)";
-    info.torch_version = torch.ok ? torch.version : "PyTorch (not run)";
+    info.numpy_version = numpy && numpy->ok() ? numpy->version() : "NumPy (not run)";
+    info.torch_version = torch && torch->ok() ? torch->version() : "PyTorch (not run)";
+    numpy.reset();  // quit the peers before the report
+    torch.reset();
     const std::string report = render_report(info, rows, keep_rows);
     std::cout << report;
     if (!s.out.empty()) {

@@ -34,10 +34,11 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
     s += fmt::format("- Load average (1, 5, 15 min): {} at start, {} at end\n", info.load_start, info.load_end);
     s += fmt::format("- Command: `{}`\n", info.command);
     s += fmt::format("- Peers: {}, {}; {} threads for everyone (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, "
-                     "torch.set_num_threads, our softmax pool); OPENBLAS_CORETYPE unset\n",
+                     "torch.set_num_threads, our pool); OMP_WAIT_POLICY=PASSIVE (PyTorch's better setting here); "
+                     "OPENBLAS_CORETYPE unset\n",
                      info.numpy_version, info.torch_version, info.threads);
-    s += fmt::format("- Medians over {} rounds of (ours, NumPy, PyTorch), each side timing its own calls "
-                     "in-process on the same inputs (.npy written once by attn_bench)\n",
+    s += fmt::format("- Medians over {} rounds; in each round every case is timed for ours, NumPy and PyTorch "
+                     "back to back (each side times its own calls in-process, same inputs written once as .npy)\n",
                      info.rounds);
     if (!info.notes.empty()) s += info.notes;
     s += "\nOurs keeps every stage (scores_raw and weights [n_q, n_k], output; scaled and masked scores\n"
@@ -79,14 +80,18 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
 }
 
 std::string describe_machine() {
-    std::string model = "unknown CPU";
+    std::string model = "unknown CPU", simd;
     std::ifstream cpu("/proc/cpuinfo");
     std::string line;
-    while (std::getline(cpu, line))
-        if (line.rfind("model name", 0) == 0) {
-            model = line.substr(line.find(':') + 2);
-            break;
+    while (std::getline(cpu, line)) {
+        if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = line.substr(line.find(':') + 2);
+        if (line.rfind("flags", 0) == 0 && simd.empty()) {
+            const bool avx512 = line.find(" avx512f") != std::string::npos;
+            const bool avx2 = line.find(" avx2") != std::string::npos;
+            simd = avx512 ? ", AVX-512" : avx2 ? ", AVX2 + FMA, no AVX-512" : ", no AVX2";
         }
+    }
+    model += simd;
     utsname u{};
     uname(&u);
     return fmt::format("{} ({} cores), {} {} {}", model, std::thread::hardware_concurrency(), u.sysname, u.release,

@@ -148,3 +148,38 @@ TEST_CASE("the closest known word is suggested only for near misses", "[lessons]
     CHECK(closest_word("decimal", {"decimals", "title"}) == "decimals");
     CHECK(closest_word("zebra", {"decimals", "title"}).empty());
 }
+
+TEST_CASE("a lesson's number must match the number in its file name", "[lessons][check]") {
+    const auto path = (std::filesystem::temp_directory_path() / "07-misnumbered.toml").string();
+    std::ofstream(path, std::ios::binary) << sound;  // says number = 90
+    const auto problems = check_lesson_file(path);
+    std::remove(path.c_str());
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].where.line == 1);
+    CHECK(problems[0].message == "'number' is 90 but the file name says lesson 07");
+}
+
+TEST_CASE("a misspelt piece of a block is reported with the closest piece", "[lessons][check]") {
+    std::string text = sound + R"(
+[blocks.mh]
+kind = "multi_head"
+x = "Q"
+w_q = "Q"
+w_k = "Q"
+w_v = "Q"
+w_o = "Q"
+heads = 1
+query_tokens = "words"
+key_tokens = "words"
+
+[derived.after]
+op = "add"
+a = "mh.outptu"
+b = "Q"
+)";
+    const auto problems = check_text(text);
+    INFO(all(problems));
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].message == "block 'mh' has no matrix 'mh.outptu' (did you mean 'mh.output'?)");
+    CHECK(problems[0].where.line == 42);
+}

@@ -9,6 +9,7 @@
 
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
+#include "trace/text_width.hpp"
 
 using namespace attn;
 
@@ -119,4 +120,20 @@ TEST_CASE("every lesson file loads, checks clean and renders without nan", "[les
         CHECK(out.str().find("nan") == std::string::npos);
         CHECK(out.str().find("-0.0000") == std::string::npos);
     }
+}
+
+TEST_CASE("lesson 05's Hangul rows line up with the header in display columns", "[lessons]") {
+    const auto l = lesson_no(5);
+    const auto& last = l.steps.back();
+    REQUIRE(last.show.size() == 2);
+    const std::string table = lessons::render_show(l, last.show[0], trace::style{});
+    std::istringstream lines(table);
+    std::string line;
+    std::vector<std::size_t> widths;
+    std::getline(lines, line);  // the title
+    while (std::getline(lines, line)) widths.push_back(trace::display_width(line));
+    REQUIRE(widths.size() == 3);  // header, 고양이가, 앉았다
+    CHECK(widths[0] == widths[1]);
+    CHECK(widths[1] == widths[2]);
+    CHECK(table.find("고양이가") != std::string::npos);
 }

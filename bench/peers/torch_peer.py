@@ -1,5 +1,5 @@
 """bench/peers/torch_peer.py — the PyTorch CPU peer: matmul, torch.softmax, matmul
-under inference_mode, with torch.set_num_threads(THREADS) (the 4th argument).
+under inference_mode, with torch.set_num_threads(THREADS) (the 2nd argument).
 """
 import sys
 
@@ -20,5 +20,5 @@ def forward(q, k, v, scale):
 
 
 if __name__ == "__main__":
-    torch.set_num_threads(int(sys.argv[4]))
+    torch.set_num_threads(int(sys.argv[2]))
     peer_common.run("torch", "PyTorch " + torch.__version__, prepare, forward, lambda out: out.numpy())

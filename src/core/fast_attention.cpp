@@ -58,17 +58,18 @@ void check_shapes(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast_m
                           std::to_string(q.shape(0)) + " rows");
 }
 
-// C [m, n] = A [m, kk] · B (Bᵀ when transpose_b), all row-major and contiguous.
-void gemm(bool transpose_b, std::size_t m, std::size_t n, std::size_t kk, const float* a, const float* b, float* c) {
+// C [m, n] = A [m, kk] · B (Bᵀ when transpose_b) + beta · C, all row-major and contiguous.
+void gemm(bool transpose_b, std::size_t m, std::size_t n, std::size_t kk, const float* a, const float* b, float beta,
+          float* c) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
                 static_cast<int>(n), static_cast<int>(kk), 1.0f, a, static_cast<int>(kk), b,
-                static_cast<int>(transpose_b ? kk : n), 0.0f, c, static_cast<int>(n));
+                static_cast<int>(transpose_b ? kk : n), beta, c, static_cast<int>(n));
 }
 void gemm(bool transpose_b, std::size_t m, std::size_t n, std::size_t kk, const double* a, const double* b,
-          double* c) {
+          double beta, double* c) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
                 static_cast<int>(n), static_cast<int>(kk), 1.0, a, static_cast<int>(kk), b,
-                static_cast<int>(transpose_b ? kk : n), 0.0, c, static_cast<int>(n));
+                static_cast<int>(transpose_b ? kk : n), beta, c, static_cast<int>(n));
 }
 
 // y [rows] = A [rows, cols] · x, or y [cols] = Aᵀ · x when transpose_a.
@@ -83,14 +84,14 @@ void gemv(bool transpose_a, std::size_t rows, std::size_t cols, const double* a,
 
 // Query rows per block. Alone: about 1 MiB of scores per block, so a block is still
 // in cache when the softmax and the second product read it. With a pool: about
-// 512 KiB (one core's L2), and at least two blocks per thread so a thread that the
-// scheduler delays does not hold the others up.
+// 512 KiB (one core's L2), and at least one block per thread. Not smaller: every
+// block repacks all of K inside BLAS, which costs most when n_q is small (cross-attention).
 template <class T>
 std::size_t choose_block_rows(std::size_t requested, std::size_t n_q, std::size_t n_k, unsigned threads) {
     if (requested > 0) return requested;
     const std::size_t bytes = threads > 1 ? (std::size_t(1) << 19) : (std::size_t(1) << 20);
     std::size_t rows = bytes / (sizeof(T) * (n_k > 0 ? n_k : 1));
-    if (threads > 1) rows = std::min(rows, (n_q + 2 * threads - 1) / (2 * threads));
+    if (threads > 1) rows = std::min(rows, (n_q + threads - 1) / threads);
     return std::max<std::size_t>(rows, 16);
 }
 
@@ -193,7 +194,10 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
                                                   : s.scores_raw.data() + r0 * n_k;
         T* w = o.keep == keep_mode::output_only ? raw : s.weights.data() + r0 * n_k;
         auto t0 = clock_type::now();
-        gemm(true, b, n_k, d_k, q.data() + r0 * d_k, k.data(), raw);  // [b, n_k] Q_block Kᵀ
+        // OpenBLAS clears C for beta = 0 with a scalar loop that costs up to a quarter
+        // of this product at d = 64; a vectorised fill and beta = 1 give the same C.
+        std::fill_n(raw, b * n_k, T(0));
+        gemm(true, b, n_k, d_k, q.data() + r0 * d_k, k.data(), T(1), raw);  // [b, n_k] Q_block Kᵀ
         auto t1 = clock_type::now();
         softmax_row_inputs<T> row_in = in;
         for (std::size_t i = 0; i < b; ++i) {
@@ -203,7 +207,7 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
             s.flags_[qi] = fast_softmax_row(raw + i * n_k, w + i * n_k, n_k, row_in);
         }
         auto t2 = clock_type::now();
-        if (d_v > 0) gemm(false, b, d_v, n_k, w, v.data(), s.output.data() + r0 * d_v);  // [b, d_v] W_block V
+        if (d_v > 0) gemm(false, b, d_v, n_k, w, v.data(), T(0), s.output.data() + r0 * d_v);  // [b, d_v] W_block V
         auto t3 = clock_type::now();
         t.scores += std::chrono::duration<double>(t1 - t0).count();
         t.softmax += std::chrono::duration<double>(t2 - t1).count();

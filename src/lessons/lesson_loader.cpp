@@ -37,6 +37,13 @@ void loader::read_header(const toml::table& doc) {
     else
         rd.fail(n ? n : &doc, "'number' must be a positive integer (the lesson's number), found " +
                                   toml_reader::type_name(n));
+    // lessons/NN-name.toml: the file name's number and the header's must agree,
+    // or `attn lesson N` would find a different lesson than the one it prints.
+    const std::string base = fs::path(rd.file).filename().string();
+    if (out.number > 0 && base.size() > 3 && std::isdigit(static_cast<unsigned char>(base[0])) &&
+        std::isdigit(static_cast<unsigned char>(base[1])) && base[2] == '-' && std::stoi(base.substr(0, 2)) != out.number)
+        rd.fail(doc.get("number"), "'number' is " + std::to_string(out.number) + " but the file name says lesson " +
+                                       base.substr(0, 2));
     out.title = rd.string(doc, "title", true).value_or("");
     out.summary = rd.string(doc, "summary", false).value_or("");
     out.intro = rd.string(doc, "intro", false).value_or("");
