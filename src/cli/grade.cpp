@@ -3,7 +3,6 @@
 // library, prints or writes the chosen formats. Exit: 0 graded (with --strict: only
 // at full marks), 1 below full marks with --strict, 2 bad input or usage.
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -11,7 +10,6 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "cli/verbs.hpp"
 #include "grade/class_batch.hpp"
@@ -151,20 +149,8 @@ int run_gradescope(const grade_cli& o) {
         limits.max_bytes = o.max_bytes;
         try {
             const grade::submission sub = grade::read_submission_path(o.submission_dir, limits);
-            if (g.student.empty() && sub.student.empty()) {  // who submitted, from Gradescope's metadata
-                std::ifstream in(o.metadata);
-                if (in) {
-                    const auto meta = nlohmann::json::parse(in, nullptr, false);
-                    if (!meta.is_discarded() && meta.contains("users") && meta["users"].is_array() && !meta["users"].empty()) {
-                        const auto& u = meta["users"][0];
-                        for (const char* key : {"sid", "email", "id"})
-                            if (u.contains(key) && (u[key].is_string() || u[key].is_number())) {
-                                g.student = u[key].is_string() ? u[key].get<std::string>() : u[key].dump();
-                                break;
-                            }
-                    }
-                }
-            }
+            if (g.student.empty() && sub.student.empty())  // who submitted, from Gradescope's metadata
+                g.student = grade::gradescope_student(o.metadata);
             r = grade::grade_submission(sub, set, g);
             grade::make_paths_relative(r, o.submission_dir);
         } catch (const grade::submission_error& e) {

@@ -186,19 +186,18 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
     }
     for (int d : {1, 2})
         for (bool half_even : {false, true}) {  // by hand (half up) or numpy.round (half to even)
-        stage_values s = right;
-        const matrix raw_r = round_to(right.raw, d, half_even);
-        s.scaled = raw_r / right.scale;
-        const matrix scaled_r = round_to(s.scaled, d, half_even);
-        s.masked = scaled_r;
-        if (in.bias) s.masked += *in.bias;
-        s.weights = weights_from_scores(s.masked, in);
-        s.output = matmul(round_to(s.weights, d, half_even), in.v);
-        out.push_back({"rounded_early",
-                       "intermediate values rounded to " + std::to_string(d) + (d == 1 ? " decimal" : " decimals") +
-                           " before the next step (keep 4 or more until the end)",
-                       s});
-    }
+            stage_values s = right;
+            const matrix raw_r = round_to(right.raw, d, half_even);
+            s.scaled = raw_r / right.scale;
+            s.masked = round_to(s.scaled, d, half_even);
+            if (in.bias) s.masked += *in.bias;
+            s.weights = weights_from_scores(s.masked, in);
+            s.output = matmul(round_to(s.weights, d, half_even), in.v);
+            out.push_back({"rounded_early",
+                           "intermediate values rounded to " + std::to_string(d) + (d == 1 ? " decimal" : " decimals") +
+                               " before the next step (keep 4 or more until the end)",
+                           s});
+        }
     return out;
 }
 

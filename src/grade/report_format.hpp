@@ -20,6 +20,10 @@ nlohmann::json report_json(const grade_report& r);
 // score, max_score, status ("passed"/"failed"), output, visibility.
 nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility = "visible");
 
+// The submitter's id from Gradescope's submission_metadata.json: the first user's
+// sid, else email, else id; "" when the file is missing or says nothing usable.
+std::string gradescope_student(const std::string& metadata_path);
+
 // JUnit XML: one <testsuite> per student, one <testcase> per part, <failure> for lost points.
 std::string junit_xml(const std::vector<grade_report>& reports);
 

@@ -130,6 +130,28 @@ for student, fmt in [("alice", "json"), ("bob", "toml"), ("s-0042", "json")]:
           f"{student}: NumPy's correct answers should score full marks, got {rep['score']}/{rep['max_score']}: "
           + json.dumps([p for x in rep["exercises"] for p in x["parts"] if p["status"] != "correct"])[:800])
 
+# 1b. The template path of the issue: `exercise template` writes the answer file, the TODOs
+# are replaced by NumPy's answers computed from `exercise show`, and it grades 100%.
+TEMPLATE_IDS = ["01-self-cat", "04-cross-the", "06-padded"]
+text = attn("exercise", "template", *TEMPLATE_IDS, "--student", "zoe")
+filled, current = [], None
+for line in text.splitlines():
+    if line.startswith("[") and line.endswith("]"):
+        current = line[1:-1]
+        info = show(current, "zoe")
+        st = stages(info["inputs"])
+        values = {p["id"]: to_json_value(part_value(st, p)) for p in info["parts"]}
+    elif current and " = \"TODO" in line:
+        key = line.split(" = ")[0]
+        line = f"{key} = {json.dumps(values[key])}"
+    filled.append(line)
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "zoe.toml")
+    open(path, "w").write("\n".join(filled) + "\n")
+    rep = json.loads(attn("grade", path, "--format", "json", "--strict"))
+check(rep["student"] == "zoe" and rep["score"] == rep["max_score"] == 12.0,
+      f"the filled-in template grades 100%: {rep['score']}/{rep['max_score']}")
+
 # 2. Two students get different numbers; the same student the same numbers twice.
 a1, a2, b = show("04-cross-the", "alice"), show("04-cross-the", "alice"), show("04-cross-the", "bob")
 check(a1["inputs"] == a2["inputs"], "the same student gets the same numbers on every run")

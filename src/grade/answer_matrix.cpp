@@ -1,0 +1,99 @@
+// grade/answer_matrix.cpp — see answer_matrix.hpp.
+#include "grade/answer_matrix.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace attn::grade {
+
+namespace {
+
+std::optional<double> special_number(const std::string& s) {
+    std::string t;
+    for (char c : s)
+        if (c != ' ') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (t == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (t == "inf" || t == "+inf" || t == "infinity") return std::numeric_limits<double>::infinity();
+    if (t == "-inf" || t == "-infinity") return -std::numeric_limits<double>::infinity();
+    return std::nullopt;
+}
+
+std::optional<double> entry(const answer_value& v) {
+    if (v.is_number()) return v.number;
+    if (v.is_string()) return special_number(v.text);
+    return std::nullopt;
+}
+
+}  // namespace
+
+read_result read_matrix(const answer_value& v) {
+    read_result r;
+    if (auto x = entry(v)) {
+        r.m = matrix({1, 1});
+        (*r.m)(0, 0) = *x;
+        return r;
+    }
+    if (!v.is_array()) {
+        r.error = v.where.str() + ": expected a number or an array of rows of numbers, found " + type_name(v) +
+                  (v.is_string() ? " \"" + v.text.substr(0, 40) + "\"" : "");
+        return r;
+    }
+    if (v.items.empty()) {
+        r.error = v.where.str() + ": expected numbers, found an empty array";
+        return r;
+    }
+    const bool nested = v.items.front().is_array();
+    std::vector<std::vector<double>> rows;
+    if (!nested) {
+        rows.emplace_back();
+        for (const auto& e : v.items) {
+            auto x = entry(e);
+            if (!x) {
+                r.error = e.where.str() + ": expected a number, found " + type_name(e);
+                return r;
+            }
+            rows.back().push_back(*x);
+        }
+    } else {
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            const answer_value& row = v.items[i];
+            if (!row.is_array()) {
+                r.error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
+                return r;
+            }
+            rows.emplace_back();
+            for (const auto& e : row.items) {
+                auto x = entry(e);
+                if (!x) {
+                    r.error = e.where.str() + ": expected a number, found " + type_name(e);
+                    return r;
+                }
+                rows.back().push_back(*x);
+            }
+            if (rows.back().size() != rows.front().size() || rows.back().empty()) {
+                r.error = row.where.str() + ": row " + std::to_string(i) + " has " + std::to_string(rows.back().size()) +
+                          " entries but row 0 has " + std::to_string(rows.front().size()) + " (every row needs the same number)";
+                return r;
+            }
+        }
+    }
+    r.m = matrix({rows.size(), rows.front().size()});
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::size_t j = 0; j < rows[i].size(); ++j) (*r.m)(i, j) = rows[i][j];
+    return r;
+}
+
+matrix conform(const matrix& m, const matrix& expected) {
+    const bool m_vec = m.shape(0) == 1 || m.shape(1) == 1;
+    const bool e_vec = expected.shape(0) == 1 || expected.shape(1) == 1;
+    if (m.shape() != expected.shape() && m_vec && e_vec && m.size() == expected.size()) {
+        matrix r(expected.shape());
+        for (std::size_t k = 0; k < m.size(); ++k) r.flat(k) = m.flat(k);
+        return r;
+    }
+    return m;
+}
+
+}  // namespace attn::grade

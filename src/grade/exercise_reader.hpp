@@ -1,0 +1,31 @@
+// grade/exercise_reader.hpp — the checked reader of [[exercise]] tables behind
+// read_exercises (internal to grade/): every problem is recorded as file:line:col.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grade/exercise.hpp"
+#include "lessons/toml_read.hpp"
+
+namespace attn::grade::detail {
+
+struct exercise_reader {
+    lessons::toml_reader rd;
+    const lessons::lesson& l;
+
+    // Indices from numbers or token names ("cat"); tokens may be empty (indices only).
+    std::optional<std::vector<std::size_t>> indices(const toml::table& t, const std::string& key, std::size_t n,
+                                                    const std::vector<std::string>& tokens);
+    const matrix* named_matrix(const toml::table& t, const std::string& key);
+    tolerance read_tol(const toml::table& t, tolerance base);
+    // Where a numeric exercise's numbers come from (exercise_setup.cpp).
+    bool read_setup(const toml::table& t, exercise& x);
+    void read_variant(const toml::table& t, exercise& x);
+    void check_shape(const toml::node* where, const std::string& text);
+    void read_part_fields(const toml::table& t, const exercise& x, part_spec& p, const tolerance& base);
+    std::optional<exercise> read(const lessons::exercise_decl& d, const toml::table& t);
+};
+
+}  // namespace attn::grade::detail

@@ -1,0 +1,273 @@
+// grade/exercise_setup.cpp — the numeric side of reading an exercise: which run or
+// matrices its numbers come from, the changes it makes to them (rows, masks, scale,
+// no softmax), and how per-student variants are drawn.
+#include <cmath>
+#include <cstdio>
+
+#include "core/mask.hpp"
+#include "grade/exercise_reader.hpp"
+
+namespace attn::grade::detail {
+
+using lessons::toml_reader;
+
+std::optional<std::vector<std::size_t>> exercise_reader::indices(const toml::table& t, const std::string& key,
+                                                                 std::size_t n, const std::vector<std::string>& tokens) {
+    const toml::node* node = t.get(key);
+    if (!node) return std::vector<std::size_t>{};
+    const toml::array* a = node->as_array();
+    if (!a || a->empty()) {
+        rd.fail(node, "'" + key + "' must be a non-empty array of indices (0-based) or token names");
+        return std::nullopt;
+    }
+    std::vector<std::size_t> out;
+    for (const auto& e : *a) {
+        if (e.is_integer()) {
+            const auto i = *e.value<int64_t>();
+            if (i < 0 || static_cast<std::size_t>(i) >= n) {
+                rd.fail(&e, "'" + key + "' index " + std::to_string(i) + " is outside 0.." + std::to_string(n - 1));
+                return std::nullopt;
+            }
+            out.push_back(static_cast<std::size_t>(i));
+        } else if (e.is_string()) {
+            const std::string name = *e.value<std::string>();
+            std::size_t found = n;
+            for (std::size_t k = 0; k < tokens.size() && k < n; ++k)
+                if (tokens[k] == name) {
+                    found = k;
+                    break;
+                }
+            if (found == n) {
+                std::string have;
+                for (const auto& tk : tokens) have += (have.empty() ? "" : ", ") + tk;
+                rd.fail(&e, "'" + key + "' names token '" + name + "', which is not one of: " + have);
+                return std::nullopt;
+            }
+            out.push_back(found);
+        } else {
+            rd.fail(&e, "'" + key + "' entries must be indices or token names, found " + toml_reader::type_name(&e));
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+const matrix* exercise_reader::named_matrix(const toml::table& t, const std::string& key) {
+    auto name = rd.string(t, key, false);
+    if (!name) return nullptr;
+    auto it = l.matrices.find(*name);
+    if (it == l.matrices.end()) {
+        rd.fail(t.get(key), "'" + key + "' names matrix '" + *name + "', which the lesson does not define");
+        return nullptr;
+    }
+    return &it->second;
+}
+
+tolerance exercise_reader::read_tol(const toml::table& t, tolerance base) {
+    if (auto r = rd.number(t, "rtol", false)) {
+        if (*r < 0) rd.fail(t.get("rtol"), "'rtol' must be ≥ 0");
+        else base.rtol = *r;
+    }
+    if (auto a = rd.number(t, "atol", false)) {
+        if (*a < 0) rd.fail(t.get("atol"), "'atol' must be ≥ 0");
+        else base.atol = *a;
+    }
+    return base;
+}
+
+bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
+    numeric_setup& s = x.setup;
+    const std::size_t before = rd.problems->size();
+    if (auto si = rd.boolean(t, "student_inputs", false)) s.student_inputs = *si;
+    if (s.student_inputs) {
+        const toml::node* sh = t.get("shapes");
+        const toml::table* st = sh ? sh->as_table() : nullptr;
+        if (!st) {
+            rd.fail(sh ? sh : &t, "student_inputs needs [exercise.shapes] with q = [n_q, d_k], k = [n_k, d_k], v = [n_k, d_v]");
+            return false;
+        }
+        for (const char* role : {"q", "k", "v"}) {
+            const toml::node* n = st->get(role);
+            auto dims = n ? rd.numbers(n, std::string("shapes.") + role) : std::nullopt;
+            if (!n) rd.fail(st, std::string("shapes.") + role + " is missing (expected [rows, columns])");
+            if (!dims) continue;
+            if (dims->size() != 2 || (*dims)[0] < 1 || (*dims)[1] < 1 || (*dims)[0] > 64 || (*dims)[1] > 64) {
+                rd.fail(n, std::string("shapes.") + role + " must be [rows, columns] with sizes 1..64");
+                continue;
+            }
+            s.input_shapes[role] = {static_cast<std::size_t>((*dims)[0]), static_cast<std::size_t>((*dims)[1])};
+        }
+        if (s.input_shapes.size() == 3) {
+            const auto &q = s.input_shapes["q"], &k = s.input_shapes["k"], &v = s.input_shapes["v"];
+            if (q[1] != k[1]) rd.fail(st, "shapes: q and k must have the same number of columns (d_k)");
+            if (k[0] != v[0]) rd.fail(st, "shapes: k and v must have the same number of rows (n_k)");
+            s.q = matrix({q[0], q[1]});
+            s.k = matrix({k[0], k[1]});
+            s.v = matrix({v[0], v[1]});
+            s.q.fill(0.0);
+            s.k.fill(0.0);
+            s.v.fill(0.0);
+        }
+        s.query_tokens = rd.strings(t, "query_tokens", false).value_or(std::vector<std::string>{});
+        s.key_tokens = rd.strings(t, "key_tokens", false).value_or(std::vector<std::string>{});
+        if (!s.query_tokens.empty() && s.query_tokens.size() != s.q.shape(0))
+            rd.fail(t.get("query_tokens"), "query_tokens must name one token per row of q");
+        if (!s.key_tokens.empty() && s.key_tokens.size() != s.k.shape(0))
+            rd.fail(t.get("key_tokens"), "key_tokens must name one token per row of k");
+        s.run_kind = rd.string(t, "attention", false).value_or("cross");
+        return rd.problems->size() == before;
+    }
+    if (auto run = rd.string(t, "run", false)) {
+        auto it = l.runs.find(*run);
+        if (it == l.runs.end()) {
+            std::string have;
+            for (const auto& r : l.run_order) have += (have.empty() ? "" : ", ") + r;
+            rd.fail(t.get("run"), "'run' names run '" + *run + "', which the lesson does not have (runs: " + have + ")");
+            return false;
+        }
+        const lessons::attention_run& r = it->second;
+        s.run = *run;
+        s.run_kind = r.kind;
+        s.q = r.steps.q;
+        s.k = r.steps.k;
+        s.v = r.steps.v;
+        bool any_blocked = false;
+        for (bool b : r.steps.attend) any_blocked = any_blocked || !b;
+        if (any_blocked) s.mask = r.steps.attend;
+        s.query_tokens = r.labels.query_tokens;
+        s.key_tokens = r.labels.key_tokens;
+        s.query_side = r.labels.query_side;
+        s.key_side = r.labels.key_side;
+        s.q_name = r.labels.q_name;
+        s.k_name = r.labels.k_name;
+        s.v_name = r.labels.v_name;
+        // What the loader applied but attention_steps does not keep by name.
+        const toml::table* rt = nullptr;
+        if (l.document)
+            if (const toml::node* runs = l.document->get("runs"))
+                if (const toml::table* rs = runs->as_table())
+                    if (const toml::node* rn = rs->get(*run)) rt = rn->as_table();
+        if (rt) {
+            if (const toml::node* f = rt->get("masked_fill"); f && f->is_number()) s.masked_fill = *f->value<double>();
+            if (rt->contains("scale")) s.scale = r.steps.scale;
+            if (auto b = rt->get("bias"); b && b->is_string()) {
+                auto m = l.matrices.find(*b->value<std::string>());
+                if (m != l.matrices.end()) s.bias = m->second;
+            }
+        }
+    } else {
+        const matrix* q = named_matrix(t, "q");
+        const matrix* k = named_matrix(t, "k");
+        const matrix* v = named_matrix(t, "v");
+        if (!q || !k || !v) {
+            if (rd.problems->size() == before)
+                rd.fail(&t, "a numeric exercise needs 'run' (a run of the lesson) or q, k and v (matrix names), or student_inputs = true");
+            return false;
+        }
+        s.q = *q;
+        s.k = *k;
+        s.v = *v;
+        s.run_kind = rd.string(t, "attention", false).value_or("self");
+        for (std::size_t i = 0; i < s.q.shape(0); ++i) s.query_tokens.push_back("t" + std::to_string(i));
+        for (std::size_t i = 0; i < s.k.shape(0); ++i) s.key_tokens.push_back("t" + std::to_string(i));
+    }
+    if (s.q.shape(1) != s.k.shape(1) || s.k.shape(0) != s.v.shape(0)) {
+        rd.fail(&t, "q, k and v do not chain: q " + std::to_string(s.q.shape(0)) + "×" + std::to_string(s.q.shape(1)) +
+                        ", k " + std::to_string(s.k.shape(0)) + "×" + std::to_string(s.k.shape(1)) + ", v " +
+                        std::to_string(s.v.shape(0)) + "×" + std::to_string(s.v.shape(1)));
+        return false;
+    }
+    if (auto toks = rd.strings(t, "query_tokens", false)) s.query_tokens = *toks;
+    if (auto toks = rd.strings(t, "key_tokens", false)) s.key_tokens = *toks;
+    if (const matrix* eq = named_matrix(t, "encoder_q")) {
+        if (eq->shape(1) != s.k.shape(1) || eq->shape(0) != s.k.shape(0))
+            rd.fail(t.get("encoder_q"), "encoder_q must have the shape of k (one query per encoder token)");
+        else s.encoder_q = *eq;
+    }
+    // Overrides of the run: a subset of queries, extra masks, the scale, no softmax.
+    if (auto rows = indices(t, "q_rows", s.q.shape(0), s.query_tokens); rows && !rows->empty()) {
+        matrix q({rows->size(), s.q.shape(1)});  // [len(rows), d_k]
+        std::vector<std::string> toks;
+        std::optional<bool_matrix> mask;
+        if (s.mask) mask = bool_matrix({rows->size(), s.k.shape(0)});
+        std::optional<matrix> bias;
+        if (s.bias) bias = matrix({rows->size(), s.k.shape(0)});
+        for (std::size_t r = 0; r < rows->size(); ++r) {
+            const std::size_t i = (*rows)[r];
+            for (std::size_t j = 0; j < s.q.shape(1); ++j) q(r, j) = s.q(i, j);
+            for (std::size_t j = 0; j < s.k.shape(0); ++j) {
+                if (mask) (*mask)(r, j) = (*s.mask)(i, j);
+                if (bias) (*bias)(r, j) = (*s.bias)(i, j);
+            }
+            if (i < s.query_tokens.size()) toks.push_back(s.query_tokens[i]);
+        }
+        s.q = q;
+        s.mask = mask;
+        s.bias = bias;
+        s.query_tokens = toks;
+    }
+    if (auto pads = indices(t, "pad_keys", s.k.shape(0), s.key_tokens); pads && !pads->empty()) {
+        std::vector<bool> is_pad(s.k.shape(0), false);
+        for (auto j : *pads) is_pad[j] = true;
+        const bool_matrix pm = padding_mask(s.q.shape(0), is_pad);
+        s.mask = s.mask ? combine_masks(*s.mask, pm) : pm;
+    }
+    if (auto padq = indices(t, "pad_queries", s.q.shape(0), s.query_tokens); padq && !padq->empty()) {
+        // A padding query may see no key at all: its row is fully blocked (weights 0, never NaN).
+        bool_matrix m = s.mask ? *s.mask : full_mask(s.q.shape(0), s.k.shape(0));
+        for (auto i : *padq)
+            for (std::size_t j = 0; j < s.k.shape(0); ++j) m(i, j) = false;
+        s.mask = m;
+    }
+    if (auto c = rd.boolean(t, "causal", false); c && *c) {
+        const bool_matrix cm = causal_mask(s.q.shape(0), s.k.shape(0));
+        s.mask = s.mask ? combine_masks(*s.mask, cm) : cm;
+    }
+    if (auto sc = rd.number(t, "scale", false)) {
+        if (*sc <= 0) rd.fail(t.get("scale"), "'scale' must be positive (1 = no scaling)");
+        else s.scale = *sc;
+    }
+    if (auto sm = rd.boolean(t, "softmax", false)) s.softmax = *sm;
+    if (s.query_tokens.size() != s.q.shape(0)) s.query_tokens.resize(s.q.shape(0), "?");
+    if (s.key_tokens.size() != s.k.shape(0)) s.key_tokens.resize(s.k.shape(0), "?");
+    return rd.problems->size() == before;
+}
+
+void exercise_reader::read_variant(const toml::table& t, exercise& x) {
+    const toml::node* n = t.get("variant");
+    if (!n) return;
+    const toml::table* vt = n->as_table();
+    if (!vt) return rd.fail(n, "'variant' must be a table ([exercise.variant])");
+    if (x.kind != exercise_kind::numeric || x.setup.student_inputs)
+        return rd.fail(n, "only numeric exercises on lesson numbers have per-student variants");
+    variant_spec& v = x.variant;
+    v.enabled = true;
+    v.vary = rd.strings(*vt, "vary", true).value_or(std::vector<std::string>{});
+    for (const auto& role : v.vary)
+        if (role != "q" && role != "k" && role != "v" && role != "encoder_q")
+            rd.fail(vt->get("vary"), "'vary' entries are q, k, v or encoder_q, found '" + role + "'");
+        else if (role == "encoder_q" && !x.setup.encoder_q)
+            rd.fail(vt->get("vary"), "'vary' names encoder_q but the exercise has no encoder_q matrix");
+    v.tie = rd.boolean(*vt, "tie", false).value_or(false);
+    if (v.tie) {
+        const auto& s = x.setup;
+        for (const auto& role : v.vary) {
+            const matrix& m = role == "q" ? s.q : role == "k" ? s.k : role == "v" ? s.v : s.q;
+            if (m.shape() != s.q.shape()) rd.fail(vt->get("tie"), "'tie' needs every varied matrix to have one shape");
+        }
+    }
+    v.values = rd.string(*vt, "values", false).value_or("halves");
+    if (v.values != "halves" && v.values != "integers")
+        rd.fail(vt->get("values"), "'values' must be halves or integers, found '" + v.values + "'");
+    if (const toml::node* r = vt->get("range")) {
+        auto lohi = rd.numbers(r, "'range'");
+        if (lohi && (lohi->size() != 2 || (*lohi)[0] > (*lohi)[1] || (*lohi)[1] - (*lohi)[0] > 20))
+            rd.fail(r, "'range' must be [lo, hi] with lo ≤ hi and hi − lo ≤ 20 (small numbers keep hand work tractable)");
+        else if (lohi) {
+            v.lo = (*lohi)[0];
+            v.hi = (*lohi)[1];
+        }
+    }
+}
+
+}  // namespace attn::grade::detail
