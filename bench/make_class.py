@@ -3,9 +3,9 @@
 
 usage: ATTN_COURSE_SECRET=... bench/make_class.py ATTN_BIN DIR [N]   (N = 1000)
 
-Writes DIR/<student>.json for N students, answering every exercise of lessons 01 and
-04 with the student's own numbers (from `attn exercise show --student`), computed here
-in NumPy: about 60% fully correct, 25% with one catalogued mistake (no scaling, softmax
+Writes DIR/<student>.json for N students, answering 7 exercises of lessons 01, 04 and
+06 with the student's own numbers (from `attn exercise show --student`), computed here in
+NumPy: about 60% fully correct, 25% with one catalogued mistake (no scaling, softmax
 over the wrong axis, transposed scores, mask missing), 10% wrong numbers, 4% with
 exercises left out, 1% unreadable files. Timing the grading of that folder is what
 bench/README.md reports; this script is not part of the product or the tests.
@@ -21,7 +21,7 @@ import numpy as np
 
 ATTN, OUT = sys.argv[1], sys.argv[2]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
-PER_STUDENT = ["01-self-cat", "04-cross-the", "04-cross-padded"]
+PER_STUDENT = ["01-self-cat", "04-cross-the", "06-padded"]
 SHARED = ["01-scale", "01-self-weights", "04-cross-weights"]
 
 
