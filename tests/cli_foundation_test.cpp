@@ -58,7 +58,7 @@ TEST_CASE("bad input exits with 2 and one message naming what was wrong", "[cli]
 }
 
 TEST_CASE("a malformed lesson file is reported with file, line and column", "[cli]") {
-    const auto dir = std::filesystem::temp_directory_path() / "attn-cli-malformed";
+    const auto dir = std::filesystem::path(scratch_path("attn-cli-malformed"));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "03-broken.toml") << "number = 3\ntitle = \"broken\"\n[matrices]\nQ = [[1.0, 2.0], [3.0]]\n";
     const auto r = run_attn("lesson 3", "ATTN_LESSONS_DIR=" + shell_quote(dir.string()));

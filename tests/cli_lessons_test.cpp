@@ -117,7 +117,7 @@ TEST_CASE("lesson check passes sound files and lists every problem of a broken o
     CHECK(code == 0);
     CHECK(out.find("ok (lesson 3, 10 steps") != std::string::npos);
 
-    const auto path = (std::filesystem::temp_directory_path() / "attn-cli-broken-lesson.toml").string();
+    const auto path = scratch_path("attn-cli-broken-lesson.toml");
     std::ofstream(path) << "number = 7\ntitel = \"x\"\n[[step]]\ntitle = \"s\"\n[[step.show]]\nkind = \"stgae\"\n";
     out = run_command(attn_cmd("lesson check " + shell_quote(path) + " 2>&1"), &code);
     std::remove(path.c_str());

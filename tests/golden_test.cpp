@@ -68,7 +68,7 @@ TEST_CASE("a golden with one changed byte fails with a diff and a bless command"
     changed[pos + 5] = '4';  // 0.3123 → 0.3124
     // Compare the changed text against a copy of the golden in a scratch place.
     if (const char* b = std::getenv("ATTN_BLESS"); b && std::string(b) == "1") return;  // blessing run
-    const std::string scratch = (std::filesystem::temp_directory_path() / "attn-golden-selftest.txt").string();
+    const std::string scratch = scratch_path("attn-golden-selftest.txt");
     std::ofstream(scratch, std::ios::binary) << actual;
     const auto r = check_golden(scratch, changed);
     CHECK_FALSE(r.matches);

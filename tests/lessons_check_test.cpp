@@ -2,6 +2,8 @@
 // lesson file, each at its own file:line:col, with the closest known name.
 #include <catch2/catch.hpp>
 
+#include "support/golden.hpp"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -46,7 +48,7 @@ stage = "weights"
 )";
 
 std::vector<diagnostic> check_text(const std::string& text) {
-    const auto path = (std::filesystem::temp_directory_path() / "attn-lesson-check-test.toml").string();
+    const auto path = attn::testing::scratch_path("attn-lesson-check-test.toml");
     std::ofstream(path, std::ios::binary) << text;
     auto problems = check_lesson_file(path);
     std::remove(path.c_str());
@@ -150,7 +152,7 @@ TEST_CASE("the closest known word is suggested only for near misses", "[lessons]
 }
 
 TEST_CASE("a lesson's number must match the number in its file name", "[lessons][check]") {
-    const auto path = (std::filesystem::temp_directory_path() / "07-misnumbered.toml").string();
+    const auto path = attn::testing::scratch_path("07-misnumbered.toml");
     std::ofstream(path, std::ios::binary) << sound;  // says number = 90
     const auto problems = check_lesson_file(path);
     std::remove(path.c_str());

@@ -36,7 +36,7 @@ TEST_CASE("the teachers' guide documents every show kind, op and block", "[lesso
 TEST_CASE("a lesson written by hand from the guide checks clean and runs as lesson 15", "[lessons][cli]") {
     const std::string fixture = ATTN_SOURCE_DIR "/tests/fixtures/15-from-the-guide.toml";
     CHECK(attn::lessons::check_lesson_file(fixture).empty());
-    const fs::path dir = fs::temp_directory_path() / "attn-guide-lessons";
+    const fs::path dir = fs::path(attn::testing::scratch_path("attn-guide-lessons"));
     fs::create_directories(dir);
     fs::copy_file(fixture, dir / "15-from-the-guide.toml", fs::copy_options::overwrite_existing);
     int code = -1;

@@ -2,6 +2,8 @@
 // alignment), the HTML report's cells and escaping, and atomic file writing.
 #include <catch2/catch.hpp>
 
+#include "support/golden.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -76,7 +78,7 @@ TEST_CASE("html escaping covers markup and quotes", "[trace]") {
 }
 
 TEST_CASE("atomic writes leave either the whole file or nothing", "[trace]") {
-    const fs::path dir = fs::temp_directory_path() / "attn-trace-write-test";
+    const fs::path dir = fs::path(attn::testing::scratch_path("attn-trace-write-test"));
     fs::remove_all(dir);
     fs::create_directories(dir);
     write_file_atomically((dir / "a.txt").string(), "hello");

@@ -8,7 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <filesystem>
+
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace attn::testing {
 
@@ -18,6 +21,12 @@ std::string read_file(const std::string& path) {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+std::string scratch_path(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("attn-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
 }
 
 std::string shell_quote(const std::string& arg) {

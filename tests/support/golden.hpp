@@ -21,6 +21,11 @@ std::string run_command(const std::string& command, int* exit_code);
 
 std::string read_file(const std::string& path);
 
+// A scratch path under the temp folder that is private to this test process, so
+// tests running in parallel (ctest -j, several checkouts) never share a file.
+// The folder is created; `name` may be a file or a sub-folder name.
+std::string scratch_path(const std::string& name);
+
 // Quotes one argument for /bin/sh.
 std::string shell_quote(const std::string& arg);
 
