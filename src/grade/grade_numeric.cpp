@@ -39,8 +39,9 @@ struct labeller {
             const auto idx = all_or(p.cols, n.inputs.k.shape(0));
             if (c < idx.size() && idx[c] < n.key_tokens.size()) return "'" + n.key_tokens[idx[c]] + "'";
         }
-        const auto idx = all_or(p.cols, 1u << 20);
-        return "d" + std::to_string(c < idx.size() ? idx[c] : c);
+        // The asked columns, or all of them: column c is dimension c (no index list to build).
+        const std::size_t dim = p.cols.empty() ? c : (c < p.cols.size() ? p.cols[c] : c);
+        return "d" + std::to_string(dim);
     }
     std::string entry(std::size_t flat, std::size_t n_cols) const {
         if (p.stage == "scale") return "the value";
