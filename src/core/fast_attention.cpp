@@ -15,6 +15,7 @@
 #include <xtensor/xview.hpp>
 
 #include "core/fast_softmax.hpp"
+#include "core/shape_check.hpp"
 #include "core/shape_error.hpp"
 
 namespace attn {
@@ -27,32 +28,14 @@ double seconds_since(clock_type::time_point start) {
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-template <class T>
-std::string dims(const char* name, const fast_matrix<T>& m, const char* rows, const char* cols) {
-    return std::string(name) + " [" + rows + "=" + std::to_string(m.shape(0)) + ", " + cols + "=" +
-           std::to_string(m.shape(1)) + "]";
-}
-
-// Same checks and messages as the reference path (core/attention.cpp).
+// Same checks and messages as the reference path (core/shape_check.hpp).
 template <class T>
 void check_shapes(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast_matrix<T>& v,
                   const fast_options<T>& o) {
-    const std::string shapes = "(" + dims("Q", q, "n_q", "d_k") + ", " + dims("K", k, "n_k", "d_k") + ", " +
-                               dims("V", v, "n_k", "d_v") + ")";
-    if (q.shape(1) != k.shape(1))
-        throw shape_error("K has d_k = " + std::to_string(k.shape(1)) + " but Q has d_k = " +
-                          std::to_string(q.shape(1)) + " " + shapes);
-    if (k.shape(0) != v.shape(0))
-        throw shape_error("V has n_k = " + std::to_string(v.shape(0)) + " rows but K has n_k = " +
-                          std::to_string(k.shape(0)) + " " + shapes);
-    if (q.shape(1) == 0) throw shape_error("d_k is 0: queries and keys need at least one dimension " + shapes);
-    const auto want = std::to_string(q.shape(0)) + ", " + std::to_string(k.shape(0));
-    if (o.mask && (o.mask->shape(0) != q.shape(0) || o.mask->shape(1) != k.shape(0)))
-        throw shape_error("mask is [" + std::to_string(o.mask->shape(0)) + ", " +
-                          std::to_string(o.mask->shape(1)) + "] but must be [n_q, n_k] = [" + want + "]");
-    if (o.bias && (o.bias->shape(0) != q.shape(0) || o.bias->shape(1) != k.shape(0)))
-        throw shape_error("bias is [" + std::to_string(o.bias->shape(0)) + ", " +
-                          std::to_string(o.bias->shape(1)) + "] but must be [n_q, n_k] = [" + want + "]");
+    attention_shapes s{q.shape(0), q.shape(1), k.shape(0), k.shape(1), v.shape(0), v.shape(1), std::nullopt, std::nullopt};
+    if (o.mask) s.mask = std::make_pair(o.mask->shape(0), o.mask->shape(1));
+    if (o.bias) s.bias = std::make_pair(o.bias->shape(0), o.bias->shape(1));
+    check_attention_shapes(s);
     if (o.keep == keep_mode::one_query && o.query >= q.shape(0))
         throw shape_error("query " + std::to_string(o.query) + " is out of range: Q has n_q = " +
                           std::to_string(q.shape(0)) + " rows");
