@@ -25,20 +25,6 @@ const std::vector<std::string>& reference_keys() {
 
 namespace {
 
-const matrix& stage_matrix(const attention_steps& s, trace::stage st) {
-    switch (st) {
-        case trace::stage::q: return s.q;
-        case trace::stage::k: return s.k;
-        case trace::stage::v: return s.v;
-        case trace::stage::scores_raw: return s.scores_raw;
-        case trace::stage::scores_scaled: return s.scores_scaled;
-        case trace::stage::scores_masked: return s.scores_masked;
-        case trace::stage::weights: return s.weights;
-        case trace::stage::output: return s.output;
-    }
-    return s.output;
-}
-
 enum class entry_kind { derived, run, block };
 
 struct entry {
@@ -187,7 +173,7 @@ void loader::compute(const toml::table& doc) {
                 if (read_run(it->name, *it->table)) {
                     const attention_run& r = out.runs.at(it->name);
                     for (const auto& s : trace::all_stages())
-                        out.matrices[it->name + "." + s.alias] = stage_matrix(r.steps, s.id);
+                        out.matrices[it->name + "." + s.alias] = trace::stage_matrix(r.steps, s.id);
                 } else {
                     broken.insert(it->name);
                 }

@@ -67,19 +67,6 @@ std::string show_next_token(const lesson& l, const show_item& item, const trace:
     return trace::render(t, st);
 }
 
-const matrix& stage_of(const attention_steps& s, trace::stage st) {
-    switch (st) {
-        case trace::stage::q: return s.q;
-        case trace::stage::k: return s.k;
-        case trace::stage::v: return s.v;
-        case trace::stage::scores_raw: return s.scores_raw;
-        case trace::stage::scores_scaled: return s.scores_scaled;
-        case trace::stage::scores_masked: return s.scores_masked;
-        case trace::stage::weights: return s.weights;
-        case trace::stage::output: return s.output;
-    }
-    return s.output;
-}
 
 // Are two runs' stages the same number for number? Reports the largest
 // difference and how many entries are exactly zero in each.
@@ -98,8 +85,8 @@ std::string show_same_numbers(const lesson& l, const show_item& item, const trac
     const std::string stage_name = need_string(item, "stage");
     auto s = trace::parse_stage(stage_name);
     if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
-    const matrix& a = stage_of(runs[0]->steps, *s);
-    const matrix& b = stage_of(runs[1]->steps, *s);
+    const matrix& a = trace::stage_matrix(runs[0]->steps, *s);
+    const matrix& b = trace::stage_matrix(runs[1]->steps, *s);
     if (a.shape() != b.shape()) bad(item, "the two runs' " + stage_name + " have different shapes", "runs");
     double worst = 0.0;
     std::size_t wi = 0, wj = 0, differ = 0, zeros_a = 0, zeros_b = 0, compared = 0;

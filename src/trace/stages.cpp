@@ -37,6 +37,20 @@ std::string stage_alias_list() {
     return s;
 }
 
+const matrix& stage_matrix(const attention_steps& s, stage st) {
+    switch (st) {
+        case stage::q: return s.q;
+        case stage::k: return s.k;
+        case stage::v: return s.v;
+        case stage::scores_raw: return s.scores_raw;
+        case stage::scores_scaled: return s.scores_scaled;
+        case stage::scores_masked: return s.scores_masked;
+        case stage::weights: return s.weights;
+        case stage::output: return s.output;
+    }
+    throw std::logic_error("unknown stage");
+}
+
 table stage_table(const attention_steps& steps, stage s, const run_labels& l, int decimals) {
     const stage_info& si = info(s);
     const int dp = decimals >= 0 ? decimals : si.decimals;

@@ -33,6 +33,9 @@ std::optional<stage> parse_stage(const std::string& name);
 // "q, k, v, raw, scaled, masked, weights, output" for error messages.
 std::string stage_alias_list();
 
+// The matrix of one stage of a run.
+const matrix& stage_matrix(const attention_steps& steps, stage s);
+
 // How the two sequences of one attention run are called in its tables and traces.
 struct run_labels {
     std::string title;                       // "Cross-attention" / "Self-attention"
