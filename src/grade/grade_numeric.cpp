@@ -50,7 +50,7 @@ struct labeller {
 };
 
 std::string value_str(double x) {
-    if (std::isnan(x)) return "NaN";  // the student's own NaN, named as such (never printed as nan)
+    if (std::isnan(x)) return "not a number";  // the student's own NaN, said in words
     return trace::fixed(x, 4);
 }
 

@@ -19,7 +19,7 @@ const std::vector<mistake_info>& numeric_mistakes() {
         {"k_v_swapped", "K and V swapped"},
         {"mask_missing", "mask missing"},
         {"mask_reversed", "mask reversed"},
-        {"all_masked_row", "−inf row giving NaN"},
+        {"all_masked_row", "−inf row giving 0/0 (not a number)"},
         {"bias_missing", "position bias left out"},
         {"softmax_added", "a softmax where there is none"},
         {"scaled_anyway", "scaling where there is none"},
@@ -180,7 +180,7 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
                 for (std::size_t j = 0; j < in.v.shape(1); ++j) s.output(i, j) = nan;
             }
         out.push_back({"all_masked_row",
-                       "a row whose keys are all masked turned into NaN (exp(−inf) = 0 everywhere, 0/0); "
+                       "a row whose keys are all masked turned into 0/0, not a number (exp(−inf) = 0 everywhere, 0/0); "
                        "a query that may see no key gets weights 0, and its output is 0",
                        s});
     }

@@ -55,7 +55,7 @@ std::string show_stage(const lesson& l, const show_item& item, const trace::styl
         for (std::size_t i = 0; i < run.steps.n_q(); ++i)
             if (run.steps.row_fully_masked[i])
                 out += "  note: query '" + run.labels.query_tokens[i] +
-                       "' may see no key at all: its weights are 0 (not NaN) and its output is 0\n";
+                       "' may see no key at all: its weights are 0 (not 0/0) and its output is 0\n";
     return out;
 }
 

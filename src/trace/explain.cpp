@@ -64,7 +64,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
     // Step 3: softmax, shown with its max-shift, exp values and their sum.
     out += "\n" + st.heading("Step 3 - Softmax weights") + "\n";
     if (s.row_fully_masked[i]) {
-        out += "  every key is blocked for this query: no distribution exists, weights are 0 (not NaN)\n";
+        out += "  every key is blocked for this query: no distribution exists, weights are 0 (not 0/0)\n";
     } else {
         double row_max = -std::numeric_limits<double>::infinity();
         for (std::size_t j = 0; j < s.n_k(); ++j) row_max = std::max(row_max, s.scores_masked(i, j));

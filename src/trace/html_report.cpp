@@ -158,7 +158,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
             out += heatmap_html(s, l, "heatmap-" + id, has_bias);
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 if (s.row_fully_masked[i])
-                    out += "<p class=\"note\">Every key is blocked for query '" + esc(l.query_tokens[i]) + "': its weights are 0, not NaN.</p>\n";
+                    out += "<p class=\"note\">Every key is blocked for query '" + esc(l.query_tokens[i]) + "': its weights are 0, not 0/0.</p>\n";
             out += "<h3>Stages</h3>\n";
             for (const auto& si : all_stages())
                 if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
