@@ -121,6 +121,17 @@ inline T exp_nonpositive_scalar(T x) {
     return x < exp_constants<T>::lowest ? T(0) : std::exp(x);
 }
 
+// row[j] *= factor for the whole row; the last pass of both softmax forms.
+template <class T>
+void scale_row(T* row, std::size_t n, T factor) {
+    using batch = xsimd::batch<T>;
+    constexpr std::size_t w = batch::size;
+    const batch vf(factor);
+    std::size_t j = 0;
+    for (; j + w <= n; j += w) (batch::load_unaligned(row + j) * vf).store_unaligned(row + j);
+    for (; j < n; ++j) row[j] *= factor;
+}
+
 }  // namespace
 
 template <class T>
@@ -177,11 +188,7 @@ bool softmax_plain_row(const T* raw, T* weights, std::size_t n, T inv_scale) {
     }
 
     // sum ≥ 1 because the max cell contributes e^0.
-    const T inv_sum = T(1) / sum;
-    const batch vs(inv_sum);
-    j = 0;
-    for (; j + w <= n; j += w) (batch::load_unaligned(weights + j) * vs).store_unaligned(weights + j);
-    for (; j < n; ++j) weights[j] *= inv_sum;
+    scale_row(weights, n, T(1) / sum);
     return false;
 }
 
@@ -228,11 +235,7 @@ bool fast_softmax_row(const T* raw, T* weights, std::size_t n, const softmax_row
     }
 
     // Pass 3: normalise. sum ≥ 1 because the max cell contributes e^0.
-    const T inv_sum = T(1) / sum;
-    const batch vs(inv_sum);
-    j = 0;
-    for (; j + w <= n; j += w) (batch::load_unaligned(weights + j) * vs).store_unaligned(weights + j);
-    for (; j < n; ++j) weights[j] *= inv_sum;
+    scale_row(weights, n, T(1) / sum);
     return false;
 }
 

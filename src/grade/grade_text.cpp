@@ -60,18 +60,22 @@ std::optional<std::string> answer_text(const answer_value& a) {
     return std::nullopt;
 }
 
+// The part's id, kind and points, and "not answered" or the answer's location.
+part_result open_part(const part_spec& p, const char* what, const answer_value* a) {
+    part_result r;
+    r.id = p.id;
+    r.what = what;
+    r.max = p.points;
+    if (is_unanswered(a)) r.feedback = "not answered";
+    else r.where = a->where;
+    return r;
+}
+
 }  // namespace
 
 part_result grade_shape_part(const exercise&, const part_spec& p, const answer_value* a) {
-    part_result r;
-    r.id = p.id;
-    r.what = "shape";
-    r.max = p.points;
-    if (is_unanswered(a)) {
-        r.feedback = "not answered";
-        return r;
-    }
-    r.where = a->where;
+    part_result r = open_part(p, "shape", a);
+    if (is_unanswered(a)) return r;
     std::string text;
     if (a->is_string()) {
         text = a->text;
@@ -158,15 +162,8 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
 }
 
 part_result grade_choice_part(const exercise& x, const part_spec& p, const answer_value* a) {
-    part_result r;
-    r.id = p.id;
-    r.what = "choice";
-    r.max = p.points;
-    if (is_unanswered(a)) {
-        r.feedback = "not answered";
-        return r;
-    }
-    r.where = a->where;
+    part_result r = open_part(p, "choice", a);
+    if (is_unanswered(a)) return r;
     auto text = answer_text(*a);
     std::string list;
     for (const auto& c : x.choices) list += (list.empty() ? "" : " | ") + c;
@@ -208,15 +205,8 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
 }
 
 part_result grade_short_part(const exercise&, const part_spec& p, const answer_value* a) {
-    part_result r;
-    r.id = p.id;
-    r.what = "short";
-    r.max = p.points;
-    if (is_unanswered(a)) {
-        r.feedback = "not answered";
-        return r;
-    }
-    r.where = a->where;
+    part_result r = open_part(p, "short", a);
+    if (is_unanswered(a)) return r;
     auto text = answer_text(*a);
     if (!text) {
         r.status = part_status::invalid;
