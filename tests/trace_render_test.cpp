@@ -1,5 +1,6 @@
 // tests/trace_render_test.cpp — the terminal heatmap (shades, colours, Hangul
-// alignment), the HTML report's cells and escaping, and atomic file writing.
+// alignment), the HTML report's cells and escaping.
+// (Atomic file writing is tested with the output writer, tests/io_output_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include "support/golden.hpp"
@@ -7,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trace/file_write.hpp"
 #include "trace/heatmap.hpp"
 #include "trace/html_report.hpp"
 #include "trace/text_width.hpp"
@@ -77,20 +77,3 @@ TEST_CASE("html escaping covers markup and quotes", "[trace]") {
     CHECK(html_escape("<b>\"a\" & 'b'</b>") == "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;");
 }
 
-TEST_CASE("atomic writes leave either the whole file or nothing", "[trace]") {
-    const fs::path dir = fs::path(attn::testing::scratch_path("attn-trace-write-test"));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    write_file_atomically((dir / "a.txt").string(), "hello");
-    std::ifstream in(dir / "a.txt");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CHECK(text == "hello");
-    CHECK_THROWS_AS(write_file_atomically((dir / "missing" / "b.txt").string(), "x"), write_error);
-    write_directory_atomically((dir / "out").string(), {{"x.csv", "1\n"}, {"y.csv", "2\n"}});
-    CHECK(fs::exists(dir / "out" / "x.csv"));
-    CHECK(fs::exists(dir / "out" / "y.csv"));
-    std::size_t entries = 0;
-    for (const auto& e : fs::directory_iterator(dir)) entries += e.path().filename().string().find(".tmp-") == std::string::npos ? 1 : 100;
-    CHECK(entries == 2);  // a.txt and out/, no temporaries
-    fs::remove_all(dir);
-}

@@ -10,8 +10,8 @@
 
 #include "cli/verbs.hpp"
 #include "grade/exercise.hpp"
-#include "grade/output_file.hpp"
 #include "grade/show.hpp"
+#include "io/output_writer.hpp"
 #include "lessons/lesson_loader.hpp"
 
 namespace attn::cli {
@@ -26,6 +26,7 @@ struct exercise_options {
     bool lesson_numbers = false;
     std::string format;
     std::string output;
+    bool force = false;
     int lesson = 0;
 };
 
@@ -64,8 +65,9 @@ std::vector<const grade::exercise*> pick(const grade::exercise_set& set, const s
 }
 
 void emit(const exercise_options& o, const std::string& text) {
+    // An answer file may already hold a student's work: never replaced without --force.
     if (o.output.empty() || o.output == "-") std::cout << text;
-    else grade::write_file_atomic(o.output, text);
+    else io::output_writer(o.force).write_file(o.output, text, io::existing::keep);
 }
 
 }  // namespace
@@ -112,7 +114,8 @@ void setup_exercise(CLI::App& app) {
     tmpl->add_option("ID", o->ids, "Exercise ids, or lesson numbers for all of a lesson's exercises")->required();
     variant_flags(tmpl);
     tmpl->add_option("--format", o->format, "toml (default) or json")->check(CLI::IsMember({"toml", "json"}));
-    tmpl->add_option("-o,--output", o->output, "Write to this file (default: standard output)");
+    tmpl->add_option("-o,--output", o->output, "Write to this file (default: standard output); an existing file is kept");
+    tmpl->add_flag("--force", o->force, "With -o: replace an existing answer file");
     tmpl->callback([o] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         const auto xs = pick(set, o->ids);

@@ -14,8 +14,10 @@
 #include "cli/verbs.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
-#include "grade/output_file.hpp"
 #include "grade/report_format.hpp"
+#include "io/input_read.hpp"
+#include "io/output_writer.hpp"
+#include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
 
 namespace attn::cli {
@@ -64,17 +66,22 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     return g;
 }
 
-// Standard input ("-") is read whole; its name in reports is <stdin>.
+// Standard input ("-") is read in bounded chunks (never past --max-bytes); its name
+// in reports is <stdin>.
 grade::submission read_one(const std::string& path, const grade::read_limits& limits) {
     if (path != "-") return grade::read_submission_path(path, limits);
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    std::string text;
+    try {
+        text = io::read_input_file("-", io::input_limits{limits.max_bytes, false});
+    } catch (const io::input_error& e) {
+        throw grade::submission_error(e.reason, e.where, e.what());
+    }
     const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     return grade::read_submission_text(text, "<stdin>", first != std::string::npos && text[first] == '{', limits);
 }
 
 void write_or_print(const std::string& path, const std::string& text) {
-    if (path == "-") std::cout << text;
-    else grade::write_file_atomic(path, text);
+    io::output_writer(false, /*make_parents=*/true).write_file(path, text);
 }
 
 int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 0; }
@@ -92,7 +99,7 @@ int run_files(const grade_cli& o) {
             else grade::merge_submission(all, std::move(one));
         }
     } catch (const grade::submission_error& e) {
-        std::cerr << "attn grade: not gradable (" << e.reason << "): " << e.what() << "\n";
+        std::cerr << "attn grade: not gradable (" << e.reason << "): " << io::terminal_safe(e.what()) << "\n";
         if (!o.junit.empty()) {
             auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids);
             write_or_print(o.junit, grade::junit_xml({r}));
@@ -114,7 +121,11 @@ int run_class(const grade_cli& o) {
     limits.max_bytes = o.max_bytes;
     const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits);
     const std::string csv = grade::gradebook_csv(c);
-    if (o.gradebook != "-") grade::write_file_atomic(o.gradebook, csv);
+    const io::output_writer out(false, /*make_parents=*/true);
+    out.check_file(o.gradebook);
+    if (!o.histogram.empty()) out.check_file(o.histogram);
+    if (!o.junit.empty()) out.check_file(o.junit);
+    if (o.gradebook != "-") out.write_file(o.gradebook, csv);
     if (!o.histogram.empty()) write_or_print(o.histogram, grade::histogram_csv(c));
     if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml(c.reports));
     // With the gradebook on standard output, the summary goes to standard error first.
@@ -164,7 +175,7 @@ int run_gradescope(const grade_cli& o) {
         broken.reason_word = "setup";
         broken.reason = std::string("the autograder is misconfigured (") + e.what() + "); please tell your teacher";
         write(broken);
-        std::cerr << "attn grade: " << e.what() << "\n";
+        std::cerr << "attn grade: " << io::terminal_safe(e.what()) << "\n";
         return 2;
     }
     if (o.results != "-") std::cout << grade::report_text(r);

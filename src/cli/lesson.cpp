@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/verbs.hpp"
+#include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
 
@@ -30,7 +31,7 @@ struct lesson_options {
 
 void print_lesson_list() {
     for (const auto& e : lessons::list_lessons(lessons::lessons_dir()))
-        std::cout << (e.number < 10 ? " " : "") << e.number << "  " << e.title << "\n";
+        std::cout << (e.number < 10 ? " " : "") << e.number << "  " << io::terminal_safe(e.title) << "\n";
 }
 
 namespace {
@@ -70,12 +71,12 @@ void run_check(const lesson_options& o) {
         const auto problems = lessons::check_lesson_file(file);
         if (problems.empty()) {
             const lessons::lesson l = lessons::load_lesson(file);
-            std::cout << file << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "
+            std::cout << io::terminal_safe(file) << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "
                       << l.exercises.size() << " exercises)\n";
             continue;
         }
-        for (const auto& p : problems) std::cerr << p.str() << "\n";
-        std::cerr << file << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << "\n";
+        for (const auto& p : problems) std::cerr << io::terminal_safe_text(p.str()) << "\n";
+        std::cerr << io::terminal_safe(file) << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << "\n";
         ++bad;
     }
     if (bad) throw exit_request{2};

@@ -4,9 +4,13 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/verbs.hpp"
+#include "io/stdout_check.hpp"
+#include "io/terminal_safe.hpp"
 #include "lessons/lesson.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
     CLI::App app{"attn — the attention mechanism of Transformers, computed in the open", "attn"};
     app.require_subcommand(0, 1);
     attn::cli::setup_lessons(app);
@@ -33,11 +37,16 @@ int main(int argc, char** argv) {
     } catch (const attn::cli::exit_request& e) {
         return e.code;
     } catch (const attn::lessons::lesson_error& e) {
-        std::cerr << "attn: " << e.what() << "\n";
+        std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";  // messages quote file data
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << "attn: " << e.what() << "\n";
+        std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";  // messages quote file data
         return 2;
     }
     return 0;
 }
+
+}  // namespace
+
+// A full disk on standard output is an error (exit 2), not a truncated success.
+int main(int argc, char** argv) { return attn::io::finish_stdout(run_main(argc, argv)); }

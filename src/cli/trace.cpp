@@ -11,10 +11,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/verbs.hpp"
+#include "io/output_writer.hpp"
+#include "io/size_budget.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
-#include "trace/file_write.hpp"
 #include "trace/heatmap.hpp"
+#include "trace/overflow_check.hpp"
 #include "trace/html_report.hpp"
 #include "trace/trace_report.hpp"
 
@@ -29,6 +31,7 @@ struct trace_options {
     std::vector<std::string> stages, heatmaps;
     std::string json, npy, csv, html;
     std::string color = "auto";
+    std::size_t max_elements = io::default_max_elements;
 };
 
 trace::stage stage_arg(const std::string& name, const char* flag) {
@@ -40,8 +43,13 @@ trace::stage stage_arg(const std::string& name, const char* flag) {
 }
 
 void run_trace_verb(const trace_options& o) {
+    io::set_max_elements(o.max_elements);
     const io::trace_spec spec = io::load_trace_spec(o.spec);
-    const trace::trace_run run = trace::run_trace(io::resolve_trace_inputs(spec));
+    const io::trace_inputs inputs = io::resolve_trace_inputs(spec);  // checks the element budget
+    if (!o.html.empty())  // before computing: a page past the cell limit is refused at once
+        io::check_html_cells(o.batch >= 0 ? 1 : inputs.batch, o.head >= 0 ? 1 : inputs.heads, inputs.n_q, inputs.n_k);
+    const trace::trace_run run = trace::run_trace(inputs);
+    trace::require_finite_stages(run, spec.root);  // overflow from finite inputs: exit 2, never "blocked"
 
     trace::report_options ro;
     ro.st = trace::style{trace::resolve_color(trace::parse_color_mode(o.color))};
@@ -66,10 +74,17 @@ void run_trace_verb(const trace_options& o) {
     if (!o.npy.empty()) npy = trace::npy_files(run);
     if (!o.csv.empty()) csv = trace::csv_files(run);
 
-    if (!o.npy.empty()) trace::write_directory_atomically(o.npy, npy);
-    if (!o.csv.empty()) trace::write_directory_atomically(o.csv, csv);
-    if (!o.html.empty()) trace::write_file_atomically(o.html, html);
-    if (!o.json.empty() && o.json != "-") trace::write_file_atomically(o.json, json);
+    // Every output is checked before the first is written (an input, a device, a
+    // foreign directory: refused with nothing touched).
+    const io::output_writer out;
+    if (!o.npy.empty()) out.check_dir(o.npy, npy);
+    if (!o.csv.empty()) out.check_dir(o.csv, csv);
+    if (!o.html.empty()) out.check_file(o.html);
+    if (!o.json.empty()) out.check_file(o.json);
+    if (!o.npy.empty()) out.write_dir(o.npy, npy);
+    if (!o.csv.empty()) out.write_dir(o.csv, csv);
+    if (!o.html.empty()) out.write_file(o.html, html);
+    if (!o.json.empty() && o.json != "-") out.write_file(o.json, json);
     if (!o.npy.empty()) std::cerr << "attn trace: wrote " << npy.size() << " .npy files to " << o.npy << "\n";
     if (!o.csv.empty()) std::cerr << "attn trace: wrote " << csv.size() << " .csv files to " << o.csv << "\n";
     if (!o.html.empty()) std::cerr << "attn trace: wrote " << o.html << "\n";
@@ -93,6 +108,9 @@ void setup_trace(CLI::App& app) {
     sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
     sub->add_option("--csv", o->csv, "Write one .csv per 2-D slice of each stage into DIR");
     sub->add_option("--html", o->html, "Write a self-contained HTML report to FILE");
+    sub->add_option("--max-elements", o->max_elements,
+                    "Largest number of values one input or the score stages may hold (default 268435456 = 2^28)")
+        ->check(CLI::PositiveNumber);
     sub->add_option("--color", o->color, "Colour: auto (terminal and no NO_COLOR), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     sub->callback([o] { run_trace_verb(*o); });

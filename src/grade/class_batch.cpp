@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "grade/report_format.hpp"
+#include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
 namespace attn::grade {
@@ -57,9 +58,10 @@ void make_paths_relative(grade_report& r, const std::string& dir) {
 
 namespace {
 
+// A text cell: never a formula (io::spreadsheet_safe), never a control character
+// (the gradebook may go to a terminal with --gradebook -).
 std::string csv_cell(const std::string& raw) {
-    std::string s = raw;
-    if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
+    const std::string s = io::spreadsheet_safe(io::terminal_safe(raw));
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
     std::string out = "\"";
     for (char c : s) {
@@ -205,7 +207,7 @@ std::string class_summary_text(const class_result& c) {
     std::string out = fmt::format("Class: {} submissions, {} graded, {} not gradable\n", c.reports.size(), graded,
                                   c.reports.size() - graded);
     std::string ids;
-    for (const auto& id : c.exercise_ids) ids += (ids.empty() ? "" : ", ") + id;
+    for (const auto& id : c.exercise_ids) ids += (ids.empty() ? "" : ", ") + io::terminal_safe(id);
     out += "Exercises: " + (ids.empty() ? std::string("none") : ids) + "\n";
     if (!c.reports.empty())
         out += "Mean score: " + points_str(sum / static_cast<double>(c.reports.size())) + " / " + points_str(max) + "\n";
@@ -214,10 +216,11 @@ std::string class_summary_text(const class_result& c) {
     if (hist.empty()) out += "  none recognised\n";
     std::size_t top = hist.empty() ? 1 : hist.front().parts;
     std::size_t w = 10;
-    for (const auto& m : hist) w = std::max(w, trace::display_width(m.name));
+    for (const auto& m : hist) w = std::max(w, trace::display_width(io::terminal_safe(m.name)));
     for (const auto& m : hist) {
         const std::size_t bar = (m.parts * 30 + top - 1) / top;
-        out += "  " + m.name + std::string(w - trace::display_width(m.name), ' ') +
+        const std::string name = io::terminal_safe(m.name);
+        out += "  " + name + std::string(w - trace::display_width(name), ' ') +
                fmt::format("  {:>4} parts  {:>4} students  {}\n", m.parts, m.students, std::string(bar, '#'));
     }
     bool any = false;
@@ -225,7 +228,7 @@ std::string class_summary_text(const class_result& c) {
         if (!r.gradable) {
             if (!any) out += "\nNot gradable:\n";
             any = true;
-            out += "  " + r.student + "  " + r.reason_word + ": " + r.reason + "\n";
+            out += "  " + io::terminal_safe(r.student) + "  " + r.reason_word + ": " + io::terminal_safe(r.reason) + "\n";
         }
     return out;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "grade/report_format.hpp"
+#include "io/input_read.hpp"
 
 namespace attn::grade {
 
@@ -113,9 +114,13 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
 }
 
 std::string gradescope_student(const std::string& metadata_path) {
-    std::ifstream in(metadata_path);
-    if (!in) return "";
-    const auto meta = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    std::string text;
+    try {
+        text = io::read_input_file(metadata_path);
+    } catch (const io::input_error&) {
+        return "";  // no metadata: the report names no student
+    }
+    const auto meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (meta.is_discarded() || !meta.contains("users") || !meta["users"].is_array() || meta["users"].empty()) return "";
     const auto& u = meta["users"][0];
     for (const char* key : {"sid", "email", "id"})

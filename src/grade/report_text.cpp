@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "grade/report_format.hpp"
+#include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
 namespace attn::grade {
@@ -21,7 +22,9 @@ const char* mark(part_status s) {
 }
 
 // Wraps feedback at about 78 columns under an indent; words are never split.
-std::string wrap(const std::string& text, const std::string& indent, std::size_t width = 78) {
+// Feedback quotes students' answers: control characters are shown, never sent.
+std::string wrap(const std::string& raw, const std::string& indent, std::size_t width = 78) {
+    const std::string text = io::terminal_safe(raw);
     std::string out, line = indent;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -45,15 +48,16 @@ std::string wrap(const std::string& text, const std::string& indent, std::size_t
 std::string report_text(const grade_report& r) {
     std::string out;
     std::string files;
-    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
-    out += "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + " — " + files + "\n";
+    // Student ids, file names and reasons come from submissions: shown, never sent raw.
+    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + io::terminal_safe(f);
+    out += "Student " + (r.student.empty() ? std::string("(not named)") : io::terminal_safe(r.student)) + " — " + files + "\n";
     if (!r.gradable) {
-        out += "NOT GRADABLE (" + r.reason_word + "): " + r.reason + "\n";
+        out += "NOT GRADABLE (" + r.reason_word + "): " + io::terminal_safe(r.reason) + "\n";
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
     for (const auto& x : r.exercises) {
-        out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
+        out += "\n" + fmt::format("{}  {}  [{} / {}]\n", io::terminal_safe(x.id), io::terminal_safe(x.title), points_str(x.score), points_str(x.max));
         if (x.kind == "numeric")
             out += "  numbers: " + (x.personal ? "yours, seed " + x.seed + " (" + x.parameters + ")" : x.parameters) + "\n";
         for (const auto& p : x.parts) {
@@ -63,7 +67,8 @@ std::string report_text(const grade_report& r) {
             // the first feedback line goes beside the head
             const std::size_t pad = trace::display_width(head);
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
-            if (!p.mistake.empty()) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
+            if (!p.mistake.empty())
+                out += std::string(pad, ' ') + "mistake: " + io::terminal_safe(p.mistake_name) + " [" + io::terminal_safe(p.mistake) + "]\n";
         }
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;

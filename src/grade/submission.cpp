@@ -11,6 +11,8 @@
 #include <toml++/toml.h>
 
 #include "grade/json_read.hpp"
+#include "io/input_read.hpp"
+#include "io/toml_depth.hpp"
 
 namespace attn::grade {
 
@@ -152,18 +154,15 @@ submission from_document(answer_value doc, const std::string& file) {
 }
 
 std::string read_bytes(const std::string& path, std::size_t max_bytes) {
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec) throw submission_error("unreadable", {path, 0, 0}, path + ": cannot read the file (" + ec.message() + ")");
-    if (size > max_bytes)
-        throw submission_error("too-large", {path, 0, 0},
-                               path + ": the file has " + std::to_string(size) + " bytes, more than the limit of " +
-                                   std::to_string(max_bytes) + " for an answer file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw submission_error("unreadable", {path, 0, 0}, path + ": cannot open the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    io::input_limits limits;
+    limits.max_bytes = max_bytes;
+    limits.what = "answer file";
+    try {
+        return io::read_input_file(path, limits);
+    } catch (const io::input_error& e) {
+        const std::string reason = e.reason == "not-found" || e.reason == "not-a-file" ? "unreadable" : e.reason;
+        throw submission_error(reason, e.where, e.what());
+    }
 }
 
 bool looks_json(const std::string& path, const std::string& text) {
@@ -202,6 +201,7 @@ submission read_submission_text(const std::string& raw, const std::string& displ
         doc = parse_json_answer(text, display_path);
     } else {
         try {
+            io::check_toml_nesting(text, display_path);  // toml++ recurses per level
             const toml::table t = toml::parse(text, display_path);
             doc = from_toml(t, display_path);
             doc.where = {display_path, 1, 1};
@@ -209,6 +209,8 @@ submission read_submission_text(const std::string& raw, const std::string& displ
             const auto& b = e.source().begin;
             const source_pos p{display_path, static_cast<int>(b.line), static_cast<int>(b.column)};
             throw submission_error("syntax", p, p.str() + ": TOML syntax: " + std::string(e.description()));
+        } catch (const io::input_error& e) {
+            throw submission_error(e.reason, e.where, e.what());
         }
     }
     return from_document(std::move(doc), display_path);

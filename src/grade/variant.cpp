@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/prng.hpp"
+#include "io/input_read.hpp"
 
 namespace attn::grade {
 
@@ -18,10 +19,16 @@ std::string exercise_numbers::seed_hex() const {
 
 std::string course_secret(const std::string& secret_file) {
     if (!secret_file.empty()) {
-        std::ifstream in(secret_file, std::ios::binary);
-        if (!in) throw variant_error("cannot read the course secret file " + secret_file);
+        io::input_limits limits;
+        limits.max_bytes = 64 * 1024;  // a secret is one line
+        limits.what = "course secret file";
         std::string line;
-        std::getline(in, line);
+        try {
+            line = io::read_input_file(secret_file, limits);
+        } catch (const io::input_error& e) {
+            throw variant_error(e.what());
+        }
+        line = line.substr(0, line.find('\n'));
         const auto b = line.find_first_not_of(" \t\r\n");
         const auto e = line.find_last_not_of(" \t\r\n");
         if (b == std::string::npos) throw variant_error("the course secret file " + secret_file + " is empty (its first line is the secret)");

@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "io/csv_read.hpp"
+#include "io/input_read.hpp"
 #include "io/npy_read.hpp"
 #include "io/trace_spec.hpp"
 
@@ -117,10 +118,13 @@ const std::set<std::string> top_keys = {"kind", "title", "tokens", "query_tokens
 }  // namespace
 
 trace_spec load_trace_spec(const std::string& path) {
-    if (!std::filesystem::exists(path)) throw input_error(source_pos{path, 0, 0}, "no such spec file");
+    input_limits limits;
+    limits.toml = true;  // nesting checked before toml++ sees the text
+    limits.what = "spec file";
+    const std::string text = read_input_file(path, limits);
     toml::table doc;
     try {
-        doc = toml::parse_file(path);
+        doc = toml::parse(text, path);
     } catch (const toml::parse_error& e) {
         const auto& b = e.source().begin;
         throw input_error(source_pos{path, static_cast<int>(b.line), static_cast<int>(b.column)},

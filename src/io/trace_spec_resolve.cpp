@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/size_budget.hpp"
 #include "io/trace_spec.hpp"
 
 namespace attn::io {
@@ -182,6 +183,9 @@ trace_inputs resolve_trace_inputs(const trace_spec& s) {
                                       " and d_v = " + std::to_string(d_v) + " (each head takes d_k/heads columns)");
     in.d_head = d_k / s.heads;
     in.d_head_v = d_v / s.heads;
+    // The one budget check for what the run will allocate, before the masks and the
+    // core allocate [n_q, n_k] per batch item, head and stage.
+    check_trace_budget(batch, s.heads, in.n_q, in.n_k, s.root);
 
     // Tokens: default labels when none are given; otherwise one per position.
     const auto check_tokens = [&](const std::vector<std::string>& t, std::size_t n, const std::string& which, const std::string& axis) {

@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "core/attention.hpp"
+#include "io/input_error.hpp"
 #include "trace/stages.hpp"
 
 namespace attn::lessons {
@@ -21,13 +22,9 @@ namespace attn::lessons {
 // ([blocks.X] tables): defined in lessons/lesson_parts.hpp, used by the show kinds.
 struct lesson_parts;
 
-// Where something is in a lesson file; line/column 0 when unknown.
-struct source_pos {
-    std::string file;
-    int line = 0;
-    int column = 0;
-    std::string str() const;  // "lessons/04-x.toml:12:5" (or just the file)
-};
+// Where something is in a lesson file; line/column 0 when unknown. One type for
+// every format (io/input_error.hpp).
+using io::source_pos;
 
 // One problem found in a lesson file.
 struct diagnostic {

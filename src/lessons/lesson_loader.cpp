@@ -11,6 +11,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/input_read.hpp"
+#include "io/terminal_safe.hpp"
+#include "io/toml_depth.hpp"
 #include "lessons/key_check.hpp"
 #include "lessons/loader_internal.hpp"
 
@@ -135,11 +138,41 @@ void loader::read_exercises(const toml::table& doc) {
 
 }  // namespace detail
 
+namespace {
+
+// Everything a lesson prints comes from its file: control characters in titles, prose,
+// token names and questions are shown as visible escapes, never sent to the terminal.
+void make_terminal_safe(lesson& l) {
+    using io::terminal_safe;
+    using io::terminal_safe_text;
+    l.title = terminal_safe(l.title);
+    l.summary = terminal_safe(l.summary);
+    l.intro = terminal_safe_text(l.intro);
+    for (auto& s : l.seeds) s = terminal_safe(s);
+    for (auto& [name, toks] : l.tokens)
+        for (auto& t : toks) t = terminal_safe(t);
+    for (auto& [name, run] : l.runs) run.labels = trace::terminal_safe_labels(run.labels);
+    for (auto& s : l.steps) {
+        s.title = terminal_safe(s.title);
+        s.text = terminal_safe_text(s.text);
+    }
+    for (auto& x : l.exercises) {
+        x.prompt = terminal_safe_text(x.prompt);
+        for (auto& c : x.choices) c = terminal_safe(c);
+    }
+}
+
+}  // namespace
+
 lesson_draft load_lesson_draft(const std::string& text, const std::string& display_path) {
     lesson_draft d;
     std::shared_ptr<toml::table> owner;
     try {
+        io::check_toml_nesting(text, display_path);  // toml++ recurses per level
         owner = std::make_shared<toml::table>(toml::parse(text, display_path));
+    } catch (const io::input_error& e) {
+        d.problems.push_back({e.where, e.detail});
+        return d;
     } catch (const toml::parse_error& e) {
         const auto& b = e.source().begin;
         d.problems.push_back({{display_path, static_cast<int>(b.line), static_cast<int>(b.column)},
@@ -158,6 +191,7 @@ lesson_draft load_lesson_draft(const std::string& text, const std::string& displ
     ld.read_exercises(doc);
     d.broken = std::move(ld.broken);
     d.content.document = owner;
+    make_terminal_safe(d.content);
     std::stable_sort(d.problems.begin(), d.problems.end(), [](const diagnostic& a, const diagnostic& b) {
         return std::make_pair(a.where.line, a.where.column) < std::make_pair(b.where.line, b.where.column);
     });
@@ -170,13 +204,18 @@ lesson load_lesson_text(const std::string& text, const std::string& display_path
     return std::move(d.content);
 }
 
-lesson load_lesson(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw lesson_error({{{path, 0, 0}, "cannot open the lesson file"}});
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return load_lesson_text(ss.str(), path);
+std::string read_lesson_file(const std::string& path) {
+    io::input_limits limits;
+    limits.toml = true;  // nesting checked before toml++ sees the text
+    limits.what = "lesson file";
+    try {
+        return io::read_input_file(path, limits);
+    } catch (const io::input_error& e) {
+        throw lesson_error({{e.where, e.detail}});
+    }
 }
+
+lesson load_lesson(const std::string& path) { return load_lesson_text(read_lesson_file(path), path); }
 
 std::string lessons_dir() {
     const char* env = std::getenv("ATTN_LESSONS_DIR");
@@ -194,10 +233,10 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
             continue;
         lesson_entry entry{std::stoi(file.substr(0, 2)), e.path().string(), "", ""};
         try {
-            const toml::table doc = toml::parse_file(entry.path);
-            entry.title = doc["title"].value_or(std::string("(no title)"));
-            entry.summary = doc["summary"].value_or(std::string());
-        } catch (const toml::parse_error&) {
+            const toml::table doc = toml::parse(read_lesson_file(entry.path), entry.path);
+            entry.title = io::terminal_safe(doc["title"].value_or(std::string("(no title)")));
+            entry.summary = io::terminal_safe(doc["summary"].value_or(std::string()));
+        } catch (const std::exception&) {
             entry.title = "(cannot be read: run `attn lesson check " + entry.path + "`)";
         }
         out.push_back(entry);

@@ -9,6 +9,10 @@
 
 namespace attn::lessons {
 
+// A lesson file's text, read by the one input reader (regular files only, size and
+// TOML nesting limits). Throws lesson_error with the file and what was wrong.
+std::string read_lesson_file(const std::string& path);
+
 // Parses and checks one lesson file and computes its runs. Throws lesson_error
 // listing every problem with file:line:col.
 lesson load_lesson(const std::string& path);

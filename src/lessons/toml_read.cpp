@@ -5,11 +5,6 @@
 
 namespace attn::lessons {
 
-std::string source_pos::str() const {
-    if (line <= 0) return file;
-    return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
 namespace {
 std::string join_messages(const std::vector<diagnostic>& p) {
     std::string s;

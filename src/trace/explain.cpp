@@ -16,7 +16,8 @@ std::string weight_bar(double weight) {
     return "|" + std::string(static_cast<std::size_t>(n), '#') + "|";
 }
 
-std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& l, const style& st) {
+std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& raw_labels, const style& st) {
+    const run_labels l = terminal_safe_labels(raw_labels);  // names from files: shown, never sent raw
     const std::string& qt = l.query_tokens.at(i);
     std::size_t key_w = 0;
     for (const auto& t : l.key_tokens) key_w = std::max(key_w, display_width(t));

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "io/terminal_safe.hpp"
 #include "trace/number_format.hpp"
 #include "trace/text_width.hpp"
 
@@ -64,7 +65,11 @@ const char* shade_for(double t) {
     return "█";
 }
 
-std::string render_heatmap(const heatmap_input& in, const heatmap_style& st) {
+std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
+    heatmap_input in = raw;  // labels come from users' files: shown, never sent raw
+    in.title = io::terminal_safe(in.title);
+    for (auto& s : in.row_labels) s = io::terminal_safe(s);
+    for (auto& s : in.col_labels) s = io::terminal_safe(s);
     const matrix& m = *in.values;
     const std::size_t n_q = m.shape(0), n_k = m.shape(1);
     const auto visible = [&](std::size_t i, std::size_t j) { return (!in.attend || (*in.attend)(i, j)) && std::isfinite(m(i, j)); };

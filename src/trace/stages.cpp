@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "io/terminal_safe.hpp"
+
 namespace attn::trace {
 
 const std::vector<stage_info>& all_stages() {
@@ -80,6 +82,15 @@ table stage_table(const attention_steps& steps, stage s, const run_labels& l, in
                               dimension_labels(steps.d_v()), steps.output, dp);
     }
     throw std::logic_error("unknown stage");
+}
+
+run_labels terminal_safe_labels(const run_labels& labels) {
+    run_labels out = labels;
+    for (std::string* s : {&out.title, &out.query_side, &out.key_side, &out.q_name, &out.k_name, &out.v_name})
+        *s = io::terminal_safe(*s);
+    for (auto& t : out.query_tokens) t = io::terminal_safe(t);
+    for (auto& t : out.key_tokens) t = io::terminal_safe(t);
+    return out;
 }
 
 }  // namespace attn::trace

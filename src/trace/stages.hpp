@@ -46,6 +46,10 @@ struct run_labels {
     std::string q_name = "Q", k_name = "K", v_name = "V";  // "Q_dec", "K_enc", "V_enc"
 };
 
+// The same labels with every name made terminal-safe (io/terminal_safe.hpp): token
+// names and titles come from users' files and are printed by every renderer.
+run_labels terminal_safe_labels(const run_labels& labels);
+
 // The labeled table of one stage of a run, with the seed's decimals by default.
 table stage_table(const attention_steps& steps, stage s, const run_labels& labels, int decimals = -1);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/terminal_safe.hpp"
 #include "trace/number_format.hpp"
 #include "trace/text_width.hpp"
 
@@ -36,7 +37,14 @@ std::vector<std::string> dimension_labels(std::size_t n) {
     return labels;
 }
 
-std::string render(const table& t, const style& st) {
+std::string render(const table& raw, const style& st) {
+    // Titles and labels come from users' files: control characters are shown, never sent.
+    table t = raw;
+    for (std::string* s : {&t.title, &t.axes, &t.corner}) *s = io::terminal_safe(*s);
+    for (auto& s : t.row_labels) s = io::terminal_safe(s);
+    for (auto& s : t.col_labels) s = io::terminal_safe(s);
+    for (auto& row : t.cells)
+        for (auto& s : row) s = io::terminal_safe(s);
     std::size_t first = display_width(t.corner);
     for (const auto& r : t.row_labels) first = std::max(first, display_width(r));
     std::vector<std::size_t> widths(t.col_labels.size());

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "io/terminal_safe.hpp"
 #include "trace/explain.hpp"
 #include "trace/heatmap.hpp"
 #include "trace/number_format.hpp"
@@ -81,8 +82,8 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
         for (std::size_t h = 0; h < r.heads; ++h) {
             if (o.head && *o.head != h) continue;
             const attention_steps& s = r.at(b, h);
-            run_labels l = r.labels;
-            l.title = section_title(r, b, h);
+            run_labels l = terminal_safe_labels(r.labels);  // names from files: shown, never sent raw
+            l.title = io::terminal_safe(section_title(r, b, h));
             if (row) {
                 out += explain_query(s, *row, l, o.st) + "\n";
                 continue;
@@ -113,9 +114,10 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
         }
         if (r.has_result && !row && !o.head && r.heads > 1) {
             const matrix& sum = r.attn_out[b];
-            std::string t = r.labels.title + (r.batch > 1 ? fmt::format(" · batch {} of {}", b, r.batch) : "");
-            out += render(make_table(t + " output Σ heads (hook_attn_out)", "rows: " + r.labels.query_side + " · columns: d_model",
-                                     "out", r.labels.query_tokens, dimension_labels(sum.shape(1)), sum, 4),
+            const run_labels safe = terminal_safe_labels(r.labels);
+            std::string t = safe.title + (r.batch > 1 ? fmt::format(" · batch {} of {}", b, r.batch) : "");
+            out += render(make_table(t + " output Σ heads (hook_attn_out)", "rows: " + safe.query_side + " · columns: d_model",
+                                     "out", safe.query_tokens, dimension_labels(sum.shape(1)), sum, 4),
                           o.st) +
                    "\n";
         }

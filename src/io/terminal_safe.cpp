@@ -1,0 +1,109 @@
+// io/terminal_safe.cpp — see terminal_safe.hpp. One UTF-8 walk; each code point is
+// kept or written as a visible escape.
+#include "io/terminal_safe.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace attn::io {
+
+namespace {
+
+void hex_byte(std::string& out, unsigned char b) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", b);
+    out += buf;
+}
+
+void hex_code_point(std::string& out, std::uint32_t cp) {
+    char buf[12];
+    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+    out += buf;
+}
+
+// Length of the valid UTF-8 sequence at s[i] and its code point; 0 when invalid
+// (overlong, surrogate, beyond U+10FFFF, truncated).
+std::size_t utf8_at(std::string_view s, std::size_t i, std::uint32_t* cp) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    std::uint32_t v = 0, min = 0;
+    if (b0 < 0x80) {
+        *cp = b0;
+        return 1;
+    } else if ((b0 & 0xE0) == 0xC0) {
+        len = 2, v = b0 & 0x1F, min = 0x80;
+    } else if ((b0 & 0xF0) == 0xE0) {
+        len = 3, v = b0 & 0x0F, min = 0x800;
+    } else if ((b0 & 0xF8) == 0xF0) {
+        len = 4, v = b0 & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size()) return 0;
+    for (std::size_t k = 1; k < len; ++k) {
+        const auto b = static_cast<unsigned char>(s[i + k]);
+        if ((b & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (b & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return len;
+}
+
+bool is_bidi_control(std::uint32_t cp) {
+    return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+std::string escape(std::string_view s, bool keep_layout) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        std::uint32_t cp = 0;
+        const std::size_t len = utf8_at(s, i, &cp);
+        if (len == 0) {  // not UTF-8: show the byte, never send it
+            hex_byte(out, static_cast<unsigned char>(s[i]));
+            ++i;
+            continue;
+        }
+        if (cp < 0x20 || cp == 0x7F) {
+            if (keep_layout && (cp == '\n' || cp == '\t')) out += static_cast<char>(cp);
+            else if (cp == '\n') out += "\\n";
+            else if (cp == '\t') out += "\\t";
+            else if (cp == '\r') out += "\\r";
+            else hex_byte(out, static_cast<unsigned char>(cp));
+        } else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp)) {
+            hex_code_point(out, cp);
+        } else {
+            out.append(s.substr(i, len));
+        }
+        i += len;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view s) {
+    // Fast path: plain printable ASCII needs no walk.
+    bool plain = true;
+    for (char c : s) {
+        const auto b = static_cast<unsigned char>(c);
+        if (b < 0x20 || b >= 0x7F) {
+            plain = false;
+            break;
+        }
+    }
+    return plain ? std::string(s) : escape(s, false);
+}
+
+std::string terminal_safe_text(std::string_view s) { return escape(s, true); }
+
+std::string spreadsheet_safe(std::string_view cell) {
+    if (!cell.empty()) {
+        const char c = cell.front();
+        if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') return "'" + std::string(cell);
+    }
+    return std::string(cell);
+}
+
+}  // namespace attn::io
