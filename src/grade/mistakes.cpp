@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "grade/pipeline_extras.hpp"
 #include "trace/number_format.hpp"
 
 namespace attn::grade {
@@ -261,6 +262,23 @@ void weights_rounded(const pipeline_inputs& in, const stage_values& right, candi
     }
 }
 
+// The mistakes of lessons 15–19 are computed together in pipeline_extras.cpp; each
+// record takes its own forms from there.
+template <const char* Id>
+void extra(const pipeline_inputs& in, const stage_values&, candidates& out) {
+    if (!in.grad_output && !in.tile && !in.rope_base && !in.window) return;
+    candidates all;
+    extra_mistake_candidates(in, all);
+    for (auto& c : all)
+        if (c.id == Id) out.push_back(std::move(c));
+}
+constexpr char jacobian_sum_missing[] = "jacobian_sum_missing";
+constexpr char gradient_not_scaled[] = "gradient_not_scaled";
+constexpr char gradient_not_transposed[] = "gradient_not_transposed";
+constexpr char online_not_rescaled[] = "online_not_rescaled";
+constexpr char rope_wrong_angle[] = "rope_wrong_angle";
+constexpr char window_off_by_one[] = "window_off_by_one";
+
 // ── which rows each changes ──
 
 std::vector<bool> rows_with_blocked(const pipeline_inputs& in, const stage_values&) {
@@ -322,6 +340,20 @@ const std::vector<mistake_record>& mistake_catalogue() {
         {"rounded_early", "rounding too early", "always (scores rounded to 1 or 2 decimals)", "weights", rounded_early, nullptr, mistake_record::redraw::tolerance},
         {"weights_rounded", "weights rounded early", "always (weights rounded to 1 or 2 decimals before · V)", "output", weights_rounded,
          nullptr, mistake_record::redraw::tolerance},
+        // lessons 15–19 (pipeline_extras.cpp); their stages are not raw … output, so the
+        // variant generator does not redraw for them
+        {"jacobian_sum_missing", "the Σ term of the softmax Jacobian forgotten", "the exercise gives dL/dO (grad)", "raw",
+         extra<jacobian_sum_missing>, nullptr, mistake_record::redraw::tolerance},
+        {"gradient_not_scaled", "gradient not divided by the scale", "grad, and the scale is not 1", "raw", extra<gradient_not_scaled>,
+         nullptr, mistake_record::redraw::tolerance},
+        {"gradient_not_transposed", "A instead of Aᵀ in dV", "grad, and as many queries as keys", "raw",
+         extra<gradient_not_transposed>, nullptr, mistake_record::redraw::tolerance},
+        {"online_not_rescaled", "partial output not rescaled", "the exercise tiles the keys (tile)", "raw", extra<online_not_rescaled>,
+         nullptr, mistake_record::redraw::tolerance},
+        {"rope_wrong_angle", "rotated by the wrong angle", "rotary positions (rope)", "raw", extra<rope_wrong_angle>, nullptr,
+         mistake_record::redraw::tolerance},
+        {"window_off_by_one", "window off by one", "a window mask (window)", "raw", extra<window_off_by_one>, nullptr,
+         mistake_record::redraw::tolerance},
     };
     return all;
 }

@@ -107,6 +107,11 @@ void lesson_inputs(const exercise& x, exercise_numbers& n) {
     n.inputs.scale = s.scale;
     n.inputs.softmax = s.softmax;
     n.inputs.cross = s.run_kind == "cross";
+    n.inputs.grad_output = s.grad_output;  // lessons 15–19
+    n.inputs.tile = s.tile;
+    n.inputs.rope_base = s.rope_base;
+    n.inputs.window = s.window;
+    n.inputs.window_causal = s.window_causal;
     n.query_tokens = s.query_tokens;
     n.key_tokens = s.key_tokens;
 }
