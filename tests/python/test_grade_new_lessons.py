@@ -95,6 +95,24 @@ a = attention(n)
 expect_mistake("15-grad-q-v", {"dV": a @ n["grad"], "dQ": g["grad_q"][CAT]}, "gradient_not_transposed")
 expect_mistake("15-grad-q-v", {"dV": g["grad_v"], "dQ": (g["grad_scores"] @ n["k"])[CAT]}, "gradient_not_scaled")
 
+# Lesson 16: the online softmax by hand (query "on"), and 3 keys per block for every query.
+ON = 3
+n = numbers("16-online-on")
+o = ref.online(n["q"], n["k"], n["v"], 2)
+expect_full("16-online-on", {"m": o["running_max"][ON], "l": o["running_sum"][ON], "output": o["output"][ON]})
+wrong = ref.online(n["q"], n["k"], n["v"], 2, rescale=False)["output"][ON]
+if not np.allclose(wrong, o["output"][ON], atol=1e-3):
+    expect_mistake("16-online-on", {"m": o["running_max"][ON], "l": o["running_sum"][ON], "output": wrong},
+                   "online_not_rescaled")
+n = numbers("16-tile-3")
+o = ref.online(n["q"], n["k"], n["v"], 3)
+expect_full("16-tile-3", {"m": o["running_max"], "output": o["output"]})
+expect_mistake("16-tile-3", {"m": o["running_max"], "output": ref.online(n["q"], n["k"], n["v"], 3, rescale=False)["output"]},
+               "online_not_rescaled")
+r = grade("16-memory", {"answer": "n × n"})
+check("scores-kept" in json.dumps(r), "16-memory: the declared mistake scores-kept is named")
+expect_full("16-memory", {"answer": "2n (a running max and a running sum per query)"})
+
 if failures:
     sys.exit("%d failures" % len(failures))
 print("ok")
