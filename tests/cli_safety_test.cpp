@@ -178,7 +178,7 @@ TEST_CASE("one malicious file in a class folder still yields every other grade a
     // Gradescope: results.json is written whatever the submission holds.
     fs::create_directories(d / "sub");
     write(d / "sub" / "answers.toml", deep_toml(30000));
-    const auto g = run_attn("grade --gradescope --no-variants --submission " + q(d / "sub") + " --results " +
+    const auto g = run_attn("grade --gradescope --no-variants --student mallory --submission " + q(d / "sub") + " --results " +
                         q(d / "results" / "results.json") + " --metadata " + q(d / "none.json"));
     INFO(g.out);
     CHECK(g.code != -1);

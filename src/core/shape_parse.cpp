@@ -137,6 +137,7 @@ struct parser {
     const lexer& lex;
     std::vector<token> t;
     std::size_t p = 0;
+    int depth = 0;  // brackets open inside a dimension: bounded, the parser recurses per level
 
     const token& peek() const { return t[p]; }
     [[noreturn]] void fail(const std::string& what, const token& at) const {
@@ -160,8 +161,10 @@ struct parser {
             return dim::symbol(k.text);
         }
         if (k.kind == tok::open) {
+            if (++depth > 32) fail("expected at most 32 nested brackets in a dimension", k);
             ++p;
             const dim inner = product();
+            --depth;
             const token& c = peek();
             if (c.kind == tok::sep) fail("expected ')' — a dimension in brackets cannot hold several axes", c);
             if (c.kind != tok::close || c.text[0] != closer_for(k.text))

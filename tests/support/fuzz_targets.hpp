@@ -1,0 +1,34 @@
+// tests/support/fuzz_targets.hpp — the fuzz targets of tests/fuzz/, as plain functions
+// so that the same code runs under libFuzzer (clang, tests/fuzz/fuzz_main.cpp) and in
+// the g++ test suite, which replays the seed corpora and every crasher kept under
+// tests/fuzz/regressions/ (tests/fuzz_replay_test.cpp). A refusal (an exception from
+// the parsers) is the expected outcome of bad bytes; a crash, a leak, undefined
+// behaviour, a hang or runaway memory is a finding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn::fuzz {
+
+using target_fn = int (*)(const std::uint8_t* data, std::size_t size);
+
+struct target {
+    const char* name;  // the folder under tests/fuzz/corpus/ and tests/fuzz/regressions/
+    target_fn run;
+};
+
+// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape.
+const std::vector<target>& all_targets();
+
+int spec_toml(const std::uint8_t* data, std::size_t size);    // io::parse_trace_spec → resolve → trace → report
+int lesson_toml(const std::uint8_t* data, std::size_t size);  // lessons::load_lesson_draft → render
+int answer_toml(const std::uint8_t* data, std::size_t size);  // grade::read_submission_text (TOML) → grade
+int answer_json(const std::uint8_t* data, std::size_t size);  // grade::read_submission_text (JSON) → grade
+int npy(const std::uint8_t* data, std::size_t size);          // io::parse_npy (first byte: allow bool)
+int csv(const std::uint8_t* data, std::size_t size);          // io::parse_csv
+int shape(const std::uint8_t* data, std::size_t size);        // core parse_shape / parse_dim
+
+}  // namespace attn::fuzz
