@@ -87,7 +87,12 @@ export_stage export_one(const trace_run& r, const stage_info& si) {
 std::vector<export_stage> export_stages(const trace_run& r) {
     std::vector<export_stage> out;
     for (const auto& si : all_stages())
-        if (!si.needs_w_o || r.has_result) out.push_back(export_one(r, si));
+        if (si.id <= stage::attn_out && stage_available(r, si.id)) out.push_back(export_one(r, si));
+    // Lessons 15–19 (trace_extras.hpp): with rope, hook_q/hook_k are the vectors before
+    // the rotation; the extra stages follow the forward ones.
+    for (auto& s : out)
+        if ((s.id == stage::q || s.id == stage::k) && !r.extras.rope_q.empty()) s.data = unrotated(r, s.id == stage::k);
+    for (auto& e : extra_stages(r)) out.push_back({e.id, info(e.id).hook, {info(e.id).axes.begin(), info(e.id).axes.end()}, e.shape, std::move(e.data)});
     return out;
 }
 
@@ -150,7 +155,8 @@ std::map<std::string, std::string> csv_files(const trace_run& r) {
     for (const auto& s : export_stages(r)) {
         const auto& sh = s.shape;
         const stage_info& si = info(s.id);
-        const bool key_rows = s.id == stage::k || s.id == stage::v;
+        const bool key_rows = si.layout == stage_layout::per_position && std::string(si.axes[1]) == "key_pos";
+        const bool key_cols = std::string(si.axes.back()) == "key_pos";
         for (std::size_t b = 0; b < r.batch; ++b) {
             const std::string base = s.name + ".b" + std::to_string(b);
             if (si.layout == stage_layout::summed_heads) {  // [batch, query_pos, d_model]
@@ -159,8 +165,9 @@ std::map<std::string, std::string> csv_files(const trace_run& r) {
             }
             for (std::size_t h = 0; h < r.heads; ++h) {
                 const std::string name = base + ".h" + std::to_string(h) + ".csv";
-                if (si.layout == stage_layout::per_head)  // [batch, head, query_pos, key_pos]
-                    files[name] = csv_matrix(qt, kt, "query\\key", s.data, (b * sh[1] + h) * sh[2] * sh[3], sh[3], 1);
+                if (si.layout == stage_layout::per_head)  // [batch, head, query_pos, key_pos | block]
+                    files[name] = csv_matrix(qt, key_cols ? kt : dims("block", sh[3]), key_cols ? "query\\key" : "query\\block",
+                                             s.data, (b * sh[1] + h) * sh[2] * sh[3], sh[3], 1);
                 else  // [batch, pos, head, d]: rows stride heads·d
                     files[name] = csv_matrix(key_rows ? kt : qt, dims("d", sh[3]), key_rows ? "key\\dim" : "query\\dim",
                                              s.data, b * sh[1] * sh[2] * sh[3] + h * sh[3], sh[2] * sh[3], 1);

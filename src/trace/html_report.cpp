@@ -144,7 +144,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
                        esc(r.inputs.kind), r.batch, r.heads, r.n_q(), r.n_k(), r.inputs.d_head, compact(r.at(0, 0).scale, 6));
     out += "<p>Rows are always queries and columns always keys. Stage names follow TransformerLens:</p>\n<dl>";
     for (const auto& si : all_stages())
-        if (!si.needs_w_o || r.has_result)
+        if (stage_available(r, si.id))
             out += "<dt>" + esc(si.hook) + " " + esc(axes_text(si)) + "</dt><dd>" + esc(si.what) + "</dd>";
     out += "</dl>\n";
     for (std::size_t b = 0; b < r.batch; ++b) {

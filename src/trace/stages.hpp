@@ -23,12 +23,20 @@
 
 namespace attn::trace {
 
-enum class stage { q, k, v, scores_raw, scores_scaled, scores_masked, weights, z, result, attn_out };
+enum class stage {
+    q, k, v, scores_raw, scores_scaled, scores_masked, weights, z, result, attn_out,  // the forward
+    rot_q, rot_k,                                                                     // rope (lesson 17)
+    tiled_running_max, tiled_running_sum, tiled_correction, tiled_z,                  // tile (lesson 16)
+    grad_z, grad_v, grad_pattern, grad_attn_scores, grad_attn_scores_raw, grad_q, grad_k,  // backward (lesson 15)
+};
+
+// What a spec must give for a stage to exist.
+enum class stage_needs { nothing, w_o, rope, tile, backward };
 
 // How a stage is laid out in exports (C order), after TransformerLens.
 enum class stage_layout {
     per_position,  // [batch, pos, head, d]        hook_q, hook_k, hook_v, hook_z, hook_result
-    per_head,      // [batch, head, query_pos, key_pos]   the score stages
+    per_head,      // [batch, head, query_pos, key_pos|block]   the score stages, tiled_* maps
     summed_heads,  // [batch, query_pos, d_model]  hook_attn_out
 };
 
@@ -40,14 +48,14 @@ struct stage_info {
     stage_layout layout;
     const char* what;               // one line for people: "softmax over key_pos (...)"
     const char* caption;            // word in table titles: "weights softmax(S)"
-    bool is_score;                  // a [query × key] map: heatmaps, masks, key columns
+    bool is_score;                  // a forward [query × key] score map: heatmaps, masks
     int decimals;                   // printed decimals, as the seeds print them
-    bool needs_w_o;                 // only when the spec gives W_O
+    stage_needs needs;              // only when the spec gives W_O, rope, tile or backward
 };
 
 // Every stage, in computation order. The one table.
 const std::vector<stage_info>& all_stages();
-// The stages one head's attention_steps holds (q … z): all but result and attn_out.
+// The stages one head's attention_steps holds (q … z).
 std::vector<stage_info> head_stages();
 const stage_info& info(stage s);
 // Accepts a TransformerLens name or the lessons' word; nullopt if unknown.
@@ -80,8 +88,8 @@ struct run_labels {
 // What a stage table of one head calls its rows, columns and corner.
 struct stage_frame {
     std::string title, axes, corner;
-    const std::vector<std::string>* row_labels;  // tokens
-    bool columns_are_keys;                       // else dimensions d0…
+    const std::vector<std::string>* row_labels = nullptr;  // query or key tokens
+    enum { keys, dims, blocks } columns = dims;            // key tokens, d0…, key blocks
 };
 stage_frame frame_of(stage s, const run_labels& labels);
 

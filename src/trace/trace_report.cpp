@@ -69,16 +69,13 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
     if (o.query) row = find_query_row(r.labels, *o.query);
     for (stage s : o.heatmaps)
         if (!info(s).is_score) throw std::invalid_argument(std::string("--heatmap ") + info(s).hook + ": " + score_stage_note());
-    for (stage s : o.tables)
-        if (info(s).needs_w_o && !r.has_result)
-            throw std::invalid_argument(std::string("--stage ") + info(s).hook + ": the spec has no W_O, so there is no " +
-                                        info(s).hook);
+    for (stage s : o.tables) check_available(r, s, "--stage");
 
     const bool masked_matters = r.inputs.has_mask || !r.inputs.bias.empty();
     std::vector<stage> tables = o.tables;
     if (tables.empty())
         for (const auto& si : all_stages())
-            if ((si.id != stage::scores_masked || masked_matters) && (!si.needs_w_o || r.has_result)) tables.push_back(si.id);
+            if ((si.id != stage::scores_masked || masked_matters) && stage_available(r, si.id)) tables.push_back(si.id);
     const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
 
     const heatmap_style hs{o.st.color, o.st.color && o.truecolor};
@@ -97,7 +94,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             out += o.st.heading("=== " + l.title + " ===") + "\n";
             out += fmt::format("n_q = {}, n_k = {}, d_head = {}, scale = ÷ {}\n\n", r.n_q(), r.n_k(), s.d_k(), compact(s.scale, 6));
             for (stage st : tables)
-                if (!info(st).needs_w_o) out += render(stage_table(s, st, l, user_stage_decimals(s, st)), o.st) + "\n";
+                if (st <= stage::z) out += render(stage_table(s, st, l, user_stage_decimals(s, st)), o.st) + "\n";
             for (stage st : o.heatmaps) {
                 heatmap_input in;
                 in.title = std::string("Heatmap of ") + info(st).hook + " (" + info(st).caption + ")";
@@ -111,7 +108,8 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 if (s.row_fully_masked[i])
                     out += "note: every key is blocked for query '" + l.query_tokens[i] + "': its weights are 0, not 0/0\n\n";
-            if (r.has_result && wanted(stage::result)) out += render(result_table(r, stage::result, b, h, l), o.st) + "\n";
+            out += render_extras(r, b, h, o.st, wanted);  // rope, tile, backward, kv_heads (trace_extras.hpp)
+            if (wanted(stage::result)) out += render(result_table(r, stage::result, b, h, l), o.st) + "\n";
         }
         if (r.has_result && !row && !o.head && (r.heads > 1 || !o.tables.empty()) && wanted(stage::attn_out)) {
             run_labels l = r.labels;

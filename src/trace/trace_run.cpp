@@ -14,15 +14,6 @@
 
 namespace attn::trace {
 
-namespace {
-
-// Columns [h·d, (h+1)·d) of m, materialised.  // [rows, d]
-matrix columns_of_head(const matrix& m, std::size_t h, std::size_t d) {
-    return xt::view(m, xt::all(), xt::range(h * d, (h + 1) * d));
-}
-
-}  // namespace
-
 trace_run run_trace(const io::trace_inputs& in) {
     trace_run r;
     r.inputs = in;
@@ -38,7 +29,7 @@ trace_run run_trace(const io::trace_inputs& in) {
     r.has_result = in.w_o.has_value();
     const bool per_head_bias = in.bias.size() > 1;
     for (std::size_t b = 0; b < in.batch; ++b) {
-        if (in.projected && !per_head_bias) {
+        if (in.projected && !per_head_bias && !needs_extras(in)) {
             attention_options o;
             if (in.has_mask) o.mask = in.attend[b];
             if (!in.bias.empty()) o.bias = in.bias[0];
@@ -71,8 +62,9 @@ trace_run run_trace(const io::trace_inputs& in) {
             if (in.has_mask) o.mask = in.attend[b];
             if (!in.bias.empty()) o.bias = in.bias[h];
             o.scale_divisor = in.scale;
-            r.steps.push_back(scaled_dot_product_attention(columns_of_head(q, h, in.d_head), columns_of_head(k, h, in.d_head),
-                                                           columns_of_head(v, h, in.d_head_v), o));
+            const head_inputs hi = prepare_head(in, q, k, v, h, r.extras);  // the group's K/V, rotated with rope
+            r.steps.push_back(scaled_dot_product_attention(hi.q, hi.k, hi.v, o));
+            finish_head(in, b, h, hi, r.steps.back(), o, r.extras);
             if (r.has_result) {
                 const matrix w_o_h = xt::view(*in.w_o, xt::range(h * in.d_head_v, (h + 1) * in.d_head_v), xt::all());
                 matrix res = matmul(r.steps.back().output, w_o_h);  // [n_q, d_out]
@@ -84,6 +76,31 @@ trace_run run_trace(const io::trace_inputs& in) {
         if (r.has_result) r.attn_out.push_back(out_sum);
     }
     return r;
+}
+
+bool stage_available(const trace_run& r, stage s) {
+    switch (info(s).needs) {
+        case stage_needs::nothing: return true;
+        case stage_needs::w_o: return r.has_result;
+        case stage_needs::rope: return !r.extras.rope_q.empty();
+        case stage_needs::tile: return !r.extras.tiled.empty();
+        case stage_needs::backward: return !r.extras.grads.empty();
+    }
+    return false;
+}
+
+void check_available(const trace_run& r, stage s, const char* flag) {
+    if (stage_available(r, s)) return;
+    const char* key = "";
+    switch (info(s).needs) {
+        case stage_needs::nothing: return;
+        case stage_needs::w_o: key = "W_O"; break;
+        case stage_needs::rope: key = "rope"; break;
+        case stage_needs::tile: key = "tile"; break;
+        case stage_needs::backward: key = "backward"; break;
+    }
+    throw std::invalid_argument(std::string(flag) + " " + info(s).hook + ": the spec has no " + key + ", so there is no " +
+                                info(s).hook);
 }
 
 std::size_t find_query_row(const run_labels& labels, const std::string& token) {

@@ -65,28 +65,34 @@ def main():
     rng = np.random.default_rng(12)
     with tempfile.TemporaryDirectory() as d:
         H, dm, dh, n = 2, 4, 2, 3
-        for k, shape in {"X": (n, dm), "W_Q": (dm, H * dh), "W_K": (dm, H * dh), "W_V": (dm, H * dh),
-                         "W_O": (H * dh, dm)}.items():
+        arrays = {"X": (n, dm), "W_Q": (dm, H * dh), "W_K": (dm, H * dh), "W_V": (dm, H * dh), "W_O": (H * dh, dm),
+                  "backward": (n, H * dh)}
+        for k, shape in arrays.items():
             np.save(os.path.join(d, k + ".npy"), rng.normal(size=shape))
-        spec = os.path.join(d, "s.toml")
-        with open(spec, "w") as f:
-            f.write('kind = "causal"\nheads = 2\ntokens = ["a", "b", "c"]\n'
-                    + "".join(f'{k} = "{k}.npy"\n' for k in ["X", "W_Q", "W_K", "W_V", "W_O"]))
-
-        code, out, err = run([spec, "--json", "-"])
-        check(code == 0, f"--json exit {code}: {err}")
-        stages = json.loads(out)["stages"] if code == 0 else {}
-        npy = os.path.join(d, "npy")
-        code, _, err = run([spec, "--npy", npy])
-        check(code == 0, f"--npy exit {code}: {err}")
-        html = os.path.join(d, "r.html")
-        code, _, err = run([spec, "--html", html])
-        check(code == 0, f"--html exit {code}: {err}")
-        page = open(html, encoding="utf-8").read() if code == 0 else ""
+        # Two specs cover every stage: backward does not go with rope.
+        specs = {"main": 'tile = 2\n' + "".join(f'{k} = "{k}.npy"\n' for k in arrays),
+                 "rope": "rope = true\n" + "".join(f'{k} = "{k}.npy"\n' for k in ["X", "W_Q", "W_K", "W_V"])}
+        runs = {}
+        for name, body in specs.items():
+            spec = os.path.join(d, name + ".toml")
+            with open(spec, "w") as f:
+                f.write('kind = "causal"\nheads = 2\ntokens = ["a", "b", "c"]\n' + body)
+            code, out, err = run([spec, "--json", "-"])
+            check(code == 0, f"{name} --json exit {code}: {err}")
+            stages = json.loads(out)["stages"] if code == 0 else {}
+            npy = os.path.join(d, name + "-npy")
+            code, _, err = run([spec, "--npy", npy])
+            check(code == 0, f"{name} --npy exit {code}: {err}")
+            html = os.path.join(d, name + ".html")
+            code, _, err = run([spec, "--html", html])
+            check(code == 0, f"{name} --html exit {code}: {err}")
+            page = open(html, encoding="utf-8").read() if code == 0 else ""
+            runs[name] = (spec, stages, npy, page)
 
         for row in rows:
             name, shape = row[0].strip("`"), row[1].strip("`")
             axes = re.findall(r"\w+", shape)
+            spec, stages, npy, page = runs["main"] if name in runs["main"][1] else runs["rope"]
             code, out, err = run([spec, "--stage", name, "--heatmap", "none", "--color", "never"])
             check(code == 0 and out.strip(), f"--stage {name}: exit {code}, {len(out)} bytes: {err}")
             check(name in stages and stages[name]["axes"] == axes,
@@ -95,6 +101,7 @@ def main():
             check(os.path.exists(path) and np.load(path).ndim == len(axes), f"{name}.npy missing or not {len(axes)}-D")
             check(page.count(f"<dt>{name} ") == 1, f"{name}: described {page.count(f'<dt>{name} ')} times in the HTML")
 
+        spec = runs["main"][0]
         code, out, err = run([spec, "--stage", "hook_patern"])
         check(code == 2, f"unknown stage: exit {code}, not 2")
         check(out == "", "unknown stage printed a report")

@@ -1,0 +1,169 @@
+// trace/trace_extras.cpp — see trace_extras.hpp.
+#include "trace/trace_extras.hpp"
+
+#include <fmt/format.h>
+#include <xtensor/xview.hpp>
+
+#include "core/grouped_query.hpp"
+#include "trace/table.hpp"
+#include "trace/trace_run.hpp"
+
+namespace attn::trace {
+
+namespace {
+
+// Columns [h·d, (h+1)·d) of m, materialised.  // [rows, d]
+matrix columns_of_head(const matrix& m, std::size_t h, std::size_t d) {
+    return xt::view(m, xt::all(), xt::range(h * d, (h + 1) * d));
+}
+
+// [batch, pos, head, d] from one matrix per (batch, head).
+template <class Pick>
+extra_stage per_position(const trace_run& r, stage id, Pick pick) {
+    const matrix& first = pick(0);
+    const std::size_t n = first.shape(0), dd = first.shape(1);
+    extra_stage s{id, {r.batch, n, r.heads, dd}, {}};
+    for (std::size_t b = 0; b < r.batch; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t h = 0; h < r.heads; ++h)
+                for (std::size_t j = 0; j < dd; ++j) s.data.push_back(pick(b * r.heads + h)(i, j));
+    return s;
+}
+
+// [batch, head, query_pos, last] from one matrix per (batch, head).
+template <class Pick>
+extra_stage per_head(const trace_run& r, stage id, Pick pick) {
+    const matrix& first = pick(0);
+    extra_stage s{id, {r.batch, r.heads, first.shape(0), first.shape(1)}, {}};
+    for (std::size_t i = 0; i < r.batch * r.heads; ++i) {
+        const matrix& m = pick(i);
+        s.data.insert(s.data.end(), m.begin(), m.end());
+    }
+    return s;
+}
+
+}  // namespace
+
+bool needs_extras(const io::trace_inputs& in) {
+    return in.tile || in.rope_base || in.kv_heads != in.heads || !in.grad_output.empty();
+}
+
+head_inputs prepare_head(const io::trace_inputs& in, const matrix& q, const matrix& k, const matrix& v, std::size_t h,
+                         trace_extras& ex) {
+    const std::size_t kv = in.kv_heads ? in.kv_heads : in.heads;
+    const std::size_t g = kv_group_of(h, in.heads, kv);
+    if (ex.group.size() < in.heads) ex.group.push_back(g);
+    head_inputs hi{columns_of_head(q, h, in.d_head), columns_of_head(k, g, in.d_head), columns_of_head(v, g, in.d_head_v)};
+    if (in.rope_base) {
+        ex.rope_q.push_back(rotary_embed(hi.q, *in.rope_base));
+        ex.rope_k.push_back(rotary_embed(hi.k, *in.rope_base));
+        hi.q = ex.rope_q.back().rotated;
+        hi.k = ex.rope_k.back().rotated;
+    }
+    return hi;
+}
+
+void finish_head(const io::trace_inputs& in, std::size_t b, std::size_t h, const head_inputs& hi,
+                 const attention_steps& forward, const attention_options& o, trace_extras& ex) {
+    if (in.tile) {
+        tiled_options t;
+        t.tile = *in.tile;
+        t.mask = o.mask;
+        t.bias = o.bias;
+        t.scale_divisor = o.scale_divisor;
+        ex.tiled.push_back(tiled_attention(hi.q, hi.k, hi.v, t));
+    }
+    if (!in.grad_output.empty())
+        ex.grads.push_back(attention_backward(forward, columns_of_head(in.grad_output[b], h, in.d_head_v)));
+}
+
+std::vector<extra_stage> extra_stages(const trace_run& r) {
+    std::vector<extra_stage> out;
+    const trace_extras& ex = r.extras;
+    if (!ex.rope_q.empty()) {
+        out.push_back(per_position(r, stage::rot_q, [&](std::size_t i) -> const matrix& { return ex.rope_q[i].rotated; }));
+        out.push_back(per_position(r, stage::rot_k, [&](std::size_t i) -> const matrix& { return ex.rope_k[i].rotated; }));
+    }
+    if (!ex.tiled.empty()) {
+        out.push_back(per_head(r, stage::tiled_running_max, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_max; }));
+        out.push_back(per_head(r, stage::tiled_running_sum, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_sum; }));
+        out.push_back(per_head(r, stage::tiled_correction, [&](std::size_t i) -> const matrix& { return ex.tiled[i].correction; }));
+        out.push_back(per_position(r, stage::tiled_z, [&](std::size_t i) -> const matrix& { return ex.tiled[i].output; }));
+    }
+    if (!ex.grads.empty()) {
+        const auto& g = ex.grads;
+        out.push_back(per_position(r, stage::grad_z, [&](std::size_t i) -> const matrix& { return g[i].grad_output; }));
+        out.push_back(per_position(r, stage::grad_v, [&](std::size_t i) -> const matrix& { return g[i].grad_v; }));
+        out.push_back(per_head(r, stage::grad_pattern, [&](std::size_t i) -> const matrix& { return g[i].grad_weights; }));
+        out.push_back(per_head(r, stage::grad_attn_scores, [&](std::size_t i) -> const matrix& { return g[i].grad_scores; }));
+        out.push_back(per_head(r, stage::grad_attn_scores_raw, [&](std::size_t i) -> const matrix& { return g[i].grad_raw; }));
+        out.push_back(per_position(r, stage::grad_q, [&](std::size_t i) -> const matrix& { return g[i].grad_q; }));
+        out.push_back(per_position(r, stage::grad_k, [&](std::size_t i) -> const matrix& { return g[i].grad_k; }));
+    }
+    return out;
+}
+
+std::vector<double> unrotated(const trace_run& r, bool keys) {
+    if (r.extras.rope_q.empty()) return {};
+    const auto& rs = keys ? r.extras.rope_k : r.extras.rope_q;
+    return per_position(r, keys ? stage::k : stage::q, [&](std::size_t i) -> const matrix& { return rs[i].input; }).data;
+}
+
+std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st,
+                          const std::function<bool(stage)>& wanted) {
+    const trace_extras& ex = r.extras;
+    const std::size_t i = b * r.heads + h;
+    const auto& qt = r.labels.query_tokens;
+    const auto& kt = r.labels.key_tokens;
+    // One extra stage as a table under the vocabulary's caption, when wanted.
+    const auto stage_tab = [&](stage s, const std::vector<std::string>& cols, const matrix& m) {
+        if (!wanted(s)) return std::string();
+        const stage_frame f = frame_of(s, r.labels);
+        return render(make_table(info(s).caption, f.axes, f.corner, *f.row_labels, cols, m, info(s).decimals), st) + "\n";
+    };
+    const auto dims = [](const matrix& m) { return dimension_labels(m.shape(1)); };
+    std::string out;
+    if (r.inputs.kv_heads != r.heads)
+        out += fmt::format("query head {} reads key/value head {} of {} (kv_heads = {})\n\n", h, ex.group.at(h),
+                           r.inputs.kv_heads, r.inputs.kv_heads);
+    if (!ex.rope_q.empty()) {
+        const rope_steps& rq = ex.rope_q[i];
+        std::vector<std::string> pairs;
+        for (std::size_t p = 0; p < rq.angles.shape(1); ++p) pairs.push_back(fmt::format("pair{}", p));
+        if (wanted(stage::rot_q))
+            out += render(make_table(fmt::format("Rotary angles θ = position · {}^(−2i/d) (radians)", rq.base),
+                                     "rows: positions · columns: pairs (d0,d1), (d2,d3), …", "pos", qt, pairs, rq.angles, 4),
+                          st) + "\n";
+        out += stage_tab(stage::rot_q, dims(rq.rotated), rq.rotated);
+        out += stage_tab(stage::rot_k, dims(ex.rope_k[i].rotated), ex.rope_k[i].rotated);
+    }
+    if (!ex.tiled.empty()) {
+        const tiled_steps& t = ex.tiled[i];
+        std::vector<std::string> blocks;
+        for (std::size_t k = 0; k < t.blocks; ++k) {
+            const std::size_t lo = k * t.tile, hi = std::min(r.n_k(), lo + t.tile) - 1;
+            blocks.push_back(lo == hi ? kt[lo] : kt[lo] + "–" + kt[hi]);
+        }
+        if (wanted(stage::tiled_running_max)) out += fmt::format("Online softmax, {} keys per block\n", t.tile);
+        out += stage_tab(stage::tiled_running_max, blocks, t.running_max);
+        out += stage_tab(stage::tiled_running_sum, blocks, t.running_sum);
+        out += stage_tab(stage::tiled_correction, blocks, t.correction);
+        out += stage_tab(stage::tiled_z, dims(t.output), t.output);
+        if (wanted(stage::tiled_z))
+            out += fmt::format("extra memory: {} numbers (running max and sum per query, one block of scores) instead of "
+                               "{} × {} = {} scores\n\n", t.extra_values, r.n_q(), r.n_k(), r.n_q() * r.n_k());
+    }
+    if (!ex.grads.empty()) {
+        const attention_grads& g = ex.grads[i];
+        out += stage_tab(stage::grad_z, dims(g.grad_output), g.grad_output);
+        out += stage_tab(stage::grad_v, dims(g.grad_v), g.grad_v);
+        out += stage_tab(stage::grad_pattern, kt, g.grad_weights);
+        out += stage_tab(stage::grad_attn_scores, kt, g.grad_scores);
+        out += stage_tab(stage::grad_attn_scores_raw, kt, g.grad_raw);
+        out += stage_tab(stage::grad_q, dims(g.grad_q), g.grad_q);
+        out += stage_tab(stage::grad_k, dims(g.grad_k), g.grad_k);
+    }
+    return out;
+}
+
+}  // namespace attn::trace
