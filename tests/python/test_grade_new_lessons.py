@@ -95,6 +95,47 @@ a = attention(n)
 expect_mistake("15-grad-q-v", {"dV": a @ n["grad"], "dQ": g["grad_q"][CAT]}, "gradient_not_transposed")
 expect_mistake("15-grad-q-v", {"dV": g["grad_v"], "dQ": (g["grad_scores"] @ n["k"])[CAT]}, "gradient_not_scaled")
 
+# Lesson 16: the online softmax by hand (query "on"), and 3 keys per block for every query.
+ON = 3
+n = numbers("16-online-on")
+o = ref.online(n["q"], n["k"], n["v"], 2)
+expect_full("16-online-on", {"m": o["running_max"][ON], "l": o["running_sum"][ON], "output": o["output"][ON]})
+wrong = ref.online(n["q"], n["k"], n["v"], 2, rescale=False)["output"][ON]
+if not np.allclose(wrong, o["output"][ON], atol=1e-3):
+    expect_mistake("16-online-on", {"m": o["running_max"][ON], "l": o["running_sum"][ON], "output": wrong},
+                   "online_not_rescaled")
+n = numbers("16-tile-3")
+o = ref.online(n["q"], n["k"], n["v"], 3)
+expect_full("16-tile-3", {"m": o["running_max"], "output": o["output"]})
+expect_mistake("16-tile-3", {"m": o["running_max"], "output": ref.online(n["q"], n["k"], n["v"], 3, rescale=False)["output"]},
+               "online_not_rescaled")
+r = grade("16-memory", {"answer": "n × n"})
+check("scores-kept" in json.dumps(r), "16-memory: the declared mistake scores-kept is named")
+expect_full("16-memory", {"answer": "2n (a running max and a running sum per query)"})
+
+# Lesson 17: rotate one query; the raw scores with rotation. Mistaken angles: pair i
+# with base^(−i/d), or positions counted from 1.
+def rope_wrong(x, base, step, first):
+    d = x.shape[1]
+    freq = base ** (-step * np.arange(d // 2) / d)
+    z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * np.outer(np.arange(x.shape[0]) + first, freq))
+    out = np.empty_like(x)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+SAT, MAT = 2, 4
+n = numbers("17-rotate")
+pos = np.arange(5)
+expect_full("17-rotate", {"rotated": ref.rope(n["q"], pos, n["rope"])[SAT]})
+expect_mistake("17-rotate", {"rotated": rope_wrong(n["q"], n["rope"], 1.0, 0)[SAT]}, "rope_wrong_angle")
+expect_mistake("17-rotate", {"rotated": rope_wrong(n["q"], n["rope"], 2.0, 1)[SAT]}, "rope_wrong_angle")
+n = numbers("17-scores")
+rq, rk = ref.rope(n["q"], pos, n["rope"]), ref.rope(n["k"], pos, n["rope"])
+expect_full("17-scores", {"raw": (rq @ rk.T)[MAT]})
+wq, wk = rope_wrong(n["q"], n["rope"], 1.0, 0), rope_wrong(n["k"], n["rope"], 1.0, 0)
+expect_mistake("17-scores", {"raw": (wq @ wk.T)[MAT]}, "rope_wrong_angle")
+
 if failures:
     sys.exit("%d failures" % len(failures))
 print("ok")
