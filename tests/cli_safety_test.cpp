@@ -285,7 +285,7 @@ TEST_CASE("scores that overflow from finite inputs are an error naming the query
     auto r = run_attn("trace " + q(d / "big.toml") + " --json " + q(d / "out.json"));
     INFO(r.out);
     CHECK(r.code == 2);
-    CHECK(r.out.find("big.toml:1:1: hook_attn_scores_raw (raw scores") != std::string::npos);
+    CHECK(r.out.find("big.toml:1:1: hook_attn_scores_raw is +infinity") != std::string::npos);
     CHECK(r.out.find("is +infinity at query 'x' (row 0), key 'x' (column 0)") != std::string::npos);
     CHECK(r.out.find("blocked") == std::string::npos);
     CHECK_FALSE(fs::exists(d / "out.json"));

@@ -204,55 +204,6 @@ lesson load_lesson_text(const std::string& text, const std::string& display_path
     return std::move(d.content);
 }
 
-std::string read_lesson_file(const std::string& path) {
-    io::input_limits limits;
-    limits.toml = true;  // nesting checked before toml++ sees the text
-    limits.what = "lesson file";
-    try {
-        return io::read_input_file(path, limits);
-    } catch (const io::input_error& e) {
-        throw lesson_error({{e.where, e.detail}});
-    }
-}
-
 lesson load_lesson(const std::string& path) { return load_lesson_text(read_lesson_file(path), path); }
-
-std::string lessons_dir() {
-    const char* env = std::getenv("ATTN_LESSONS_DIR");
-    if (env && *env) return env;
-    return ATTN_DEFAULT_LESSONS_DIR;
-}
-
-std::vector<lesson_entry> list_lessons(const std::string& dir) {
-    std::vector<lesson_entry> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        const std::string file = e.path().filename().string();
-        if (e.path().extension() != ".toml" || file.size() < 3 || !std::isdigit(static_cast<unsigned char>(file[0])) ||
-            !std::isdigit(static_cast<unsigned char>(file[1])) || file[2] != '-')
-            continue;
-        lesson_entry entry{std::stoi(file.substr(0, 2)), e.path().string(), "", ""};
-        try {
-            const toml::table doc = toml::parse(read_lesson_file(entry.path), entry.path);
-            entry.title = io::terminal_safe(doc["title"].value_or(std::string("(no title)")));
-            entry.summary = io::terminal_safe(doc["summary"].value_or(std::string()));
-        } catch (const std::exception&) {
-            entry.title = "(cannot be read: run `attn lesson check " + entry.path + "`)";
-        }
-        out.push_back(entry);
-    }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
-    return out;
-}
-
-std::string find_lesson(const std::string& dir, int number) {
-    const auto all = list_lessons(dir);
-    for (const auto& e : all)
-        if (e.number == number) return e.path;
-    std::string have;
-    for (const auto& e : all) have += (have.empty() ? "" : ", ") + std::to_string(e.number);
-    throw std::invalid_argument("there is no lesson " + std::to_string(number) + " in " + dir +
-                                (have.empty() ? " (no lessons found)" : " (lessons: " + have + ")"));
-}
 
 }  // namespace attn::lessons

@@ -25,7 +25,7 @@ void require_finite_stages(const trace_run& r, const io::source_pos& spec) {
     static const stage_check checks[] = {{stage::q, false},           {stage::k, false},
                                          {stage::v, false},           {stage::scores_raw, true},
                                          {stage::scores_scaled, true}, {stage::scores_masked, true},
-                                         {stage::weights, true},      {stage::output, false}};
+                                         {stage::weights, true},      {stage::z, false}};
     const run_labels l = terminal_safe_labels(r.labels);
     for (std::size_t b = 0; b < r.batch; ++b)
         for (std::size_t h = 0; h < r.heads; ++h) {
@@ -45,9 +45,9 @@ void require_finite_stages(const trace_run& r, const io::source_pos& spec) {
                                                                : fmt::format("column {}", j);
                         throw io::input_error(
                             "overflow", spec,
-                            fmt::format("{}{}{} ({}) is {} at {}, {}: the inputs are finite but the computation overflows "
+                            fmt::format("{}{}{} is {} at {}, {}: the inputs are finite but the computation overflows "
                                         "a double (beyond ±1.8e308); scale the inputs down (or check `scale`)",
-                                        where_b, where_h, info(c.id).hook, info(c.id).what, value_word(x), row, col));
+                                        where_b, where_h, info(c.id).hook, value_word(x), row, col));
                     }
             }
         }
