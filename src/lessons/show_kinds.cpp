@@ -11,7 +11,7 @@ namespace attn::lessons::show {
 const std::vector<show_kind>& all_kinds() {
     static const std::vector<show_kind> kinds = [] {
         std::vector<show_kind> k;
-        for (auto family : {basic_kinds, mask_kinds, reading_kinds, model_kinds, backward_kinds, tiled_kinds, rope_kinds}) {
+        for (auto family : {basic_kinds, mask_kinds, reading_kinds, model_kinds, backward_kinds, tiled_kinds, rope_kinds, grouped_kinds}) {
             auto f = family();
             k.insert(k.end(), f.begin(), f.end());
         }
@@ -111,7 +111,7 @@ const std::vector<std::string>& need_tokens(const lesson& l, const show_item& it
 
 std::string stage_hint(const std::string& name) {
     std::vector<std::string> names;
-    for (const auto& s : trace::all_stages()) {
+    for (const auto& s : trace::head_stages()) {
         names.push_back(s.alias);
         names.push_back(s.hook);
     }
