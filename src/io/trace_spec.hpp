@@ -34,6 +34,10 @@ struct trace_spec {
     std::optional<nd_array> attend;         // mask in attend polarity: 1 = may look
     std::optional<nd_array> key_is_padding; // [n_k] or [batch, n_k], 1 = padding key
     std::optional<nd_array> bias;           // [n_q, n_k] or [heads, n_q, n_k]
+    // Lessons 15–19 (io/trace_spec_extras.hpp); `backward` is inputs["backward"].
+    std::optional<std::size_t> tile, kv_heads, window;
+    std::optional<double> rope_base;
+    source_pos tile_where, kv_heads_where, window_where, rope_where;
     source_pos root;                        // the file itself, line 1
 };
 
@@ -54,6 +58,12 @@ struct trace_inputs {
     std::vector<bool_matrix> attend;        // [batch] each [n_q, n_k]; true = may look
     bool has_mask = false;                  // a mask or causal was given (else all true)
     std::vector<matrix> bias;               // [heads] each [n_q, n_k]; empty = no bias
+    // Lessons 15–19 (io/trace_spec_extras.hpp).
+    std::size_t kv_heads = 1;               // G; K and V hold kv_heads·d_head columns
+    std::optional<std::size_t> tile;        // also run the tiled forward, this many keys per block
+    std::optional<double> rope_base;        // rotate q and k by position before the scores
+    std::optional<std::size_t> window;      // already folded into attend
+    std::vector<matrix> grad_output;        // [batch] each [n_q, heads·d_head_v]; empty = no backward
 };
 
 trace_inputs resolve_trace_inputs(const trace_spec& spec);

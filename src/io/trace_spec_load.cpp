@@ -10,6 +10,7 @@
 #include "io/csv_read.hpp"
 #include "io/npy_read.hpp"
 #include "io/trace_spec.hpp"
+#include "io/trace_spec_extras.hpp"
 
 namespace attn::io {
 
@@ -110,7 +111,7 @@ struct reader {
     }
 };
 
-const std::set<std::string> input_keys = {"Q", "K", "V", "X", "X_src", "W_Q", "W_K", "W_V", "W_O"};
+const std::set<std::string> input_keys = {"Q", "K", "V", "X", "X_src", "W_Q", "W_K", "W_V", "W_O", "backward"};
 const std::set<std::string> top_keys = {"kind", "title", "tokens", "query_tokens", "key_tokens", "heads",
                                         "scale", "causal", "mask", "bias"};
 
@@ -133,9 +134,11 @@ trace_spec load_trace_spec(const std::string& path) {
 
     for (const auto& [k, v] : doc) {
         const std::string key(k.str());
-        if (!top_keys.count(key) && !input_keys.count(key))
+        const auto& extra = trace_extra_keys();
+        if (!top_keys.count(key) && !input_keys.count(key) && std::find(extra.begin(), extra.end(), key) == extra.end())
             r.fail(v, "unknown key '" + key + "' (expected kind, title, tokens, query_tokens, key_tokens, heads, scale, "
-                      "causal, mask, bias, or an input Q, K, V, X, X_src, W_Q, W_K, W_V, W_O)");
+                      "causal, mask, bias, tile, rope, kv_heads, window, backward, or an input Q, K, V, X, X_src, W_Q, "
+                      "W_K, W_V, W_O)");
     }
     if (const toml::node* n = doc.get("kind")) {
         if (!n->is_string()) r.fail(*n, "'kind' must be a string, found " + reader::type_name(*n));
@@ -164,6 +167,8 @@ trace_spec load_trace_spec(const std::string& path) {
             r.fail(*n, "'scale' (the divisor of the raw scores) must be a positive number, found " + reader::type_name(*n));
         s.scale = *n->value<double>();
     }
+
+    read_trace_extras(doc, path, s);
 
     // Tokens: one list for self/causal, two for cross.
     const toml::node* tokens = doc.get("tokens");

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "io/trace_spec.hpp"
+#include "io/trace_spec_extras.hpp"
 
 namespace attn::io {
 
@@ -55,6 +56,18 @@ named input(const trace_spec& s, const std::string& name, bool batchable) {
     }
     require_finite(a, name, axes);
     return {name, &a, axes};
+}
+
+// Grouped-query (kv_heads = G): K has G·d_head columns where Q has H·d_head.
+void chain_groups(const named& q, const named& k, const trace_spec& s) {
+    const std::size_t g = s.kv_heads.value_or(s.heads);
+    if (s.heads % g != 0)
+        throw input_error(s.kv_heads_where, "kv_heads = " + std::to_string(g) + " must divide heads = " +
+                                                std::to_string(s.heads) + " (each key/value head serves heads/kv_heads query heads)");
+    if (q.dim("d_k") % s.heads == 0 && k.dim("d_k") * s.heads == q.dim("d_k") * g) return;
+    throw input_error(k.a->where, k.text() + " does not chain with " + q.text() + ": with heads = " +
+                                      std::to_string(s.heads) + " and kv_heads = " + std::to_string(g) +
+                                      ", K needs kv_heads·d_head = " + std::to_string(g) + "·(d_k/heads) columns");
 }
 
 // b's axis must equal a's axis (the message names b first, as the one that breaks the chain).
@@ -121,7 +134,8 @@ trace_inputs resolve_trace_inputs(const trace_spec& s) {
         const named& q = held.emplace_back(input(s, "Q", true));
         const named& k = held.emplace_back(input(s, "K", true));
         const named& v = held.emplace_back(input(s, "V", true));
-        chain(q, "d_k", k, "d_k", "d_k");
+        if (s.kv_heads) chain_groups(q, k, s);
+        else chain(q, "d_k", k, "d_k", "d_k");
         chain(k, "n_k", v, "n_k", "n_k");
         if (!cross && q.dim("n_q") != k.dim("n_k"))
             throw input_error(k.a->where, k.text() + " does not chain with " + q.text() +
@@ -154,7 +168,8 @@ trace_inputs resolve_trace_inputs(const trace_spec& s) {
         chain(x, "d_model", wq, "d_model", "d_model");
         chain(src, "d_model", wk, "d_model", "d_model");
         chain(src, "d_model", wv, "d_model", "d_model");
-        chain(wq, "d_k", wk, "d_k", "d_k");
+        if (s.kv_heads) chain_groups(wq, wk, s);
+        else chain(wq, "d_k", wk, "d_k", "d_k");
         if (has("W_O")) {
             const named& wo = held.emplace_back(input(s, "W_O", false));
             chain(wv, "d_v", wo, "d_v", "d_v");
@@ -176,12 +191,15 @@ trace_inputs resolve_trace_inputs(const trace_spec& s) {
     }
     in.batch = batch;
 
-    // Heads split the columns of Q/K (d_k) and V (d_v) into equal parts.
-    if (d_k % s.heads != 0 || d_v % s.heads != 0)
+    // Heads split the columns of Q/K (d_k) and V (d_v) into equal parts (V into
+    // kv_heads parts when K/V heads are shared).
+    const std::size_t v_heads = s.kv_heads.value_or(s.heads);
+    if (d_k % s.heads != 0 || d_v % v_heads != 0)
         throw input_error(s.root, "heads = " + std::to_string(s.heads) + " must divide d_k = " + std::to_string(d_k) +
-                                      " and d_v = " + std::to_string(d_v) + " (each head takes d_k/heads columns)");
+                                      " and " + (s.kv_heads ? "kv_heads" : "heads") + " = " + std::to_string(v_heads) +
+                                      " must divide d_v = " + std::to_string(d_v) + " (each head takes d/heads columns)");
     in.d_head = d_k / s.heads;
-    in.d_head_v = d_v / s.heads;
+    in.d_head_v = d_v / v_heads;
 
     // Tokens: default labels when none are given; otherwise one per position.
     const auto check_tokens = [&](const std::vector<std::string>& t, std::size_t n, const std::string& which, const std::string& axis) {
@@ -251,6 +269,7 @@ trace_inputs resolve_trace_inputs(const trace_spec& s) {
             in.bias.push_back(slice(a, ok3 ? h : 0));
         }
     }
+    resolve_trace_extras(s, in);
     return in;
 }
 

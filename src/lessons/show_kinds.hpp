@@ -31,6 +31,7 @@ std::vector<show_kind> mask_kinds();     // show_mask.cpp: mask_grid, next_token
 std::vector<show_kind> reading_kinds();  // show_reading.cpp: strongest, patch_grid
 std::vector<show_kind> model_kinds();    // show_model.cpp: dot_growth, spread, permutation, sublayers,
                                          //   decode_steps, shape_table
+std::vector<show_kind> backward_kinds();  // show_backward.cpp: gradient, softmax_backward_row, saturation
 
 // Throws lesson_error at the item (or at its `key` when given and present).
 [[noreturn]] void bad(const show_item& item, const std::string& message, const std::string& key = "");

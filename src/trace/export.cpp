@@ -98,6 +98,11 @@ std::vector<export_stage> export_stages(const trace_run& r) {
         for (std::size_t b = 0; b < r.batch; ++b) sum.data.insert(sum.data.end(), r.attn_out[b].begin(), r.attn_out[b].end());
         out.push_back(std::move(sum));
     }
+    // Lessons 15–19 (trace_extras.hpp): with rope, hook_q/hook_k are the vectors before
+    // the rotation; the extra stages follow the forward ones.
+    for (auto& s : out)
+        if ((s.name == "hook_q" || s.name == "hook_k") && !r.extras.rope_q.empty()) s.data = unrotated(r, s.name == "hook_k");
+    for (auto& e : extra_stages(r)) out.push_back({e.name, e.axes, e.shape, std::move(e.data)});
     return out;
 }
 
@@ -168,7 +173,9 @@ std::map<std::string, std::string> csv_files(const trace_run& r) {
             for (std::size_t h = 0; h < r.heads; ++h) {
                 const std::string name = base + ".h" + std::to_string(h) + ".csv";
                 if (s.axes[1] == "head")  // [batch, head, query_pos, key_pos]
-                    files[name] = csv_matrix(qt, kt, "query\\key", s.data, (b * sh[1] + h) * sh[2] * sh[3], sh[3], 1);
+                    files[name] = csv_matrix(qt, s.axes[3] == "key_pos" ? kt : dims("block", sh[3]),
+                                             s.axes[3] == "key_pos" ? "query\\key" : "query\\block", s.data,
+                                             (b * sh[1] + h) * sh[2] * sh[3], sh[3], 1);
                 else  // [batch, pos, head, d]: rows stride heads·d
                     files[name] = csv_matrix(s.axes[1] == "key_pos" ? kt : qt, dims("d", sh[3]),
                                              s.axes[1] == "key_pos" ? "key\\dim" : "query\\dim", s.data,

@@ -103,6 +103,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 if (s.row_fully_masked[i])
                     out += "note: every key is blocked for query '" + l.query_tokens[i] + "': its weights are 0, not 0/0\n\n";
+            out += render_extras(r, b, h, o.st);  // rope, tile, backward, kv_heads (trace_extras.hpp)
             if (r.has_result) {
                 const matrix& res = r.result[b * r.heads + h];
                 out += render(make_table(l.title + " result z·W_O (hook_result)", "rows: " + l.query_side + " · columns: d_model",

@@ -14,15 +14,6 @@
 
 namespace attn::trace {
 
-namespace {
-
-// Columns [h·d, (h+1)·d) of m, materialised.  // [rows, d]
-matrix columns_of_head(const matrix& m, std::size_t h, std::size_t d) {
-    return xt::view(m, xt::all(), xt::range(h * d, (h + 1) * d));
-}
-
-}  // namespace
-
 trace_run run_trace(const io::trace_inputs& in) {
     trace_run r;
     r.inputs = in;
@@ -38,7 +29,7 @@ trace_run run_trace(const io::trace_inputs& in) {
     r.has_result = in.w_o.has_value();
     const bool per_head_bias = in.bias.size() > 1;
     for (std::size_t b = 0; b < in.batch; ++b) {
-        if (in.projected && !per_head_bias) {
+        if (in.projected && !per_head_bias && !needs_extras(in)) {
             attention_options o;
             if (in.has_mask) o.mask = in.attend[b];
             if (!in.bias.empty()) o.bias = in.bias[0];
@@ -71,8 +62,9 @@ trace_run run_trace(const io::trace_inputs& in) {
             if (in.has_mask) o.mask = in.attend[b];
             if (!in.bias.empty()) o.bias = in.bias[h];
             o.scale_divisor = in.scale;
-            r.steps.push_back(scaled_dot_product_attention(columns_of_head(q, h, in.d_head), columns_of_head(k, h, in.d_head),
-                                                           columns_of_head(v, h, in.d_head_v), o));
+            const head_inputs hi = prepare_head(in, q, k, v, h, r.extras);  // the group's K/V, rotated with rope
+            r.steps.push_back(scaled_dot_product_attention(hi.q, hi.k, hi.v, o));
+            finish_head(in, b, h, hi, r.steps.back(), o, r.extras);
             if (r.has_result) {
                 const matrix w_o_h = xt::view(*in.w_o, xt::range(h * in.d_head_v, (h + 1) * in.d_head_v), xt::all());
                 matrix res = matmul(r.steps.back().output, w_o_h);  // [n_q, d_out]

@@ -9,6 +9,7 @@
 #include "core/attention.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/stages.hpp"
+#include "trace/trace_extras.hpp"
 
 namespace attn::trace {
 
@@ -20,6 +21,7 @@ struct trace_run {
     bool has_result = false;             // W_O given: result and attn_out are filled
     std::vector<matrix> result;          // [batch · heads] each [n_q, d_out] = z_h · W_O[h rows]
     std::vector<matrix> attn_out;        // [batch] each [n_q, d_out] = Σ_h result_h
+    trace_extras extras;                 // rope, tile, backward, kv_heads (trace/trace_extras.hpp)
 
     const attention_steps& at(std::size_t b, std::size_t h) const { return steps.at(b * heads + h); }
     std::size_t n_q() const { return inputs.n_q; }

@@ -1,0 +1,77 @@
+// trace/trace_extras.hpp — what `attn trace` computes for the spec keys of lessons
+// 15–19 (io/trace_spec_extras.hpp), per batch item and head, next to the forward:
+// rotary embeddings of q and k (rope), the online-softmax forward (tile), every
+// gradient (backward), and which K/V head each query head reads (kv_heads).
+// Exported under these names (layouts as trace/export.hpp):
+//   hook_rot_q            [batch, query_pos, head, d_head]    q after the rotation
+//   hook_rot_k            [batch, key_pos, head, d_head]      k after the rotation (as head h read it)
+//   tiled_running_max     [batch, head, query_pos, block]     m after each key block
+//   tiled_running_sum     [batch, head, query_pos, block]     l after each key block
+//   tiled_correction      [batch, head, query_pos, block]     exp(m_old − m_new) of each block
+//   tiled_z               [batch, query_pos, head, d_head_v]  o / l, the tiled hook_z
+//   grad_z                [batch, query_pos, head, d_head_v]  dL/dO as given
+//   grad_v                [batch, key_pos, head, d_head_v]    Aᵀ dO
+//   grad_pattern          [batch, head, query_pos, key_pos]   dO Vᵀ
+//   grad_attn_scores      [batch, head, query_pos, key_pos]   A ⊙ (dA − Σ_k A dA)
+//   grad_attn_scores_raw  [batch, head, query_pos, key_pos]   ÷ scale
+//   grad_q                [batch, query_pos, head, d_head]
+//   grad_k                [batch, key_pos, head, d_head]
+// With rope, hook_q and hook_k keep the vectors before the rotation (as in
+// TransformerLens); the scores are computed from hook_rot_q and hook_rot_k.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/attention.hpp"
+#include "core/backward.hpp"
+#include "core/rope.hpp"
+#include "core/tiled.hpp"
+#include "io/trace_spec.hpp"
+#include "trace/style.hpp"
+
+namespace attn::trace {
+
+struct trace_extras {
+    std::vector<rope_steps> rope_q, rope_k;  // [batch·heads] when rope is on
+    std::vector<tiled_steps> tiled;          // [batch·heads] when tile is given
+    std::vector<attention_grads> grads;      // [batch·heads] when backward is given
+    std::vector<std::size_t> group;          // [heads] the K/V head each query head reads
+
+    bool any() const { return !rope_q.empty() || !tiled.empty() || !grads.empty(); }
+};
+
+// True when the spec asks for anything the plain multi-head path does not compute.
+bool needs_extras(const io::trace_inputs& in);
+
+// Q, K, V of query head h as its attention sees them: its own Q columns, its
+// group's K/V columns, both rotated when rope is on (recorded in ex).
+struct head_inputs {
+    matrix q, k, v;  // [n_q, d_head], [n_k, d_head], [n_k, d_head_v]
+};
+head_inputs prepare_head(const io::trace_inputs& in, const matrix& q, const matrix& k, const matrix& v,
+                         std::size_t h, trace_extras& ex);
+
+// After the forward of head h of batch item b: the tiled forward and the backward pass.
+void finish_head(const io::trace_inputs& in, std::size_t b, std::size_t h, const head_inputs& hi,
+                 const attention_steps& forward, const attention_options& o, trace_extras& ex);
+
+// One flat C-order stage, as export_stage holds it.
+struct extra_stage {
+    std::string name;
+    std::vector<std::string> axes;
+    std::vector<std::size_t> shape;
+    std::vector<double> data;
+};
+
+struct trace_run;
+std::vector<extra_stage> extra_stages(const trace_run& r);
+
+// The unrotated q or k of every head, [batch, pos, head, d_head] in C order, to
+// put back into hook_q / hook_k (nothing when rope is off).
+std::vector<double> unrotated(const trace_run& r, bool keys);
+
+// The terminal tables of one head's extras (after its forward tables).
+std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st);
+
+}  // namespace attn::trace
