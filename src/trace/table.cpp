@@ -80,13 +80,17 @@ std::vector<std::vector<std::size_t>> column_blocks(const std::vector<std::size_
     return blocks;
 }
 
-// Title, shape and axes on one line when they fit, else the axes on their own.
+// Title, shape and axes on one line when they fit; else the axes on a line of
+// their own, and when even the title and shape do not fit, the shape goes with
+// the axes.
 std::string title_lines(const table& t, const style& st) {
     const std::string head = st.heading(t.title) + "  " + t.shape;
-    if (t.axes.empty()) return fit_line(head, st.width) + "\n";
-    const std::string axes = st.muted("(" + t.axes + ")");
+    const std::string axes = t.axes.empty() ? "" : st.muted("(" + t.axes + ")");
+    if (axes.empty() && display_width(head) <= st.width) return head + "\n";
     if (display_width(head) + 2 + display_width(axes) <= st.width) return head + "  " + axes + "\n";
-    return fit_line(head, st.width) + "\n" + fit_line("  " + axes, st.width) + "\n";
+    if (display_width(head) <= st.width) return head + "\n" + fit_line("  " + axes, st.width) + "\n";
+    const std::string rest = axes.empty() ? t.shape : t.shape + "  " + axes;
+    return fit_line(st.heading(t.title), st.width) + "\n" + fit_line("  " + rest, st.width) + "\n";
 }
 
 }  // namespace
