@@ -7,7 +7,7 @@ set -euo pipefail
 src=/autograder/source/attn
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends cmake ninja-build g++ \
-  $(sed -e 's/#.*//' "$src/tools/packages.txt" | tr -s ' \n' '\n' | grep -v '^$')
+# [build] + [run] of tools/packages.txt: the tests' packages are not needed to grade.
+apt-get install -y -qq --no-install-recommends $("$src/tools/packages" build run)
 cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_TESTS=OFF
 cmake --build "$src/build" --target attn

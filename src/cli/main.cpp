@@ -3,12 +3,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attn_version.hpp"
 #include "cli/verbs.hpp"
 #include "lessons/lesson.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"attn — the attention mechanism of Transformers, computed in the open", "attn"};
     app.require_subcommand(0, 1);
+    app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION_STRING, "Print the version and exit");
     attn::cli::setup_lessons(app);
     attn::cli::setup_lesson(app);
     attn::cli::setup_trace(app);

@@ -8,6 +8,7 @@
 #include "core/shapes.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "grade/exercise_reader.hpp"
+#include "grade/pipeline_extras.hpp"
 #include "lessons/toml_read.hpp"
 
 namespace attn::grade {
@@ -23,8 +24,11 @@ const char* kind_name(exercise_kind k) {
 }
 
 const std::vector<std::string>& numeric_stage_names() {
-    static const std::vector<std::string> names{"raw", "scaled", "masked", "weights", "output",
-                                                "scale", "argmax", "q", "k", "v"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n{"raw", "scaled", "masked", "weights", "output", "scale", "argmax", "q", "k", "v"};
+        for (const auto& e : extra_stage_names()) n.push_back(e);  // lessons 15–19
+        return n;
+    }();
     return names;
 }
 
@@ -77,13 +81,20 @@ void exercise_reader::read_part_fields(const toml::table& t, const exercise& x, 
         }
         if ((p.stage == "q" || p.stage == "k" || p.stage == "v") && !x.setup.student_inputs)
             rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
-        const std::size_t n_rows = p.stage == "k" || p.stage == "v" ? x.setup.k.shape(0) : x.setup.q.shape(0);
-        const std::size_t n_cols = p.stage == "output" || p.stage == "v" ? x.setup.v.shape(1)
-                                   : p.stage == "q" || p.stage == "k" ? x.setup.q.shape(1)
-                                                                      : x.setup.k.shape(0);
-        p.rows = indices(t, "rows", n_rows, p.stage == "k" || p.stage == "v" ? x.setup.key_tokens : x.setup.query_tokens)
+        const auto extra = extra_stage_shape(p.stage, x.setup.q, x.setup.k, x.setup.v, x.setup.tile);
+        if (extra && extra->cols == 0) rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
+        if ((p.stage.rfind("grad_", 0) == 0 && !x.setup.grad_output) || (p.stage.rfind("rot_", 0) == 0 && !x.setup.rope_base))
+            rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (p.stage[0] == 'g' ? "grad" : "rope") + "' on the exercise");
+        const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
+        const std::size_t n_rows = extra ? extra->rows : key_rows ? x.setup.k.shape(0) : x.setup.q.shape(0);
+        const std::size_t n_cols = extra                                  ? std::max<std::size_t>(extra->cols, 1)
+                                   : p.stage == "output" || p.stage == "v" ? x.setup.v.shape(1)
+                                   : p.stage == "q" || p.stage == "k"      ? x.setup.q.shape(1)
+                                                                           : x.setup.k.shape(0);
+        p.rows = indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                      .value_or(std::vector<std::size_t>{});
-        const bool cols_are_keys = p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v";
+        const bool cols_are_keys = extra ? extra->key_cols
+                                         : p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v";
         p.cols = indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
                      .value_or(std::vector<std::size_t>{});
         p.tol = read_tol(t, base);

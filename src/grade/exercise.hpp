@@ -76,6 +76,12 @@ struct numeric_setup {
     std::vector<std::string> query_tokens, key_tokens;
     std::string query_side = "queries", key_side = "keys";
     std::string q_name = "Q", k_name = "K", v_name = "V";  // as the lesson's tables call them
+    // Lessons 15–19 (grade/pipeline_extras.hpp): `grad`, `tile`, `rope`, `window`.
+    std::optional<matrix> grad_output;    // [n_q, d_v] dL/dO
+    std::optional<std::size_t> tile;
+    std::optional<double> rope_base;
+    std::optional<std::size_t> window;    // folded into mask; kept for the off-by-one diagnosis
+    bool window_causal = false;
 };
 
 struct exercise {

@@ -23,6 +23,7 @@ struct exercise_reader {
     // Where a numeric exercise's numbers come from (exercise_setup.cpp).
     bool read_setup(const toml::table& t, exercise& x);
     void read_variant(const toml::table& t, exercise& x);
+    void read_extras(const toml::table& t, numeric_setup& s);  // lessons 15–19: grad, tile, rope, window
     void check_shape(const toml::node* where, const std::string& text);
     void read_part_fields(const toml::table& t, const exercise& x, part_spec& p, const tolerance& base);
     std::optional<exercise> read(const lessons::exercise_decl& d, const toml::table& t);

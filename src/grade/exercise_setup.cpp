@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/mask.hpp"
+#include "core/window.hpp"
 #include "grade/exercise_reader.hpp"
 
 namespace attn::grade::detail {
@@ -228,9 +229,39 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
         else s.scale = *sc;
     }
     if (auto sm = rd.boolean(t, "softmax", false)) s.softmax = *sm;
+    read_extras(t, s);  // lessons 15–19: grad, tile, rope, window
     if (s.query_tokens.size() != s.q.shape(0)) s.query_tokens.resize(s.q.shape(0), "?");
     if (s.key_tokens.size() != s.k.shape(0)) s.key_tokens.resize(s.k.shape(0), "?");
     return rd.problems->size() == before;
+}
+
+void exercise_reader::read_extras(const toml::table& t, numeric_setup& s) {
+    if (const matrix* g = named_matrix(t, "grad")) {
+        if (g->shape(0) != s.q.shape(0) || g->shape(1) != s.v.shape(1))
+            rd.fail(t.get("grad"), "'grad' (dL/dO) must have the output's shape " + std::to_string(s.q.shape(0)) + "×" +
+                                       std::to_string(s.v.shape(1)));
+        else s.grad_output = *g;
+    }
+    if (auto n = rd.number(t, "tile", false)) {
+        if (*n < 1 || *n != std::floor(*n) || *n > 4096) rd.fail(t.get("tile"), "'tile' must be a whole number of keys ≥ 1");
+        else s.tile = static_cast<std::size_t>(*n);
+    }
+    if (const toml::node* r = t.get("rope")) {
+        if (r->is_boolean() && *r->value<bool>()) s.rope_base = 10000.0;
+        else if (r->is_number() && *r->value<double>() > 1.0) s.rope_base = *r->value<double>();
+        else rd.fail(r, "'rope' must be true (base 10000) or the base, a number > 1");
+        if (s.q.shape(1) % 2 != 0) rd.fail(r, "'rope' turns pairs of columns: d_k must be even");
+    }
+    if (auto w = rd.number(t, "window", false)) {
+        if (*w < 0 || *w != std::floor(*w) || *w > 4096) {
+            rd.fail(t.get("window"), "'window' must be a whole number ≥ 0");
+        } else {
+            s.window = static_cast<std::size_t>(*w);
+            s.window_causal = s.run_kind == "causal" || rd.boolean(t, "causal", false).value_or(false);
+            const bool_matrix wm = window_mask(s.q.shape(0), s.k.shape(0), *s.window, s.window_causal);
+            s.mask = s.mask ? combine_masks(*s.mask, wm) : wm;
+        }
+    }
 }
 
 void exercise_reader::read_variant(const toml::table& t, exercise& x) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "grade/pipeline_extras.hpp"
 #include "trace/number_format.hpp"
 
 namespace attn::grade {
@@ -24,6 +25,12 @@ const std::vector<mistake_info>& numeric_mistakes() {
         {"softmax_added", "a softmax where there is none"},
         {"scaled_anyway", "scaling where there is none"},
         {"rounded_early", "rounding too early"},
+        {"jacobian_sum_missing", "the Σ term of the softmax Jacobian forgotten"},
+        {"gradient_not_scaled", "gradient not divided by the scale"},
+        {"gradient_not_transposed", "A instead of Aᵀ in dV"},
+        {"online_not_rescaled", "partial output not rescaled"},
+        {"rope_wrong_angle", "rotated by the wrong angle"},
+        {"window_off_by_one", "window off by one"},
     };
     return all;
 }
@@ -198,6 +205,7 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
                                " before the next step (keep 4 or more until the end)",
                            s});
         }
+    extra_mistake_candidates(in, out);  // lessons 15–19 (pipeline_extras.hpp)
     return out;
 }
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "grade/pipeline_extras.hpp"
+
 namespace attn::grade {
 
 attention_options options_of(const pipeline_inputs& in) {
@@ -49,6 +51,7 @@ stage_values compute_correct(const pipeline_inputs& in) {
         s.weights = weights_from_scores(s.masked, in);
         s.output = matmul(s.weights, in.v);  // [n_q, d_v]
     }
+    add_extra_stages(in, s);  // gradients, online softmax, rotary positions
     return s;
 }
 
@@ -65,6 +68,8 @@ std::optional<matrix> select_stage(const stage_values& s, const std::string& sta
         scalar = matrix({1, 1});
         scalar(0, 0) = s.scale;
         m = &scalar;
+    } else if (auto it = s.extra.find(stage); it != s.extra.end()) {
+        m = &it->second;
     }
     if (!m || m->size() == 0) return std::nullopt;
     std::vector<std::size_t> r = rows, c = cols;

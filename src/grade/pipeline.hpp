@@ -3,6 +3,7 @@
 // the catalogued mistakes (mistakes.hpp), and cut to the rows/columns a part asks.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,12 @@ struct pipeline_inputs {
     std::optional<double> scale;      // absent = √d_k
     bool softmax = true;
     bool cross = false;               // queries and keys come from different sequences
+    // Lessons 15–19 (grade/pipeline_extras.hpp).
+    std::optional<matrix> grad_output;   // [n_q, d_v] dL/dO: the gradient stages
+    std::optional<std::size_t> tile;     // keys per block: the online-softmax stages
+    std::optional<double> rope_base;     // q and k rotated by position before the scores
+    std::optional<std::size_t> window;   // already in mask; kept for the off-by-one mistake
+    bool window_causal = false;
 };
 
 // Every stage; a stage a mistake cannot produce is left empty (size 0).
@@ -34,6 +41,7 @@ struct stage_values {
     matrix output;    // [n_q, d_v]
     double scale = 1.0;
     std::vector<bool> fully_masked;  // [n_q]
+    std::map<std::string, matrix> extra;  // the stages of lessons 15–19 by name (pipeline_extras.hpp)
 };
 
 attention_options options_of(const pipeline_inputs& in);

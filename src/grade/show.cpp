@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "grade/pipeline_extras.hpp"
 #include "trace/number_format.hpp"
 #include "trace/style.hpp"
 #include "trace/table.hpp"
@@ -54,6 +55,7 @@ std::string stage_title(const exercise& x, const std::string& stage) {
     if (stage == "q") return "your own " + s.q_name;
     if (stage == "k") return "your own " + s.k_name;
     if (stage == "v") return "your own " + s.v_name;
+    if (const auto e = extra_stage_shape(stage, s.q, s.k, s.v, s.tile)) return e->title;
     return stage;
 }
 
@@ -116,6 +118,8 @@ std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
         auto it = s.input_shapes.find(p.stage);
         return it == s.input_shapes.end() ? std::array<std::size_t, 2>{0, 0} : it->second;
     }
+    if (const auto e = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile))
+        return {p.rows.empty() ? e->rows : p.rows.size(), p.cols.empty() ? e->cols : p.cols.size()};
     const std::size_t n_rows = p.rows.empty() ? s.q.shape(0) : p.rows.size();
     if (p.stage == "argmax") return {n_rows, 1};
     const std::size_t all_cols = p.stage == "output" ? s.v.shape(1) : s.k.shape(0);
@@ -125,9 +129,10 @@ std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
 std::string describe_part(const exercise& x, const part_spec& p) {
     if (x.kind != exercise_kind::numeric) return p.prompt;
     const auto& s = x.setup;
-    const bool key_rows = p.stage == "k" || p.stage == "v";
+    const auto extra = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile);
+    const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
     std::string d = stage_title(x, p.stage) + cut_list(p.rows, key_rows ? s.key_tokens : s.query_tokens, "row");
-    if (p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v")
+    if (extra ? extra->key_cols : p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v")
         d += cut_list(p.cols, s.key_tokens, "column");
     else if (!p.cols.empty()) {
         std::string c;
@@ -183,6 +188,10 @@ std::string show_text(const exercise& x, const variant_request& request) {
             table(s.v_name, n.inputs.v, n.key_tokens, s.key_side, s.v_name);
             if (n.inputs.encoder_q)
                 table("Q_enc, the encoder's own queries (for reference)", *n.inputs.encoder_q, n.key_tokens, "encoder tokens", "Q_enc");
+            if (n.inputs.grad_output) table("dL/dO, the gradient arriving at the output", *n.inputs.grad_output, n.query_tokens, s.query_side, "dO");
+            if (s.tile) out += "\nOnline softmax: " + std::to_string(*s.tile) + " keys per block, left to right.\n";
+            if (s.rope_base) out += "\nRotary positions: base " + trace::compact(*s.rope_base) + ", positions 0, 1, …; pair i = (d2i, d2i+1) turns by position · base^(−2i/d_k).\n";
+            if (s.window) out += "\nWindow: query i sees the keys j with |i − j| ≤ " + std::to_string(*s.window) + (s.window_causal ? " and j ≤ i" : "") + " (in the mask below).\n";
             if (n.inputs.mask) {
                 out += "\nMask (rows: queries, columns: keys; 1 = may attend, 0 = blocked):\n";
                 for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
@@ -252,6 +261,10 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
             in["v"] = matrix_json(n.inputs.v);
             in["encoder_q"] = n.inputs.encoder_q ? matrix_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
             in["bias"] = n.inputs.bias ? matrix_json(*n.inputs.bias) : nlohmann::json(nullptr);
+            if (n.inputs.grad_output) in["grad"] = matrix_json(*n.inputs.grad_output);  // lessons 15–19
+            if (s.tile) in["tile"] = *s.tile;
+            if (s.rope_base) in["rope"] = *s.rope_base;
+            if (s.window) in["window"] = *s.window;
             if (n.inputs.mask) {
                 nlohmann::json m = nlohmann::json::array();
                 for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
@@ -305,6 +318,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             out += matrix_comment(x->setup.k_name, n.inputs.k);
             out += matrix_comment(x->setup.v_name, n.inputs.v);
             if (n.inputs.encoder_q) out += matrix_comment("Q_enc (the encoder's own queries, for reference)", *n.inputs.encoder_q);
+            if (n.inputs.grad_output) out += matrix_comment("dO (dL/dO, the gradient arriving at the output)", *n.inputs.grad_output);
         }
         if (!x->choices.empty()) {
             std::string c;

@@ -71,6 +71,11 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
     n.inputs.scale = s.scale;
     n.inputs.softmax = s.softmax;
     n.inputs.cross = s.run_kind == "cross";
+    n.inputs.grad_output = s.grad_output;  // lessons 15–19
+    n.inputs.tile = s.tile;
+    n.inputs.rope_base = s.rope_base;
+    n.inputs.window = s.window;
+    n.inputs.window_causal = s.window_causal;
     n.query_tokens = s.query_tokens;
     n.key_tokens = s.key_tokens;
     n.parameters = "the lesson's own numbers";
