@@ -161,10 +161,15 @@ TEST_CASE("strict exit codes: 0 at full marks, 1 below, 2 for a file that cannot
     CHECK(code == 2);
 }
 
-TEST_CASE("per-student grading without the course secret is refused, never guessed", "[grade][cli]") {
+TEST_CASE("without the course secret: one file is checked on the practice numbers, a class is refused", "[grade][cli]") {
     int code = -1;
-    const std::string err = run_command("env -u ATTN_COURSE_SECRET " + shell_quote(ATTN_BIN) + " grade --student alice " +
+    const std::string out = run_command("env -u ATTN_COURSE_SECRET " + shell_quote(ATTN_BIN) + " grade --student alice " +
                                             shell_quote(fixture("correct.toml")) + " 2>&1",
+                                        &code);
+    CHECK(code == 0);
+    CHECK_THAT(out, Catch::Contains("the practice variant, not a class's numbers"));
+    const std::string err = run_command("env -u ATTN_COURSE_SECRET " + shell_quote(ATTN_BIN) + " grade --class " +
+                                            shell_quote(fixture("class")) + " --gradebook - 2>&1",
                                         &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains("course secret"));

@@ -31,23 +31,31 @@ exercise_numbers numbers(const std::string& id, const std::string& student, cons
 
 }  // namespace
 
-TEST_CASE("a student's numbers are pinned: the same seed and values on every run and compiler", "[grade]") {
-    // Also reproduced in pure Python from the documented recipe by tests/python/test_grade_numpy.py.
+TEST_CASE("a student's numbers come from keyed BLAKE2b: seed and variant code pinned", "[grade]") {
+    // The recipe (variant.hpp) recomputed with Python's hashlib.blake2b, independently:
+    // key = BLAKE2b-256(secret); seed = first 8 bytes (LE) of BLAKE2b-256 keyed, over
+    // "attn-variant-seed-v2\0" + exercise + "\0" + student; code = base32 of the
+    // "attn-variant-code-v2" hash; fingerprint = base32 of "attn-secret-fingerprint-v2".
+    CHECK(variant_seed("attn-fixture-secret", "alice", "04-cross-the") == 0x00c47e95fb267810ULL);
+    CHECK(variant_code("attn-fixture-secret", "alice", "04-cross-the") == "I4G5AN");
+    CHECK(secret_fingerprint("attn-fixture-secret") == "ZYF3-HKQH");
     const exercise_numbers n = numbers("04-cross-the", "alice");
     CHECK(n.personal);
-    CHECK(n.seed_hex() == "0xc1be2dced835006c");
+    CHECK(n.code == "I4G5AN");
     CHECK(n.parameters == "q, k, v, encoder_q: halves in [-1, 1]");
-    const double q0[4] = {-0.5, -0.5, 0.0, 0.0};
-    const double k4[4] = {0.0, -0.5, 0.5, 1.0};
-    const double e4[4] = {0.5, -1.0, 0.0, 0.0};
-    for (std::size_t j = 0; j < 4; ++j) {
-        CHECK(n.inputs.q(0, j) == q0[j]);
-        CHECK(n.inputs.k(4, j) == k4[j]);
-        CHECK((*n.inputs.encoder_q)(4, j) == e4[j]);
-    }
     const exercise_numbers again = numbers("04-cross-the", "alice");
     CHECK(bool(again.inputs.q == n.inputs.q));
     CHECK(bool(again.inputs.v == n.inputs.v));
+}
+
+TEST_CASE("student ids are normalised and the secret is read the same from a file and the environment", "[grade]") {
+    CHECK(normalize_student_id("  Alice\r\n") == "alice");
+    CHECK(normalize_student_id("\tBOB ") == "bob");
+    CHECK(normalize_student_id("Zoë") == "zoë");  // only ASCII letters are folded
+    CHECK(bool(numbers("04-cross-the", " ALICE ").inputs.q == numbers("04-cross-the", "alice").inputs.q));
+    CHECK(secret_from_text("s3cret\r\n") == "s3cret");
+    CHECK(secret_from_text("  s3cret  \nsecond line") == "s3cret");
+    CHECK(secret_from_text("s3cret") == "s3cret");
 }
 
 TEST_CASE("two students, or two exercises, or two secrets give different numbers", "[grade]") {
@@ -78,19 +86,29 @@ TEST_CASE("variant numbers are small halves, no all-zero row, shapes and masks k
     }
 }
 
-TEST_CASE("per-student numbers need the course secret; without a student the lesson's numbers", "[grade]") {
+TEST_CASE("without a secret: the practice variant, never a class's numbers; a class refuses to grade", "[grade]") {
     const exercise* x = lessons_exercises().find("04-cross-the");
     variant_request r;
     r.student = "alice";
+    const auto practice = numbers_for(*x, r);
+    CHECK(practice.practice);
+    CHECK_FALSE(practice.personal);
+    CHECK(practice.code == "practice");
+    CHECK(bool(practice.inputs.q != numbers("04-cross-the", "alice").inputs.q));
+    variant_request nobody;
+    CHECK(bool(numbers_for(*x, nobody).inputs.q == practice.inputs.q));  // the same for everyone
+    // Even a secret equal to the public practice key gives other numbers (another hash domain).
+    CHECK(bool(numbers("04-cross-the", "alice", "attn practice variants (public, not a course secret)").inputs.q !=
+               practice.inputs.q));
+    r.practice_ok = false;  // --class, --gradescope
     CHECK_THROWS_AS(numbers_for(*x, r), variant_error);
     r.lesson_numbers = true;
     CHECK_FALSE(numbers_for(*x, r).personal);
-    variant_request nobody;
-    const auto n = numbers_for(*x, nobody);
-    CHECK_FALSE(n.personal);
-    CHECK(n.inputs.q(0, 0) == Approx(1.2));  // lesson 04's Q_dec
+    CHECK(numbers_for(*x, r).inputs.q(0, 0) == Approx(1.2));  // lesson 04's Q_dec
     variant_request by_seed;
-    by_seed.seed = 0xc1be2dced835006cULL;  // regrading from the seed a report recorded
+    by_seed.seed = 0x00c47e95fb267810ULL;  // a seed alone regenerates nothing: the secret is needed too
+    CHECK_THROWS_AS(numbers_for(*x, by_seed), variant_error);
+    by_seed.secret = "attn-fixture-secret";
     CHECK(bool(numbers_for(*x, by_seed).inputs.q == numbers("04-cross-the", "alice").inputs.q));
 }
 

@@ -1,6 +1,10 @@
 // cli/exercise.cpp — `attn exercise list|show|template|check`: what a student is
-// handed. The grade library does the work; this file parses options and prints.
+// handed. Without a course secret, show and template give the practice variant and
+// `check ANSWERS` grades answers to it (self-study); with no file, `check` checks the
+// lessons' exercise declarations. The grade library does the work; this file parses
+// options and prints.
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +15,8 @@
 #include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "grade/exercise.hpp"
+#include "grade/grader.hpp"
+#include "grade/report_format.hpp"
 #include "grade/output_file.hpp"
 #include "grade/show.hpp"
 #include "lessons/lesson_loader.hpp"
@@ -28,7 +34,22 @@ struct exercise_options {
     std::string format;
     std::string output;
     int lesson = 0;
+    bool fingerprint = false;
+    std::vector<std::string> answer_files;
+    std::string students_file;
 };
+
+// Student ids, one a line (blank lines and # comments skipped), for the teacher's batch.
+std::vector<std::string> read_student_ids(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("cannot read the student list " + path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) {
+        const std::string id = grade::normalize_student_id(line);
+        if (!id.empty() && id[0] != '#') out.push_back(id);
+    }
+    return out;
+}
 
 grade::variant_request request_of(const exercise_options& o) {
     grade::variant_request r;
@@ -40,7 +61,11 @@ grade::variant_request request_of(const exercise_options& o) {
         if (!end || *end) throw std::invalid_argument("--seed must be a number such as 0x1a2b3c4d5e6f7081, found '" + o.seed + "'");
         r.seed = v;
     }
-    if (!o.student.empty() && !r.seed) r.secret = grade::course_secret(o.secret_file);
+    r.secret = grade::course_secret(o.secret_file);
+    if (o.fingerprint)  // for the teacher: the hand-out and the autograder must agree
+        std::cerr << "attn: " << (r.secret.empty() ? std::string("no course secret: practice numbers")
+                                                   : "course secret fingerprint " + grade::secret_fingerprint(r.secret))
+                  << "\n";
     return r;
 }
 
@@ -80,6 +105,7 @@ void setup_exercise(CLI::App& app) {
         c->add_option("--secret-file", o->secret_file, "File whose first line is the course secret (else $ATTN_COURSE_SECRET)");
         c->add_option("--seed", o->seed, "Regenerate a recorded variant from its seed (as printed in a report)");
         c->add_flag("--no-variants", o->lesson_numbers, "The lesson's own numbers even with --student");
+        c->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     };
 
     auto layout = std::make_shared<layout_options>();  // --width/--full of list and show
@@ -101,10 +127,20 @@ void setup_exercise(CLI::App& app) {
     show->add_option("ID", o->ids, "Exercise id (see `attn exercise list`)")->required()->expected(1);
     variant_flags(show);
     show->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+    show->add_option("--students", o->students_file,
+                     "Teachers: a file of student ids (one a line); prints each one's numbers as one JSON line (needs the secret)");
     show->callback([o, layout] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         const auto xs = pick(set, o->ids);
-        const auto req = request_of(*o);
+        auto req = request_of(*o);
+        if (!o->students_file.empty()) {  // JSON Lines, one per student and exercise
+            req.practice_ok = false;
+            for (const auto& id : read_student_ids(o->students_file)) {
+                req.student = id;
+                for (const auto* x : xs) std::cout << grade::show_json(*x, req).dump() << "\n";
+            }
+            return;
+        }
         for (const auto* x : xs) {
             if (o->format == "json") std::cout << grade::show_json(*x, req).dump(2) << "\n";
             else print_fitted(grade::show_text(*x, req), make_style(*layout));
@@ -124,10 +160,28 @@ void setup_exercise(CLI::App& app) {
         emit(*o, o->format == "json" ? grade::template_json(xs, req) : grade::template_toml(xs, req));
     });
 
-    auto* check = sub->add_subcommand("check", "Check every [[exercise]] of the lessons; problems as file:line:col");
-    check->callback([] {
+    auto* check = sub->add_subcommand(
+        "check", "Check answers to the practice numbers (ANSWERS files); without files, check every [[exercise]] of the lessons");
+    check->add_option("ANSWERS", o->answer_files, "Answer files written from `attn exercise template` without a course secret");
+    check->callback([o] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
-        std::cout << "ok: " << set.all.size() << " exercises\n";
+        if (o->answer_files.empty()) {
+            std::cout << "ok: " << set.all.size() << " exercises\n";
+            return;
+        }
+        grade::submission all;
+        for (const auto& p : o->answer_files) {
+            grade::submission one = grade::read_submission_path(p);
+            if (all.files.empty()) all = std::move(one);
+            else grade::merge_submission(all, std::move(one));
+        }
+        grade::grade_options g;  // no secret, no student: the practice variant, always
+        g.student = "";
+        grade::submission anon = std::move(all);
+        anon.student.clear();  // practice numbers are the same for everyone
+        const grade::grade_report r = grade::grade_submission(anon, set, g);
+        std::cout << "Practice check (the practice variant, not a class's numbers)\n" << grade::report_text(r);
+        if (!r.full_marks()) throw exit_request{1};
     });
 }
 

@@ -44,13 +44,24 @@ struct grade_cli {
     std::string metadata = "/autograder/submission_metadata.json";
     std::string visibility = "visible";
     layout_options layout;  // --width/--full of the text report
+    bool fingerprint = false;
 };
+
+// The teacher's check that hand-out and autograder share a secret (standard error).
+void say_fingerprint(const grade_cli& o, const std::string& secret) {
+    if (!o.fingerprint) return;
+    std::cerr << "attn: " << (secret.empty() ? std::string("no course secret (practice numbers)")
+                                              : "course secret fingerprint " + grade::secret_fingerprint(secret) + " (from " +
+                                                    (o.secret_file.empty() ? std::string("ATTN_COURSE_SECRET") : o.secret_file) + ")")
+              << "\n";
+}
 
 grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set) {
     grade::grade_options g;
     g.student = o.student;
     g.lesson_numbers = o.lesson_numbers;
     g.secret = grade::course_secret(o.secret_file);
+    say_fingerprint(o, g.secret);
     g.exercise_ids = o.exercises;
     for (int n : o.lessons_picked) {
         bool any = false;
@@ -111,7 +122,8 @@ int run_files(const grade_cli& o) {
 int run_class(const grade_cli& o) {
     const auto start = std::chrono::steady_clock::now();
     const auto set = grade::load_exercise_set(lessons::lessons_dir());
-    const auto g = options_of(o, set);
+    auto g = options_of(o, set);
+    g.practice_ok = false;  // a class is graded on its own numbers, never on practice ones
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
     const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits);
@@ -145,18 +157,23 @@ int run_gradescope(const grade_cli& o) {
     };
     try {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
-        const auto g0 = options_of(o, set);
-        grade::grade_options g = g0;
+        grade::grade_options g = options_of(o, set);
+        g.practice_ok = false;
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
+        // Who submitted: Gradescope's metadata (or --student when testing the set-up),
+        // never the `student` key inside the submission.
+        if (g.student.empty()) g.student = grade::gradescope_student(o.metadata);
         try {
+            if (g.student.empty())
+                throw grade::submission_error("identity", {o.metadata, 0, 0},
+                                              o.metadata + " names no submitter (users[0].sid, email or id), so the autograder "
+                                                           "cannot tell whose numbers to grade; please tell your teacher");
             const grade::submission sub = grade::read_submission_path(o.submission_dir, limits);
-            if (g.student.empty() && sub.student.empty())  // who submitted, from Gradescope's metadata
-                g.student = grade::gradescope_student(o.metadata);
             r = grade::grade_submission(sub, set, g);
             grade::make_paths_relative(r, o.submission_dir);
         } catch (const grade::submission_error& e) {
-            r = grade::not_gradable(o.student, o.submission_dir, e, set, g.exercise_ids);
+            r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids);
             grade::make_paths_relative(r, o.submission_dir);
         }
         write(r);
@@ -197,6 +214,7 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");
     sub->add_option("--results", o->results, "With --gradescope: results.json (default /autograder/results/results.json; - prints it)");
     sub->add_option("--metadata", o->metadata, "With --gradescope: submission_metadata.json, for the student id");
+    sub->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
         ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));
     sub->callback([o] {

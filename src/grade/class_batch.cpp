@@ -137,7 +137,7 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
         } else {
             r = not_gradable(en.student, en.path, *en.error, set, out.exercise_ids);
         }
-        r.student = en.student;
+        r.student = normalize_student_id(en.student);
         make_paths_relative(r, dir);
         out.reports.push_back(std::move(r));
     }

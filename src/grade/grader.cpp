@@ -80,7 +80,8 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
     if (x.kind == exercise_kind::numeric) {
         const exercise_numbers n = numbers_for(x, request);
         r.personal = n.personal;
-        r.seed = n.personal ? n.seed_hex() : "";
+        r.practice = n.practice;
+        r.variant = n.code;
         r.parameters = n.parameters;
         r.parts = grade_numeric_parts(x, n, answer);
     } else {
@@ -98,12 +99,19 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
 
 grade_report grade_submission(const submission& sub, const exercise_set& set, const grade_options& options) {
     grade_report rep;
-    rep.student = options.student.empty() ? sub.student : options.student;
+    // Who is graded: the submitter the teacher's side names (--student, the class folder's
+    // file name, Gradescope's metadata); the file's `student` key only when nothing else does.
+    const std::string submitter = normalize_student_id(options.student);
+    const std::string claimed = normalize_student_id(sub.student);
+    rep.student = submitter.empty() ? claimed : submitter;
     rep.files = sub.files;
     for (const auto& n : sub.notes) rep.notes.push_back(n.str());
-    if (!options.student.empty() && !sub.student.empty() && sub.student != options.student)
-        rep.notes.push_back(sub.student_where.str() + ": the file says student '" + sub.student + "'; graded as '" +
-                            options.student + "'");
+    if (!submitter.empty() && !claimed.empty() && claimed != submitter) {
+        rep.claimed_student = claimed;
+        rep.flags.push_back("the file's student key says '" + claimed + "' (graded as '" + submitter + "', its submitter)");
+        rep.notes.push_back(sub.student_where.str() + ": the file says student '" + claimed + "'; graded as '" + submitter +
+                            "', who submitted it (the student key is never used to pick the numbers)");
+    }
     std::vector<std::string> ids = options.exercise_ids;
     if (ids.empty())
         for (const auto& [id, v] : sub.answers)
@@ -120,6 +128,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     req.student = rep.student;
     req.secret = options.secret;
     req.lesson_numbers = options.lesson_numbers;
+    req.practice_ok = options.practice_ok;
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");

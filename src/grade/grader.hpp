@@ -21,6 +21,7 @@ struct grade_options {
     std::string student;                    // overrides the file's `student`
     std::string secret;                     // course secret for per-student numbers
     bool lesson_numbers = false;            // grade everyone on the lesson's own numbers
+    bool practice_ok = true;                // without a secret: the practice variant (false: --class, --gradescope)
 };
 
 // Throws variant_error when per-student numbers are needed and no secret is known,

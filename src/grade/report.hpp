@@ -39,8 +39,9 @@ struct exercise_result {
     bool answered = false;
     std::vector<part_result> parts;
     // The numbers this student was graded on (regrading recomputes them from these).
-    bool personal = false;
-    std::string seed;            // "0x…" when personal
+    bool personal = false;       // drawn for this student from the course secret
+    bool practice = false;       // the public practice variant (no secret given)
+    std::string variant;         // the variant code students see ("K7QX2M", "practice"); never the seed
     std::string parameters;      // "q, k, v: halves in [-2, 2]" or "the lesson's own numbers"
 };
 
@@ -53,6 +54,8 @@ struct grade_report {
     std::vector<exercise_result> exercises;
     double score = 0.0, max = 0.0;
     std::vector<std::string> notes;  // read but ignored (unknown exercise ids, extra keys ...)
+    std::string claimed_student;     // the file's `student` when it names someone else (never obeyed)
+    std::vector<std::string> flags;  // for the teacher: "student key says 'bob'", "matches the numbers of student carol"
 
     bool full_marks() const;
     std::vector<std::string> mistake_ids() const;  // every recognised mistake, in order

@@ -18,7 +18,7 @@ double clean(double x) {
 std::string part_output(const exercise_result& x, const part_result& p) {
     std::string s = p.feedback;
     if (!p.mistake.empty()) s += "\nMistake: " + p.mistake_name + " [" + p.mistake + "]";
-    if (x.personal) s += "\nYour numbers: seed " + x.seed + " (" + x.parameters + ")";
+    if (x.personal) s += "\nYour numbers: variant " + x.variant + " (" + x.parameters + ")";
     return s;
 }
 
@@ -45,8 +45,8 @@ nlohmann::json report_json(const grade_report& r) {
                          {"max_score", clean(x.max)},
                          {"answered", x.answered}};
         if (x.kind == "numeric") {
-            e["numbers"] = {{"personal", x.personal}, {"parameters", x.parameters}};
-            if (x.personal) e["numbers"]["seed"] = x.seed;
+            e["numbers"] = {{"personal", x.personal}, {"practice", x.practice}, {"parameters", x.parameters}};
+            if (!x.variant.empty()) e["numbers"]["variant"] = x.variant;
         }
         e["parts"] = nlohmann::json::array();
         for (const auto& p : x.parts) {
@@ -64,6 +64,8 @@ nlohmann::json report_json(const grade_report& r) {
     }
     j["mistakes"] = r.mistake_ids();
     j["notes"] = r.notes;
+    j["flags"] = r.flags;
+    if (!r.claimed_student.empty()) j["claimed_student"] = r.claimed_student;
     return j;
 }
 
@@ -80,6 +82,7 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
         output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " + std::to_string(r.exercises.size()) +
                  " exercise(s) graded.";
     }
+    for (const auto& f : r.flags) output += "\nFlag: " + f;
     for (const auto& n : r.notes) output += "\nNote: " + n;
     j["output"] = output;
     j["tests"] = nlohmann::json::array();

@@ -55,7 +55,9 @@ std::string report_text(const grade_report& r) {
     for (const auto& x : r.exercises) {
         out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
         if (x.kind == "numeric")
-            out += "  numbers: " + (x.personal ? "yours, seed " + x.seed + " (" + x.parameters + ")" : x.parameters) + "\n";
+            out += "  numbers: " + (x.personal ? "yours, variant " + x.variant + " (" + x.parameters + ")"
+                                    : x.practice ? "the practice variant, not a class's numbers (" + x.parameters + ")"
+                                                 : x.parameters) + "\n";
         for (const auto& p : x.parts) {
             const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
                                                  points_str(p.score) + "/" + points_str(p.max));
@@ -68,6 +70,7 @@ std::string report_text(const grade_report& r) {
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
+    for (const auto& f : r.flags) out += wrap("FLAG: " + f, "");
     if (!r.notes.empty()) {
         out += "Notes:\n";
         for (const auto& n : r.notes) out += wrap(n, "  ");

@@ -84,6 +84,11 @@ std::string placeholder(const exercise& x, const part_spec& p) {
 std::string toml_string(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {  // a control character stays text: TOML's \uXXXX
+            out += fmt::format("\\u{:04X}", u);
+            continue;
+        }
         if (c == '"' || c == '\\') out += '\\';
         out += c;
     }
@@ -173,7 +178,10 @@ std::string show_text(const exercise& x, const variant_request& request) {
                    "; every later part is checked against your own choice.\n";
         } else {
             if (n.personal)
-                out += "\nYour numbers (student " + n.student + ", seed " + n.seed_hex() + ", " + n.parameters + "):\n";
+                out += "\nYour numbers (student " + n.student + ", variant " + n.code + ", " + n.parameters + "):\n";
+            else if (n.practice)
+                out += "\nPRACTICE numbers (" + n.parameters + "): the same for everyone, for self-study; "
+                       "not any class's numbers. Check your answers with `attn exercise check ANSWERS`.\n";
             else
                 out += "\nNumbers: " + n.parameters + (x.variant.enabled ? " (give --student to get your own)" : "") + "\n";
             auto table = [&](const std::string& name, const matrix& m, const std::vector<std::string>& rows, const std::string& side,
@@ -239,8 +247,9 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
         const exercise_numbers n = numbers_for(x, request);
         const auto& s = x.setup;
         j["student"] = n.student;
-        j["numbers"] = {{"personal", n.personal}, {"parameters", n.parameters}};
-        if (n.personal) j["numbers"]["seed"] = n.seed_hex();
+        j["numbers"] = {{"personal", n.personal}, {"practice", n.practice}, {"parameters", n.parameters}};
+        if (!n.code.empty()) j["numbers"]["variant"] = n.code;
+        j["numbers"]["redraws"] = n.redraws;  // draws rejected because a mistake gave the right answer (see variant_check.hpp)
         if (x.variant.enabled)  // how per-student numbers are drawn (the recipe is in variant.hpp)
             j["variant"] = {{"vary", x.variant.vary},
                             {"values", x.variant.values},
@@ -298,10 +307,13 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
 }
 
 std::string template_toml(const std::vector<const exercise*>& xs, const variant_request& request) {
-    std::string out = "# attn answer file — replace every \"TODO: …\" with your answer, then run\n"
-                      "#   attn grade THIS_FILE" + std::string(request.student.empty() ? "" : " --student " + request.student) +
-                      "\n# Numbers may be written as 0.25 or 1e-3; a matrix as [[row], [row], ...].\n";
-    out += "student = " + toml_string(request.student) + "\n";
+    const std::string student = normalize_student_id(request.student);
+    const bool practice = request.secret.empty() || student.empty();
+    std::string out = "# attn answer file — replace every \"TODO: …\" with your answer, then run\n" +
+                      std::string(practice ? "#   attn exercise check THIS_FILE      (practice numbers: checked at once)\n"
+                                           : "#   and hand it in as your teacher says.\n") +
+                      "# Numbers may be written as 0.25 or 1e-3; a matrix as [[row], [row], ...].\n";
+    out += "student = " + toml_string(student) + "\n";
     for (const exercise* x : xs) {
         out += "\n# ── " + x->id + ": " + (x->title.empty() ? x->lesson_title : x->title) + " (" + points_words(x->points) + ") ──\n";
         std::size_t pos = 0;
@@ -313,7 +325,9 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
         }
         if (x->kind == exercise_kind::numeric && !x->setup.student_inputs) {
             const exercise_numbers n = numbers_for(*x, request);
-            out += "# " + std::string(n.personal ? "Your numbers (seed " + n.seed_hex() + ", " + n.parameters + "):" : "Numbers: " + n.parameters + ":") + "\n";
+            out += "# " + std::string(n.personal ? "Your numbers (variant " + n.code + ", " + n.parameters + "):"
+                                      : n.practice ? "PRACTICE numbers (" + n.parameters + "; not any class's numbers):"
+                                                   : "Numbers: " + n.parameters + ":") + "\n";
             out += matrix_comment(x->setup.q_name, n.inputs.q);
             out += matrix_comment(x->setup.k_name, n.inputs.k);
             out += matrix_comment(x->setup.v_name, n.inputs.v);
@@ -337,7 +351,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
 
 std::string template_json(const std::vector<const exercise*>& xs, const variant_request& request) {
     nlohmann::ordered_json j;
-    j["student"] = request.student;
+    j["student"] = normalize_student_id(request.student);
     for (const exercise* x : xs) {
         nlohmann::ordered_json parts;
         for (const auto& p : x->parts) parts[p.id] = placeholder(*x, p);

@@ -1,14 +1,30 @@
 // grade/variant.cpp — see variant.hpp.
 #include "grade/variant.hpp"
 
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include "core/prng.hpp"
+#include "grade/keyed_hash.hpp"
+#include "grade/variant_check.hpp"
 
 namespace attn::grade {
+
+namespace {
+
+// The public key of the practice variants: anyone may compute them, which is the point.
+const char* practice_key_text = "attn practice variants (public, not a course secret)";
+
+std::string trim(const std::string& s, const char* ws) {
+    const auto b = s.find_first_not_of(ws);
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+}  // namespace
 
 std::string exercise_numbers::seed_hex() const {
     char buf[24];
@@ -16,23 +32,47 @@ std::string exercise_numbers::seed_hex() const {
     return buf;
 }
 
+std::string secret_from_text(const std::string& text) {
+    return trim(text.substr(0, text.find('\n')), " \t\r\n");
+}
+
 std::string course_secret(const std::string& secret_file) {
     if (!secret_file.empty()) {
         std::ifstream in(secret_file, std::ios::binary);
         if (!in) throw variant_error("cannot read the course secret file " + secret_file);
-        std::string line;
-        std::getline(in, line);
-        const auto b = line.find_first_not_of(" \t\r\n");
-        const auto e = line.find_last_not_of(" \t\r\n");
-        if (b == std::string::npos) throw variant_error("the course secret file " + secret_file + " is empty (its first line is the secret)");
-        return line.substr(b, e - b + 1);
+        std::string text;
+        std::getline(in, text);
+        const std::string s = secret_from_text(text);
+        if (s.empty()) throw variant_error("the course secret file " + secret_file + " is empty (its first line is the secret)");
+        return s;
     }
     const char* env = std::getenv("ATTN_COURSE_SECRET");
-    return env ? std::string(env) : std::string();
+    return env ? secret_from_text(env) : std::string();
+}
+
+std::string secret_fingerprint(const std::string& secret) {
+    if (secret.empty()) return "";
+    const std::string b = base32(keyed_hash(course_key(secret), {"attn-secret-fingerprint-v2"}), 8);
+    return b.substr(0, 4) + "-" + b.substr(4);
+}
+
+std::string normalize_student_id(const std::string& id) {
+    std::string s = trim(id, " \t\r\n\v\f");
+    for (char& c : s)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return s;
 }
 
 std::uint64_t variant_seed(const std::string& secret, const std::string& student, const std::string& exercise_id) {
-    return combine_seed({secret, student, exercise_id});
+    return first_u64(keyed_hash(course_key(secret), {"attn-variant-seed-v2", exercise_id, normalize_student_id(student)}));
+}
+
+std::string variant_code(const std::string& secret, const std::string& student, const std::string& exercise_id) {
+    return base32(keyed_hash(course_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
+}
+
+std::uint64_t practice_seed(const std::string& exercise_id) {
+    return first_u64(keyed_hash(course_key(practice_key_text), {"attn-practice-seed-v2", exercise_id}));
 }
 
 namespace {
@@ -55,11 +95,7 @@ void redraw(matrix& m, prng& rng, const variant_spec& v) {
     }
 }
 
-}  // namespace
-
-exercise_numbers numbers_for(const exercise& x, const variant_request& request) {
-    exercise_numbers n;
-    n.student = request.student;
+void lesson_inputs(const exercise& x, exercise_numbers& n) {
     const numeric_setup& s = x.setup;
     n.inputs.q = s.q;
     n.inputs.k = s.k;
@@ -78,33 +114,64 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
     n.inputs.window_causal = s.window_causal;
     n.query_tokens = s.query_tokens;
     n.key_tokens = s.key_tokens;
+}
+
+// Draws from one PRNG stream until no catalogued mistake that applies gives the
+// right answer of a part (then a wrong method could score full marks); bounded.
+void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_numbers& n) {
+    prng rng(seed);
+    for (int attempt = 0;; ++attempt) {
+        const matrix* first = nullptr;  // with tie, every role copies the first one drawn
+        for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
+            matrix* m = role == "q" ? &n.inputs.q : role == "k" ? &n.inputs.k : role == "v" ? &n.inputs.v
+                      : role == "encoder_q" && n.inputs.encoder_q ? &*n.inputs.encoder_q : nullptr;
+            if (!m) continue;
+            if (x.variant.tie && first && role != "encoder_q") {
+                *m = *first;
+                continue;
+            }
+            redraw(*m, rng, x.variant);
+            if (x.variant.tie && role != "encoder_q") first = m;
+        }
+        n.distinguishable = every_mistake_distinguishable(x, n.inputs);
+        if (attempt >= 63 || n.distinguishable) return;
+        ++n.redraws;
+    }
+}
+
+}  // namespace
+
+void draw_variant(const exercise& x, std::uint64_t seed, exercise_numbers& n) {
+    lesson_inputs(x, n);
+    draw_distinguishable(x, seed, n);
+}
+
+exercise_numbers numbers_for(const exercise& x, const variant_request& request) {
+    exercise_numbers n;
+    n.student = normalize_student_id(request.student);
+    lesson_inputs(x, n);
     n.parameters = "the lesson's own numbers";
     if (!x.variant.enabled || request.lesson_numbers) return n;
-    if (!request.seed && request.student.empty()) return n;
-    if (!request.seed && request.secret.empty())
+    if (request.seed) {
+        if (request.secret.empty())
+            throw variant_error("--seed regenerates a student's numbers only together with the course secret "
+                                "(--secret-file FILE or ATTN_COURSE_SECRET)");
+        n.seed = *request.seed;
+        n.personal = true;
+    } else if (!request.secret.empty() && !n.student.empty()) {
+        n.seed = variant_seed(request.secret, n.student, x.id);
+        n.code = variant_code(request.secret, n.student, x.id);
+        n.personal = true;
+    } else if (request.practice_ok) {
+        n.seed = practice_seed(x.id);
+        n.code = "practice";
+        n.practice = true;
+    } else {
         throw variant_error("exercise " + x.id + " gives every student their own numbers, which needs the course secret: "
                             "pass --secret-file FILE or set ATTN_COURSE_SECRET (or --no-variants for the lesson's numbers)");
-    n.seed = request.seed ? *request.seed : variant_seed(request.secret, request.student, x.id);
-    n.personal = true;
-    n.parameters = x.variant.describe();
-    prng rng(n.seed);
-    const matrix* first = nullptr;  // with tie, every role copies the first one drawn
-    for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
-        matrix* m = role == "q" ? &n.inputs.q : role == "k" ? &n.inputs.k : role == "v" ? &n.inputs.v : nullptr;
-        if (x.variant.tie && first && m) {
-            *m = *first;
-            continue;
-        }
-        if (m && x.variant.tie) {
-            redraw(*m, rng, x.variant);
-            first = m;
-            continue;
-        }
-        if (role == "q") redraw(n.inputs.q, rng, x.variant);
-        else if (role == "k") redraw(n.inputs.k, rng, x.variant);
-        else if (role == "v") redraw(n.inputs.v, rng, x.variant);
-        else if (role == "encoder_q" && n.inputs.encoder_q) redraw(*n.inputs.encoder_q, rng, x.variant);
     }
+    n.parameters = n.practice ? "practice variant, " + x.variant.describe() : x.variant.describe();
+    draw_distinguishable(x, n.seed, n);
     return n;
 }
 

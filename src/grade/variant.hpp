@@ -1,11 +1,20 @@
 // grade/variant.hpp — the numbers one student gets for one exercise.
 //
-// seed = combine_seed({course secret, student id, exercise id}) (core/prng.hpp), so
-// the same student always gets the same numbers on every compiler, two students get
-// different ones, and nobody without the secret can compute another student's. The
-// secret comes from --secret-file or ATTN_COURSE_SECRET, never from a submission.
-// Values are "small integers and halves" (prng::pick_halves) or integers, so the
-// hand computation stays tractable; every report records the seed and parameters.
+// seed = the first 8 bytes (little-endian) of BLAKE2b keyed with the course secret
+// (grade/keyed_hash.hpp) over ("attn-variant-seed-v2", exercise id, normalised student
+// id); the project's PRNG (core/prng.hpp) draws the numbers from it, so the same student
+// gets the same numbers on every compiler. Students are shown only a 6-character
+// variant code (another keyed hash): nothing a student sees lets anyone compute a
+// seed or another student's numbers without the secret. `--seed` is accepted only
+// together with the secret (a teacher regrading).
+//
+// Without a secret (self-study), or without a student, a numeric exercise that varies
+// gives the *practice variant*: numbers from a public key, the same for everyone,
+// labelled as practice, never any class's numbers (a different hash domain).
+//
+// The secret comes from --secret-file or ATTN_COURSE_SECRET, read the same way (the
+// first line, leading and trailing spaces, tabs, CR and LF trimmed), never from a
+// submission. Student ids are normalised (ASCII spaces trimmed, ASCII letters lower-cased).
 #pragma once
 
 #include <cstdint>
@@ -24,30 +33,51 @@ struct variant_error : std::invalid_argument {
 };
 
 struct variant_request {
-    std::string student;               // "" = the lesson's own numbers
+    std::string student;               // "" = nobody (practice numbers)
     std::string secret;                // the course secret ("" = none given)
     bool lesson_numbers = false;       // --no-variants: everyone gets the lesson's numbers
-    std::optional<std::uint64_t> seed; // --seed: regenerate a recorded variant directly
+    std::optional<std::uint64_t> seed; // --seed: regenerate a variant directly (needs the secret)
+    bool practice_ok = true;           // false (--class, --gradescope): no secret is an error, never practice
 };
 
 struct exercise_numbers {
-    std::string student;
-    bool personal = false;      // true when drawn from a seed
-    std::uint64_t seed = 0;
+    std::string student;        // normalised
+    bool personal = false;      // true when drawn for a student from the secret
+    bool practice = false;      // true for the public practice variant
+    std::uint64_t seed = 0;     // teacher-side only: never printed where a student reads
+    std::string code;           // "K7QX2M" (personal) or "practice"; "" for the lesson's numbers
     std::string parameters;     // "q, k, v: halves in [-2, 2]"
+    int redraws = 0;            // draws rejected because a catalogued mistake gave the right answer
+    bool distinguishable = true;  // false only if 64 draws in a row failed (a test asserts it never happens)
     pipeline_inputs inputs;
     std::vector<std::string> query_tokens, key_tokens;
     std::string seed_hex() const;  // "0x1a2b…" (16 hex digits)
 };
 
-// The course secret: the file's first line (trimmed) if a file is given, else
-// $ATTN_COURSE_SECRET, else "". Throws variant_error for an unreadable or empty file.
+// The secret from a file's or the environment's text: its first line, trimmed.
+std::string secret_from_text(const std::string& text);
+
+// The course secret: from the file if given, else $ATTN_COURSE_SECRET, else "".
+// Throws variant_error for an unreadable or empty file.
 std::string course_secret(const std::string& secret_file);
 
+// "K3QF-7XZA": a short fingerprint of the secret so a teacher can see that the hand-out
+// and the autograder use the same one ("" for no secret).
+std::string secret_fingerprint(const std::string& secret);
+
+// Trim ASCII whitespace, lower-case ASCII letters: " Alice\r" and "alice" are one student.
+std::string normalize_student_id(const std::string& id);
+
 std::uint64_t variant_seed(const std::string& secret, const std::string& student, const std::string& exercise_id);
+std::string variant_code(const std::string& secret, const std::string& student, const std::string& exercise_id);
+std::uint64_t practice_seed(const std::string& exercise_id);
 
 // The inputs of a numeric exercise for this request. Throws variant_error when the
-// exercise varies per student, a student is named and no secret (nor seed) is known.
+// exercise varies per student and the request cannot be served (no secret with
+// practice_ok false, or --seed without the secret).
 exercise_numbers numbers_for(const exercise& x, const variant_request& request);
+
+// The inputs drawn from one seed (no redraw check): used by numbers_for and tests.
+void draw_variant(const exercise& x, std::uint64_t seed, exercise_numbers& n);
 
 }  // namespace attn::grade

@@ -143,7 +143,7 @@ std::string fit_line(const std::string& line, std::size_t width) {
     std::size_t indent = 0;
     while (indent < line.size() && line[indent] == ' ') ++indent;
     std::size_t hang = indent + bullet_width(line, indent);
-    if (hang == indent) hang = indent + 2;
+    if (hang == indent && indent > 0) hang = indent + 2;  // prose at column 0 continues at column 0
     if (hang * 2 > width) hang = 2;
     const std::string cont(hang, ' ');
 

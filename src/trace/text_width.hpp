@@ -26,8 +26,8 @@ bool is_valid_utf8(const std::string& bytes);
 std::size_t output_width(std::size_t requested = 0);
 
 // One line broken at spaces so that no piece is wider than `width`; the pieces
-// after the first are indented under the text (after a bullet "• ", "- ", "1. "
-// when the line starts with one). A word wider than the room left is cut only
+// after the first are indented two more than the line (after a bullet "• ",
+// "- ", "1. " when it starts with one; at column 0 when the line is). A word wider than the room left is cut only
 // as a last resort. Returns the pieces joined with '\n' (no trailing newline).
 std::string fit_line(const std::string& line, std::size_t width);
 

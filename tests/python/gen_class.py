@@ -3,9 +3,8 @@
 
     /usr/bin/python3 tests/python/gen_class.py OUTDIR [--students 300] [--secret S] [--seed 1]
 
-Each student answers five numeric exercises on their own per-student numbers,
-regenerated here in pure Python from the documented recipe (core's reference PRNG),
-computed with NumPy, then spoiled on purpose: about half the students make one
+Each student answers five numeric exercises on their own per-student numbers (asked
+of `attn exercise show ID --students FILE` with the secret), computed with NumPy, then spoiled on purpose: about half the students make one
 catalogued mistake, and one in twelve hands in something broken (empty, cut off,
 not UTF-8, far too large, a folder without answers). Prints a JSON summary of what
 it planted (student → mistake or breakage) on standard output so a test can compare.
@@ -37,22 +36,18 @@ def softmax_rows(s):
     return out
 
 
-def variant(base, ex, student, secret):
-    """The student's numbers: seed = combine(secret, student, exercise), rows of halves."""
-    params = base["numbers"]
-    inp = dict(base["inputs"])
-    rng = ref.Xoshiro(ref.combine_parts([secret, student, ex]))
-    roles = params["roles"]
-    for role in roles:
-        rows = []
-        for row in inp[role]:
-            for _ in range(16):
-                draw = [rng.pick_halves(params["lo"], params["hi"]) for _ in row]
-                if any(x != 0 for x in draw):
-                    break
-            rows.append(draw)
-        inp[role] = rows
-    return inp
+def class_numbers(attn, ex, students, secret):
+    """Every student's numbers for one exercise, from `attn exercise show --students`
+    (the teacher's batch form; keyed BLAKE2b seeds, so only attn with the secret can)."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(students) + "\n")
+    try:
+        out = subprocess.run([attn, "exercise", "show", ex, "--format", "json", "--students", f.name], check=True,
+                             capture_output=True, text=True, env=dict(os.environ, ATTN_COURSE_SECRET=secret)).stdout
+    finally:
+        os.unlink(f.name)
+    return {d["student"]: d["inputs"] for d in map(json.loads, out.splitlines())}
 
 
 def answer(inp, parts, mistake):
@@ -91,6 +86,8 @@ def main():
         assert v["values"] == "halves" and not v["tie"], "gen_class draws untied halves only"
         info["numbers"] = {"roles": v["vary"], "lo": v["range"][0], "hi": v["range"][1]}
         bases[ex] = info
+    names = [f"s{n:04d}" for n in range(a.students)]
+    numbers = {ex: class_numbers(attn, ex, names, a.secret) for ex in EXERCISES}
     rnd = random.Random(a.seed)
     os.makedirs(a.outdir, exist_ok=True)
     planted = {}
@@ -116,7 +113,7 @@ def main():
         planted[student] = mistake or "correct"
         doc = {"student": student}
         for ex in EXERCISES:
-            inp = variant(bases[ex], ex, student, a.secret)
+            inp = numbers[ex][student]
             m = mistake if (mistake != "mask_missing" or inp["mask_attend"] is not None) else None
             doc[ex] = answer(inp, bases[ex]["parts"], m)
         with open(path, "w") as f:

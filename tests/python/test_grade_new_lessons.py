@@ -113,6 +113,29 @@ r = grade("16-memory", {"answer": "n × n"})
 check("scores-kept" in json.dumps(r), "16-memory: the declared mistake scores-kept is named")
 expect_full("16-memory", {"answer": "2n (a running max and a running sum per query)"})
 
+# Lesson 17: rotate one query; the raw scores with rotation. Mistaken angles: pair i
+# with base^(−i/d), or positions counted from 1.
+def rope_wrong(x, base, step, first):
+    d = x.shape[1]
+    freq = base ** (-step * np.arange(d // 2) / d)
+    z = (x[:, 0::2] + 1j * x[:, 1::2]) * np.exp(1j * np.outer(np.arange(x.shape[0]) + first, freq))
+    out = np.empty_like(x)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+SAT, MAT = 2, 4
+n = numbers("17-rotate")
+pos = np.arange(5)
+expect_full("17-rotate", {"rotated": ref.rope(n["q"], pos, n["rope"])[SAT]})
+expect_mistake("17-rotate", {"rotated": rope_wrong(n["q"], n["rope"], 1.0, 0)[SAT]}, "rope_wrong_angle")
+expect_mistake("17-rotate", {"rotated": rope_wrong(n["q"], n["rope"], 2.0, 1)[SAT]}, "rope_wrong_angle")
+n = numbers("17-scores")
+rq, rk = ref.rope(n["q"], pos, n["rope"]), ref.rope(n["k"], pos, n["rope"])
+expect_full("17-scores", {"raw": (rq @ rk.T)[MAT]})
+wq, wk = rope_wrong(n["q"], n["rope"], 1.0, 0), rope_wrong(n["k"], n["rope"], 1.0, 0)
+expect_mistake("17-scores", {"raw": (wq @ wk.T)[MAT]}, "rope_wrong_angle")
+
 if failures:
     sys.exit("%d failures" % len(failures))
 print("ok")

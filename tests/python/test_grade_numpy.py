@@ -156,7 +156,8 @@ check(rep["student"] == "zoe" and rep["score"] == rep["max_score"] == 12.0,
 a1, a2, b = show("04-cross-the", "alice"), show("04-cross-the", "alice"), show("04-cross-the", "bob")
 check(a1["inputs"] == a2["inputs"], "the same student gets the same numbers on every run")
 check(a1["inputs"]["q"] != b["inputs"]["q"], "two students get different numbers")
-check(a1["numbers"]["seed"] != b["numbers"]["seed"], "two students get different seeds")
+check(a1["numbers"]["variant"] != b["numbers"]["variant"], "two students get different variant codes")
+check("seed" not in a1["numbers"], "the hand-out never shows a seed")
 
 # 3. Each catalogued mistake, produced in NumPy, is named in the feedback.
 def mistake_named(ex, student, make, expected_id, parts=("weights",)):
@@ -241,23 +242,37 @@ check("no_scaling" in named, f"mistakes are diagnosed on the student's own numbe
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import core_prng_reference as ref  # noqa: E402
 
+import base64  # noqa: E402
+import hashlib  # noqa: E402
+
+
+def keyed(secret, fields, n=32):
+    """BLAKE2b keyed with BLAKE2b-256(secret), over the fields joined by NUL (variant.hpp)."""
+    key = hashlib.blake2b(secret.encode(), digest_size=32).digest()
+    return hashlib.blake2b(b"\0".join(f.encode() for f in fields), key=key, digest_size=n).digest()
+
+
 for ex, student in [("04-cross-the", "alice"), ("01-self-cat", "s-0042"), ("06-padded", "bob")]:
     info = show(ex, student)
-    seed = ref.combine_parts(["numpy-test-secret", student, ex])
-    check(info["numbers"]["seed"] == f"0x{seed:016x}", f"{ex}/{student}: seed = combine_seed(secret, student, exercise)")
+    seed = int.from_bytes(keyed("numpy-test-secret", ["attn-variant-seed-v2", ex, student])[:8], "little")
+    code = base64.b32encode(keyed("numpy-test-secret", ["attn-variant-code-v2", ex, student])).decode()[:6]
+    check(info["numbers"]["variant"] == code, f"{ex}/{student}: variant code = base32(keyed BLAKE2b)")
     rng = ref.Xoshiro(seed)
     lo, hi = -1.0, 1.0
     roles = info["numbers"]["parameters"].split(":")[0].split(", ")
+    for _draw in range(info["numbers"]["redraws"] + 1):  # a rejected draw continues the same stream
+        got = {}
+        for role in roles:
+            rows = []
+            for row in info["inputs"][role]:
+                for _ in range(16):  # a row of zeros is drawn again
+                    draw = [rng.pick_halves(lo, hi) for _ in row]
+                    if any(x != 0 for x in draw):
+                        break
+                rows.append(draw)
+            got[role] = rows
     for role in roles:
-        want = info["inputs"][role]
-        got = []
-        for row in want:
-            for _ in range(16):  # a row of zeros is drawn again
-                draw = [rng.pick_halves(lo, hi) for _ in row]
-                if any(x != 0 for x in draw):
-                    break
-            got.append(draw)
-        check(got == want, f"{ex}/{student}: {role} regenerated in Python equals the grader's")
+        check(got[role] == info["inputs"][role], f"{ex}/{student}: {role} regenerated in Python equals the grader's")
 
 if failures:
     print(f"{len(failures)} check(s) failed")
