@@ -1,4 +1,4 @@
-// cli/lesson.cpp — `attn lessons`, `attn lesson N [--step K] [--no-pause]
+// cli/lesson.cpp — `attn lessons`, `attn lesson N|FILE.toml [--step K] [--no-pause]
 // [--color ...] [--token T [--run R]]` and `attn lesson check FILE...`.
 #include <iostream>
 #include <memory>
@@ -18,7 +18,7 @@ namespace attn::cli {
 namespace {
 
 struct lesson_options {
-    int number = 0;
+    std::string which;  // "4" (a lesson number) or a path ending in .toml
     int step = 1;
     bool step_given = false;
     bool no_pause = false;
@@ -49,9 +49,21 @@ bool wait_for_enter(int lesson_number, int shown, int total) {
     return false;
 }
 
+// `attn lesson 4` is lesson 4 of the lessons folder (or the built-in ones);
+// `attn lesson my/15-rope.toml` is that file, whatever its folder.
+std::string lesson_path(const std::string& which) {
+    const bool is_file = which.size() > 5 && which.compare(which.size() - 5, 5, ".toml") == 0;
+    if (is_file) return which;
+    const bool is_number = !which.empty() && which.size() <= 4 &&
+                           which.find_first_not_of("0123456789") == std::string::npos && std::stoi(which) > 0;
+    if (!is_number)
+        throw CLI::ValidationError("N", "give a lesson number or a lesson file (.toml), not '" + which +
+                                            "'; `attn lessons` lists them");
+    return lessons::find_lesson(lessons::lessons_dir(), std::stoi(which));
+}
+
 void run_lesson(const lesson_options& o) {
-    const auto path = lessons::find_lesson(lessons::lessons_dir(), o.number);
-    const lessons::lesson l = lessons::load_lesson(path);
+    const lessons::lesson l = lessons::load_lesson(lesson_path(o.which));
     const trace::style st = make_style(o.layout);
     if (!o.token.empty()) {
         if (o.step_given)
@@ -96,7 +108,7 @@ void setup_lessons(CLI::App& app) {
 void setup_lesson(CLI::App& app) {
     auto opt = std::make_shared<lesson_options>();
     auto* sub = app.add_subcommand("lesson", "Run lesson N step by step (pauses only on a terminal)");
-    sub->add_option("N", opt->number, "Lesson number (see `attn lessons`)");
+    sub->add_option("N", opt->which, "Lesson number (see `attn lessons`), or a lesson file (path ending in .toml)");
     sub->add_option("--step", opt->step, "Start at step K (steps count from 1)");
     sub->add_flag("--no-pause", opt->no_pause, "Never wait for Enter between steps");
     add_layout_options(*sub, opt->layout);
@@ -108,7 +120,7 @@ void setup_lesson(CLI::App& app) {
     check->callback([opt] { run_check(*opt); });
     sub->callback([opt, sub] {
         if (sub->got_subcommand("check")) return;
-        if (opt->number <= 0) throw CLI::ValidationError("N", "give a lesson number; `attn lessons` lists them");
+        if (opt->which.empty()) throw CLI::ValidationError("N", "give a lesson number; `attn lessons` lists them");
         opt->step_given = sub->count("--step") > 0;
         run_lesson(*opt);
     });

@@ -6,11 +6,17 @@
 #include "attn_version.hpp"
 #include "cli/verbs.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/lesson_loader.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"attn — the attention mechanism of Transformers, computed in the open", "attn"};
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION_STRING, "Print the version and exit");
+    // Accepted before or after the verb: the verbs fall through to these options.
+    app.fallthrough();
+    app.add_option_function<std::string>(
+        "--lessons", [](const std::string& dir) { attn::lessons::set_lessons_dir(dir); },
+        "Read the lessons from DIR instead of the ones built into attn (also $ATTN_LESSONS_DIR)");
     attn::cli::setup_lessons(app);
     attn::cli::setup_lesson(app);
     attn::cli::setup_trace(app);

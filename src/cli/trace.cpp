@@ -30,17 +30,22 @@ struct trace_options {
     std::vector<std::string> stages, heatmaps;
     std::string json, npy, csv, html;
     layout_options layout;
+    bool list_stages = false;
 };
 
 trace::stage stage_arg(const std::string& name, const char* flag) {
     auto s = trace::parse_stage(name);
     if (!s)
-        throw CLI::ValidationError(flag, "unknown stage '" + name + "' (expected a hook name or one of " +
-                                             trace::stage_alias_list() + ")");
+        throw CLI::ValidationError(flag, "unknown stage '" + name + "'; the stages are: " + trace::stage_name_list());
     return *s;
 }
 
 void run_trace_verb(const trace_options& o) {
+    if (o.list_stages) {
+        std::cout << trace::stage_markdown_table();
+        return;
+    }
+    if (o.spec.empty()) throw CLI::RequiredError("SPEC");
     const io::trace_spec spec = io::load_trace_spec(o.spec);
     const trace::trace_run run = trace::run_trace(io::resolve_trace_inputs(spec));
 
@@ -84,7 +89,8 @@ void run_trace_verb(const trace_options& o) {
 void setup_trace(CLI::App& app) {
     auto o = std::make_shared<trace_options>();
     auto* sub = app.add_subcommand("trace", "Trace one attention computation on your own matrices (a spec file)");
-    sub->add_option("SPEC", o->spec, "Spec file (TOML): kind, tokens, Q/K/V or X with W_Q/W_K/W_V — see README")->required();
+    sub->add_option("SPEC", o->spec, "Spec file (TOML): kind, tokens, Q/K/V or X with W_Q/W_K/W_V — see README");
+    sub->add_flag("--list-stages", o->list_stages, "Print the stage vocabulary (name, axes, what) and exit");
     sub->add_option("--query", o->query, "Per-token trace of this query (its token or 0-based index)");
     sub->add_option("--head", o->head, "Only this head (0-based)")->check(CLI::NonNegativeNumber);
     sub->add_option("--batch", o->batch, "Only this batch item (0-based)")->check(CLI::NonNegativeNumber);

@@ -171,49 +171,9 @@ lesson load_lesson_text(const std::string& text, const std::string& display_path
 }
 
 lesson load_lesson(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw lesson_error({{{path, 0, 0}, "cannot open the lesson file"}});
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return load_lesson_text(ss.str(), path);
-}
-
-std::string lessons_dir() {
-    const char* env = std::getenv("ATTN_LESSONS_DIR");
-    if (env && *env) return env;
-    return ATTN_DEFAULT_LESSONS_DIR;
-}
-
-std::vector<lesson_entry> list_lessons(const std::string& dir) {
-    std::vector<lesson_entry> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        const std::string file = e.path().filename().string();
-        if (e.path().extension() != ".toml" || file.size() < 3 || !std::isdigit(static_cast<unsigned char>(file[0])) ||
-            !std::isdigit(static_cast<unsigned char>(file[1])) || file[2] != '-')
-            continue;
-        lesson_entry entry{std::stoi(file.substr(0, 2)), e.path().string(), "", ""};
-        try {
-            const toml::table doc = toml::parse_file(entry.path);
-            entry.title = doc["title"].value_or(std::string("(no title)"));
-            entry.summary = doc["summary"].value_or(std::string());
-        } catch (const toml::parse_error&) {
-            entry.title = "(cannot be read: run `attn lesson check " + entry.path + "`)";
-        }
-        out.push_back(entry);
-    }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
-    return out;
-}
-
-std::string find_lesson(const std::string& dir, int number) {
-    const auto all = list_lessons(dir);
-    for (const auto& e : all)
-        if (e.number == number) return e.path;
-    std::string have;
-    for (const auto& e : all) have += (have.empty() ? "" : ", ") + std::to_string(e.number);
-    throw std::invalid_argument("there is no lesson " + std::to_string(number) + " in " + dir +
-                                (have.empty() ? " (no lessons found)" : " (lessons: " + have + ")"));
+    const auto text = read_lesson_text(path);
+    if (!text) throw lesson_error({{{path, 0, 0}, "cannot open the lesson file"}});
+    return load_lesson_text(*text, path);
 }
 
 }  // namespace attn::lessons

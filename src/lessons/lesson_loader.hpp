@@ -1,6 +1,7 @@
 // lessons/lesson_loader.hpp — reading and checking lesson files, finding lessons.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,8 +31,19 @@ lesson_draft load_lesson_draft(const std::string& text, const std::string& displ
 // The keys a lesson file may have at its top level.
 const std::vector<std::string>& top_level_keys();
 
-// The folder holding the lessons: $ATTN_LESSONS_DIR, else the source tree's lessons/.
+// Where lessons come from (lesson_files.cpp). The lessons built into attn have the
+// paths "<built-in>/NN-name.toml"; every function below that takes a folder or a path
+// accepts them as well as real ones.
+inline constexpr const char* built_in_lessons = "<built-in>";
+
+// The folder holding the lessons: the one given to set_lessons_dir (`--lessons DIR`),
+// else $ATTN_LESSONS_DIR, else built_in_lessons.
 std::string lessons_dir();
+void set_lessons_dir(const std::string& dir);
+
+// The text of a lesson file, from disk or from the built-in copy; nullopt when it
+// cannot be read.
+std::optional<std::string> read_lesson_text(const std::string& path);
 
 struct lesson_entry {
     int number;
@@ -40,7 +52,7 @@ struct lesson_entry {
     std::string summary;
 };
 
-// Every lessons/NN-*.toml, sorted by number (reads only the header keys).
+// Every NN-*.toml of the folder, sorted by number (reads only the header keys).
 std::vector<lesson_entry> list_lessons(const std::string& dir);
 
 // The file of lesson N; throws std::invalid_argument naming the lessons that exist.

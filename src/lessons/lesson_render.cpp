@@ -105,11 +105,9 @@ std::vector<diagnostic> check_show_items(const lesson& l, const std::set<std::st
 }
 
 std::vector<diagnostic> check_lesson_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {{{path, 0, 0}, "cannot open the lesson file"}};
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    lesson_draft d = load_lesson_draft(ss.str(), path);
+    const auto text = read_lesson_text(path);
+    if (!text) return {{{path, 0, 0}, "cannot open the lesson file"}};
+    lesson_draft d = load_lesson_draft(*text, path);
     if (!d.parsed) return d.problems;
     auto problems = d.problems;
     const auto shows = check_show_items(d.content, d.broken);

@@ -37,7 +37,7 @@ std::string show_matrix(const lesson& l, const show_item& item, const trace::sty
 std::string show_stage(const lesson& l, const show_item& item, const trace::style& st) {
     const attention_run& run = need_run(l, item);
     const std::string stage_name = need_string(item, "stage");
-    auto s = trace::parse_stage(stage_name);
+    auto s = trace::parse_head_stage(stage_name);
     if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
     trace::table t = trace::stage_table(run.steps, *s, run.labels, opt_decimals(item, -1));
     if (item.spec->get("title")) t.title = need_string(item, "title");
@@ -51,7 +51,7 @@ std::string show_stage(const lesson& l, const show_item& item, const trace::styl
                 if (run.steps.weights(i, j) == 0.0) t.cells[i][j] = "0";
     }
     std::string out = trace::render(t, st);
-    if (weights || *s == trace::stage::output)
+    if (weights || *s == trace::stage::z)
         for (std::size_t i = 0; i < run.steps.n_q(); ++i)
             if (run.steps.row_fully_masked[i])
                 out += "  note: query '" + run.labels.query_tokens[i] +

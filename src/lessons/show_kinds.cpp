@@ -111,7 +111,7 @@ const std::vector<std::string>& need_tokens(const lesson& l, const show_item& it
 
 std::string stage_hint(const std::string& name) {
     std::vector<std::string> names;
-    for (const auto& s : trace::all_stages()) {
+    for (const auto& s : trace::head_stages()) {
         names.push_back(s.alias);
         names.push_back(s.hook);
     }

@@ -83,7 +83,7 @@ std::string show_same_numbers(const lesson& l, const show_item& item, const trac
         runs.push_back(&it->second);
     }
     const std::string stage_name = need_string(item, "stage");
-    auto s = trace::parse_stage(stage_name);
+    auto s = trace::parse_head_stage(stage_name);
     if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
     const matrix& a = trace::stage_matrix(runs[0]->steps, *s);
     const matrix& b = trace::stage_matrix(runs[1]->steps, *s);
@@ -107,7 +107,7 @@ std::string show_same_numbers(const lesson& l, const show_item& item, const trac
                 wj = j;
             }
         }
-    const std::string what = trace::info(*s).what;
+    const std::string what = trace::info(*s).caption;
     std::string out = st.heading(opt_string(item, "title", runs[0]->labels.title + " against " +
                                                                runs[1]->labels.title + ": " + what)) +
                       "  [" + std::to_string(a.shape(0)) + " × " + std::to_string(a.shape(1)) + "]\n";

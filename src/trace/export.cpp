@@ -11,34 +11,6 @@ namespace attn::trace {
 
 namespace {
 
-using getter = double (*)(const attention_steps&, std::size_t, std::size_t);
-
-// [batch, pos, head, d]: rows of a per-head matrix laid out the TransformerLens way.
-export_stage per_position(const trace_run& r, const char* name, const char* pos, const char* d,
-                          const matrix& (*pick)(const attention_steps&)) {
-    const matrix& first = pick(r.at(0, 0));
-    const std::size_t n = first.shape(0), dd = first.shape(1);
-    export_stage s{name, {"batch", pos, "head", d}, {r.batch, n, r.heads, dd}, {}};
-    s.data.reserve(r.batch * n * r.heads * dd);
-    for (std::size_t b = 0; b < r.batch; ++b)
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t h = 0; h < r.heads; ++h)
-                for (std::size_t j = 0; j < dd; ++j) s.data.push_back(pick(r.at(b, h))(i, j));
-    return s;
-}
-
-// [batch, head, query_pos, key_pos]
-export_stage per_head(const trace_run& r, const char* name, const matrix& (*pick)(const attention_steps&)) {
-    export_stage s{name, {"batch", "head", "query_pos", "key_pos"}, {r.batch, r.heads, r.n_q(), r.n_k()}, {}};
-    s.data.reserve(r.batch * r.heads * r.n_q() * r.n_k());
-    for (std::size_t b = 0; b < r.batch; ++b)
-        for (std::size_t h = 0; h < r.heads; ++h) {
-            const matrix& m = pick(r.at(b, h));
-            s.data.insert(s.data.end(), m.begin(), m.end());
-        }
-    return s;
-}
-
 nlohmann::ordered_json nested(const export_stage& s, std::size_t axis, std::size_t& flat) {
     auto arr = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < s.shape[axis]; ++i) {
@@ -74,35 +46,53 @@ std::vector<std::string> dims(const char* prefix, std::size_t n) {
     return d;
 }
 
+// The 2-D slice of stage s for batch item b and head h (attn_out: h is ignored).
+const matrix& slice_of(const trace_run& r, stage s, std::size_t b, std::size_t h) {
+    if (s == stage::result) return r.result[b * r.heads + h];
+    if (s == stage::attn_out) return r.attn_out[b];
+    return stage_matrix(r.at(b, h), s);
+}
+
+// One stage in its export layout (stage_layout), C order.
+export_stage export_one(const trace_run& r, const stage_info& si) {
+    const matrix& first = slice_of(r, si.id, 0, 0);
+    const std::size_t rows = first.shape(0), cols = first.shape(1);
+    export_stage out{si.id, si.hook, {si.axes.begin(), si.axes.end()}, {}, {}};
+    switch (si.layout) {
+        case stage_layout::per_position: out.shape = {r.batch, rows, r.heads, cols}; break;
+        case stage_layout::per_head: out.shape = {r.batch, r.heads, rows, cols}; break;
+        case stage_layout::summed_heads: out.shape = {r.batch, rows, cols}; break;
+    }
+    out.data.reserve(r.batch * r.heads * rows * cols);
+    for (std::size_t b = 0; b < r.batch; ++b) {
+        if (si.layout == stage_layout::per_head) {
+            for (std::size_t h = 0; h < r.heads; ++h) {
+                const matrix& m = slice_of(r, si.id, b, h);
+                out.data.insert(out.data.end(), m.begin(), m.end());
+            }
+        } else if (si.layout == stage_layout::per_position) {
+            for (std::size_t i = 0; i < rows; ++i)
+                for (std::size_t h = 0; h < r.heads; ++h)
+                    for (std::size_t j = 0; j < cols; ++j) out.data.push_back(slice_of(r, si.id, b, h)(i, j));
+        } else {
+            const matrix& m = slice_of(r, si.id, b, 0);
+            out.data.insert(out.data.end(), m.begin(), m.end());
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<export_stage> export_stages(const trace_run& r) {
     std::vector<export_stage> out;
-    out.push_back(per_position(r, "hook_q", "query_pos", "d_head", [](const attention_steps& s) -> const matrix& { return s.q; }));
-    out.push_back(per_position(r, "hook_k", "key_pos", "d_head", [](const attention_steps& s) -> const matrix& { return s.k; }));
-    out.push_back(per_position(r, "hook_v", "key_pos", "d_head_v", [](const attention_steps& s) -> const matrix& { return s.v; }));
-    out.push_back(per_head(r, "hook_attn_scores_raw", [](const attention_steps& s) -> const matrix& { return s.scores_raw; }));
-    out.push_back(per_head(r, "hook_attn_scores_scaled", [](const attention_steps& s) -> const matrix& { return s.scores_scaled; }));
-    out.push_back(per_head(r, "hook_attn_scores", [](const attention_steps& s) -> const matrix& { return s.scores_masked; }));
-    out.push_back(per_head(r, "hook_pattern", [](const attention_steps& s) -> const matrix& { return s.weights; }));
-    out.push_back(per_position(r, "hook_z", "query_pos", "d_head_v", [](const attention_steps& s) -> const matrix& { return s.output; }));
-    if (r.has_result) {
-        const std::size_t d_model = r.result[0].shape(1);
-        export_stage res{"hook_result", {"batch", "query_pos", "head", "d_model"}, {r.batch, r.n_q(), r.heads, d_model}, {}};
-        for (std::size_t b = 0; b < r.batch; ++b)
-            for (std::size_t i = 0; i < r.n_q(); ++i)
-                for (std::size_t h = 0; h < r.heads; ++h)
-                    for (std::size_t j = 0; j < d_model; ++j) res.data.push_back(r.result[b * r.heads + h](i, j));
-        out.push_back(std::move(res));
-        export_stage sum{"hook_attn_out", {"batch", "query_pos", "d_model"}, {r.batch, r.n_q(), d_model}, {}};
-        for (std::size_t b = 0; b < r.batch; ++b) sum.data.insert(sum.data.end(), r.attn_out[b].begin(), r.attn_out[b].end());
-        out.push_back(std::move(sum));
-    }
+    for (const auto& si : all_stages())
+        if (si.id <= stage::attn_out && stage_available(r, si.id)) out.push_back(export_one(r, si));
     // Lessons 15–19 (trace_extras.hpp): with rope, hook_q/hook_k are the vectors before
     // the rotation; the extra stages follow the forward ones.
     for (auto& s : out)
-        if ((s.name == "hook_q" || s.name == "hook_k") && !r.extras.rope_q.empty()) s.data = unrotated(r, s.name == "hook_k");
-    for (auto& e : extra_stages(r)) out.push_back({e.name, e.axes, e.shape, std::move(e.data)});
+        if ((s.id == stage::q || s.id == stage::k) && !r.extras.rope_q.empty()) s.data = unrotated(r, s.id == stage::k);
+    for (auto& e : extra_stages(r)) out.push_back({e.id, info(e.id).hook, {info(e.id).axes.begin(), info(e.id).axes.end()}, e.shape, std::move(e.data)});
     return out;
 }
 
@@ -164,22 +154,23 @@ std::map<std::string, std::string> csv_files(const trace_run& r) {
     const auto& kt = r.labels.key_tokens;
     for (const auto& s : export_stages(r)) {
         const auto& sh = s.shape;
+        const stage_info& si = info(s.id);
+        const bool key_rows = si.layout == stage_layout::per_position && std::string(si.axes[1]) == "key_pos";
+        const bool key_cols = std::string(si.axes.back()) == "key_pos";
         for (std::size_t b = 0; b < r.batch; ++b) {
             const std::string base = s.name + ".b" + std::to_string(b);
-            if (s.axes.size() == 3) {  // [batch, query_pos, d_model]
+            if (si.layout == stage_layout::summed_heads) {  // [batch, query_pos, d_model]
                 files[base + ".csv"] = csv_matrix(qt, dims("d", sh[2]), "query\\dim", s.data, b * sh[1] * sh[2], sh[2], 1);
                 continue;
             }
             for (std::size_t h = 0; h < r.heads; ++h) {
                 const std::string name = base + ".h" + std::to_string(h) + ".csv";
-                if (s.axes[1] == "head")  // [batch, head, query_pos, key_pos]
-                    files[name] = csv_matrix(qt, s.axes[3] == "key_pos" ? kt : dims("block", sh[3]),
-                                             s.axes[3] == "key_pos" ? "query\\key" : "query\\block", s.data,
-                                             (b * sh[1] + h) * sh[2] * sh[3], sh[3], 1);
+                if (si.layout == stage_layout::per_head)  // [batch, head, query_pos, key_pos | block]
+                    files[name] = csv_matrix(qt, key_cols ? kt : dims("block", sh[3]), key_cols ? "query\\key" : "query\\block",
+                                             s.data, (b * sh[1] + h) * sh[2] * sh[3], sh[3], 1);
                 else  // [batch, pos, head, d]: rows stride heads·d
-                    files[name] = csv_matrix(s.axes[1] == "key_pos" ? kt : qt, dims("d", sh[3]),
-                                             s.axes[1] == "key_pos" ? "key\\dim" : "query\\dim", s.data,
-                                             b * sh[1] * sh[2] * sh[3] + h * sh[3], sh[2] * sh[3], 1);
+                    files[name] = csv_matrix(key_rows ? kt : qt, dims("d", sh[3]), key_rows ? "key\\dim" : "query\\dim",
+                                             s.data, b * sh[1] * sh[2] * sh[3] + h * sh[3], sh[2] * sh[3], 1);
             }
         }
     }

@@ -23,6 +23,7 @@
 namespace attn::trace {
 
 struct export_stage {
+    stage id;
     std::string name;                // "hook_pattern"
     std::vector<std::string> axes;   // {"batch", "head", "query_pos", "key_pos"}
     std::vector<std::size_t> shape;  // one per axis

@@ -78,7 +78,7 @@ std::string cell_computation(const attention_steps& s, const run_labels& l, std:
 }
 
 std::string heatmap_html(const attention_steps& s, const run_labels& l, const std::string& id, bool has_bias) {
-    std::string out = "<table class=\"heatmap\" id=\"" + id + "\"><caption>Weights hook_pattern " +
+    std::string out = "<table class=\"heatmap\" id=\"" + id + "\"><caption>Weights " + std::string(info(stage::weights).hook) + " " +
                       shape_text(s.n_q(), s.n_k()) +
                       " <span class=\"meta\">(rows: queries · columns: keys; hover or focus a cell for its computation)</span>"
                       "</caption>\n<tr><th>Q \\ K</th>";
@@ -142,9 +142,11 @@ std::string html_report(const trace_run& r, const report_options& o) {
     out += "<h1>" + esc(r.labels.title) + "</h1>\n";
     out += fmt::format("<p id=\"summary\">kind: {} · batch: {} · heads: {} · n_q = {} · n_k = {} · d_head = {} · scale = ÷ {}</p>\n",
                        esc(r.inputs.kind), r.batch, r.heads, r.n_q(), r.n_k(), r.inputs.d_head, compact(r.at(0, 0).scale, 6));
-    out += "<p>Rows are always queries and columns always keys. Stage names follow TransformerLens "
-           "(hook_q, hook_k, hook_v, hook_attn_scores, hook_pattern, hook_z) plus hook_attn_scores_raw and "
-           "hook_attn_scores_scaled.</p>\n";
+    out += "<p>Rows are always queries and columns always keys. Stage names follow TransformerLens:</p>\n<dl>";
+    for (const auto& si : all_stages())
+        if (stage_available(r, si.id))
+            out += "<dt>" + esc(si.hook) + " " + esc(axes_text(si)) + "</dt><dd>" + esc(si.what) + "</dd>";
+    out += "</dl>\n";
     for (std::size_t b = 0; b < r.batch; ++b) {
         if (o.batch && *o.batch != b) continue;
         for (std::size_t h = 0; h < r.heads; ++h) {
@@ -160,13 +162,9 @@ std::string html_report(const trace_run& r, const report_options& o) {
                 if (s.row_fully_masked[i])
                     out += "<p class=\"note\">Every key is blocked for query '" + esc(l.query_tokens[i]) + "': its weights are 0, not 0/0.</p>\n";
             out += "<h3>Stages</h3>\n";
-            for (const auto& si : all_stages())
+            for (const auto& si : head_stages())
                 if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
-            if (r.has_result) {
-                const matrix& res = r.result[b * r.heads + h];
-                out += stage_html(make_table(l.title + " result z·W_O (hook_result)", "rows: " + l.query_side + " · columns: d_model",
-                                             "result", l.query_tokens, dimension_labels(res.shape(1)), res, 4));
-            }
+            if (r.has_result) out += stage_html(result_table(r, stage::result, b, h, l));
             out += "<h3>Per-token traces</h3>\n";
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 out += "<details id=\"trace-" + id + "-q" + std::to_string(i) + "\"><summary>Trace of query '" + esc(l.query_tokens[i]) +
@@ -174,11 +172,9 @@ std::string html_report(const trace_run& r, const report_options& o) {
             out += "</section>\n";
         }
         if (r.has_result && r.heads > 1 && !o.head) {
-            const matrix& sum = r.attn_out[b];
-            out += stage_html(make_table(r.labels.title + (r.batch > 1 ? fmt::format(" · batch {} of {}", b, r.batch) : "") +
-                                             " output Σ heads (hook_attn_out)",
-                                         "rows: " + r.labels.query_side + " · columns: d_model", "out", r.labels.query_tokens,
-                                         dimension_labels(sum.shape(1)), sum, 4));
+            run_labels l = r.labels;
+            if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
+            out += stage_html(result_table(r, stage::attn_out, b, 0, l));
         }
     }
     return out + "</body>\n</html>\n";

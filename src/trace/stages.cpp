@@ -1,4 +1,5 @@
-// trace/stages.cpp — see stages.hpp.
+// trace/stages.cpp — see stages.hpp. The table below is the only place a stage's
+// names, axes and description are written down.
 #include "trace/stages.hpp"
 
 #include <stdexcept>
@@ -6,23 +7,74 @@
 namespace attn::trace {
 
 const std::vector<stage_info>& all_stages() {
+    using L = stage_layout;
+    using N = stage_needs;
     static const std::vector<stage_info> stages = {
-        {stage::q, "hook_q", "q", "queries Q", 1},
-        {stage::k, "hook_k", "k", "keys K", 1},
-        {stage::v, "hook_v", "v", "values V", 1},
-        {stage::scores_raw, "hook_attn_scores_raw", "raw", "raw scores Q·Kᵀ", 2},
-        {stage::scores_scaled, "hook_attn_scores_scaled", "scaled", "scaled scores S = Q·Kᵀ / √d_k", 3},
-        {stage::scores_masked, "hook_attn_scores", "masked", "masked scores (S + bias, -inf where blocked)", 3},
-        {stage::weights, "hook_pattern", "weights", "weights softmax(S)", 4},
-        {stage::output, "hook_z", "output", "output weights·V", 4},
+        {stage::q, "hook_q", "q", {"batch", "query_pos", "head", "d_head"}, L::per_position, "queries", "queries Q", false, 1, N::nothing},
+        {stage::k, "hook_k", "k", {"batch", "key_pos", "head", "d_head"}, L::per_position, "keys", "keys K", false, 1, N::nothing},
+        {stage::v, "hook_v", "v", {"batch", "key_pos", "head", "d_head_v"}, L::per_position, "values", "values V", false, 1, N::nothing},
+        {stage::scores_raw, "hook_attn_scores_raw", "raw", {"batch", "head", "query_pos", "key_pos"}, L::per_head, "Q·Kᵀ",
+         "raw scores Q·Kᵀ", true, 2, N::nothing},
+        {stage::scores_scaled, "hook_attn_scores_scaled", "scaled", {"batch", "head", "query_pos", "key_pos"}, L::per_head,
+         "Q·Kᵀ ÷ scale", "scaled scores S = Q·Kᵀ / √d_k", true, 3, N::nothing},
+        {stage::scores_masked, "hook_attn_scores", "masked", {"batch", "head", "query_pos", "key_pos"}, L::per_head,
+         "scaled + bias, −inf where masked", "masked scores (S + bias, -inf where blocked)", true, 3, N::nothing},
+        {stage::weights, "hook_pattern", "weights", {"batch", "head", "query_pos", "key_pos"}, L::per_head,
+         "softmax over `key_pos` (a fully masked row is 0, never NaN)", "weights softmax(S)", true, 4, N::nothing},
+        {stage::z, "hook_z", "output", {"batch", "query_pos", "head", "d_head_v"}, L::per_position,
+         "pattern · V (one head's output)", "output weights·V", false, 4, N::nothing},
+        {stage::result, "hook_result", "result", {"batch", "query_pos", "head", "d_model"}, L::per_position,
+         "z_h · W_O rows of head h (only with `W_O`)", "result z·W_O (hook_result)", false, 4, N::w_o},
+        {stage::attn_out, "hook_attn_out", "attn_out", {"batch", "query_pos", "d_model"}, L::summed_heads,
+         "Σ over heads of `hook_result` (only with `W_O`)", "attn_out Σ heads (hook_attn_out)", false, 4, N::w_o},
+        {stage::rot_q, "hook_rot_q", "rot_q", {"batch", "query_pos", "head", "d_head"}, L::per_position,
+         "q after the rotation (only with `rope`; `hook_q` then holds q before it, as in TransformerLens)",
+         "hook_rot_q (q turned by its angles)", false, 4, N::rope},
+        {stage::rot_k, "hook_rot_k", "rot_k", {"batch", "key_pos", "head", "d_head"}, L::per_position,
+         "k after the rotation (only with `rope`; `hook_k` then holds k before it)", "hook_rot_k (k turned by its angles)",
+         false, 4, N::rope},
+        {stage::tiled_running_max, "tiled_running_max", "running_max", {"batch", "head", "query_pos", "block"},
+         L::per_head, "the online softmax's running max m after each key block (only with `tile`)",
+         "running max m (tiled_running_max)", false, 4, N::tile},
+        {stage::tiled_running_sum, "tiled_running_sum", "running_sum", {"batch", "head", "query_pos", "block"},
+         L::per_head, "the online softmax's running sum l after each key block (only with `tile`)",
+         "running sum l (tiled_running_sum)", false, 4, N::tile},
+        {stage::tiled_correction, "tiled_correction", "correction", {"batch", "head", "query_pos", "block"},
+         L::per_head, "exp(m_old − m_new), the rescaling of each key block (only with `tile`)",
+         "rescaling exp(m_old − m_new) (tiled_correction)", false, 4, N::tile},
+        {stage::tiled_z, "tiled_z", "tiled_z", {"batch", "query_pos", "head", "d_head_v"}, L::per_position,
+         "o / l of the tiled forward: `hook_z` up to rounding, not bit for bit (only with `tile`)",
+         "tiled output o / l (tiled_z)", false, 4, N::tile},
+        {stage::grad_z, "grad_z", "grad_z", {"batch", "query_pos", "head", "d_head_v"}, L::per_position,
+         "dL/dO as given (only with `backward`, as every `grad_*`)", "dL/dO (grad_z, given)", false, 4, N::backward},
+        {stage::grad_v, "grad_v", "grad_v", {"batch", "key_pos", "head", "d_head_v"}, L::per_position, "dV = Aᵀ dO",
+         "dV = Aᵀ dO (grad_v)", false, 4, N::backward},
+        {stage::grad_pattern, "grad_pattern", "grad_pattern", {"batch", "head", "query_pos", "key_pos"}, L::per_head,
+         "dA = dO Vᵀ", "dA = dO Vᵀ (grad_pattern)", false, 4, N::backward},
+        {stage::grad_attn_scores, "grad_attn_scores", "grad_scores", {"batch", "head", "query_pos", "key_pos"},
+         L::per_head, "dS = A ⊙ (dA − Σ_k A dA): the softmax Jacobian row by row (0 where blocked)",
+         "dS = A ⊙ (dA − Σ_k A dA) (grad_attn_scores)", false, 4, N::backward},
+        {stage::grad_attn_scores_raw, "grad_attn_scores_raw", "grad_raw", {"batch", "head", "query_pos", "key_pos"},
+         L::per_head, "dS ÷ scale", "dS ÷ scale (grad_attn_scores_raw)", false, 4, N::backward},
+        {stage::grad_q, "grad_q", "grad_q", {"batch", "query_pos", "head", "d_head"}, L::per_position, "dQ = dS K ÷ scale",
+         "dQ = dS K / scale (grad_q)", false, 4, N::backward},
+        {stage::grad_k, "grad_k", "grad_k", {"batch", "key_pos", "head", "d_head"}, L::per_position, "dK = dSᵀ Q ÷ scale",
+         "dK = dSᵀ Q / scale (grad_k)", false, 4, N::backward},
     };
     return stages;
+}
+
+std::vector<stage_info> head_stages() {
+    std::vector<stage_info> out;
+    for (const auto& si : all_stages())
+        if (si.id <= stage::z) out.push_back(si);
+    return out;
 }
 
 const stage_info& info(stage s) {
     for (const auto& i : all_stages())
         if (i.id == s) return i;
-    throw std::logic_error("unknown stage");
+    throw std::logic_error("stage missing from the vocabulary table");
 }
 
 std::optional<stage> parse_stage(const std::string& name) {
@@ -31,10 +83,35 @@ std::optional<stage> parse_stage(const std::string& name) {
     return std::nullopt;
 }
 
+std::optional<stage> parse_head_stage(const std::string& name) {
+    const auto s = parse_stage(name);
+    if (s && *s > stage::z) return std::nullopt;
+    return s;
+}
+
 std::string stage_alias_list() {
     std::string s;
-    for (const auto& i : all_stages()) s += (s.empty() ? "" : ", ") + std::string(i.alias);
+    for (const auto& i : head_stages()) s += (s.empty() ? "" : ", ") + std::string(i.alias);
     return s;
+}
+
+std::string stage_name_list() {
+    std::string s;
+    for (const auto& i : all_stages()) s += (s.empty() ? "" : ", ") + std::string(i.hook) + " (" + i.alias + ")";
+    return s;
+}
+
+std::string axes_text(const stage_info& si) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < si.axes.size(); ++i) s += (i ? ", " : "") + std::string(si.axes[i]);
+    return s + "]";
+}
+
+std::string stage_markdown_table() {
+    std::string out = "| stage | shape | what |\n|---|---|---|\n";
+    for (const auto& si : all_stages())
+        out += "| `" + std::string(si.hook) + "` | `" + axes_text(si) + "` | " + si.what + " |\n";
+    return out;
 }
 
 const matrix& stage_matrix(const attention_steps& s, stage st) {
@@ -46,40 +123,45 @@ const matrix& stage_matrix(const attention_steps& s, stage st) {
         case stage::scores_scaled: return s.scores_scaled;
         case stage::scores_masked: return s.scores_masked;
         case stage::weights: return s.weights;
-        case stage::output: return s.output;
+        case stage::z: return s.output;
+        case stage::result: case stage::attn_out: case stage::rot_q: case stage::rot_k: case stage::tiled_running_max:
+        case stage::tiled_running_sum: case stage::tiled_correction: case stage::tiled_z: case stage::grad_z:
+        case stage::grad_v: case stage::grad_pattern: case stage::grad_attn_scores: case stage::grad_attn_scores_raw:
+        case stage::grad_q: case stage::grad_k:
+            break;  // they live in the trace run, not in one head's steps
     }
-    throw std::logic_error("unknown stage");
+    throw std::invalid_argument(std::string("stage ") + info(st).hook + " is not one of one head's attention steps");
+}
+
+stage_frame frame_of(stage s, const run_labels& l) {
+    const stage_info& si = info(s);
+    const bool key_rows = si.layout == stage_layout::per_position && std::string(si.axes[1]) == "key_pos";
+    const std::string last = si.axes.back();
+    stage_frame f;
+    f.row_labels = key_rows ? &l.key_tokens : &l.query_tokens;
+    f.columns = last == "key_pos" ? stage_frame::keys : last == "block" ? stage_frame::blocks : stage_frame::dims;
+    f.axes = "rows: " + (key_rows ? l.key_side : l.query_side) + " · columns: " +
+             (f.columns == stage_frame::keys ? l.key_side : f.columns == stage_frame::blocks ? "after each key block" : last == "d_model" ? "d_model" : "dimensions");
+    f.title = l.title + " " + si.caption;
+    f.corner = si.alias;
+    if (s == stage::q || s == stage::k || s == stage::v) {
+        const std::string& name = s == stage::q ? l.q_name : s == stage::k ? l.k_name : l.v_name;
+        f.title = l.title + " " + name + " (" + si.caption + ")";
+        f.corner = name;
+    } else if (f.columns == stage_frame::keys) {
+        f.corner = l.q_name + " \\ " + l.k_name;
+    } else if (s == stage::z) {
+        f.corner = "O";
+    }
+    return f;
 }
 
 table stage_table(const attention_steps& steps, stage s, const run_labels& l, int decimals) {
-    const stage_info& si = info(s);
-    const int dp = decimals >= 0 ? decimals : si.decimals;
-    const std::string scores_axes = "rows: " + l.query_side + " · columns: " + l.key_side;
-    const std::string corner = l.q_name + " \\ " + l.k_name;
-    const std::string title = l.title + " " + si.what;
-    switch (s) {
-        case stage::q:
-            return make_table(l.title + " " + l.q_name + " (" + si.what + ")", "rows: " + l.query_side + " · columns: dimensions",
-                              l.q_name, l.query_tokens, dimension_labels(steps.d_k()), steps.q, dp);
-        case stage::k:
-            return make_table(l.title + " " + l.k_name + " (" + si.what + ")", "rows: " + l.key_side + " · columns: dimensions",
-                              l.k_name, l.key_tokens, dimension_labels(steps.d_k()), steps.k, dp);
-        case stage::v:
-            return make_table(l.title + " " + l.v_name + " (" + si.what + ")", "rows: " + l.key_side + " · columns: dimensions",
-                              l.v_name, l.key_tokens, dimension_labels(steps.d_v()), steps.v, dp);
-        case stage::scores_raw:
-            return make_table(title, scores_axes, corner, l.query_tokens, l.key_tokens, steps.scores_raw, dp);
-        case stage::scores_scaled:
-            return make_table(title, scores_axes, corner, l.query_tokens, l.key_tokens, steps.scores_scaled, dp);
-        case stage::scores_masked:
-            return make_table(title, scores_axes, corner, l.query_tokens, l.key_tokens, steps.scores_masked, dp);
-        case stage::weights:
-            return make_table(title, scores_axes, corner, l.query_tokens, l.key_tokens, steps.weights, dp);
-        case stage::output:
-            return make_table(title, "rows: " + l.query_side + " · columns: dimensions", "O", l.query_tokens,
-                              dimension_labels(steps.d_v()), steps.output, dp);
-    }
-    throw std::logic_error("unknown stage");
+    const matrix& m = stage_matrix(steps, s);
+    const stage_frame f = frame_of(s, l);
+    const int dp = decimals >= 0 ? decimals : info(s).decimals;
+    return make_table(f.title, f.axes, f.corner, *f.row_labels,
+                      f.columns == stage_frame::keys ? l.key_tokens : dimension_labels(m.shape(1)), m, dp);
 }
 
 }  // namespace attn::trace

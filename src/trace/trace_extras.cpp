@@ -19,10 +19,10 @@ matrix columns_of_head(const matrix& m, std::size_t h, std::size_t d) {
 
 // [batch, pos, head, d] from one matrix per (batch, head).
 template <class Pick>
-extra_stage per_position(const trace_run& r, const std::string& name, const char* pos, const char* d, Pick pick) {
+extra_stage per_position(const trace_run& r, stage id, Pick pick) {
     const matrix& first = pick(0);
     const std::size_t n = first.shape(0), dd = first.shape(1);
-    extra_stage s{name, {"batch", pos, "head", d}, {r.batch, n, r.heads, dd}, {}};
+    extra_stage s{id, {r.batch, n, r.heads, dd}, {}};
     for (std::size_t b = 0; b < r.batch; ++b)
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t h = 0; h < r.heads; ++h)
@@ -32,9 +32,9 @@ extra_stage per_position(const trace_run& r, const std::string& name, const char
 
 // [batch, head, query_pos, last] from one matrix per (batch, head).
 template <class Pick>
-extra_stage per_head(const trace_run& r, const std::string& name, const char* last, Pick pick) {
+extra_stage per_head(const trace_run& r, stage id, Pick pick) {
     const matrix& first = pick(0);
-    extra_stage s{name, {"batch", "head", "query_pos", last}, {r.batch, r.heads, first.shape(0), first.shape(1)}, {}};
+    extra_stage s{id, {r.batch, r.heads, first.shape(0), first.shape(1)}, {}};
     for (std::size_t i = 0; i < r.batch * r.heads; ++i) {
         const matrix& m = pick(i);
         s.data.insert(s.data.end(), m.begin(), m.end());
@@ -81,24 +81,24 @@ std::vector<extra_stage> extra_stages(const trace_run& r) {
     std::vector<extra_stage> out;
     const trace_extras& ex = r.extras;
     if (!ex.rope_q.empty()) {
-        out.push_back(per_position(r, "hook_rot_q", "query_pos", "d_head", [&](std::size_t i) -> const matrix& { return ex.rope_q[i].rotated; }));
-        out.push_back(per_position(r, "hook_rot_k", "key_pos", "d_head", [&](std::size_t i) -> const matrix& { return ex.rope_k[i].rotated; }));
+        out.push_back(per_position(r, stage::rot_q, [&](std::size_t i) -> const matrix& { return ex.rope_q[i].rotated; }));
+        out.push_back(per_position(r, stage::rot_k, [&](std::size_t i) -> const matrix& { return ex.rope_k[i].rotated; }));
     }
     if (!ex.tiled.empty()) {
-        out.push_back(per_head(r, "tiled_running_max", "block", [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_max; }));
-        out.push_back(per_head(r, "tiled_running_sum", "block", [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_sum; }));
-        out.push_back(per_head(r, "tiled_correction", "block", [&](std::size_t i) -> const matrix& { return ex.tiled[i].correction; }));
-        out.push_back(per_position(r, "tiled_z", "query_pos", "d_head_v", [&](std::size_t i) -> const matrix& { return ex.tiled[i].output; }));
+        out.push_back(per_head(r, stage::tiled_running_max, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_max; }));
+        out.push_back(per_head(r, stage::tiled_running_sum, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_sum; }));
+        out.push_back(per_head(r, stage::tiled_correction, [&](std::size_t i) -> const matrix& { return ex.tiled[i].correction; }));
+        out.push_back(per_position(r, stage::tiled_z, [&](std::size_t i) -> const matrix& { return ex.tiled[i].output; }));
     }
     if (!ex.grads.empty()) {
         const auto& g = ex.grads;
-        out.push_back(per_position(r, "grad_z", "query_pos", "d_head_v", [&](std::size_t i) -> const matrix& { return g[i].grad_output; }));
-        out.push_back(per_position(r, "grad_v", "key_pos", "d_head_v", [&](std::size_t i) -> const matrix& { return g[i].grad_v; }));
-        out.push_back(per_head(r, "grad_pattern", "key_pos", [&](std::size_t i) -> const matrix& { return g[i].grad_weights; }));
-        out.push_back(per_head(r, "grad_attn_scores", "key_pos", [&](std::size_t i) -> const matrix& { return g[i].grad_scores; }));
-        out.push_back(per_head(r, "grad_attn_scores_raw", "key_pos", [&](std::size_t i) -> const matrix& { return g[i].grad_raw; }));
-        out.push_back(per_position(r, "grad_q", "query_pos", "d_head", [&](std::size_t i) -> const matrix& { return g[i].grad_q; }));
-        out.push_back(per_position(r, "grad_k", "key_pos", "d_head", [&](std::size_t i) -> const matrix& { return g[i].grad_k; }));
+        out.push_back(per_position(r, stage::grad_z, [&](std::size_t i) -> const matrix& { return g[i].grad_output; }));
+        out.push_back(per_position(r, stage::grad_v, [&](std::size_t i) -> const matrix& { return g[i].grad_v; }));
+        out.push_back(per_head(r, stage::grad_pattern, [&](std::size_t i) -> const matrix& { return g[i].grad_weights; }));
+        out.push_back(per_head(r, stage::grad_attn_scores, [&](std::size_t i) -> const matrix& { return g[i].grad_scores; }));
+        out.push_back(per_head(r, stage::grad_attn_scores_raw, [&](std::size_t i) -> const matrix& { return g[i].grad_raw; }));
+        out.push_back(per_position(r, stage::grad_q, [&](std::size_t i) -> const matrix& { return g[i].grad_q; }));
+        out.push_back(per_position(r, stage::grad_k, [&](std::size_t i) -> const matrix& { return g[i].grad_k; }));
     }
     return out;
 }
@@ -106,14 +106,22 @@ std::vector<extra_stage> extra_stages(const trace_run& r) {
 std::vector<double> unrotated(const trace_run& r, bool keys) {
     if (r.extras.rope_q.empty()) return {};
     const auto& rs = keys ? r.extras.rope_k : r.extras.rope_q;
-    return per_position(r, "", "pos", "d", [&](std::size_t i) -> const matrix& { return rs[i].input; }).data;
+    return per_position(r, keys ? stage::k : stage::q, [&](std::size_t i) -> const matrix& { return rs[i].input; }).data;
 }
 
-std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st) {
+std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st,
+                          const std::function<bool(stage)>& wanted) {
     const trace_extras& ex = r.extras;
     const std::size_t i = b * r.heads + h;
     const auto& qt = r.labels.query_tokens;
     const auto& kt = r.labels.key_tokens;
+    // One extra stage as a table under the vocabulary's caption, when wanted.
+    const auto stage_tab = [&](stage s, const std::vector<std::string>& cols, const matrix& m) {
+        if (!wanted(s)) return std::string();
+        const stage_frame f = frame_of(s, r.labels);
+        return render(make_table(info(s).caption, f.axes, f.corner, *f.row_labels, cols, m, info(s).decimals), st) + "\n";
+    };
+    const auto dims = [](const matrix& m) { return dimension_labels(m.shape(1)); };
     std::string out;
     if (r.inputs.kv_heads != r.heads)
         out += fmt::format("query head {} reads key/value head {} of {} (kv_heads = {})\n\n", h, ex.group.at(h),
@@ -122,13 +130,12 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
         const rope_steps& rq = ex.rope_q[i];
         std::vector<std::string> pairs;
         for (std::size_t p = 0; p < rq.angles.shape(1); ++p) pairs.push_back(fmt::format("pair{}", p));
-        out += render(make_table(fmt::format("Rotary angles θ = position · {}^(−2i/d) (radians)", rq.base),
-                                 "rows: positions · columns: pairs (d0,d1), (d2,d3), …", "pos", qt, pairs, rq.angles, 4),
-                      st) + "\n";
-        out += render(make_table("hook_rot_q (q turned by its angles)", "rows: queries · columns: dimensions", "Q",
-                                 qt, dimension_labels(rq.rotated.shape(1)), rq.rotated, 4), st) + "\n";
-        out += render(make_table("hook_rot_k (k turned by its angles)", "rows: keys · columns: dimensions", "K", kt,
-                                 dimension_labels(ex.rope_k[i].rotated.shape(1)), ex.rope_k[i].rotated, 4), st) + "\n";
+        if (wanted(stage::rot_q))
+            out += render(make_table(fmt::format("Rotary angles θ = position · {}^(−2i/d) (radians)", rq.base),
+                                     "rows: positions · columns: pairs (d0,d1), (d2,d3), …", "pos", qt, pairs, rq.angles, 4),
+                          st) + "\n";
+        out += stage_tab(stage::rot_q, dims(rq.rotated), rq.rotated);
+        out += stage_tab(stage::rot_k, dims(ex.rope_k[i].rotated), ex.rope_k[i].rotated);
     }
     if (!ex.tiled.empty()) {
         const tiled_steps& t = ex.tiled[i];
@@ -137,28 +144,24 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
             const std::size_t lo = k * t.tile, hi = std::min(r.n_k(), lo + t.tile) - 1;
             blocks.push_back(lo == hi ? kt[lo] : kt[lo] + "–" + kt[hi]);
         }
-        out += render(make_table(fmt::format("Online softmax, {} keys per block: running max m", t.tile),
-                                 "rows: queries · columns: after each key block", "m", qt, blocks, t.running_max, 4), st) + "\n";
-        out += render(make_table("Online softmax: running sum l", "rows: queries · columns: after each key block", "l", qt,
-                                 blocks, t.running_sum, 4), st) + "\n";
-        out += render(make_table("Tiled output o / l (tiled_z)", "rows: queries · columns: dimensions", "O", qt,
-                                 dimension_labels(t.output.shape(1)), t.output, 4), st);
-        out += fmt::format("extra memory: {} numbers (running max and sum per query, one block of scores) instead of "
-                           "{} × {} = {} scores\n\n", t.extra_values, r.n_q(), r.n_k(), r.n_q() * r.n_k());
+        if (wanted(stage::tiled_running_max)) out += fmt::format("Online softmax, {} keys per block\n", t.tile);
+        out += stage_tab(stage::tiled_running_max, blocks, t.running_max);
+        out += stage_tab(stage::tiled_running_sum, blocks, t.running_sum);
+        out += stage_tab(stage::tiled_correction, blocks, t.correction);
+        out += stage_tab(stage::tiled_z, dims(t.output), t.output);
+        if (wanted(stage::tiled_z))
+            out += fmt::format("extra memory: {} numbers (running max and sum per query, one block of scores) instead of "
+                               "{} × {} = {} scores\n\n", t.extra_values, r.n_q(), r.n_k(), r.n_q() * r.n_k());
     }
     if (!ex.grads.empty()) {
         const attention_grads& g = ex.grads[i];
-        const std::string sc = "rows: queries · columns: keys";
-        out += render(make_table("dL/dO (grad_z, given)", "rows: queries · columns: dimensions", "dO", qt,
-                                 dimension_labels(g.grad_output.shape(1)), g.grad_output, 4), st) + "\n";
-        out += render(make_table("dV = Aᵀ dO (grad_v)", "rows: keys · columns: dimensions", "dV", kt,
-                                 dimension_labels(g.grad_v.shape(1)), g.grad_v, 4), st) + "\n";
-        out += render(make_table("dA = dO Vᵀ (grad_pattern)", sc, "dA", qt, kt, g.grad_weights, 4), st) + "\n";
-        out += render(make_table("dS = A ⊙ (dA − Σ_k A dA) (grad_attn_scores)", sc, "dS", qt, kt, g.grad_scores, 4), st) + "\n";
-        out += render(make_table("dQ = dS K / scale (grad_q)", "rows: queries · columns: dimensions", "dQ", qt,
-                                 dimension_labels(g.grad_q.shape(1)), g.grad_q, 4), st) + "\n";
-        out += render(make_table("dK = dSᵀ Q / scale (grad_k)", "rows: keys · columns: dimensions", "dK", kt,
-                                 dimension_labels(g.grad_k.shape(1)), g.grad_k, 4), st) + "\n";
+        out += stage_tab(stage::grad_z, dims(g.grad_output), g.grad_output);
+        out += stage_tab(stage::grad_v, dims(g.grad_v), g.grad_v);
+        out += stage_tab(stage::grad_pattern, kt, g.grad_weights);
+        out += stage_tab(stage::grad_attn_scores, kt, g.grad_scores);
+        out += stage_tab(stage::grad_attn_scores_raw, kt, g.grad_raw);
+        out += stage_tab(stage::grad_q, dims(g.grad_q), g.grad_q);
+        out += stage_tab(stage::grad_k, dims(g.grad_k), g.grad_k);
     }
     return out;
 }

@@ -20,6 +20,7 @@
 // TransformerLens); the scores are computed from hook_rot_q and hook_rot_k.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "core/rope.hpp"
 #include "core/tiled.hpp"
 #include "io/trace_spec.hpp"
+#include "trace/stages.hpp"
 #include "trace/style.hpp"
 
 namespace attn::trace {
@@ -56,10 +58,9 @@ head_inputs prepare_head(const io::trace_inputs& in, const matrix& q, const matr
 void finish_head(const io::trace_inputs& in, std::size_t b, std::size_t h, const head_inputs& hi,
                  const attention_steps& forward, const attention_options& o, trace_extras& ex);
 
-// One flat C-order stage, as export_stage holds it.
+// One flat C-order stage, as export_stage holds it (names and axes: trace/stages.hpp).
 struct extra_stage {
-    std::string name;
-    std::vector<std::string> axes;
+    stage id;
     std::vector<std::size_t> shape;
     std::vector<double> data;
 };
@@ -71,7 +72,9 @@ std::vector<extra_stage> extra_stages(const trace_run& r);
 // put back into hook_q / hook_k (nothing when rope is off).
 std::vector<double> unrotated(const trace_run& r, bool keys);
 
-// The terminal tables of one head's extras (after its forward tables).
-std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st);
+// The terminal tables of one head's extras (after its forward tables), those of the
+// stages `wanted` says yes to.
+std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st,
+                          const std::function<bool(stage)>& wanted);
 
 }  // namespace attn::trace

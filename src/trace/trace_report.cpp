@@ -15,19 +15,6 @@ namespace attn::trace {
 
 namespace {
 
-bool is_score_stage(stage s) {
-    return s == stage::scores_raw || s == stage::scores_scaled || s == stage::scores_masked || s == stage::weights;
-}
-
-const matrix& stage_values(const attention_steps& s, stage st) {
-    switch (st) {
-        case stage::scores_raw: return s.scores_raw;
-        case stage::scores_scaled: return s.scores_scaled;
-        case stage::scores_masked: return s.scores_masked;
-        default: return s.weights;
-    }
-}
-
 std::string section_title(const trace_run& r, std::size_t b, std::size_t h) {
     std::string t = r.labels.title;
     if (r.batch > 1) t += fmt::format(" · batch {} of {}", b, r.batch);
@@ -42,6 +29,23 @@ std::size_t check_index(const std::optional<std::size_t>& v, std::size_t n, cons
                                                     (n == 1 ? "" : "s"),
                                                 n - 1));
     return v ? *v : 0;
+}
+
+}  // namespace
+
+table result_table(const trace_run& r, stage st, std::size_t b, std::size_t h, const run_labels& l) {
+    const matrix& m = st == stage::result ? r.result[b * r.heads + h] : r.attn_out[b];
+    const stage_frame f = frame_of(st, l);
+    return make_table(f.title, f.axes, f.corner, *f.row_labels, dimension_labels(m.shape(1)), m, info(st).decimals);
+}
+
+namespace {
+
+std::string score_stage_note() {
+    std::string names;
+    for (const auto& si : all_stages())
+        if (si.is_score) names += (names.empty() ? "" : ", ") + std::string(si.hook);
+    return "only the score stages (" + names + ") are [query × key] maps";
 }
 
 }  // namespace
@@ -64,15 +68,15 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
     std::optional<std::size_t> row;
     if (o.query) row = find_query_row(r.labels, *o.query);
     for (stage s : o.heatmaps)
-        if (!is_score_stage(s))
-            throw std::invalid_argument(std::string("--heatmap ") + info(s).alias +
-                                        ": only score stages (raw, scaled, masked, weights) are [query × key] maps");
+        if (!info(s).is_score) throw std::invalid_argument(std::string("--heatmap ") + info(s).hook + ": " + score_stage_note());
+    for (stage s : o.tables) check_available(r, s, "--stage");
 
     const bool masked_matters = r.inputs.has_mask || !r.inputs.bias.empty();
     std::vector<stage> tables = o.tables;
     if (tables.empty())
         for (const auto& si : all_stages())
-            if (si.id != stage::scores_masked || masked_matters) tables.push_back(si.id);
+            if ((si.id != stage::scores_masked || masked_matters) && stage_available(r, si.id)) tables.push_back(si.id);
+    const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
 
     const heatmap_style hs{o.st.color, o.st.color && o.truecolor};
     std::string out;
@@ -89,13 +93,14 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             }
             out += o.st.heading("=== " + l.title + " ===") + "\n";
             out += fmt::format("n_q = {}, n_k = {}, d_head = {}, scale = ÷ {}\n\n", r.n_q(), r.n_k(), s.d_k(), compact(s.scale, 6));
-            for (stage st : tables) out += render(stage_table(s, st, l, user_stage_decimals(s, st)), o.st) + "\n";
+            for (stage st : tables)
+                if (st <= stage::z) out += render(stage_table(s, st, l, user_stage_decimals(s, st)), o.st) + "\n";
             for (stage st : o.heatmaps) {
                 heatmap_input in;
-                in.title = std::string("Heatmap of ") + info(st).hook + " (" + info(st).what + ")";
+                in.title = std::string("Heatmap of ") + info(st).hook + " (" + info(st).caption + ")";
                 in.row_labels = l.query_tokens;
                 in.col_labels = l.key_tokens;
-                in.values = &stage_values(s, st);
+                in.values = &stage_matrix(s, st);
                 in.attend = st == stage::scores_masked || st == stage::weights ? &s.attend : nullptr;
                 in.unit_range = st == stage::weights;
                 out += render_heatmap(in, hs) + "\n";
@@ -103,22 +108,13 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 if (s.row_fully_masked[i])
                     out += "note: every key is blocked for query '" + l.query_tokens[i] + "': its weights are 0, not 0/0\n\n";
-            out += render_extras(r, b, h, o.st);  // rope, tile, backward, kv_heads (trace_extras.hpp)
-            if (r.has_result) {
-                const matrix& res = r.result[b * r.heads + h];
-                out += render(make_table(l.title + " result z·W_O (hook_result)", "rows: " + l.query_side + " · columns: d_model",
-                                         "result", l.query_tokens, dimension_labels(res.shape(1)), res, 4),
-                              o.st) +
-                       "\n";
-            }
+            out += render_extras(r, b, h, o.st, wanted);  // rope, tile, backward, kv_heads (trace_extras.hpp)
+            if (wanted(stage::result)) out += render(result_table(r, stage::result, b, h, l), o.st) + "\n";
         }
-        if (r.has_result && !row && !o.head && r.heads > 1) {
-            const matrix& sum = r.attn_out[b];
-            std::string t = r.labels.title + (r.batch > 1 ? fmt::format(" · batch {} of {}", b, r.batch) : "");
-            out += render(make_table(t + " output Σ heads (hook_attn_out)", "rows: " + r.labels.query_side + " · columns: d_model",
-                                     "out", r.labels.query_tokens, dimension_labels(sum.shape(1)), sum, 4),
-                          o.st) +
-                   "\n";
+        if (r.has_result && !row && !o.head && (r.heads > 1 || !o.tables.empty()) && wanted(stage::attn_out)) {
+            run_labels l = r.labels;
+            if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
+            out += render(result_table(r, stage::attn_out, b, 0, l), o.st) + "\n";
         }
     }
     return out;

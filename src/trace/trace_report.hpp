@@ -27,6 +27,9 @@ struct report_options {
 // 4); the other stages keep the seed's decimals (-1 = stage default).
 int user_stage_decimals(const attention_steps& steps, stage s);
 
+// hook_result of head h or hook_attn_out of batch item b (h ignored) as a table.
+table result_table(const trace_run& run, stage st, std::size_t b, std::size_t h, const run_labels& labels);
+
 // Throws std::invalid_argument for a batch/head/query that does not exist.
 std::string render_trace_report(const trace_run& run, const report_options& o);
 

@@ -78,6 +78,31 @@ trace_run run_trace(const io::trace_inputs& in) {
     return r;
 }
 
+bool stage_available(const trace_run& r, stage s) {
+    switch (info(s).needs) {
+        case stage_needs::nothing: return true;
+        case stage_needs::w_o: return r.has_result;
+        case stage_needs::rope: return !r.extras.rope_q.empty();
+        case stage_needs::tile: return !r.extras.tiled.empty();
+        case stage_needs::backward: return !r.extras.grads.empty();
+    }
+    return false;
+}
+
+void check_available(const trace_run& r, stage s, const char* flag) {
+    if (stage_available(r, s)) return;
+    const char* key = "";
+    switch (info(s).needs) {
+        case stage_needs::nothing: return;
+        case stage_needs::w_o: key = "W_O"; break;
+        case stage_needs::rope: key = "rope"; break;
+        case stage_needs::tile: key = "tile"; break;
+        case stage_needs::backward: key = "backward"; break;
+    }
+    throw std::invalid_argument(std::string(flag) + " " + info(s).hook + ": the spec has no " + key + ", so there is no " +
+                                info(s).hook);
+}
+
 std::size_t find_query_row(const run_labels& labels, const std::string& token) {
     const auto& toks = labels.query_tokens;
     auto it = std::find(toks.begin(), toks.end(), token);

@@ -30,6 +30,11 @@ struct trace_run {
 
 trace_run run_trace(const io::trace_inputs& in);
 
+// Whether the run has this stage (W_O, rope, tile or backward given when it needs them).
+bool stage_available(const trace_run& run, stage s);
+// Throws std::invalid_argument "FLAG NAME: the spec has no W_O (…)" when it has not.
+void check_available(const trace_run& run, stage s, const char* flag);
+
 // Picks a query row by token text, or by 0-based index when no token has that
 // text; throws std::invalid_argument listing the tokens otherwise.
 std::size_t find_query_row(const run_labels& labels, const std::string& token);

@@ -1,0 +1,19 @@
+// lessons/embedded_lessons.hpp — the lesson files built into attn at build time
+// (cmake/AttnEmbedLessons.cmake generates the definition from lessons/*.toml), so a
+// copied or installed binary has its lessons without the source tree.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace attn::lessons {
+
+struct embedded_file {
+    std::string_view name;  // "04-cross-attention.toml"
+    std::string_view text;  // the file's bytes, as in the repository
+};
+
+// Sorted by name.
+const std::vector<embedded_file>& embedded_lessons();
+
+}  // namespace attn::lessons

@@ -1,0 +1,115 @@
+// lessons/lesson_files.cpp — where lessons come from: a folder on disk (`--lessons DIR`,
+// $ATTN_LESSONS_DIR: a teacher's own course) or the copy of lessons/*.toml built into
+// attn (embedded_lessons.hpp), so a copied or installed binary needs no source tree.
+// Built-in lessons have the paths "<built-in>/NN-name.toml", which is also what error
+// messages about them say.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <toml++/toml.h>
+
+#include "lessons/embedded_lessons.hpp"
+#include "lessons/lesson_loader.hpp"
+
+namespace attn::lessons {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string& lessons_dir_override() {
+    static std::string dir;
+    return dir;
+}
+
+// "04-cross-attention.toml" → 4; -1 for any other name (README.md, notes.toml).
+int lesson_number_of(const std::string& file) {
+    if (file.size() < 8 || file.compare(file.size() - 5, 5, ".toml") != 0) return -1;
+    if (!std::isdigit(static_cast<unsigned char>(file[0])) || !std::isdigit(static_cast<unsigned char>(file[1])) ||
+        file[2] != '-')
+        return -1;
+    return std::stoi(file.substr(0, 2));
+}
+
+// The built-in file a path names, or nullptr when the path is not "<built-in>/NAME".
+const embedded_file* built_in_file(const std::string& path) {
+    const std::string prefix = std::string(built_in_lessons) + "/";
+    if (path.compare(0, prefix.size(), prefix) != 0) return nullptr;
+    const std::string name = path.substr(prefix.size());
+    for (const auto& f : embedded_lessons())
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+// Every NN-*.toml of a folder (or of the built-in copy): file names with their paths.
+std::vector<std::pair<std::string, std::string>> lesson_files_in(const std::string& dir) {
+    std::vector<std::pair<std::string, std::string>> out;  // (file name, path)
+    if (dir == built_in_lessons) {
+        for (const auto& f : embedded_lessons()) out.emplace_back(std::string(f.name), dir + "/" + std::string(f.name));
+        return out;
+    }
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) throw std::invalid_argument("cannot read the lessons folder " + dir + ": " + ec.message());
+    for (const auto& e : it) out.emplace_back(e.path().filename().string(), e.path().string());
+    return out;
+}
+
+}  // namespace
+
+void set_lessons_dir(const std::string& dir) { lessons_dir_override() = dir; }
+
+std::string lessons_dir() {
+    if (!lessons_dir_override().empty()) return lessons_dir_override();
+    const char* env = std::getenv("ATTN_LESSONS_DIR");
+    if (env && *env) return env;
+    return built_in_lessons;
+}
+
+std::optional<std::string> read_lesson_text(const std::string& path) {
+    if (const embedded_file* f = built_in_file(path)) return std::string(f->text);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<lesson_entry> list_lessons(const std::string& dir) {
+    std::vector<lesson_entry> out;
+    for (const auto& [file, path] : lesson_files_in(dir)) {
+        const int number = lesson_number_of(file);
+        if (number < 0) continue;
+        lesson_entry entry{number, path, "", ""};
+        const auto text = read_lesson_text(path);
+        try {
+            if (!text) throw std::runtime_error("unreadable");
+            const toml::table doc = toml::parse(*text, path);
+            entry.title = doc["title"].value_or(std::string("(no title)"));
+            entry.summary = doc["summary"].value_or(std::string());
+        } catch (const std::exception&) {
+            entry.title = "(cannot be read: run `attn lesson check " + entry.path + "`)";
+        }
+        out.push_back(entry);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
+    return out;
+}
+
+std::string find_lesson(const std::string& dir, int number) {
+    const auto all = list_lessons(dir);
+    for (const auto& e : all)
+        if (e.number == number) return e.path;
+    std::string have;
+    for (const auto& e : all) have += (have.empty() ? "" : ", ") + std::to_string(e.number);
+    const std::string where = dir == built_in_lessons ? "the lessons built into attn" : dir;
+    throw std::invalid_argument("there is no lesson " + std::to_string(number) + " in " + where +
+                                (have.empty() ? " (no lessons found)" : " (lessons: " + have + ")"));
+}
+
+}  // namespace attn::lessons

@@ -1,0 +1,49 @@
+#!/bin/bash
+# tests/packaging/completion_bash.sh ATTN — the bash completion completes verbs, a
+# verb's options (asked from attn itself), lesson numbers, shape tables and option values.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+attn=$1
+source "$here/packaging/completions/attn.bash"
+fails=0
+complete_line() {  # complete_line WORD...: the completions of the last word
+    COMP_WORDS=("$attn" "$@")
+    COMP_CWORD=$#
+    COMPREPLY=()
+    _attn
+    printf '%s\n' "${COMPREPLY[@]}" | sort
+}
+expect() {  # expect "WANTED" WORD...: WANTED is among the completions
+    local want=$1; shift
+    if complete_line "$@" | grep -qx -- "$want"; then
+        echo "ok: '$*' offers $want"
+    else
+        echo "FAIL: '$*' does not offer $want; got: $(complete_line "$@" | tr '\n' ' ')"
+        fails=$((fails + 1))
+    fi
+}
+expect_not() {
+    local unwanted=$1; shift
+    if complete_line "$@" | grep -qx -- "$unwanted"; then
+        echo "FAIL: '$*' offers $unwanted"; fails=$((fails + 1))
+    else
+        echo "ok: '$*' does not offer $unwanted"
+    fi
+}
+expect lessons les
+expect lesson les
+expect --version --v
+expect --no-pause lesson --no
+expect --step lesson 4 --s
+expect 4 lesson ""
+expect 14 lesson 1
+expect check lesson c
+expect never lesson 4 --color n
+expect cross shapes c
+expect --n_tgt shapes cross --n
+expect template exercise t
+expect --student exercise template 04 --st
+expect --gradescope grade --grades
+expect weights trace x.toml --heatmap w
+expect_not --no-pause grade --no-p
+exit $((fails > 0))

@@ -1,0 +1,31 @@
+#!/bin/sh
+# tests/packaging/man_page.sh ATTN — packaging/attn.1 renders without a warning and
+# documents every verb and every option that `attn [VERB [SUB]] --help` lists, so the
+# man page cannot fall behind the program.
+set -eu
+here=$(cd "$(dirname "$0")/../.." && pwd)
+attn=$1
+page="$here/packaging/attn.1"
+fails=0
+warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+[ -z "$warnings" ] || { echo "FAIL: groff warns about attn.1:"; echo "$warnings"; fails=$((fails + 1)); }
+rendered=$(groff -man -Tutf8 -P-cbou "$page" 2>/dev/null)
+for verb in "" lessons lesson "lesson check" trace shapes exercise "exercise list" "exercise show" \
+            "exercise template" "exercise check" grade; do
+  case "$verb" in
+    "exercise "*) pattern="^ *${verb#exercise }" ;;   # the exercise sub-verbs are items of 'attn exercise'
+    *) pattern="attn $verb" ;;
+  esac
+  if [ -n "$verb" ]; then
+    echo "$rendered" | grep -q "$pattern" || { echo "FAIL: the man page has no 'attn $verb'"; fails=$((fails + 1)); }
+  fi
+  # shellcheck disable=SC2086
+  for opt in $("$attn" $verb --help 2>/dev/null | grep -o -- '--[A-Za-z_][A-Za-z0-9_-]*' | sort -u); do
+    echo "$rendered" | grep -q -- "$opt" || { echo "FAIL: attn $verb $opt is not in the man page"; fails=$((fails + 1)); }
+  done
+done
+for word in "EXIT STATUS" ATTN_LESSONS_DIR ATTN_COURSE_SECRET NO_COLOR COLUMNS; do
+  echo "$rendered" | grep -q "$word" || { echo "FAIL: the man page does not mention $word"; fails=$((fails + 1)); }
+done
+[ "$fails" -eq 0 ] && echo "ok: attn.1 renders and covers every verb and option"
+[ "$fails" -eq 0 ]
