@@ -25,7 +25,7 @@ struct shapes_options {
     std::map<std::string, std::int64_t> values;  // only the symbols given on the command line
 };
 
-const char* const symbol_flags[] = {"B", "n", "n_tgt", "n_src", "d", "d_q", "d_v", "d_ff", "H"};
+const char* const symbol_flags[] = {"B", "n", "n_tgt", "n_src", "d", "d_q", "d_v", "d_ff", "H", "G", "d_head", "L"};
 
 void run_shapes(const shapes_options& o) {
     if (o.list || o.table.empty()) {

@@ -149,6 +149,17 @@ std::string show_same_matrices(const lesson& l, const show_item& item, const tra
     }
     std::string out = st.heading(opt_string(item, "title", names[0] + " against " + names[1])) +
                       fmt::format("  [{} × {}]\n", m[0]->shape(0), m[0]->shape(1));
+    // `within = 1e-12`: the two were summed in different orders (BLAS picks its kernel by
+    // CPU), so only the bound is a property of the lesson; the count of differing last
+    // bits is a property of the machine and is not printed.
+    if (const auto* within = item.spec->get("within")) {
+        const auto bound = within->value<double>();
+        if (!bound || !(*bound > 0)) bad(item, "'within' must be a positive number, e.g. 1e-12", "within");
+        if (worst <= *bound)
+            return out + fmt::format("  equal up to rounding: all {} entries agree within {:g} (the order of the sums "
+                                     "may change the last bits)\n",
+                                     m[0]->size(), *bound);
+    }
     if (differ == 0) out += fmt::format("  all {} entries are bit-for-bit identical\n", m[0]->size());
     else if (worst < 1e-12)
         out += fmt::format("  equal up to rounding: {} of {} entries differ in their last bits (largest |difference| < 1e-12)\n",
@@ -165,7 +176,7 @@ std::vector<show_kind> mask_kinds() {
          "the ✓/✗ grid of the mask a run applied (rows queries, columns keys)"},
         {"next_token", show_next_token, {"tokens"}, {"title"},
          "each prefix of a token list and the next token it predicts (A → B, A B → C)"},
-        {"same_numbers", show_same_numbers, {}, {"runs", "stage", "matrices", "title"},
+        {"same_numbers", show_same_numbers, {}, {"runs", "stage", "matrices", "title", "within"},
          "whether two runs' stage is bit-for-bit the same, with the largest difference and the exact zeros"},
     };
 }

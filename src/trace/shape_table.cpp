@@ -50,6 +50,21 @@ std::vector<shape_row> multi_head_rows() {
     };
 }
 
+// Lesson 18: H query heads sharing G key/value heads, and the KV cache that shrinks with G.
+std::vector<shape_row> grouped_query_rows() {
+    return {
+        row("X", "B × n × d", "input tokens"),
+        row("W^(q)", "d × H·d_head", "H query heads"),
+        row("W^(k), W^(v)", "d × G·d_head", "G key/value heads"),
+        row("Q split into heads", "B × H × n × d_head", ""),
+        row("K, V split into heads", "B × G × n × d_head", "shared by H/G query heads"),
+        row("A_h (every query head)", "B × H × n × n", "one pattern per query head"),
+        row("Concat(Z_1 … Z_H)", "B × n × H·d_head", "as in multi-head attention"),
+        row("KV cache, one layer", "2 × B × G × n × d_head", "K and V of each token"),
+        row("KV cache, L layers", "L × 2 × B × G × n × d_head", "H/G times less than G = H"),
+    };
+}
+
 std::vector<shape_row> ffn_rows() {
     return {
         row("X", "B × n × d", "input of the FFN, one row per token"),
@@ -102,13 +117,14 @@ std::vector<shape_row> decoder_rows() {
 }  // namespace
 
 const std::vector<std::string>& shape_presets() {
-    static const std::vector<std::string> p = {"cross", "multi_head", "encoder_block", "decoder_block", "ffn"};
+    static const std::vector<std::string> p = {"cross", "multi_head", "encoder_block", "decoder_block", "ffn",
+                                               "grouped_query"};
     return p;
 }
 
 std::string shape_preset_help() {
     return "cross (single-head cross-attention, seed 004 Q1), multi_head (H heads, split and concat), "
-           "encoder_block, decoder_block (seed 004 Q2), ffn";
+           "encoder_block, decoder_block (seed 004 Q2), ffn, grouped_query (H query heads, G key/value heads)";
 }
 
 std::vector<shape_row> shape_rows(const std::string& preset) {
@@ -117,6 +133,7 @@ std::vector<shape_row> shape_rows(const std::string& preset) {
     if (preset == "encoder_block") return encoder_rows();
     if (preset == "decoder_block") return decoder_rows();
     if (preset == "ffn") return ffn_rows();
+    if (preset == "grouped_query") return grouped_query_rows();
     throw std::invalid_argument("unknown shape table '" + preset + "' (expected one of: " + shape_preset_help() + ")");
 }
 

@@ -136,6 +136,17 @@ expect_full("17-scores", {"raw": (rq @ rk.T)[MAT]})
 wq, wk = rope_wrong(n["q"], n["rope"], 1.0, 0), rope_wrong(n["k"], n["rope"], 1.0, 0)
 expect_mistake("17-scores", {"raw": (wq @ wk.T)[MAT]}, "rope_wrong_angle")
 
+# Lesson 18: the cache's shape and size, with H and G mixed up. The choices' numbers
+# are checked here against the formula 2 · layers · G · d_head · tokens · bytes.
+GiB = 1024 ** 3
+size = 2 * 80 * 8 * 128 * 4096 * 2
+check(size / GiB == 1.25 and 2 * 80 * 64 * 128 * 4096 * 2 / GiB == 10 and size / 2 / GiB == 0.625,
+      "18-cache-bytes: the choices are the formula's numbers")
+expect_full("18-cache-bytes", {"answer": "1.25 GiB"})
+check("cache-uses-h" in json.dumps(grade("18-cache-bytes", {"answer": "10 GiB"})), "18-cache-bytes: cache-uses-h named")
+expect_full("18-cache-shape", {"K_cache": "B x G x n x d_head"})
+check("h-for-g" in json.dumps(grade("18-cache-shape", {"K_cache": "(B, H, n, d_head)"})), "18-cache-shape: h-for-g named")
+
 if failures:
     sys.exit("%d failures" % len(failures))
 print("ok")
