@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "lessons/readable_name.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
@@ -32,7 +33,7 @@ std::string show_strongest(const lesson& l, const show_item& item, const trace::
         w = &need_matrix(l, item);
         rows = need_tokens(l, item, "rows", w->shape(0));
         cols = need_tokens(l, item, "columns", w->shape(1));
-        title = need_string(item, "matrix");
+        title = readable_name(need_string(item, "matrix"));
     } else {
         bad(item, "needs 'run' (a run's weights) or 'matrix' with 'rows' and 'columns' (a weight matrix)");
     }

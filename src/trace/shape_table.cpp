@@ -149,7 +149,9 @@ std::vector<std::string> shape_symbols(const std::string& preset) {
 std::string render_shape_table(const std::string& preset, const symbol_values& values, const style& st) {
     const auto rows = shape_rows(preset);
     table t;
-    t.title = "Shapes: " + preset;
+    std::string words = preset;  // "decoder_block" reads "decoder block"
+    std::replace(words.begin(), words.end(), '_', ' ');
+    t.title = "Shapes: " + words;
     t.corner = "tensor";
     t.shape = "[" + std::to_string(rows.size()) + " tensors]";
     const bool numbers = !values.empty();
