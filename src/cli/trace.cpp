@@ -12,13 +12,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
 #include "trace/file_write.hpp"
 #include "trace/heatmap.hpp"
 #include "trace/html_report.hpp"
-#include "trace/stage_view.hpp"
 #include "trace/trace_report.hpp"
 
 namespace attn::cli {
@@ -31,9 +31,9 @@ struct trace_options {
     int head = -1, batch = -1;
     std::vector<std::string> stages, heatmaps;
     std::string json, npy, csv, html;
-    std::string color = "auto";
+    layout_options layout;
     std::string dtype = "float64";
-    bool list_stages = false, full = false;
+    bool list_stages = false;
 };
 
 trace::stage stage_arg(const std::string& name, const char* flag) {
@@ -45,7 +45,7 @@ trace::stage stage_arg(const std::string& name, const char* flag) {
 
 trace::report_options report_options_of(const trace_options& o) {
     trace::report_options ro;
-    ro.st = trace::style{trace::resolve_color(trace::parse_color_mode(o.color))};
+    ro.st = make_style(o.layout);
     ro.truecolor = trace::heatmap_style_for(ro.st.color).truecolor;
     if (o.batch >= 0) ro.batch = static_cast<std::size_t>(o.batch);
     if (o.head >= 0) ro.head = static_cast<std::size_t>(o.head);
@@ -56,8 +56,6 @@ trace::report_options report_options_of(const trace_options& o) {
         for (const auto& s : o.heatmaps)
             if (s != "none") ro.heatmaps.push_back(stage_arg(s, "--heatmap"));
     }
-    ro.full = o.full;
-    ro.width = trace::terminal_width();
     return ro;
 }
 
@@ -111,7 +109,7 @@ void run_trace_verb(const trace_options& o) {
     trace::check_report_options(run, ro);  // --batch, --head, --query, --stage: before any file is touched
 
     if (exporting) write_exports(run, o, ro);
-    else std::cout << trace::render_trace_report(run, ro);
+    else print_fitted(trace::render_trace_report(run, ro), ro.st);
 }
 
 }  // namespace
@@ -132,9 +130,7 @@ void setup_trace(CLI::App& app) {
     sub->add_option("--html", o->html, "Write a self-contained HTML report to FILE");
     sub->add_option("--dtype", o->dtype, "Compute in float64 (default) or float32; exports keep that dtype")
         ->check(CLI::IsMember({"float64", "float32"}));
-    sub->add_flag("--full", o->full, "Print every row and column (default: past 12, the first and last 5 with …)");
-    sub->add_option("--color", o->color, "Colour: auto (terminal and no NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+    add_layout_options(*sub, o->layout);
     sub->callback([o] { run_trace_verb(*o); });
 }
 

@@ -5,12 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "trace/number_format.hpp"
 #include "trace/text_width.hpp"
@@ -156,17 +153,6 @@ std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std:
                                      "labelled by its first token",
                                      width, row_block, col_block);
     return render_heatmap(in, st);
-}
-
-std::size_t terminal_width() {
-    if (const char* c = std::getenv("COLUMNS")) {
-        char* end = nullptr;
-        const long w = std::strtol(c, &end, 10);
-        if (end != c && *end == '\0' && w >= 20 && w <= 10000) return static_cast<std::size_t>(w);
-    }
-    winsize ws{};
-    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
-    return 80;
 }
 
 }  // namespace attn::trace

@@ -2,7 +2,7 @@
 // at any size, read straight from the trace run (never a copy of a whole stage):
 //   - a stage table elided like NumPy's printing: past `view_limit` rows (or columns)
 //     only the first and last `view_edge` are formatted, with a "…" row (column)
-//     between; `--full` shows everything;
+//     between; `--full` (style::full) shows everything;
 //   - a heatmap downsampled to the terminal's width: each cell is the maximum of a
 //     block of queries × keys (the legend says so).
 #pragma once
@@ -50,8 +50,5 @@ int user_stage_decimals(const trace_run& run, stage s, std::size_t b, std::size_
 // map does not fit `width` terminal columns (or max_rows rows), rendered.
 std::string render_heatmap_view(const trace_run& run, stage s, std::size_t b, std::size_t h, const run_labels& labels,
                                 const heatmap_style& st, std::size_t width, std::size_t max_rows = 32);
-
-// The terminal's width: $COLUMNS, else the width of stdout when it is a terminal, else 80.
-std::size_t terminal_width();
 
 }  // namespace attn::trace

@@ -74,7 +74,7 @@ namespace {
 std::string head_report(const trace_run& r, const report_options& o, const std::vector<stage>& tables, std::size_t b,
                         std::size_t h) {
     const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
-    const std::size_t limit = o.full ? std::numeric_limits<std::size_t>::max() : view_limit;
+    const std::size_t limit = o.st.full ? std::numeric_limits<std::size_t>::max() : view_limit;
     run_labels l = r.labels;
     l.title = section_title(r, b, h);
     std::string out = o.st.heading("=== " + l.title + " ===") + "\n";
@@ -85,7 +85,7 @@ std::string head_report(const trace_run& r, const report_options& o, const std::
             out += render(stage_view_table(r, st, b, h, l, user_stage_decimals(r, st, b, h), limit), o.st) +
                    elision_note(r, st, limit) + "\n";
     const heatmap_style hs{o.st.color, o.st.color && o.truecolor};
-    for (stage st : o.heatmaps) out += render_heatmap_view(r, st, b, h, l, hs, o.full ? 1000000 : o.width) + "\n";
+    for (stage st : o.heatmaps) out += render_heatmap_view(r, st, b, h, l, hs, o.st.full ? 1000000 : o.st.width) + "\n";
     std::size_t notes = 0;
     for (std::size_t i = 0; i < r.n_q(); ++i)
         if (r.row_fully_masked(b, h, i) && notes++ < view_limit)
@@ -110,7 +110,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
         for (const auto& si : all_stages())
             if ((si.id != stage::scores_masked || masked_matters) && stage_available(r, si.id)) tables.push_back(si.id);
     const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
-    const std::size_t limit = o.full ? std::numeric_limits<std::size_t>::max() : view_limit;
+    const std::size_t limit = o.st.full ? std::numeric_limits<std::size_t>::max() : view_limit;
 
     std::string out;
     for (std::size_t b = 0; b < r.batch; ++b) {

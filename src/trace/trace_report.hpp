@@ -21,8 +21,6 @@ struct report_options {
     std::optional<std::string> query;       // per-token trace of this query (token or index)
     std::vector<stage> tables;              // empty = every stage (masked only with a mask or bias)
     std::vector<stage> heatmaps = {stage::weights};  // stages drawn as heatmaps (score stages only)
-    bool full = false;                      // every row and column, however many (else elided past view_limit)
-    std::size_t width = 80;                 // terminal columns the heatmaps fit into
 };
 
 // Checks --batch, --head, --query, --stage and --heatmap against the run before any
