@@ -23,6 +23,10 @@ for file in "$here"/lessons/[0-9][0-9]-*.toml; do
     fails=$((fails + 1))
   fi
 done
+# The binary names no lessons/ folder of the source tree: it cannot be reading it.
+if grep -a -q -F "$here/lessons" "$attn"; then
+  echo "FAIL: attn holds the path $here/lessons"; fails=$((fails + 1))
+fi
 # The listing and the lookup say where the lessons come from.
 (cd / && "$tmp/attn" lessons) >"$tmp/list.txt"
 [ "$(wc -l <"$tmp/list.txt")" -eq "$(ls "$here"/lessons/[0-9][0-9]-*.toml | wc -l)" ] || {
