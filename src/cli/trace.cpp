@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
@@ -28,7 +29,7 @@ struct trace_options {
     int head = -1, batch = -1;
     std::vector<std::string> stages, heatmaps;
     std::string json, npy, csv, html;
-    std::string color = "auto";
+    layout_options layout;
     bool list_stages = false;
 };
 
@@ -49,7 +50,7 @@ void run_trace_verb(const trace_options& o) {
     const trace::trace_run run = trace::run_trace(io::resolve_trace_inputs(spec));
 
     trace::report_options ro;
-    ro.st = trace::style{trace::resolve_color(trace::parse_color_mode(o.color))};
+    ro.st = make_style(o.layout);
     ro.truecolor = trace::heatmap_style_for(ro.st.color).truecolor;
     if (o.batch >= 0) ro.batch = static_cast<std::size_t>(o.batch);
     if (o.head >= 0) ro.head = static_cast<std::size_t>(o.head);
@@ -80,7 +81,7 @@ void run_trace_verb(const trace_options& o) {
     if (!o.html.empty()) std::cerr << "attn trace: wrote " << o.html << "\n";
     if (!o.json.empty() && o.json != "-") std::cerr << "attn trace: wrote " << o.json << "\n";
     if (o.json == "-") std::cout << json;
-    if (!exporting) std::cout << report;
+    if (!exporting) print_fitted(report, ro.st);
 }
 
 }  // namespace
@@ -99,8 +100,7 @@ void setup_trace(CLI::App& app) {
     sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
     sub->add_option("--csv", o->csv, "Write one .csv per 2-D slice of each stage into DIR");
     sub->add_option("--html", o->html, "Write a self-contained HTML report to FILE");
-    sub->add_option("--color", o->color, "Colour: auto (terminal and no NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+    add_layout_options(*sub, o->layout);
     sub->callback([o] { run_trace_verb(*o); });
 }
 
