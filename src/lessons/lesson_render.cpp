@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -28,6 +29,20 @@ std::string rule(const std::string& title, std::size_t width) {
     std::string out = head;
     for (std::size_t i = trace::display_width(head.substr(last)); i < length; ++i) out += "─";
     return out;
+}
+
+// The documents a lesson teaches from, by title (the lesson file names them by
+// their seed number; students have the documents, not the numbers).
+std::string source_title(const std::string& seed) {
+    static const std::map<std::string, std::string> titles = {
+        {"000", "CS224N notes, Self-Attention & Transformers (Hewitt)"},
+        {"001", "cross-attention guide, Encoder–Decoder Attention: What, Why, and Where the Names Come From"},
+        {"002", "cross-attention chapter (course chapter 2)"},
+        {"003", "CS224N notes, Self-Attention & Transformers (Hewitt)"},
+        {"004", "attention worksheet (shapes, masks, (XXᵀ)X)"},
+    };
+    auto it = titles.find(seed);
+    return it == titles.end() ? "document " + seed : it->second;
 }
 
 std::vector<std::string> kind_names() {
@@ -126,9 +141,14 @@ void render_lesson(const lesson& l, std::ostream& out, const render_options& o) 
                                                 l.number, total));
     out << trace::fit_line(st.heading(fmt::format("Lesson {:02d} · {}", l.number, l.title)), st.width) << "\n";
     if (!l.seeds.empty()) {
-        std::string seeds;
-        for (const auto& s : l.seeds) seeds += (seeds.empty() ? "" : ", ") + s;
-        out << st.muted("from seed " + seeds) << "\n";
+        std::vector<std::string> titles;  // two seeds may be one document (000 and 003)
+        for (const auto& s : l.seeds) {
+            const std::string t = source_title(s);
+            if (std::find(titles.begin(), titles.end(), t) == titles.end()) titles.push_back(t);
+        }
+        std::string sources;
+        for (const auto& t : titles) sources += (sources.empty() ? "" : "; ") + t;
+        out << trace::fit_line(st.muted("Sources: " + sources), st.width) << "\n";
     }
     if (o.first_step == 1 && !l.intro.empty())
         out << "\n" << trace::wrap_prose(l.intro, st.width) << (l.intro.back() == '\n' ? "" : "\n");
