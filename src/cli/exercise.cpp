@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
@@ -112,9 +113,10 @@ void setup_exercise(CLI::App& app) {
         c->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     };
 
+    auto layout = std::make_shared<layout_options>();  // --width/--full of list and show
     auto* list = sub->add_subcommand("list", "Every exercise of every lesson");
     list->add_option("--lesson", o->lesson, "Only this lesson's exercises");
-    list->callback([o] {
+    list->callback([o, layout] {
         auto set = grade::load_exercise_set(lessons::lessons_dir());
         if (o->lesson > 0) {
             std::vector<grade::exercise> keep;
@@ -122,8 +124,9 @@ void setup_exercise(CLI::App& app) {
                 if (x.lesson == o->lesson) keep.push_back(x);
             set.all = keep;
         }
-        std::cout << grade::list_text(set);
+        print_fitted(grade::list_text(set), make_style(*layout));
     });
+    add_layout_options(*list, *layout, false);
 
     auto* show = sub->add_subcommand("show", "One exercise with a student's numbers, parts, shapes and tolerances");
     show->add_option("ID", o->ids, "Exercise id (see `attn exercise list`)")->required()->expected(1);
@@ -131,7 +134,7 @@ void setup_exercise(CLI::App& app) {
     show->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
     show->add_option("--students", o->students_file,
                      "Teachers: a file of student ids (one a line); prints each one's numbers as one JSON line (needs the secret)");
-    show->callback([o] {
+    show->callback([o, layout] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         const auto xs = pick(set, o->ids);
         auto req = request_of(*o);
@@ -145,9 +148,10 @@ void setup_exercise(CLI::App& app) {
         }
         for (const auto* x : xs) {
             if (o->format == "json") std::cout << grade::show_json(*x, req).dump(2) << "\n";
-            else std::cout << grade::show_text(*x, req);
+            else print_fitted(grade::show_text(*x, req), make_style(*layout));
         }
     });
+    add_layout_options(*show, *layout, false);
 
     auto* tmpl = sub->add_subcommand("template", "An answer file to fill in, for one or more exercises (or a lesson number)");
     tmpl->add_option("ID", o->ids, "Exercise ids, or lesson numbers for all of a lesson's exercises")->required();

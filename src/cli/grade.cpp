@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
@@ -44,6 +45,7 @@ struct grade_cli {
     std::string results = "/autograder/results/results.json";
     std::string metadata = "/autograder/submission_metadata.json";
     std::string visibility = "visible";
+    layout_options layout;  // --width/--full of the text report
     bool fingerprint = false;
 };
 
@@ -119,7 +121,7 @@ int run_files(const grade_cli& o) {
     }
     const grade::grade_report r = grade::grade_submission(all, set, g);
     if (o.format == "json") std::cout << grade::report_json(r).dump(2) << "\n";
-    else std::cout << grade::report_text(r);
+    else print_fitted(grade::report_text(r), make_style(o.layout));
     if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml({r}));
     return strict_code(o, r.full_marks());
 }
@@ -212,6 +214,7 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment");
     sub->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
     sub->add_option("--junit", o->junit, "Also write JUnit XML to this file (- for standard output)");
+    add_layout_options(*sub, o->layout, false);
     sub->add_flag("--strict", o->strict, "Exit 1 unless every point is earned (GitHub Classroom)");
     sub->add_option("--max-bytes", o->max_bytes, "Largest submission read, in bytes (default 1048576)")->check(CLI::PositiveNumber);
     sub->add_option("--class", o->class_dir, "Grade every submission in this folder (one file or folder per student)");

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
@@ -20,8 +21,9 @@ namespace {
 struct lesson_options {
     std::string which;  // "4" (a lesson number) or a path ending in .toml
     int step = 1;
+    bool step_given = false;
     bool no_pause = false;
-    std::string color = "auto";
+    layout_options layout;
     std::string token;
     std::string run;
     std::vector<std::string> check_files;
@@ -63,9 +65,12 @@ std::string lesson_path(const std::string& which) {
 
 void run_lesson(const lesson_options& o) {
     const lessons::lesson l = lessons::load_lesson(lesson_path(o.which));
-    trace::style st{trace::resolve_color(trace::parse_color_mode(o.color))};
+    const trace::style st = make_style(o.layout);
     if (!o.token.empty()) {
-        std::cout << lessons::render_token_trace(l, o.token, o.run, st);
+        if (o.step_given)
+            throw std::invalid_argument("--step and --token do not go together: --token traces one query of the "
+                                        "whole run; leave out --step (or --token to walk the steps)");
+        print_fitted(lessons::render_token_trace(l, o.token, o.run, st), st);
         return;
     }
     if (!o.run.empty()) throw std::invalid_argument("--run only applies together with --token");
@@ -105,10 +110,9 @@ void setup_lesson(CLI::App& app) {
     auto opt = std::make_shared<lesson_options>();
     auto* sub = app.add_subcommand("lesson", "Run lesson N step by step (pauses only on a terminal)");
     sub->add_option("N", opt->which, "Lesson number (see `attn lessons`), or a lesson file (path ending in .toml)");
-    sub->add_option("--step", opt->step, "Start at step K (1-based)")->check(CLI::PositiveNumber);
+    sub->add_option("--step", opt->step, "Start at step K (steps count from 1)");
     sub->add_flag("--no-pause", opt->no_pause, "Never wait for Enter between steps");
-    sub->add_option("--color", opt->color, "Colour: auto (terminal and no NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+    add_layout_options(*sub, opt->layout);
     sub->add_option("--token", opt->token,
                     "Trace one query token of the lesson's main run (its text or 0-based index)");
     sub->add_option("--run", opt->run, "With --token: trace this run of the lesson instead of the main one");
@@ -118,6 +122,7 @@ void setup_lesson(CLI::App& app) {
     sub->callback([opt, sub] {
         if (sub->got_subcommand("check")) return;
         if (opt->which.empty()) throw CLI::ValidationError("N", "give a lesson number; `attn lessons` lists them");
+        opt->step_given = sub->count("--step") > 0;
         run_lesson(*opt);
     });
 }

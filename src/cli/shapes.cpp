@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "core/shapes.hpp"
 #include "trace/shape_table.hpp"
@@ -20,7 +21,7 @@ namespace {
 struct shapes_options {
     std::string table;
     bool list = false;
-    std::string color = "auto";
+    layout_options layout;
     std::map<std::string, std::int64_t> values;  // only the symbols given on the command line
 };
 
@@ -36,7 +37,7 @@ void run_shapes(const shapes_options& o) {
         if (!o.list) throw exit_request{2};
         return;
     }
-    trace::style st{trace::resolve_color(trace::parse_color_mode(o.color))};
+    const trace::style st = make_style(o.layout);
     symbol_values values(o.values.begin(), o.values.end());
     // The usual choice when only H is given: each head gets d/H of the model width.
     const auto used = trace::shape_symbols(o.table);
@@ -64,7 +65,7 @@ void run_shapes(const shapes_options& o) {
         if (!unused.empty())
             throw std::invalid_argument("shapes " + o.table + " does not use " + unused);
     }
-    std::cout << trace::render_shape_table(o.table, values, st);
+    print_fitted(trace::render_shape_table(o.table, values, st), st);
 }
 
 }  // namespace
@@ -75,7 +76,7 @@ void setup_shapes(CLI::App& app) {
     sub->add_option("TABLE", opt->table, "Which table: " + trace::shape_preset_help())
         ->check(CLI::IsMember(trace::shape_presets()));
     sub->add_flag("--list", opt->list, "List the tables and the numbers each one takes");
-    sub->add_option("--color", opt->color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
+    add_layout_options(*sub, opt->layout);
     for (const char* s : symbol_flags) {
         const std::string name = s;
         sub->add_option_function<std::int64_t>(

@@ -1,7 +1,9 @@
 // cli/trace.cpp — `attn trace SPEC.toml [--query T] [--head H] [--batch B]
 // [--stage S]... [--heatmap S|none]... [--json FILE|-] [--npy DIR] [--csv DIR]
-// [--html FILE] [--color auto|always|never]`: one attention computation on the
-// user's own matrices. Parsing only; the io and trace libraries do the work.
+// [--html FILE] [--dtype float64|float32] [--full] [--color auto|always|never]
+// [--list-stages]`: one attention computation on the user's own matrices, on the
+// core's fast path. Parsing only; the io and trace libraries do the work. With an
+// export no terminal report is built; with --query alone only that query's row is kept.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -10,15 +12,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "io/output_writer.hpp"
 #include "io/size_budget.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
 #include "trace/heatmap.hpp"
-#include "trace/overflow_check.hpp"
 #include "trace/html_report.hpp"
 #include "trace/trace_report.hpp"
+#include "trace/overflow_check.hpp"
 
 namespace attn::cli {
 
@@ -30,9 +33,10 @@ struct trace_options {
     int head = -1, batch = -1;
     std::vector<std::string> stages, heatmaps;
     std::string json, npy, csv, html;
-    std::string color = "auto";
-    std::size_t max_elements = io::default_max_elements;
+    layout_options layout;
+    std::string dtype = "float64";
     bool list_stages = false;
+    std::size_t max_elements = io::default_max_elements;
 };
 
 trace::stage stage_arg(const std::string& name, const char* flag) {
@@ -42,22 +46,9 @@ trace::stage stage_arg(const std::string& name, const char* flag) {
     return *s;
 }
 
-void run_trace_verb(const trace_options& o) {
-    io::set_max_elements(o.max_elements);
-    if (o.list_stages) {
-        std::cout << trace::stage_markdown_table();
-        return;
-    }
-    if (o.spec.empty()) throw CLI::RequiredError("SPEC");
-    const io::trace_spec spec = io::load_trace_spec(o.spec);
-    const io::trace_inputs inputs = io::resolve_trace_inputs(spec);  // checks the element budget
-    if (!o.html.empty())  // before computing: a page past the cell limit is refused at once
-        io::check_html_cells(o.batch >= 0 ? 1 : inputs.batch, o.head >= 0 ? 1 : inputs.heads, inputs.n_q, inputs.n_k);
-    const trace::trace_run run = trace::run_trace(inputs);
-    trace::require_finite_stages(run, spec.root);  // overflow from finite inputs: exit 2, never "blocked"
-
+trace::report_options report_options_of(const trace_options& o) {
     trace::report_options ro;
-    ro.st = trace::style{trace::resolve_color(trace::parse_color_mode(o.color))};
+    ro.st = make_style(o.layout);
     ro.truecolor = trace::heatmap_style_for(ro.st.color).truecolor;
     if (o.batch >= 0) ro.batch = static_cast<std::size_t>(o.batch);
     if (o.head >= 0) ro.head = static_cast<std::size_t>(o.head);
@@ -68,34 +59,65 @@ void run_trace_verb(const trace_options& o) {
         for (const auto& s : o.heatmaps)
             if (s != "none") ro.heatmaps.push_back(stage_arg(s, "--heatmap"));
     }
+    return ro;
+}
 
-    // Everything is rendered before anything is written: a bad --query or --head
-    // fails with no file touched.
+// Every export is staged (written under temporary names) and committed only when all
+// of them are complete: a failure leaves none of them behind.
+void write_exports(const trace::trace_run& run, const trace_options& o, const trace::report_options& ro) {
+    std::unique_ptr<io::staged_directory> npy, csv;
+    std::unique_ptr<io::staged_file> html, json;
+    if (!o.npy.empty()) {
+        npy = std::make_unique<io::staged_directory>(o.npy);
+        trace::write_npy_files(run, *npy);
+    }
+    if (!o.csv.empty()) {
+        csv = std::make_unique<io::staged_directory>(o.csv);
+        trace::write_csv_files(run, *csv);
+    }
+    if (!o.html.empty()) {
+        html = std::make_unique<io::staged_file>(o.html);
+        html->write(trace::html_report(run, ro));
+    }
+    if (!o.json.empty() && o.json != "-") {
+        json = std::make_unique<io::staged_file>(o.json);
+        trace::write_json(run, [&](const char* p, std::size_t n) { json->write(p, n); });
+    }
+    if (npy) npy->commit(), std::cerr << "attn trace: wrote " << npy->files() << " .npy files to " << o.npy << "\n";
+    if (csv) csv->commit(), std::cerr << "attn trace: wrote " << csv->files() << " .csv files to " << o.csv << "\n";
+    if (html) html->commit(), std::cerr << "attn trace: wrote " << o.html << "\n";
+    if (json) json->commit(), std::cerr << "attn trace: wrote " << o.json << "\n";
+    if (o.json == "-") trace::write_json(run, [](const char* p, std::size_t n) { std::cout.write(p, static_cast<std::streamsize>(n)); });
+}
+
+void run_trace_verb(const trace_options& o) {
+    if (o.list_stages) {
+        std::cout << trace::stage_markdown_table();
+        return;
+    }
+    if (o.spec.empty()) throw CLI::RequiredError("SPEC");
+    const trace::report_options ro = report_options_of(o);  // unknown stage names fail here, before any work
+    io::set_max_elements(o.max_elements);
+    const io::trace_spec spec = io::load_trace_spec(o.spec);
+    const io::trace_inputs in = io::resolve_trace_inputs(spec);  // checks the element budget
+    if (!o.html.empty())  // before computing: a page past the cell limit is refused at once
+        io::check_html_cells(o.batch >= 0 ? 1 : in.batch, o.head >= 0 ? 1 : in.heads, in.n_q, in.n_k);
+
+    // Exports write every stage; the terminal report of one query needs that query's row only.
     const bool exporting = !o.json.empty() || !o.npy.empty() || !o.csv.empty() || !o.html.empty();
-    const std::string report = trace::render_trace_report(run, ro);  // also checks --query/--head/--batch
-    const std::string json = o.json.empty() ? "" : trace::to_json(run);
-    const std::string html = o.html.empty() ? "" : trace::html_report(run, ro);
-    std::map<std::string, std::string> npy, csv;
-    if (!o.npy.empty()) npy = trace::npy_files(run);
-    if (!o.csv.empty()) csv = trace::csv_files(run);
+    trace::trace_run_options to;
+    to.dtype = o.dtype == "float32" ? trace::trace_dtype::float32 : trace::trace_dtype::float64;
+    if (ro.query && !exporting && !trace::needs_extras(in)) {
+        trace::run_labels labels;
+        labels.query_tokens = in.query_tokens;
+        to.one_query = trace::find_query_row(labels, *ro.query);
+    }
+    const trace::trace_run run = trace::run_trace(in, to);
+    trace::require_finite_stages(run, spec.root);  // overflow from finite inputs: exit 2, never "blocked"
+    trace::check_report_options(run, ro);  // --batch, --head, --query, --stage: before any file is touched
 
-    // Every output is checked before the first is written (an input, a device, a
-    // foreign directory: refused with nothing touched).
-    const io::output_writer out;
-    if (!o.npy.empty()) out.check_dir(o.npy, npy);
-    if (!o.csv.empty()) out.check_dir(o.csv, csv);
-    if (!o.html.empty()) out.check_file(o.html);
-    if (!o.json.empty()) out.check_file(o.json);
-    if (!o.npy.empty()) out.write_dir(o.npy, npy);
-    if (!o.csv.empty()) out.write_dir(o.csv, csv);
-    if (!o.html.empty()) out.write_file(o.html, html);
-    if (!o.json.empty() && o.json != "-") out.write_file(o.json, json);
-    if (!o.npy.empty()) std::cerr << "attn trace: wrote " << npy.size() << " .npy files to " << o.npy << "\n";
-    if (!o.csv.empty()) std::cerr << "attn trace: wrote " << csv.size() << " .csv files to " << o.csv << "\n";
-    if (!o.html.empty()) std::cerr << "attn trace: wrote " << o.html << "\n";
-    if (!o.json.empty() && o.json != "-") std::cerr << "attn trace: wrote " << o.json << "\n";
-    if (o.json == "-") std::cout << json;
-    if (!exporting) std::cout << report;
+    if (exporting) write_exports(run, o, ro);
+    else print_fitted(trace::render_trace_report(run, ro), ro.st);
 }
 
 }  // namespace
@@ -117,8 +139,9 @@ void setup_trace(CLI::App& app) {
     sub->add_option("--max-elements", o->max_elements,
                     "Largest number of values one input or the score stages may hold (default 268435456 = 2^28)")
         ->check(CLI::PositiveNumber);
-    sub->add_option("--color", o->color, "Colour: auto (terminal and no NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_option("--dtype", o->dtype, "Compute in float64 (default) or float32; exports keep that dtype")
+        ->check(CLI::IsMember({"float64", "float32"}));
+    add_layout_options(*sub, o->layout);
     sub->callback([o] { run_trace_verb(*o); });
 }
 

@@ -22,6 +22,15 @@ namespace attn::io {
 
 namespace fs = std::filesystem;
 
+namespace detail {
+void check_target(const std::string& path, bool existing_ok);
+std::string temp_name_beside(const std::string& target);
+std::set<std::string> read_manifest(const std::string& dir, bool* found);
+std::string manifest_text(const std::set<std::string>& names);
+bool plain_name(const std::string& name);
+bool dir_is_empty(const std::string& dir);
+}  // namespace detail
+
 namespace {
 
 std::string shown(const std::string& path) { return terminal_safe(path); }
@@ -183,6 +192,15 @@ bool dir_is_empty(const fs::path& dir) {
 }
 
 }  // namespace
+
+namespace detail {
+void check_target(const std::string& path, bool existing_ok) { attn::io::check_target(path, existing_ok); }
+std::string temp_name_beside(const std::string& target) { return attn::io::temp_name_beside(target); }
+std::set<std::string> read_manifest(const std::string& dir, bool* found) { return attn::io::read_manifest(dir, found); }
+std::string manifest_text(const std::set<std::string>& names) { return attn::io::manifest_text(names); }
+bool plain_name(const std::string& name) { return attn::io::plain_name(name); }
+bool dir_is_empty(const std::string& dir) { return attn::io::dir_is_empty(dir); }
+}  // namespace detail
 
 void output_writer::check_file(const std::string& path, existing e) const {
     if (path == "-") return;

@@ -18,10 +18,13 @@
 // Failures throw write_error (the CLI prints it and exits 2).
 #pragma once
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn::io {
 
@@ -59,6 +62,61 @@ public:
 private:
     bool force_;
     bool make_parents_;
+};
+
+// Streaming forms, for exports too large to build in memory first (io/output_staged.cpp).
+// The same refusals as output_writer (checked when the output is opened, and again when
+// it is committed); temporaries tracked for SIGINT/SIGTERM.
+
+// One output file streamed under a temporary name beside it; commit() renames it into
+// place. Destroyed without commit(), it removes the temporary file. Writes go through a
+// 1 MiB buffer; larger ones go straight to the file.
+class staged_file {
+public:
+    explicit staged_file(std::string target, std::string temp = "");  // temp given: inside a staged_directory
+    ~staged_file();
+    staged_file(const staged_file&) = delete;
+    staged_file& operator=(const staged_file&) = delete;
+    void write(const void* data, std::size_t bytes);
+    void write(const std::string& text) { write(text.data(), text.size()); }
+    void finish();  // flush and close; the file stays under its temporary name
+    void commit();  // finish() and rename into place
+    std::size_t bytes_written() const { return written_; }
+
+private:
+    void flush();
+    std::string target_, temp_;
+    bool checked_;  // a top-level output: the target is checked like output_writer's
+    int fd_ = -1, slot_ = -1;
+    std::string buffer_;
+    std::size_t written_ = 0;
+    bool done_ = false;
+};
+
+// An export directory's files streamed one by one into a temporary directory beside it;
+// commit() creates the target if missing, checks every name against its manifest, moves
+// them in, removes the previous export's stale files and writes the new manifest.
+class staged_directory {
+public:
+    explicit staged_directory(const std::string& dir);
+    ~staged_directory();
+    staged_directory(const staged_directory&) = delete;
+    staged_directory& operator=(const staged_directory&) = delete;
+    // Streams one file `name` through `fill`, complete (finished) when it returns.
+    void add(const std::string& name, const std::function<void(staged_file&)>& fill);
+    // Or by hand, several at once: open, write, close (complete from then on).
+    staged_file& open(const std::string& name);
+    staged_file& file(const std::string& name);  // one that is open
+    void close(const std::string& name);
+    void commit();
+    std::size_t files() const { return names_.size(); }
+
+private:
+    std::string dir_, temp_;
+    int slot_ = -1;
+    std::vector<std::string> names_;
+    std::map<std::string, std::unique_ptr<staged_file>> open_;
+    bool done_ = false;
 };
 
 }  // namespace attn::io

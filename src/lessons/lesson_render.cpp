@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -18,11 +19,30 @@ namespace attn::lessons {
 
 namespace {
 
-std::string rule(const std::string& title) {
-    const std::string head = "── " + title + " ";
+// "── Step 2/6 · Title ─────": 72 columns, or the whole width when narrower;
+// a title longer than that is wrapped and the rule follows its last line.
+std::string rule(const std::string& title, std::size_t width) {
+    const std::size_t length = std::min<std::size_t>(72, width);
+    std::string head = trace::fit_line("── " + title + " ", width);
+    const std::size_t last = head.rfind('\n') == std::string::npos ? 0 : head.rfind('\n') + 1;
+    if (head.back() != ' ') head += " ";
     std::string out = head;
-    for (std::size_t i = trace::display_width(head); i < 72; ++i) out += "─";
+    for (std::size_t i = trace::display_width(head.substr(last)); i < length; ++i) out += "─";
     return out;
+}
+
+// The documents a lesson teaches from, by title (the lesson file names them by
+// their seed number; students have the documents, not the numbers).
+std::string source_title(const std::string& seed) {
+    static const std::map<std::string, std::string> titles = {
+        {"000", "CS224N notes, Self-Attention & Transformers (Hewitt)"},
+        {"001", "cross-attention guide, Encoder–Decoder Attention: What, Why, and Where the Names Come From"},
+        {"002", "cross-attention chapter (course chapter 2)"},
+        {"003", "CS224N notes, Self-Attention & Transformers (Hewitt)"},
+        {"004", "attention worksheet (shapes, masks, (XXᵀ)X)"},
+    };
+    auto it = titles.find(seed);
+    return it == titles.end() ? "document " + seed : it->second;
 }
 
 std::vector<std::string> kind_names() {
@@ -123,30 +143,36 @@ void render_lesson(const lesson& l, std::ostream& out, const render_options& o) 
     if (o.first_step < 1 || o.first_step > total)
         throw std::invalid_argument(fmt::format("--step {} is out of range: lesson {:02d} has steps 1..{}", o.first_step,
                                                 l.number, total));
-    out << st.heading(fmt::format("Lesson {:02d} · {}", l.number, l.title)) << "\n";
+    out << trace::fit_line(st.heading(fmt::format("Lesson {:02d} · {}", l.number, l.title)), st.width) << "\n";
     if (!l.seeds.empty()) {
-        std::string seeds;
-        for (const auto& s : l.seeds) seeds += (seeds.empty() ? "" : ", ") + s;
-        out << st.muted("from seed " + seeds) << "\n";
+        std::vector<std::string> titles;  // two seeds may be one document (000 and 003)
+        for (const auto& s : l.seeds) {
+            const std::string t = source_title(s);
+            if (std::find(titles.begin(), titles.end(), t) == titles.end()) titles.push_back(t);
+        }
+        std::string sources;
+        for (const auto& t : titles) sources += (sources.empty() ? "" : "; ") + t;
+        out << trace::fit_line(st.muted("Sources: " + sources), st.width) << "\n";
     }
-    if (o.first_step == 1 && !l.intro.empty()) out << "\n" << l.intro << (l.intro.back() == '\n' ? "" : "\n");
+    if (o.first_step == 1 && !l.intro.empty())
+        out << "\n" << trace::wrap_prose(l.intro, st.width) << (l.intro.back() == '\n' ? "" : "\n");
     for (int k = o.first_step; k <= total; ++k) {
         const step& s = l.steps[static_cast<std::size_t>(k - 1)];
-        out << "\n" << st.heading(rule(fmt::format("Step {}/{} · {}", k, total, s.title))) << "\n";
-        if (!s.text.empty()) out << s.text << (s.text.back() == '\n' ? "" : "\n");
-        for (const auto& item : s.show) out << "\n" << render_show(l, item, st);
+        out << "\n" << st.heading(rule(fmt::format("Step {}/{} · {}", k, total, s.title), st.width)) << "\n";
+        if (!s.text.empty()) out << trace::wrap_prose(s.text, st.width) << (s.text.back() == '\n' ? "" : "\n");
+        for (const auto& item : s.show) out << "\n" << trace::fit_lines(render_show(l, item, st), st.width);
         out.flush();
         if (k < total && o.between_steps && !o.between_steps(k, total)) return;
     }
     if (!l.exercises.empty()) {
-        out << "\n" << st.heading(rule("Questions")) << "\n";
+        out << "\n" << st.heading(rule("Questions", st.width)) << "\n";
         int n = 1;
         for (const auto& x : l.exercises) {
-            out << fmt::format("{}. [{}] {}\n", n++, x.id, x.prompt);
+            out << trace::fit_line(fmt::format("{}. [{}] {}", n++, x.id, x.prompt), st.width) << "\n";
             if (!x.choices.empty()) {
                 std::string c;
                 for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
-                out << "   choices: " << c << "\n";
+                out << trace::fit_line("   choices: " + c, st.width) << "\n";
             }
         }
     }

@@ -2,6 +2,7 @@
 // seed's Q ⊙ scale table, two runs side by side, and the per-token trace.
 #include <fmt/format.h>
 
+#include "lessons/readable_name.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/explain.hpp"
 #include "trace/number_format.hpp"
@@ -29,9 +30,10 @@ std::string show_matrix(const lesson& l, const show_item& item, const trace::sty
         cols = need_strings(item, "column_labels", m.shape(1));
     }
     const int dp = opt_decimals(item, 1);
-    const std::string title = opt_string(item, "title", name);
+    const bool plain = readable_name(name) == name;  // a symbol ("Q", "K_enc") is its own corner
+    const std::string title = opt_string(item, "title", readable_name(name));
     const std::string axes = opt_string(item, "axes", "rows: tokens · columns: dimensions");
-    return trace::render(trace::make_table(title, axes, opt_string(item, "corner", name), rows, cols, m, dp), st);
+    return trace::render(trace::make_table(title, axes, opt_string(item, "corner", plain ? name : ""), rows, cols, m, dp), st);
 }
 
 std::string show_stage(const lesson& l, const show_item& item, const trace::style& st) {

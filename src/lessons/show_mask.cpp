@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "lessons/readable_name.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stages.hpp"
@@ -147,7 +148,7 @@ std::string show_same_matrices(const lesson& l, const show_item& item, const tra
         differ += a == b ? 0 : 1;
         worst = std::max(worst, std::fabs(a - b));
     }
-    std::string out = st.heading(opt_string(item, "title", names[0] + " against " + names[1])) +
+    std::string out = st.heading(opt_string(item, "title", readable_name(names[0]) + " against " + readable_name(names[1]))) +
                       fmt::format("  [{} × {}]\n", m[0]->shape(0), m[0]->shape(1));
     // `within = 1e-12`: the two were summed in different orders (BLAS picks its kernel by
     // CPU), so only the bound is a property of the lesson; the count of differing last

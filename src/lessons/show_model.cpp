@@ -9,6 +9,7 @@
 
 #include "core/prng.hpp"
 #include "lessons/lesson_parts.hpp"
+#include "lessons/readable_name.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
 #include "trace/shape_table.hpp"
@@ -77,9 +78,9 @@ std::string show_spread(const lesson& l, const show_item& item, const trace::sty
     t.axes = "rows: queries · max weight (1 = all on one key) and entropy in bits (0 = one key, log2 n = uniform)";
     t.shape = fmt::format("[{} × {}]", runs.front()->steps.n_q(), 2 * runs.size());
     t.corner = "query";
-    for (const auto& n : names) {
-        t.col_labels.push_back(n + ": max");
-        t.col_labels.push_back(n + ": entropy");
+    for (const auto* r : runs) {
+        t.col_labels.push_back(r->labels.title + ": max");
+        t.col_labels.push_back(r->labels.title + ": entropy");
     }
     t.row_labels = runs.front()->labels.query_tokens;
     for (std::size_t i = 0; i < runs.front()->steps.n_q(); ++i) {
@@ -122,7 +123,7 @@ std::string show_permutation(const lesson& l, const show_item& item, const trace
     t.axes = "rows: key positions · each sentence's key at that position and its weight";
     t.shape = fmt::format("[{} × 4]", n);
     t.corner = "position";
-    t.col_labels = {names[0], "α", names[1], "α"};
+    t.col_labels = {readable_name(names[0]), "α", readable_name(names[1]), "α"};
     std::vector<double> wa, wb;
     for (std::size_t j = 0; j < n; ++j) {
         t.row_labels.push_back(std::to_string(j + 1));
@@ -170,12 +171,17 @@ std::string show_sublayers(const lesson& l, const show_item& item, const trace::
     if (b.encoder) subs = &b.encoder->sublayers;
     if (b.decoder) subs = &b.decoder->sublayers;
     if (!subs) bad(item, "block '" + need_string(item, "block") + "' is not an encoder_block or decoder_block", "block");
+    // Post-norm normalises the stream after each addition; pre-norm never does:
+    // its stream is the plain residual sum.
+    const bool pre = (b.encoder && b.encoder->placement == norm_placement::pre) ||
+                     (b.decoder && b.decoder->placement == norm_placement::pre);
+    const std::string after = pre ? "after the residual addition" : "after Add & Norm";
     trace::table t;
     t.title = opt_string(item, "title", b.title + ": sub-layer by sub-layer");
-    t.axes = "rows: sub-layers in order · shape of its output · the stream after its Add & Norm, first token";
+    t.axes = "rows: sub-layers in order · shape of its output · the stream " + after + ", first token";
     t.shape = fmt::format("[{} × 3]", subs->size());
     t.corner = "sub-layer";
-    t.col_labels = {"output shape", "numbers", "stream[" + b.query_tokens.front() + "] after Add & Norm"};
+    t.col_labels = {"output shape", "numbers", "stream[" + b.query_tokens.front() + "] " + after};
     for (const auto& s : *subs) {
         t.row_labels.push_back(s.name);
         t.cells.push_back({to_string(s.shape), fmt::format("{} × {}", s.output.shape(0), s.output.shape(1)),

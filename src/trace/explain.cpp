@@ -16,28 +16,54 @@ std::string weight_bar(double weight) {
     return "|" + std::string(static_cast<std::size_t>(n), '#') + "|";
 }
 
-std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& raw_labels, const style& st) {
+namespace {
+
+// A row as "[1.2, 0.0, 1.1, 0.0]"; a long one (d > 8, without --full) by its
+// ends: "[0.1, -0.3, 1.2, …, 0.7] (512 values)".
+std::string row_text(const matrix& m, std::size_t row, int decimals, const style& st) {
+    if (st.full || m.shape(1) <= 8) return bracketed_row(m, row, decimals);
+    std::vector<std::string> items;
+    for (std::size_t d = 0; d < m.shape(1); ++d) items.push_back(decimals < 0 ? compact(m(row, d)) : fixed(m(row, d), decimals));
+    std::string out;
+    for (const auto& it : elide_items(items, 3, 1, false)) out += (out.empty() ? "" : ", ") + it;
+    return "[" + out + "] (" + std::to_string(m.shape(1)) + " values)";
+}
+
+// q·k term by term: "1.2×0.0 + 0.0×1.0 + …", by its ends when long (the
+// count is on the key's line: "(512 values)").
+std::string dot_terms(const attention_steps& s, std::size_t i, std::size_t j, const style& st) {
+    std::vector<std::string> terms;
+    for (std::size_t d = 0; d < s.d_k(); ++d) terms.push_back(compact(s.q(i, d)) + "×" + compact(s.k(j, d)));
+    const auto shown = elide_items(terms, 3, 1, st.full || s.d_k() <= 8);
+    std::string out;
+    for (const auto& t : shown) out += (out.empty() ? "" : " + ") + t;
+    return out;
+}
+
+}  // namespace
+
+std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& raw_labels, const style& st,
+                          std::optional<std::size_t> query) {
     const run_labels l = terminal_safe_labels(raw_labels);  // names from files: shown, never sent raw
-    const std::string& qt = l.query_tokens.at(i);
+    const std::size_t shown = query.value_or(i);
+    const std::string& qt = l.query_tokens.at(shown);
     std::size_t key_w = 0;
     for (const auto& t : l.key_tokens) key_w = std::max(key_w, display_width(t));
     const auto key = [&](std::size_t j) { return pad_right(l.key_tokens[j], key_w); };
     const std::string qref = l.q_name + "[" + qt + "]";
     std::string out;
 
-    out += st.heading(fmt::format("=== {} trace: '{}' (row {} of {}) ===", l.title, qt, i, l.q_name)) + "\n";
-    out += qref + " = " + bracketed_row(s.q, i) + "\n";
+    out += st.heading(fmt::format("=== {} trace: '{}' (row {} of {}) ===", l.title, qt, shown, l.q_name)) + "\n";
+    out += qref + " = " + row_text(s.q, i, -1, st) + "\n";
 
     // Step 1: each dot product, term by term.
     out += "\n" + st.heading(fmt::format("Step 1 - Raw scores: {} · {}[j], term by term", qref, l.k_name)) + "\n";
     for (std::size_t j = 0; j < s.n_k(); ++j) {
-        std::string terms;
-        for (std::size_t d = 0; d < s.d_k(); ++d) {
-            if (d) terms += " + ";
-            terms += compact(s.q(i, d)) + "×" + compact(s.k(j, d));
-        }
-        out += fmt::format("  {}[{}] = {}   {} = {}\n", l.k_name, key(j), bracketed_row(s.k, j), terms,
-                           fixed(s.scores_raw(i, j), 2));
+        const std::string k_row = fmt::format("  {}[{}] = {}", l.k_name, key(j), row_text(s.k, j, -1, st));
+        const std::string sum = fmt::format("{} = {}", dot_terms(s, i, j, st), fixed(s.scores_raw(i, j), 2));
+        // The terms go under the key's row when both do not fit one line.
+        if (display_width(k_row) + 3 + display_width(sum) <= st.width) out += k_row + "   " + sum + "\n";
+        else out += k_row + "\n      " + sum + "\n";
     }
 
     // Step 2: the scaling.
@@ -93,10 +119,16 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
     // Step 4: the weighted sum of value rows, contribution by contribution.
     out += "\n" + st.heading(fmt::format("Step 4 - Output (weighted sum of {} rows)", l.v_name)) + "\n";
     const matrix c = contributions_for_query(s, i);  // [n_k, d_v]
-    for (std::size_t j = 0; j < s.n_k(); ++j)
-        out += fmt::format("  {} × {}[{}] {} = {}\n", fixed(s.weights(i, j), 4), l.v_name, key(j),
-                           bracketed_row(s.v, j), bracketed_row(c, j, 4));
-    out += fmt::format("  O[{}] = {}\n", qt, bracketed_row(s.output, i, 4));
+    for (std::size_t j = 0; j < s.n_k(); ++j) {
+        const std::string line = fmt::format("  {} × {}[{}] {} = {}", fixed(s.weights(i, j), 4), l.v_name, key(j),
+                                              row_text(s.v, j, -1, st), row_text(c, j, 4, st));
+        if (display_width(line) <= st.width)
+            out += line + "\n";
+        else
+            out += fmt::format("  {} × {}[{}] {}\n      = {}\n", fixed(s.weights(i, j), 4), l.v_name, key(j),
+                               row_text(s.v, j, -1, st), row_text(c, j, 4, st));
+    }
+    out += fmt::format("  O[{}] = {}\n", qt, row_text(s.output, i, 4, st));
     double wsum = 0.0;
     for (std::size_t j = 0; j < s.n_k(); ++j) wsum += s.weights(i, j);
     if (s.row_fully_masked[i])

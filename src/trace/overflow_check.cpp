@@ -1,5 +1,7 @@
 // trace/overflow_check.cpp — see overflow_check.hpp. One pass per stage in the order
-// they are computed, so the message names the first stage that overflowed.
+// they are computed, so the message names the first stage that overflowed. The
+// scaled and masked scores are not kept by the run: they are derived here from the
+// raw scores (raw / scale, + bias) exactly as the run derives them when it prints.
 #include "trace/overflow_check.hpp"
 
 #include <cmath>
@@ -12,43 +14,56 @@ namespace attn::trace {
 
 namespace {
 
-struct stage_check {
-    stage id;
-    bool score_shaped;  // [n_q, n_k]: columns are keys
-};
-
 std::string value_word(double x) { return std::isnan(x) ? "not a number" : x > 0 ? "+infinity" : "-infinity"; }
+
+struct place {
+    const trace_run& r;
+    const run_labels& l;
+    std::size_t b, h;
+
+    // The token of row i of stage s (one-query runs keep only that query's row).
+    std::string row(stage s, std::size_t i) const {
+        if (s == stage::k || s == stage::v) return fmt::format("key '{}' (row {})", l.key_tokens.at(i), i);
+        const std::size_t q = r.one_query && s != stage::q ? *r.one_query : i;
+        return fmt::format("query '{}' (row {})", l.query_tokens.at(q), q);
+    }
+    std::string col(stage s, std::size_t j) const {
+        if (info(s).is_score) return fmt::format("key '{}' (column {})", l.key_tokens.at(j), j);
+        return fmt::format("column {}", j);
+    }
+    [[noreturn]] void fail(stage s, double x, std::size_t i, std::size_t j, const io::source_pos& spec) const {
+        const std::string where = (r.batch > 1 ? fmt::format("batch {}, ", b) : "") + (r.heads > 1 ? fmt::format("head {}, ", h) : "");
+        throw io::input_error("overflow", spec,
+                              fmt::format("{}{} is {} at {}, {}: the inputs are finite but the computation overflows a "
+                                          "double (beyond ±1.8e308); scale the inputs down (or check `scale`)",
+                                          where, info(s).hook, value_word(x), row(s, i), col(s, j)));
+    }
+};
 
 }  // namespace
 
 void require_finite_stages(const trace_run& r, const io::source_pos& spec) {
-    static const stage_check checks[] = {{stage::q, false},           {stage::k, false},
-                                         {stage::v, false},           {stage::scores_raw, true},
-                                         {stage::scores_scaled, true}, {stage::scores_masked, true},
-                                         {stage::weights, true},      {stage::z, false}};
     const run_labels l = terminal_safe_labels(r.labels);
+    const double scale = r.scale();
     for (std::size_t b = 0; b < r.batch; ++b)
         for (std::size_t h = 0; h < r.heads; ++h) {
-            const attention_steps& s = r.at(b, h);
-            for (const stage_check& c : checks) {
-                const matrix& m = stage_matrix(s, c.id);
-                const bool keys_side = c.id == stage::k || c.id == stage::v;
-                for (std::size_t i = 0; i < m.shape(0); ++i)
-                    for (std::size_t j = 0; j < m.shape(1); ++j) {
-                        const double x = m(i, j);
-                        if (std::isfinite(x) || (c.id == stage::scores_masked && !s.attend(i, j))) continue;
-                        const std::string where_b = r.batch > 1 ? fmt::format("batch {}, ", b) : "";
-                        const std::string where_h = r.heads > 1 ? fmt::format("head {}, ", h) : "";
-                        const std::string row = keys_side ? fmt::format("key '{}' (row {})", l.key_tokens.at(i), i)
-                                                          : fmt::format("query '{}' (row {})", l.query_tokens.at(i), i);
-                        const std::string col = c.score_shaped ? fmt::format("key '{}' (column {})", l.key_tokens.at(j), j)
-                                                               : fmt::format("column {}", j);
-                        throw io::input_error(
-                            "overflow", spec,
-                            fmt::format("{}{}{} is {} at {}, {}: the inputs are finite but the computation overflows "
-                                        "a double (beyond ±1.8e308); scale the inputs down (or check `scale`)",
-                                        where_b, where_h, info(c.id).hook, value_word(x), row, col));
+            const place at{r, l, b, h};
+            for (stage s : {stage::q, stage::k, stage::v, stage::scores_raw, stage::scores_scaled, stage::weights, stage::z}) {
+                const stage read = s == stage::scores_scaled ? stage::scores_raw : s;
+                for (std::size_t i = 0; i < r.rows(read); ++i)
+                    for (std::size_t j = 0; j < r.cols(read); ++j) {
+                        double x = r.value(read, b, h, i, j);
+                        if (s == stage::scores_scaled) x /= scale;
+                        if (!std::isfinite(x)) at.fail(s, x, i, j, spec);
                     }
+            }
+            if (r.inputs.bias.empty()) continue;
+            for (std::size_t i = 0; i < r.rows(stage::scores_masked); ++i) {
+                const std::size_t q = r.one_query ? *r.one_query : i;
+                for (std::size_t j = 0; j < r.cols(stage::scores_masked); ++j) {
+                    const double x = r.value(stage::scores_masked, b, h, i, j);
+                    if (r.attends(b, q, j) && !std::isfinite(x)) at.fail(stage::scores_masked, x, i, j, spec);
+                }
             }
         }
 }

@@ -101,11 +101,14 @@ std::vector<shape_row> decoder_rows() {
         row("W_self^(o)", "d_v × d", ""),
         row("Y_self", "B × n_tgt × d", "added to X: same shape as X"),
         row("E (encoder output)", "B × n_src × d", "computed once per source"),
+        row("W_cross^(q), W_cross^(k)", "d × d_q", "cross-attention's own weights"),
+        row("W_cross^(v)", "d × d_v", ""),
         row("Q_cross", "B × n_tgt × d_q", "from the decoder stream"),
         row("K_cross", "B × n_src × d_q", "from the encoder output"),
         row("V_cross", "B × n_src × d_v", "from the encoder output"),
         row("A_cross (no causal mask)", "B × n_tgt × n_src", "target over source"),
         row("H_cross", "B × n_tgt × d_v", ""),
+        row("W_cross^(o)", "d_v × d", "back to the model width"),
         row("Y_cross", "B × n_tgt × d", "added to Y_self's stream"),
         row("W_1", "d × d_ff", "FFN"),
         row("Z = Dropout(ReLU(X W_1))", "B × n_tgt × d_ff", ""),
@@ -149,7 +152,9 @@ std::vector<std::string> shape_symbols(const std::string& preset) {
 std::string render_shape_table(const std::string& preset, const symbol_values& values, const style& st) {
     const auto rows = shape_rows(preset);
     table t;
-    t.title = "Shapes: " + preset;
+    std::string words = preset;  // "decoder_block" reads "decoder block"
+    std::replace(words.begin(), words.end(), '_', ' ');
+    t.title = "Shapes: " + words;
     t.corner = "tensor";
     t.shape = "[" + std::to_string(rows.size()) + " tensors]";
     const bool numbers = !values.empty();

@@ -2,6 +2,7 @@
 // output is plain text, byte for byte what the goldens pin.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace attn::trace {
@@ -17,6 +18,8 @@ color_mode parse_color_mode(const std::string& text);
 
 struct style {
     bool color = false;
+    std::size_t width = 80;  // columns the output must fit (--width, the terminal, COLUMNS)
+    bool full = false;       // --full: long vectors and wide tables shown whole, never elided
     std::string heading(const std::string& s) const;   // bold
     std::string label(const std::string& s) const;     // cyan
     std::string emphasis(const std::string& s) const;  // bold yellow

@@ -31,6 +31,9 @@ std::vector<std::string> dimension_labels(std::size_t n);
 
 // Renders the title line, the header and the rows, each line ending in '\n'.
 // Columns are right-aligned to the widest of label and values, Hangul included.
+// A table wider than st.width is split into column blocks, each repeating the
+// row labels; more than 16 columns or 40 rows are shown by their ends around
+// "…" unless st.full.
 std::string render(const table& t, const style& st);
 
 }  // namespace attn::trace

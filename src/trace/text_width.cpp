@@ -1,7 +1,15 @@
-// trace/text_width.cpp — a small wcwidth for the ranges lessons actually use.
+// trace/text_width.cpp — a small wcwidth for the ranges lessons actually use,
+// and fitting text to a width (see text_width.hpp).
 #include "trace/text_width.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
+#include <sstream>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 namespace attn::trace {
 
@@ -55,7 +63,14 @@ std::size_t display_width(const std::string& utf8) {
     std::size_t width = 0;
     for (std::size_t i = 0; i < utf8.size();) {
         const std::uint32_t cp = next_code_point(utf8, i);
-        if (cp == 0x1B) continue;  // escape sequences are not ours to measure
+        if (cp == 0x1B) {  // a colour sequence ESC [ … final byte takes no column
+            if (i < utf8.size() && utf8[i] == '[') {
+                ++i;
+                while (i < utf8.size() && !(utf8[i] >= 0x40 && utf8[i] <= 0x7E)) ++i;
+                if (i < utf8.size()) ++i;
+            }
+            continue;
+        }
         width += is_combining(cp) ? 0 : is_wide(cp) ? 2 : 1;
     }
     return width;
@@ -78,6 +93,176 @@ bool is_valid_utf8(const std::string& bytes) {
         if (cp == 0xFFFD && !(i - before == 3 && bytes.compare(before, 3, "\xEF\xBF\xBD") == 0)) return false;
     }
     return true;
+}
+
+std::size_t output_width(std::size_t requested) {
+    constexpr std::size_t smallest = 20;
+    auto at_least = [](std::size_t w) { return w < smallest ? smallest : w; };
+    if (requested) return at_least(requested);
+    winsize ws{};
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return at_least(ws.ws_col);
+    if (const char* c = std::getenv("COLUMNS"); c && *c) {
+        char* end = nullptr;
+        const long v = std::strtol(c, &end, 10);
+        if (end && *end == '\0' && v > 0 && v < 100000) return at_least(static_cast<std::size_t>(v));
+    }
+    return 80;
+}
+
+namespace {
+
+// Columns of the bullet a line starts with after its indent ("• ", "- ", "* ",
+// "12. ", "3) "), or 0.
+std::size_t bullet_width(const std::string& s, std::size_t from) {
+    if (s.compare(from, 4, "• ") == 0) return 2;
+    if (s.compare(from, 2, "- ") == 0 || s.compare(from, 2, "* ") == 0) return 2;
+    std::size_t i = from;
+    while (i < s.size() && i - from < 3 && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > from && i + 1 < s.size() && (s[i] == '.' || s[i] == ')') && s[i + 1] == ' ') return i - from + 2;
+    return 0;
+}
+
+// The longest prefix of `word` that fits `room` columns (at least one code point).
+std::size_t cut_point(const std::string& word, std::size_t room) {
+    std::size_t i = 0, best = 0;
+    while (i < word.size()) {
+        std::size_t j = i + 1;
+        while (j < word.size() && (static_cast<unsigned char>(word[j]) & 0xC0) == 0x80) ++j;
+        if (display_width(word.substr(0, j)) > room) break;
+        best = j;
+        i = j;
+    }
+    return best ? best : std::min<std::size_t>(word.size(), 1);
+}
+
+}  // namespace
+
+std::string fit_line(const std::string& line, std::size_t width) {
+    if (display_width(line) <= width) return line;
+    std::size_t indent = 0;
+    while (indent < line.size() && line[indent] == ' ') ++indent;
+    std::size_t hang = indent + bullet_width(line, indent);
+    if (hang == indent && indent > 0) hang = indent + 2;  // prose at column 0 continues at column 0
+    if (hang * 2 > width) hang = 2;
+    const std::string cont(hang, ' ');
+
+    std::string out, cur = line.substr(0, indent);
+    std::size_t cur_w = indent;
+    bool cur_has_word = false;
+    std::size_t i = indent;
+    while (i < line.size()) {
+        std::size_t sp = i;
+        while (sp < line.size() && line[sp] == ' ') ++sp;
+        std::size_t e = sp;
+        while (e < line.size() && line[e] != ' ') ++e;
+        const std::string spaces = line.substr(i, sp - i), word = line.substr(sp, e - sp);
+        i = e;
+        if (word.empty()) break;  // trailing spaces
+        const std::size_t ww = display_width(word);
+        if (cur_has_word && cur_w + spaces.size() + ww > width) {
+            out += cur + "\n";
+            cur = cont;
+            cur_w = hang;
+            cur_has_word = false;
+        }
+        if (cur_has_word) {
+            cur += spaces;
+            cur_w += spaces.size();
+        }
+        std::string rest = word;
+        while (cur_w + display_width(rest) > width) {  // a word wider than a whole line: cut it
+            const std::size_t k = cut_point(rest, width > cur_w ? width - cur_w : 1);
+            out += cur + rest.substr(0, k) + "\n";
+            rest = rest.substr(k);
+            cur = cont;
+            cur_w = hang;
+        }
+        cur += rest;
+        cur_w += display_width(rest);
+        cur_has_word = true;
+    }
+    return out + cur;
+}
+
+std::string fit_lines(const std::string& text, std::size_t width) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t nl = text.find('\n', start);
+        const bool has_nl = nl != std::string::npos;
+        if (!has_nl) nl = text.size();
+        out += fit_line(text.substr(start, nl - start), width);
+        if (has_nl) out += "\n";
+        start = nl + 1;
+    }
+    return out;
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+    return lines;
+}
+
+bool flows(const std::string& line) {
+    return !line.empty() && line[0] != ' ' && bullet_width(line, 0) == 0;
+}
+
+// Greedy re-wrap of words into lines of at most `width` columns.
+std::string rewrap(const std::vector<std::string>& lines, std::size_t width) {
+    std::string joined;
+    for (const auto& l : lines) joined += (joined.empty() ? "" : " ") + l;
+    std::string out, cur;
+    std::istringstream words(joined);
+    std::string w;
+    while (words >> w) {
+        if (!cur.empty() && display_width(cur) + 1 + display_width(w) > width) {
+            out += fit_line(cur, width) + "\n";
+            cur.clear();
+        }
+        cur += (cur.empty() ? "" : " ") + w;
+    }
+    return out + fit_line(cur, width) + "\n";
+}
+
+}  // namespace
+
+std::string wrap_prose(const std::string& text, std::size_t width) {
+    const std::vector<std::string> lines = split_lines(text);
+    std::string out;
+    for (std::size_t i = 0; i < lines.size();) {
+        if (!flows(lines[i])) {
+            out += fit_line(lines[i], width) + "\n";
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        bool too_wide = false;
+        for (; j < lines.size() && flows(lines[j]); ++j)
+            if (display_width(lines[j]) > width) too_wide = true;
+        if (too_wide) {
+            out += rewrap(std::vector<std::string>(lines.begin() + static_cast<long>(i), lines.begin() + static_cast<long>(j)), width);
+        } else {
+            for (std::size_t k = i; k < j; ++k) out += lines[k] + "\n";
+        }
+        i = j;
+    }
+    if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+    return out;
+}
+
+std::vector<std::string> elide_items(const std::vector<std::string>& items, std::size_t head, std::size_t tail,
+                                     bool full) {
+    if (full || items.size() <= head + tail + 1) return items;
+    std::vector<std::string> out(items.begin(), items.begin() + static_cast<long>(head));
+    out.push_back("…");
+    out.insert(out.end(), items.end() - static_cast<long>(tail), items.end());
+    return out;
 }
 
 }  // namespace attn::trace
