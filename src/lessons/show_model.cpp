@@ -171,12 +171,17 @@ std::string show_sublayers(const lesson& l, const show_item& item, const trace::
     if (b.encoder) subs = &b.encoder->sublayers;
     if (b.decoder) subs = &b.decoder->sublayers;
     if (!subs) bad(item, "block '" + need_string(item, "block") + "' is not an encoder_block or decoder_block", "block");
+    // Post-norm normalises the stream after each addition; pre-norm never does:
+    // its stream is the plain residual sum.
+    const bool pre = (b.encoder && b.encoder->placement == norm_placement::pre) ||
+                     (b.decoder && b.decoder->placement == norm_placement::pre);
+    const std::string after = pre ? "after the residual addition" : "after Add & Norm";
     trace::table t;
     t.title = opt_string(item, "title", b.title + ": sub-layer by sub-layer");
-    t.axes = "rows: sub-layers in order · shape of its output · the stream after its Add & Norm, first token";
+    t.axes = "rows: sub-layers in order · shape of its output · the stream " + after + ", first token";
     t.shape = fmt::format("[{} × 3]", subs->size());
     t.corner = "sub-layer";
-    t.col_labels = {"output shape", "numbers", "stream[" + b.query_tokens.front() + "] after Add & Norm"};
+    t.col_labels = {"output shape", "numbers", "stream[" + b.query_tokens.front() + "] " + after};
     for (const auto& s : *subs) {
         t.row_labels.push_back(s.name);
         t.cells.push_back({to_string(s.shape), fmt::format("{} × {}", s.output.shape(0), s.output.shape(1)),

@@ -41,7 +41,8 @@ std::string show_strongest(const lesson& l, const show_item& item, const trace::
     trace::table t;
     t.title = opt_string(item, "title", "Reading " + title + ": where each query looks");
     t.axes = "rows: " + query_side + " · the two " + key_side + " with the largest weights";
-    t.shape = "[" + std::to_string(w->shape(0)) + " × " + std::to_string(w->shape(1)) + "]";
+    t.shape = "[" + std::to_string(w->shape(0)) + " × 5]";  // this table's own shape, not the weights'
+    if (!item.spec->get("title")) t.axes += " · of weights " + std::to_string(w->shape(0)) + " × " + std::to_string(w->shape(1));
     t.corner = "query";
     t.col_labels = {"looks most at", "weight", "then at", "weight", "row sum"};
     t.row_labels = rows;
@@ -52,9 +53,10 @@ std::string show_strongest(const lesson& l, const show_item& item, const trace::
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return (*w)(i, a) > (*w)(i, b); });
         double sum = 0;
         for (std::size_t j = 0; j < w->shape(1); ++j) sum += (*w)(i, j);
-        const bool two = order.size() > 1;
-        t.cells.push_back({cols[order[0]], trace::fixed((*w)(i, order[0]), dp), two ? cols[order[1]] : "-",
-                           two ? trace::fixed((*w)(i, order[1]), dp) : "-", trace::fixed(sum, dp)});
+        // A key with weight exactly 0 (blocked, or padding) is never a runner-up.
+        const bool two = order.size() > 1 && (*w)(i, order[1]) > 0.0;
+        t.cells.push_back({cols[order[0]], trace::fixed((*w)(i, order[0]), dp), two ? cols[order[1]] : "none",
+                           two ? trace::fixed((*w)(i, order[1]), dp) : "—", trace::fixed(sum, dp)});
     }
     return trace::render(t, st);
 }
