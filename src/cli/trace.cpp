@@ -1,7 +1,9 @@
 // cli/trace.cpp — `attn trace SPEC.toml [--query T] [--head H] [--batch B]
 // [--stage S]... [--heatmap S|none]... [--json FILE|-] [--npy DIR] [--csv DIR]
-// [--html FILE] [--color auto|always|never]`: one attention computation on the
-// user's own matrices. Parsing only; the io and trace libraries do the work.
+// [--html FILE] [--dtype float64|float32] [--full] [--color auto|always|never]
+// [--list-stages]`: one attention computation on the user's own matrices, on the
+// core's fast path. Parsing only; the io and trace libraries do the work. With an
+// export no terminal report is built; with --query alone only that query's row is kept.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -30,6 +32,7 @@ struct trace_options {
     std::vector<std::string> stages, heatmaps;
     std::string json, npy, csv, html;
     layout_options layout;
+    std::string dtype = "float64";
     bool list_stages = false;
 };
 
@@ -40,15 +43,7 @@ trace::stage stage_arg(const std::string& name, const char* flag) {
     return *s;
 }
 
-void run_trace_verb(const trace_options& o) {
-    if (o.list_stages) {
-        std::cout << trace::stage_markdown_table();
-        return;
-    }
-    if (o.spec.empty()) throw CLI::RequiredError("SPEC");
-    const io::trace_spec spec = io::load_trace_spec(o.spec);
-    const trace::trace_run run = trace::run_trace(io::resolve_trace_inputs(spec));
-
+trace::report_options report_options_of(const trace_options& o) {
     trace::report_options ro;
     ro.st = make_style(o.layout);
     ro.truecolor = trace::heatmap_style_for(ro.st.color).truecolor;
@@ -61,27 +56,60 @@ void run_trace_verb(const trace_options& o) {
         for (const auto& s : o.heatmaps)
             if (s != "none") ro.heatmaps.push_back(stage_arg(s, "--heatmap"));
     }
+    return ro;
+}
 
-    // Everything is rendered before anything is written: a bad --query or --head
-    // fails with no file touched.
+// Every export is staged (written under temporary names) and committed only when all
+// of them are complete: a failure leaves none of them behind.
+void write_exports(const trace::trace_run& run, const trace_options& o, const trace::report_options& ro) {
+    std::unique_ptr<trace::staged_directory> npy, csv;
+    std::unique_ptr<trace::staged_file> html, json;
+    if (!o.npy.empty()) {
+        npy = std::make_unique<trace::staged_directory>(o.npy);
+        trace::write_npy_files(run, *npy);
+    }
+    if (!o.csv.empty()) {
+        csv = std::make_unique<trace::staged_directory>(o.csv);
+        trace::write_csv_files(run, *csv);
+    }
+    if (!o.html.empty()) {
+        html = std::make_unique<trace::staged_file>(o.html);
+        html->write(trace::html_report(run, ro));
+    }
+    if (!o.json.empty() && o.json != "-") {
+        json = std::make_unique<trace::staged_file>(o.json);
+        trace::write_json(run, [&](const char* p, std::size_t n) { json->write(p, n); });
+    }
+    if (npy) npy->commit(), std::cerr << "attn trace: wrote " << npy->files() << " .npy files to " << o.npy << "\n";
+    if (csv) csv->commit(), std::cerr << "attn trace: wrote " << csv->files() << " .csv files to " << o.csv << "\n";
+    if (html) html->commit(), std::cerr << "attn trace: wrote " << o.html << "\n";
+    if (json) json->commit(), std::cerr << "attn trace: wrote " << o.json << "\n";
+    if (o.json == "-") trace::write_json(run, [](const char* p, std::size_t n) { std::cout.write(p, static_cast<std::streamsize>(n)); });
+}
+
+void run_trace_verb(const trace_options& o) {
+    if (o.list_stages) {
+        std::cout << trace::stage_markdown_table();
+        return;
+    }
+    if (o.spec.empty()) throw CLI::RequiredError("SPEC");
+    const trace::report_options ro = report_options_of(o);  // unknown stage names fail here, before any work
+    const io::trace_inputs in = io::resolve_trace_inputs(io::load_trace_spec(o.spec));
+
+    // Exports write every stage; the terminal report of one query needs that query's row only.
     const bool exporting = !o.json.empty() || !o.npy.empty() || !o.csv.empty() || !o.html.empty();
-    const std::string report = trace::render_trace_report(run, ro);  // also checks --query/--head/--batch
-    const std::string json = o.json.empty() ? "" : trace::to_json(run);
-    const std::string html = o.html.empty() ? "" : trace::html_report(run, ro);
-    std::map<std::string, std::string> npy, csv;
-    if (!o.npy.empty()) npy = trace::npy_files(run);
-    if (!o.csv.empty()) csv = trace::csv_files(run);
+    trace::trace_run_options to;
+    to.dtype = o.dtype == "float32" ? trace::trace_dtype::float32 : trace::trace_dtype::float64;
+    if (ro.query && !exporting && !trace::needs_extras(in)) {
+        trace::run_labels labels;
+        labels.query_tokens = in.query_tokens;
+        to.one_query = trace::find_query_row(labels, *ro.query);
+    }
+    const trace::trace_run run = trace::run_trace(in, to);
+    trace::check_report_options(run, ro);  // --batch, --head, --query, --stage: before any file is touched
 
-    if (!o.npy.empty()) trace::write_directory_atomically(o.npy, npy);
-    if (!o.csv.empty()) trace::write_directory_atomically(o.csv, csv);
-    if (!o.html.empty()) trace::write_file_atomically(o.html, html);
-    if (!o.json.empty() && o.json != "-") trace::write_file_atomically(o.json, json);
-    if (!o.npy.empty()) std::cerr << "attn trace: wrote " << npy.size() << " .npy files to " << o.npy << "\n";
-    if (!o.csv.empty()) std::cerr << "attn trace: wrote " << csv.size() << " .csv files to " << o.csv << "\n";
-    if (!o.html.empty()) std::cerr << "attn trace: wrote " << o.html << "\n";
-    if (!o.json.empty() && o.json != "-") std::cerr << "attn trace: wrote " << o.json << "\n";
-    if (o.json == "-") std::cout << json;
-    if (!exporting) print_fitted(report, ro.st);
+    if (exporting) write_exports(run, o, ro);
+    else print_fitted(trace::render_trace_report(run, ro), ro.st);
 }
 
 }  // namespace
@@ -100,6 +128,8 @@ void setup_trace(CLI::App& app) {
     sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
     sub->add_option("--csv", o->csv, "Write one .csv per 2-D slice of each stage into DIR");
     sub->add_option("--html", o->html, "Write a self-contained HTML report to FILE");
+    sub->add_option("--dtype", o->dtype, "Compute in float64 (default) or float32; exports keep that dtype")
+        ->check(CLI::IsMember({"float64", "float32"}));
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_trace_verb(*o); });
 }

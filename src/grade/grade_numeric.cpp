@@ -1,6 +1,7 @@
 // grade/grade_numeric.cpp — numeric parts: read the student's numbers, check the
 // shape, then the values within tolerance; credit a part that follows from the
 // student's own earlier answer; name the catalogued mistake a wrong answer matches.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -60,7 +61,96 @@ struct earlier_answer {
     std::vector<std::size_t> rows, cols;
     matrix got;
     part_status status;
+    bool genuine = false;  // close to the reference or to a catalogued mistake: may carry credit
 };
+
+// ── fair credit (lessons/README.md, "Fair credit") ──
+
+// Carried credit: a part right given the student's own (genuine, wrong) earlier part.
+constexpr double carried_fraction = 0.5;
+// An exercise whose only errors are one named mistake (and what follows from it) earns this.
+constexpr double named_mistake_fraction = 0.5;
+
+// Entries of the part's slice that some answer could get wrong: blocked cells of the
+// masked scores (−inf) and of the weights (0), and the output of a query that sees no
+// key (0), are right by construction for any answer that follows the mask, and carry
+// no credit of their own. [rows × cols] flattened, row-major.
+std::vector<bool> informative_entries(const part_spec& p, const pipeline_inputs& in, const stage_values& right,
+                                      std::size_t n_rows, std::size_t n_cols) {
+    std::vector<bool> out(n_rows * n_cols, true);
+    const bool cells = p.stage == "masked" || p.stage == "weights";
+    if (!in.mask || (!cells && p.stage != "output")) return out;
+    const auto rows = all_or(p.rows, in.q.shape(0));
+    const auto cols = all_or(p.cols, cells ? in.k.shape(0) : in.v.shape(1));
+    for (std::size_t r = 0; r < n_rows && r < rows.size(); ++r)
+        for (std::size_t c = 0; c < n_cols && c < cols.size(); ++c) {
+            const std::size_t i = rows[r];
+            if (cells) out[r * n_cols + c] = cols[c] < in.mask->shape(1) && (*in.mask)(i, cols[c]);
+            else out[r * n_cols + c] = !(i < right.fully_masked.size() && right.fully_masked[i]);
+        }
+    return out;
+}
+
+struct credit_count {
+    std::size_t informative = 0, close = 0;
+    std::size_t first_bad = 0;  // flat index, an informative entry when one is off
+};
+
+credit_count count_credit(const matrix& got, const matrix& expected, const std::vector<bool>& info, const tolerance& tol) {
+    credit_count c;
+    bool found = false;
+    std::size_t any_bad = 0;
+    bool any_found = false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const bool ok = is_close(got.flat(i), expected.flat(i), tol);
+        if (!ok && !any_found) any_bad = i, any_found = true;
+        if (!info[i]) continue;
+        ++c.informative;
+        if (ok) ++c.close;
+        else if (!found) c.first_bad = i, found = true;
+    }
+    if (!found) c.first_bad = any_bad;
+    return c;
+}
+
+// Placeholder answers a student can write without computing anything: a constant
+// (zeros for the scores …), uniform weights (over all keys or the visible ones), the
+// mean of V (over all keys or the visible ones). They earn no per-entry credit.
+bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs& in, const tolerance& tol) {
+    if (got.size() > 1) {
+        bool constant = true;
+        for (double e : got) constant = constant && e == got.flat(0);
+        if (constant) return true;
+    }
+    const auto rows = all_or(p.rows, in.q.shape(0));
+    if (got.shape(0) != rows.size()) return false;
+    const std::size_t n_k = in.k.shape(0);
+    auto visible = [&](std::size_t i, std::size_t j) { return !in.mask || (*in.mask)(i, j); };
+    for (bool only_visible : {false, true}) {
+        matrix guess(got.shape());  // [rows, cols] the placeholder for these rows
+        bool ok = true;
+        for (std::size_t r = 0; r < rows.size() && ok; ++r) {
+            std::size_t seen = 0;
+            for (std::size_t j = 0; j < n_k; ++j) seen += (!only_visible || visible(rows[r], j)) ? 1 : 0;
+            const auto cols = all_or(p.cols, p.stage == "output" ? in.v.shape(1) : n_k);
+            for (std::size_t c = 0; c < cols.size() && c < got.shape(1); ++c) {
+                double g = 0.0;
+                if (p.stage == "weights") {
+                    g = seen && (!only_visible || visible(rows[r], cols[c])) ? 1.0 / static_cast<double>(seen) : 0.0;
+                } else if (p.stage == "output") {
+                    for (std::size_t j = 0; j < n_k; ++j)
+                        if (!only_visible || visible(rows[r], j)) g += in.v(j, cols[c]);
+                    g = seen ? g / static_cast<double>(seen) : 0.0;
+                } else {
+                    ok = false;
+                }
+                guess(r, c) = g;
+            }
+        }
+        if (ok && all_close(got, guess, tol)) return true;
+    }
+    return false;
+}
 
 std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale,
                                   std::size_t n_q, std::size_t n_k) {
@@ -100,8 +190,12 @@ std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, c
                     if (!(*sub.mask)(i, j)) s(i, j) = in.masked_fill;
         return cut_cols(s);
     }
-    if (p.stage == "weights" && (e.stage == "masked" || e.stage == "scaled"))
-        return cut_cols(weights_from_scores(e.stage == "scaled" ? with_bias(e.got) : e.got, sub));
+    if (p.stage == "weights" && e.stage == "masked") {  // the student's own masked scores, as they masked them
+        pipeline_inputs unmasked = sub;
+        unmasked.mask.reset();
+        return cut_cols(weights_from_scores(e.got, unmasked));
+    }
+    if (p.stage == "weights" && e.stage == "scaled") return cut_cols(weights_from_scores(with_bias(e.got), sub));
     if (p.stage == "output" && e.stage == "weights") return cut_cols(matmul(e.got, in.v));
     return std::nullopt;
 }
@@ -168,6 +262,39 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
     return r;
 }
 
+std::string points_pct(double f) { return std::to_string(static_cast<int>(std::lround(f * 100.0))) + "%"; }
+
+// A carried part is as genuine as what it carried from.
+bool e_genuine_after_carry(const std::vector<earlier_answer>&, bool chain) { return chain; }
+
+// One named mistake costs the same fraction of an exercise everywhere: when every part
+// that lost points is explained by named mistakes (the part that shows one, or a part
+// carried from it), the exercise earns (1 − 0.5·k) of its points for k distinct
+// mistakes, spread over its parts; with other errors too, at most that.
+void apply_named_mistake_cost(std::vector<part_result>& parts) {
+    std::vector<std::string> named;
+    bool only_named = true;
+    double max = 0.0, score = 0.0;
+    for (const auto& p : parts) {
+        max += p.max;
+        score += p.score;
+        if (!p.mistake.empty()) {
+            if (std::find(named.begin(), named.end(), p.mistake) == named.end()) named.push_back(p.mistake);
+        } else if (p.status != part_status::correct && p.status != part_status::carried) {
+            only_named = false;
+        }
+    }
+    if (named.empty() || max <= 0.0) return;
+    const double cap = std::max(0.0, 1.0 - named_mistake_fraction * static_cast<double>(named.size()));
+    const double target = only_named ? cap * max : std::min(score, cap * max);
+    for (auto& p : parts) {
+        p.score = only_named ? p.max * cap : (score > 0.0 ? p.score * target / score : 0.0);
+        if (!p.mistake.empty())
+            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
+                          " of the exercise, once, whatever it touches";
+    }
+}
+
 }  // namespace
 
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
@@ -210,6 +337,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
     const stage_values right = compute_correct(in);
     std::optional<std::vector<mistake_candidate>> candidates;  // computed on the first wrong answer
     std::vector<earlier_answer> seen;
+    bool genuine_chain = true;
 
     for (const auto& p : x.parts) {
         part_result r;
@@ -288,7 +416,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                 }
             }
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, !r.mistake.empty()});
             continue;
         }
         const closeness c = compare(got, *expected, p.tol);
@@ -297,7 +425,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.score = r.max;
             r.feedback = "correct (" + std::to_string(c.total) + " of " + std::to_string(c.total) + " within " + p.tol.str() + ")";
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, true});
             continue;
         }
         // Right given the student's own earlier answer? Then the error counts once.
@@ -310,21 +438,33 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             if (follow && follow->shape() == got.shape() && all_close(got, *follow, p.tol)) {
                 carried = true;
                 r.status = part_status::carried;
-                r.score = r.max;
-                r.feedback = "right given your own " + stage_words(e->stage) + " above (within " + p.tol.str() +
-                             "); the error there is counted once";
+                r.score = e->genuine ? r.max * carried_fraction : 0.0;
+                r.feedback = e->genuine ? "right given your own " + stage_words(e->stage) + " above (within " + p.tol.str() +
+                                              "): " + points_pct(carried_fraction) + " of this part's points"
+                                        : "follows from your own " + stage_words(e->stage) +
+                                              " above, which are not an attempt at your numbers: no credit carries";
+                genuine_chain = genuine_chain && e->genuine;
+                r.other_numbers = !e->genuine;
             }
         }
         if (carried) {
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain)});
             continue;
         }
-        r.score = r.max * static_cast<double>(c.close) / static_cast<double>(c.total);
-        r.status = c.close ? part_status::partial : part_status::wrong;
-        r.feedback = std::to_string(c.close) + " of " + std::to_string(c.total) + " entries within " + p.tol.str() +
-                     "; first off: " + lab.entry(c.first_bad, got.shape(1)) + ", expected " +
-                     value_str(expected->flat(c.first_bad)) + ", found " + value_str(got.flat(c.first_bad));
+        const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
+        const credit_count cc = count_credit(got, *expected, info, p.tol);
+        const bool placeholder = is_placeholder(got, p, in, p.tol);
+        r.score = placeholder || cc.informative == 0 ? 0.0 : r.max * static_cast<double>(cc.close) / static_cast<double>(cc.informative);
+        r.status = r.score > 0.0 ? part_status::partial : part_status::wrong;
+        r.feedback = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " + p.tol.str() +
+                     (cc.informative < c.total ? " (the " + std::to_string(c.total - cc.informative) +
+                                                     " entries fixed by the mask earn nothing by themselves)"
+                                               : std::string()) +
+                     "; first off: " + lab.entry(cc.first_bad, got.shape(1)) + ", expected " +
+                     value_str(expected->flat(cc.first_bad)) + ", found " + value_str(got.flat(cc.first_bad));
+        if (placeholder) r.feedback += ". This looks like a placeholder (a constant, uniform weights or the mean of V), not a computation: no credit";
+        bool genuine = !placeholder && cc.informative > 0 && 2 * cc.close >= cc.informative;
         for (const auto& cand : *candidates) {
             auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
@@ -334,11 +474,21 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.mistake_name = find_mistake(cand.id)->name;
             r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + cand.explanation +
                           " (every entry within " + p.tol.str() + ")";
+            r.score = 0.0;  // the mistake's cost is taken once, for the exercise (below)
+            r.status = part_status::wrong;
+            genuine = true;
             break;
         }
+        if (r.mistake.empty() && p.stage == "weights" && in.softmax && got.shape() == expected->shape() && !placeholder &&
+            rows_not_normalised(got, 10 * p.tol.atol + 1e-9)) {
+            r.feedback += ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
+            r.mistake = "rows_not_normalised";
+            r.mistake_name = find_mistake(r.mistake)->name;
+        }
         out.push_back(r);
-        seen.push_back({p.stage, p.rows, p.cols, got, r.status});
+        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine});
     }
+    apply_named_mistake_cost(out);
     return out;
 }
 

@@ -67,7 +67,7 @@ exercise_result empty_result(const exercise& x) {
 }  // namespace
 
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes) {
+                               std::vector<std::string>& notes, std::vector<std::string>& flags) {
     exercise_result r = empty_result(x);
     r.answered = answer && !is_unanswered(answer);
     if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
@@ -84,6 +84,11 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
         r.variant = n.code;
         r.parameters = n.parameters;
         r.parts = grade_numeric_parts(x, n, answer);
+        bool other = false;
+        for (const auto& p : r.parts) other = other || p.other_numbers;
+        if (other)
+            flags.push_back(x.id + ": the answers follow from each other but not from this student's numbers "
+                                   "(someone else's numbers?)");
     } else {
         for (const auto& p : x.parts) {
             const answer_value* a = part_answer(x, p, answer);
@@ -132,7 +137,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
-        exercise_result r = grade_exercise(*x, sub.find(id), req, rep.notes);
+        exercise_result r = grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags);
         rep.score += r.score;
         rep.max += r.max;
         rep.exercises.push_back(std::move(r));

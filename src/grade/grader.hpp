@@ -34,6 +34,6 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
 
 // One exercise (used by grade_submission; exposed for tests). answer may be null.
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes);
+                               std::vector<std::string>& notes, std::vector<std::string>& flags);
 
 }  // namespace attn::grade

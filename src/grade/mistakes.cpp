@@ -337,9 +337,9 @@ const std::vector<mistake_record>& mistake_catalogue() {
         {"softmax_added", "a softmax where there is none", "the exercise leaves the softmax out", "weights", softmax_added, nullptr, mistake_record::redraw::structural},
         {"scaled_anyway", "scaling where there is none", "the exercise divides by a set number other than √d_k", "scaled", scaled_anyway,
          nullptr, mistake_record::redraw::structural},
-        {"rounded_early", "rounding too early", "always (scores rounded to 1 or 2 decimals)", "weights", rounded_early, nullptr, mistake_record::redraw::tolerance},
         {"weights_rounded", "weights rounded early", "always (weights rounded to 1 or 2 decimals before · V)", "output", weights_rounded,
          nullptr, mistake_record::redraw::tolerance},
+        {"rounded_early", "rounding too early", "always (scores rounded to 1 or 2 decimals)", "weights", rounded_early, nullptr, mistake_record::redraw::tolerance},
         // lessons 15–19 (pipeline_extras.cpp); their stages are not raw … output, so the
         // variant generator does not redraw for them
         {"jacobian_sum_missing", "the Σ term of the softmax Jacobian forgotten", "the exercise gives dL/dO (grad)", "raw",

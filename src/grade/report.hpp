@@ -28,6 +28,7 @@ struct part_result {
     std::string mistake;         // catalogue or declared mistake id, "" when none was recognised
     std::string mistake_name;    // "no scaling"
     lessons::source_pos where;   // the student's answer in their file, when there is one
+    bool other_numbers = false;  // right given an earlier part that is not an attempt at these numbers
 };
 
 struct exercise_result {

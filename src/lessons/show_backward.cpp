@@ -44,7 +44,7 @@ struct gradient_view {
 
 const std::vector<gradient_view>& gradient_views() {
     static const std::vector<gradient_view> v{
-        {"grad_z", "dL/dO, the gradient arriving at the output", "dO", false, false, &attention_grads::grad_output},
+        {"grad_z", "dL/dO, arriving at the output", "dO", false, false, &attention_grads::grad_output},
         {"grad_v", "dV = Aᵀ dO", "dV", true, false, &attention_grads::grad_v},
         {"grad_pattern", "dA = dO Vᵀ", "dA", false, true, &attention_grads::grad_weights},
         {"grad_attn_scores", "dS = A ⊙ (dA − Σ_k A dA)", "dS", false, true, &attention_grads::grad_scores},
@@ -118,7 +118,7 @@ std::string show_saturation(const lesson&, const show_item& item, const trace::s
     const auto seed = static_cast<std::uint64_t>(whole_number(item, "seed", 0, INT64_MAX));
     prng g(seed);
     trace::table t;
-    t.title = opt_string(item, "title", fmt::format("Softmax gradient size, {} keys, mean of {} rows", keys, samples));
+    t.title = opt_string(item, "title", fmt::format("Softmax gradient, {} keys, {} rows", keys, samples));
     t.axes = "rows: d";
     t.corner = "d";
     t.col_labels = {"max a, ÷√d", "‖J‖, ÷√d", "max a, raw", "‖J‖, raw"};

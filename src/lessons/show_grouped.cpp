@@ -41,9 +41,8 @@ std::string show_kv_cache_groups(const lesson&, const show_item& item, const tra
     if (!gs || gs->empty()) bad(item, "needs 'groups', a list of key/value head counts such as [32, 8, 1]", "groups");
     const kv_cache_size mha = kv_cache(layers, heads, d_head, tokens, batch, bytes);
     trace::table t;
-    t.title = opt_string(item, "title", fmt::format("KV cache: {} layers, H = {}, d_head = {}, {} tokens, {} bytes each",
-                                                    layers, heads, d_head, tokens, bytes));
-    t.axes = "rows: key/value heads G";
+    t.title = opt_string(item, "title", fmt::format("KV cache, {} layers, {} tokens", layers, tokens));
+    t.axes = "rows: K/V heads G";
     t.corner = "G";
     t.col_labels = {"attention", "numbers", "bytes", "vs G = H"};
     t.shape = fmt::format("[{} × 4]", gs->size());

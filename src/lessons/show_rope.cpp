@@ -76,8 +76,8 @@ std::string show_rope_shift(const lesson& l, const show_item& item, const trace:
     const double base = base_of(item);
     const std::size_t d = q.shape(1);
     trace::table t;
-    t.title = opt_string(item, "title", "Score of the same q and k at different positions");
-    t.axes = "rows: q at position m, k at position n";
+    t.title = opt_string(item, "title", "One q·k at several positions");
+    t.axes = "rows: positions m of q, n of k";
     t.corner = "m, n";
     t.col_labels = {"m − n", "rotated q·k", "with P added"};
     t.shape = fmt::format("[{} × 3]", ps->size());
@@ -113,7 +113,7 @@ std::string show_rope_run(const lesson& l, const show_item& item, const trace::s
     const attention_steps r = scaled_dot_product_attention(rotary_embed(run.steps.q, base).rotated,
                                                            rotary_embed(run.steps.k, base).rotated, run.steps.v, o);
     trace::run_labels labels = run.labels;
-    labels.title = opt_string(item, "title", "With rotary positions,");
+    labels.title = opt_string(item, "title", "Rotated,");
     return trace::render(trace::stage_table(r, *s, labels, opt_decimals(item, -1)), st);
 }
 

@@ -70,8 +70,8 @@ std::string show_online_softmax(const lesson& l, const show_item& item, const tr
 
     // Table 1: the running state after each block.
     trace::table s;
-    s.title = opt_string(item, "title", fmt::format("Online softmax for \"{}\", {} keys per block", tok, tile));
-    s.axes = "rows: key blocks, left to right";
+    s.title = opt_string(item, "title", fmt::format("Online softmax for \"{}\", blocks of {}", tok, tile));
+    s.axes = "rows: key blocks";
     s.corner = "block";
     s.col_labels = {"block max", "m", "rescale", "l"};
     s.shape = fmt::format("[{} × 4]", t.blocks);
@@ -95,8 +95,8 @@ std::string show_online_softmax(const lesson& l, const show_item& item, const tr
         xt::view(o, b, xt::all()) = xt::view(t.partial_output, b, i, xt::all());
         rows.push_back(block_name(run, b, tile));
     }
-    out += trace::render(trace::make_table("Partial output o = Σ exp(s − m) v, after each block",
-                                           "rows: key blocks · columns: dimensions", "o", rows,
+    out += trace::render(trace::make_table("Partial output o after each block",
+                                           "rows: key blocks", "o", rows,
                                            trace::dimension_labels(run.steps.d_v()), o, dp),
                          st);
 
@@ -122,7 +122,7 @@ std::string show_tiled_output(const lesson& l, const show_item& item, const trac
     const tiled_steps t = tiled_of(run, tile);
     const int dp = opt_decimals(item, 4);
     std::string out = trace::render(
-        trace::make_table(opt_string(item, "title", fmt::format("Tiled output, {} keys per block", tile)),
+        trace::make_table(opt_string(item, "title", fmt::format("Tiled output, blocks of {}", tile)),
                           "rows: queries · columns: dimensions", "O", run.labels.query_tokens,
                           trace::dimension_labels(run.steps.d_v()), t.output, dp),
         st);
@@ -142,7 +142,7 @@ std::string show_tiled_memory(const lesson&, const show_item& item, const trace:
     if (!sizes || sizes->empty()) bad(item, "needs 'sizes', a list of sequence lengths such as [5, 1024, 32768]", "sizes");
     const std::size_t tile = tile_of(item);
     trace::table t;
-    t.title = opt_string(item, "title", fmt::format("Memory for the scores, 8-byte numbers, {} keys per block", tile));
+    t.title = opt_string(item, "title", "Memory for the scores (8-byte numbers)");
     t.axes = "rows: sequence length n";
     t.corner = "n";
     t.col_labels = {"one-shot n×n", "bytes", "online 2n+block", "bytes"};

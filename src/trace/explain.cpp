@@ -42,15 +42,17 @@ std::string dot_terms(const attention_steps& s, std::size_t i, std::size_t j, co
 
 }  // namespace
 
-std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& l, const style& st) {
-    const std::string& qt = l.query_tokens.at(i);
+std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& l, const style& st,
+                          std::optional<std::size_t> query) {
+    const std::size_t shown = query.value_or(i);
+    const std::string& qt = l.query_tokens.at(shown);
     std::size_t key_w = 0;
     for (const auto& t : l.key_tokens) key_w = std::max(key_w, display_width(t));
     const auto key = [&](std::size_t j) { return pad_right(l.key_tokens[j], key_w); };
     const std::string qref = l.q_name + "[" + qt + "]";
     std::string out;
 
-    out += st.heading(fmt::format("=== {} trace: '{}' (row {} of {}) ===", l.title, qt, i, l.q_name)) + "\n";
+    out += st.heading(fmt::format("=== {} trace: '{}' (row {} of {}) ===", l.title, qt, shown, l.q_name)) + "\n";
     out += qref + " = " + row_text(s.q, i, -1, st) + "\n";
 
     // Step 1: each dot product, term by term.

@@ -1,20 +1,19 @@
-// trace/export.hpp — every stage of a trace run under stable names, for files.
-//
-// Names mirror TransformerLens where the stage matches, and so do the layouts:
-//   hook_q                   [batch, query_pos, head, d_head]
-//   hook_k                   [batch, key_pos, head, d_head]
-//   hook_v                   [batch, key_pos, head, d_head_v]
-//   hook_attn_scores_raw     [batch, head, query_pos, key_pos]   Q·Kᵀ
-//   hook_attn_scores_scaled  [batch, head, query_pos, key_pos]   ÷ scale
-//   hook_attn_scores         [batch, head, query_pos, key_pos]   + bias, -inf where blocked
-//   hook_pattern             [batch, head, query_pos, key_pos]   softmax over key_pos
-//   hook_z                   [batch, query_pos, head, d_head_v]  pattern · V
-//   hook_result              [batch, query_pos, head, d_model]   z_h · W_O (only with W_O)
-//   hook_attn_out            [batch, query_pos, d_model]         Σ_h hook_result (only with W_O)
+// trace/export.hpp — every stage of a trace run under its vocabulary name
+// (trace/stages.hpp), for files, in the vocabulary's layouts:
+//   per_position  [batch, pos, head, d]          hook_q, hook_k, hook_v, hook_z, hook_result, …
+//   per_head      [batch, head, query_pos, key_pos | block]   the score stages, tiled_*, grad maps
+//   summed_heads  [batch, query_pos, d_model]    hook_attn_out
 // batch and head are always present (size 1 when the spec has neither).
+//
+// The writers stream: each stage is read row by row from the run (trace_run.hpp's
+// stage_row: the kept buffers themselves, or one computed row of the scaled and masked
+// scores) and written as it is read, so an export holds no copy of a stage. The .npy
+// data of a kept stage goes from the tensor's buffer to write() untouched; JSON and CSV
+// are formatted a row at a time. Values are in the run's dtype (float64, or float32
+// with --dtype float32: '<f4' .npy, shortest float text).
 #pragma once
 
-#include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,28 @@
 
 namespace attn::trace {
 
+// Where streamed bytes go (a staged file, stdout).
+using byte_sink = std::function<void(const char* data, std::size_t bytes)>;
+
+// The whole run as JSON: metadata, tokens and every stage with axes, shape and
+// nested data at full precision (shortest form that round-trips). JSON has no
+// infinity: blocked cells of hook_attn_scores are null (the .npy keeps -inf).
+void write_json(const trace_run& run, const byte_sink& out);
+
+class staged_directory;
+
+// One "<stage>.npy" per stage into dir (C order, the layouts above). Returns the
+// number of files. Nothing appears in dir until every file is complete (commit()).
+void write_npy_files(const trace_run& run, staged_directory& dir);
+std::size_t write_npy_dir(const trace_run& run, const std::string& dir);
+
+// One CSV per 2-D slice: "<stage>.b<B>.h<H>.csv" with a header row of column labels
+// (key tokens, d0.. or block0..), then one row per token, first cell the token.
+// hook_attn_out: "<stage>.b<B>.csv". Numbers at full precision; blocked cells "-inf".
+void write_csv_files(const trace_run& run, staged_directory& dir);
+std::size_t write_csv_dir(const trace_run& run, const std::string& dir);
+
+// One stage materialised in float64 (tests and small runs).
 struct export_stage {
     stage id;
     std::string name;                // "hook_pattern"
@@ -29,20 +50,9 @@ struct export_stage {
     std::vector<std::size_t> shape;  // one per axis
     std::vector<double> data;        // C order
 };
-
 std::vector<export_stage> export_stages(const trace_run& run);
 
-// The whole run as JSON: metadata, tokens and every stage with axes, shape and
-// nested data at full precision (shortest form that round-trips). JSON has no
-// infinity: blocked cells of hook_attn_scores are null (the .npy keeps -inf).
+// Convenience for tests and the golden: the JSON as one string.
 std::string to_json(const trace_run& run);
-
-// One "<stage>.npy" per stage (float64, C order, the shapes above).
-std::map<std::string, std::string> npy_files(const trace_run& run);
-
-// One CSV per 2-D slice: "<stage>.b<B>.h<H>.csv" with a header row of column labels
-// (key tokens or d0..), then one row per query token, first cell the token.
-// hook_attn_out: "<stage>.b<B>.csv". Numbers at full precision; blocked cells "-inf".
-std::map<std::string, std::string> csv_files(const trace_run& run);
 
 }  // namespace attn::trace

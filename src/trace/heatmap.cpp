@@ -122,6 +122,7 @@ std::string render_heatmap(const heatmap_input& in, const heatmap_style& st) {
         out += "  legend: ░ < " + at(0.25) + " ≤ ▒ < " + at(0.5) + " ≤ ▓ < " + at(0.75) + " ≤ █ (range " + at(0) + " .. " +
                at(1) + ")   · blocked\n";
     }
+    if (!in.legend_note.empty()) out += "  " + in.legend_note + "\n";
     return out;
 }
 

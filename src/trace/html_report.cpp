@@ -12,6 +12,7 @@
 #include "trace/explain.hpp"
 #include "trace/heatmap.hpp"
 #include "trace/number_format.hpp"
+#include "trace/stage_view.hpp"
 
 namespace attn::trace {
 
@@ -133,6 +134,7 @@ std::string html_escape(const std::string& text) {
 }
 
 std::string html_report(const trace_run& r, const report_options& o) {
+    const std::size_t all = std::numeric_limits<std::size_t>::max();
     const bool has_bias = !r.inputs.bias.empty();
     const bool masked_matters = r.inputs.has_mask || has_bias;
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -141,7 +143,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
                       "<title>attn trace — " + esc(r.labels.title) + "</title>\n<style>" + css + "</style>\n</head>\n<body>\n";
     out += "<h1>" + esc(r.labels.title) + "</h1>\n";
     out += fmt::format("<p id=\"summary\">kind: {} · batch: {} · heads: {} · n_q = {} · n_k = {} · d_head = {} · scale = ÷ {}</p>\n",
-                       esc(r.inputs.kind), r.batch, r.heads, r.n_q(), r.n_k(), r.inputs.d_head, compact(r.at(0, 0).scale, 6));
+                       esc(r.inputs.kind), r.batch, r.heads, r.n_q(), r.n_k(), r.inputs.d_head, compact(r.scale(), 6));
     out += "<p>Rows are always queries and columns always keys. Stage names follow TransformerLens:</p>\n<dl>";
     for (const auto& si : all_stages())
         if (stage_available(r, si.id))
@@ -151,7 +153,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
         if (o.batch && *o.batch != b) continue;
         for (std::size_t h = 0; h < r.heads; ++h) {
             if (o.head && *o.head != h) continue;
-            const attention_steps& s = r.at(b, h);
+            const attention_steps s = r.head_steps(b, h);  // [n_q, n_k] stages materialised: the HTML is for small runs
             run_labels l = r.labels;
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
             if (r.heads > 1) l.title += fmt::format(" · head {} of {}", h, r.heads);
@@ -164,7 +166,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
             out += "<h3>Stages</h3>\n";
             for (const auto& si : head_stages())
                 if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
-            if (r.has_result) out += stage_html(result_table(r, stage::result, b, h, l));
+            if (r.has_result) out += stage_html(stage_view_table(r, stage::result, b, h, l, info(stage::result).decimals, all));
             out += "<h3>Per-token traces</h3>\n";
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 out += "<details id=\"trace-" + id + "-q" + std::to_string(i) + "\"><summary>Trace of query '" + esc(l.query_tokens[i]) +
@@ -174,7 +176,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
         if (r.has_result && r.heads > 1 && !o.head) {
             run_labels l = r.labels;
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
-            out += stage_html(result_table(r, stage::attn_out, b, 0, l));
+            out += stage_html(stage_view_table(r, stage::attn_out, b, 0, l, info(stage::attn_out).decimals, all));
         }
     }
     return out + "</body>\n</html>\n";

@@ -7,7 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "trace/explain.hpp"
+#include "trace/stage_view.hpp"
 #include "trace/heatmap.hpp"
 #include "trace/number_format.hpp"
 
@@ -33,12 +36,6 @@ std::size_t check_index(const std::optional<std::size_t>& v, std::size_t n, cons
 
 }  // namespace
 
-table result_table(const trace_run& r, stage st, std::size_t b, std::size_t h, const run_labels& l) {
-    const matrix& m = st == stage::result ? r.result[b * r.heads + h] : r.attn_out[b];
-    const stage_frame f = frame_of(st, l);
-    return make_table(f.title, f.axes, f.corner, *f.row_labels, dimension_labels(m.shape(1)), m, info(st).decimals);
-}
-
 namespace {
 
 std::string score_stage_note() {
@@ -62,59 +59,79 @@ int user_stage_decimals(const attention_steps& steps, stage s) {
     return 4;
 }
 
-std::string render_trace_report(const trace_run& r, const report_options& o) {
+void check_report_options(const trace_run& r, const report_options& o) {
     check_index(o.batch, r.batch, "batch");
     check_index(o.head, r.heads, "head");
-    std::optional<std::size_t> row;
-    if (o.query) row = find_query_row(r.labels, *o.query);
+    if (o.query) find_query_row(r.labels, *o.query);
     for (stage s : o.heatmaps)
         if (!info(s).is_score) throw std::invalid_argument(std::string("--heatmap ") + info(s).hook + ": " + score_stage_note());
     for (stage s : o.tables) check_available(r, s, "--stage");
+}
 
+namespace {
+
+// The tables, heatmaps and notes of one head.
+std::string head_report(const trace_run& r, const report_options& o, const std::vector<stage>& tables, std::size_t b,
+                        std::size_t h) {
+    const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
+    const std::size_t limit = o.st.full ? std::numeric_limits<std::size_t>::max() : view_limit;
+    run_labels l = r.labels;
+    l.title = section_title(r, b, h);
+    std::string out = o.st.heading("=== " + l.title + " ===") + "\n";
+    out += fmt::format("n_q = {}, n_k = {}, d_head = {}, scale = ÷ {}\n\n", r.n_q(), r.n_k(), r.inputs.d_head,
+                       compact(r.scale(), 6));
+    for (stage st : tables)
+        if (st <= stage::z)
+            out += render(stage_view_table(r, st, b, h, l, user_stage_decimals(r, st, b, h), limit), o.st) +
+                   elision_note(r, st, limit) + "\n";
+    const heatmap_style hs{o.st.color, o.st.color && o.truecolor};
+    for (stage st : o.heatmaps) out += render_heatmap_view(r, st, b, h, l, hs, o.st.full ? 1000000 : o.st.width) + "\n";
+    std::size_t notes = 0;
+    for (std::size_t i = 0; i < r.n_q(); ++i)
+        if (r.row_fully_masked(b, h, i) && notes++ < view_limit)
+            out += "note: every key is blocked for query '" + l.query_tokens[i] + "': its weights are 0, not 0/0\n\n";
+    if (notes > view_limit) out += fmt::format("note: {} more queries see no key at all\n\n", notes - view_limit);
+    out += render_extras(r, b, h, o.st, wanted);  // rope, tile, backward, kv_heads (trace_extras.hpp)
+    if (wanted(stage::result))
+        out += render(stage_view_table(r, stage::result, b, h, l, info(stage::result).decimals, limit), o.st) +
+               elision_note(r, stage::result, limit) + "\n";
+    return out;
+}
+
+}  // namespace
+
+std::string render_trace_report(const trace_run& r, const report_options& o) {
+    check_report_options(r, o);
+    std::optional<std::size_t> row;
+    if (o.query) row = find_query_row(r.labels, *o.query);
     const bool masked_matters = r.inputs.has_mask || !r.inputs.bias.empty();
     std::vector<stage> tables = o.tables;
     if (tables.empty())
         for (const auto& si : all_stages())
             if ((si.id != stage::scores_masked || masked_matters) && stage_available(r, si.id)) tables.push_back(si.id);
     const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
+    const std::size_t limit = o.st.full ? std::numeric_limits<std::size_t>::max() : view_limit;
 
-    const heatmap_style hs{o.st.color, o.st.color && o.truecolor};
     std::string out;
     for (std::size_t b = 0; b < r.batch; ++b) {
         if (o.batch && *o.batch != b) continue;
         for (std::size_t h = 0; h < r.heads; ++h) {
             if (o.head && *o.head != h) continue;
-            const attention_steps& s = r.at(b, h);
-            run_labels l = r.labels;
-            l.title = section_title(r, b, h);
             if (row) {
-                out += explain_query(s, *row, l, o.st) + "\n";
+                run_labels l = r.labels;
+                l.title = section_title(r, b, h);
+                // In one-query mode the steps hold that query's row only (row 0).
+                out += explain_query(r.head_steps(b, h), r.one_query ? 0 : *row, l, o.st, *row) + "\n";
+                out += explain_extras_query(r, b, h, *row, o.st);  // tile, backward (trace_extras.hpp)
                 continue;
             }
-            out += o.st.heading("=== " + l.title + " ===") + "\n";
-            out += fmt::format("n_q = {}, n_k = {}, d_head = {}, scale = ÷ {}\n\n", r.n_q(), r.n_k(), s.d_k(), compact(s.scale, 6));
-            for (stage st : tables)
-                if (st <= stage::z) out += render(stage_table(s, st, l, user_stage_decimals(s, st)), o.st) + "\n";
-            for (stage st : o.heatmaps) {
-                heatmap_input in;
-                in.title = std::string("Heatmap of ") + info(st).hook + " (" + info(st).caption + ")";
-                in.row_labels = l.query_tokens;
-                in.col_labels = l.key_tokens;
-                in.values = &stage_matrix(s, st);
-                in.attend = st == stage::scores_masked || st == stage::weights ? &s.attend : nullptr;
-                in.unit_range = st == stage::weights;
-                out += render_heatmap(in, hs) + "\n";
-            }
-            for (std::size_t i = 0; i < r.n_q(); ++i)
-                if (s.row_fully_masked[i])
-                    out += "note: every key is blocked for query '" + l.query_tokens[i] + "': its weights are 0, not 0/0\n\n";
-            out += render_extras(r, b, h, o.st, wanted);  // rope, tile, backward, kv_heads (trace_extras.hpp)
-            if (wanted(stage::result)) out += render(result_table(r, stage::result, b, h, l), o.st) + "\n";
+            out += head_report(r, o, tables, b, h);
         }
         if (r.has_result && !row && !o.head && (r.heads > 1 || !o.tables.empty()) && wanted(stage::attn_out)) {
             run_labels l = r.labels;
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
-            out += render(result_table(r, stage::attn_out, b, 0, l), o.st) + "\n";
+            out += render(stage_view_table(r, stage::attn_out, b, 0, l, info(stage::attn_out).decimals, limit), o.st) +
+                   elision_note(r, stage::attn_out, limit) + "\n";
         }
     }
     return out;

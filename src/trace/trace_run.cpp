@@ -1,24 +1,163 @@
-// trace/trace_run.cpp — see trace_run.hpp. X·W inputs go through the core's
-// multi_head_attention (one call per batch item); direct Q, K, V inputs and
-// per-head biases (which multi_head_attention does not take) call the core's
-// attention once per head on that head's columns.
+// trace/trace_run.cpp — see trace_run.hpp. Per batch item: the projections (X·W in
+// double, as the reference does), then per head: its columns of Q, K, V (its K/V
+// group's, rotated with rope — trace_extras.cpp), the fast forward into one reused
+// workspace, whose kept matrices move into the head's data, and z_h·W_O.
 #include "trace/trace_run.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <thread>
 
+#include <cblas.h>
 #include <xtensor/xview.hpp>
-
-#include "core/multi_head.hpp"
 
 namespace attn::trace {
 
-trace_run run_trace(const io::trace_inputs& in) {
+namespace {
+
+// C [m, n] = A [m, kk] · B [kk, n], row-major.
+void gemm(std::size_t m, std::size_t n, std::size_t kk, const double* a, const double* b, double* c) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kk),
+                1.0, a, static_cast<int>(kk), b, static_cast<int>(n), 0.0, c, static_cast<int>(n));
+}
+void gemm(std::size_t m, std::size_t n, std::size_t kk, const float* a, const float* b, float* c) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kk),
+                1.0f, a, static_cast<int>(kk), b, static_cast<int>(n), 0.0f, c, static_cast<int>(n));
+}
+
+template <class T>
+const run_data<T>& data_of(const trace_run& r);
+template <>
+const run_data<double>& data_of<double>(const trace_run& r) {
+    if (!r.data64) throw std::logic_error("trace run: read as float64 but computed in float32");
+    return *r.data64;
+}
+template <>
+const run_data<float>& data_of<float>(const trace_run& r) {
+    if (!r.data32) throw std::logic_error("trace run: read as float32 but computed in float64");
+    return *r.data32;
+}
+
+// The per-head forward of one batch item; appends to d.heads (and d.attn_out).
+template <class T>
+void run_batch_item(trace_run& r, std::size_t b, const trace_run_options& opt, fast_steps<T>& ws, run_data<T>& d) {
+    const io::trace_inputs& in = r.inputs;
+    matrix q, k, v;  // [n_q, H·d_head], [n_k, G·d_head], [n_k, G·d_head_v]
+    if (in.projected) {
+        const matrix& src = in.kind == "cross" ? in.x_src[b] : in.x[b];
+        q = matmul(in.x[b], in.w_q);
+        k = matmul(src, in.w_k);
+        v = matmul(src, in.w_v);
+    } else {
+        q = in.q[b];
+        k = in.k[b];
+        v = in.v[b];
+    }
+    const std::size_t d_model = r.d_model();
+    fast_matrix<T> out_sum;  // [n_q, d_model]
+    for (std::size_t h = 0; h < in.heads; ++h) {
+        const head_inputs hi = prepare_head(in, q, k, v, h, r.extras);  // the group's K/V, rotated with rope
+        head_data<T> hd;
+        hd.q = xt::cast<T>(hi.q);
+        hd.k = xt::cast<T>(hi.k);
+        hd.v = xt::cast<T>(hi.v);
+        if (!in.bias.empty()) hd.bias = xt::cast<T>(in.bias.size() == 1 ? in.bias[0] : in.bias[h]);
+
+        fast_options<T> o;
+        o.keep = opt.one_query ? keep_mode::one_query : keep_mode::all_stages;
+        o.query = opt.one_query.value_or(0);
+        o.mask = in.has_mask ? &in.attend[b] : nullptr;
+        o.bias = in.bias.empty() ? nullptr : &hd.bias;
+        o.scale_divisor = in.scale;
+        o.threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+        fast_attention(hd.q, hd.k, hd.v, ws, o);
+        hd.scale = ws.scale;
+        hd.scores_raw = std::move(ws.scores_raw);
+        hd.weights = std::move(ws.weights);
+        hd.z = std::move(ws.output);
+        // A moved-from xtensor may keep its shape without its data: reset, so the next
+        // call's resize allocates.
+        ws.scores_raw = fast_matrix<T>();
+        ws.weights = fast_matrix<T>();
+        ws.output = fast_matrix<T>();
+        hd.fully_masked = ws.row_fully_masked;
+
+        if (r.has_result) {
+            const fast_matrix<T> w_o_h =
+                xt::cast<T>(xt::view(*in.w_o, xt::range(h * in.d_head_v, (h + 1) * in.d_head_v), xt::all()));
+            hd.result = fast_matrix<T>({hd.z.shape(0), d_model});
+            gemm(hd.z.shape(0), d_model, in.d_head_v, hd.z.data(), w_o_h.data(), hd.result.data());  // z_h · W_O[h rows]
+            if (h == 0) out_sum = hd.result;
+            else out_sum += hd.result;
+        }
+        d.heads.push_back(std::move(hd));
+        if (needs_extras(in)) {  // tiled forward and backward (small lesson sizes), on these very numbers
+            attention_options ao;
+            if (in.has_mask) ao.mask = in.attend[b];
+            if (!in.bias.empty()) ao.bias = in.bias.size() == 1 ? in.bias[0] : in.bias[h];
+            ao.scale_divisor = in.scale;
+            finish_head(in, b, h, hi, r.head_steps(b, h), ao, r.extras);
+        }
+    }
+    if (r.has_result) d.attn_out.push_back(std::move(out_sum));
+}
+
+template <class T>
+void run_all(trace_run& r, const trace_run_options& opt, std::shared_ptr<run_data<T>>& slot) {
+    slot = std::make_shared<run_data<T>>();
+    slot->heads.reserve(r.batch * r.heads);
+    fast_steps<T> ws;  // one workspace for every head
+    for (std::size_t b = 0; b < r.batch; ++b) run_batch_item(r, b, opt, ws, *slot);
+}
+
+template <class T>
+double value_of(const trace_run& r, stage s, std::size_t b, std::size_t h, std::size_t i, std::size_t j) {
+    std::vector<T> scratch(r.cols(s));
+    return static_cast<double>(stage_row<T>(r, s, b, h, i, scratch.data())[j]);
+}
+
+template <class T>
+attention_steps steps_of(const trace_run& r, std::size_t b, std::size_t h) {
+    const head_data<T>& hd = data_of<T>(r).heads.at(b * r.heads + h);
+    const std::size_t rows = hd.scores_raw.shape(0), n_k = r.n_k();
+    const std::size_t first = r.one_query.value_or(0);
+    attention_steps s;
+    s.q = xt::cast<double>(r.one_query ? fast_matrix<T>(xt::view(hd.q, xt::range(first, first + 1), xt::all())) : hd.q);
+    s.k = xt::cast<double>(hd.k);
+    s.v = xt::cast<double>(hd.v);
+    s.scale = static_cast<double>(hd.scale);
+    s.scores_raw = xt::cast<double>(hd.scores_raw);
+    s.weights = xt::cast<double>(hd.weights);
+    s.output = xt::cast<double>(hd.z);
+    s.row_fully_masked = hd.fully_masked;
+    s.scores_scaled = matrix({rows, n_k});
+    s.scores_masked = matrix({rows, n_k});
+    s.attend = bool_matrix({rows, n_k});
+    std::vector<T> scratch(n_k);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const T* sc = stage_row<T>(r, stage::scores_scaled, b, h, i, scratch.data());
+        for (std::size_t j = 0; j < n_k; ++j) s.scores_scaled(i, j) = static_cast<double>(sc[j]);
+        const T* m = stage_row<T>(r, stage::scores_masked, b, h, i, scratch.data());
+        for (std::size_t j = 0; j < n_k; ++j) {
+            s.scores_masked(i, j) = static_cast<double>(m[j]);
+            s.attend(i, j) = r.attends(b, first + i, j);
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+trace_run run_trace(const io::trace_inputs& in, const trace_run_options& opt) {
     trace_run r;
     r.inputs = in;
     r.batch = in.batch;
     r.heads = in.heads;
+    r.dtype = opt.dtype;
+    r.one_query = opt.one_query;
     r.labels.title = in.title;
     r.labels.query_tokens = in.query_tokens;
     r.labels.key_tokens = in.key_tokens;
@@ -27,55 +166,95 @@ trace_run run_trace(const io::trace_inputs& in) {
         r.labels.key_side = "keys (source)";
     }
     r.has_result = in.w_o.has_value();
-    const bool per_head_bias = in.bias.size() > 1;
-    for (std::size_t b = 0; b < in.batch; ++b) {
-        if (in.projected && !per_head_bias && !needs_extras(in)) {
-            attention_options o;
-            if (in.has_mask) o.mask = in.attend[b];
-            if (!in.bias.empty()) o.bias = in.bias[0];
-            o.scale_divisor = in.scale;
-            // Without W_O the identity keeps concat as the output; results are not exported then.
-            const std::size_t hv = in.heads * in.d_head_v;
-            const multi_head_weights w{in.w_q, in.w_k, in.w_v, in.w_o ? *in.w_o : matrix(xt::eye<double>(hv)), in.heads};
-            multi_head_steps m = multi_head_attention(in.x[b], in.kind == "cross" ? in.x_src[b] : in.x[b], w, o);
-            for (std::size_t h = 0; h < in.heads; ++h) {
-                r.steps.push_back(std::move(m.head[h]));
-                if (r.has_result) r.result.push_back(xt::view(m.head_results, h, xt::all(), xt::all()));
-            }
-            if (r.has_result) r.attn_out.push_back(m.output);
-            continue;
-        }
-        matrix q, k, v;  // [n_q, H·d_head], [n_k, H·d_head], [n_k, H·d_head_v]
-        if (in.projected) {
-            const matrix& src = in.kind == "cross" ? in.x_src[b] : in.x[b];
-            q = matmul(in.x[b], in.w_q);
-            k = matmul(src, in.w_k);
-            v = matmul(src, in.w_v);
-        } else {
-            q = in.q[b];
-            k = in.k[b];
-            v = in.v[b];
-        }
-        matrix out_sum;  // [n_q, d_out]
-        for (std::size_t h = 0; h < in.heads; ++h) {
-            attention_options o;
-            if (in.has_mask) o.mask = in.attend[b];
-            if (!in.bias.empty()) o.bias = in.bias[h];
-            o.scale_divisor = in.scale;
-            const head_inputs hi = prepare_head(in, q, k, v, h, r.extras);  // the group's K/V, rotated with rope
-            r.steps.push_back(scaled_dot_product_attention(hi.q, hi.k, hi.v, o));
-            finish_head(in, b, h, hi, r.steps.back(), o, r.extras);
-            if (r.has_result) {
-                const matrix w_o_h = xt::view(*in.w_o, xt::range(h * in.d_head_v, (h + 1) * in.d_head_v), xt::all());
-                matrix res = matmul(r.steps.back().output, w_o_h);  // [n_q, d_out]
-                if (h == 0) out_sum = res;
-                else out_sum += res;
-                r.result.push_back(std::move(res));
-            }
-        }
-        if (r.has_result) r.attn_out.push_back(out_sum);
-    }
+    if (opt.dtype == trace_dtype::float64) run_all(r, opt, r.data64);
+    else run_all(r, opt, r.data32);
     return r;
+}
+
+template <class T>
+const T* stage_row(const trace_run& r, stage s, std::size_t b, std::size_t h, std::size_t i, T* scratch) {
+    const run_data<T>& d = data_of<T>(r);
+    const head_data<T>& hd = d.heads[b * r.heads + h];
+    const std::size_t n_k = r.n_k();
+    switch (s) {
+        case stage::q: return hd.q.data() + i * hd.q.shape(1);
+        case stage::k: return hd.k.data() + i * hd.k.shape(1);
+        case stage::v: return hd.v.data() + i * hd.v.shape(1);
+        case stage::scores_raw: return hd.scores_raw.data() + i * n_k;
+        case stage::scores_scaled: {
+            const T* raw = hd.scores_raw.data() + i * n_k;
+            for (std::size_t j = 0; j < n_k; ++j) scratch[j] = raw[j] / hd.scale;
+            return scratch;
+        }
+        case stage::scores_masked: {
+            // As fast_steps::masked and the reference: scaled + bias, −inf where blocked.
+            const std::size_t qi = r.one_query.value_or(0) + i;
+            const T* raw = hd.scores_raw.data() + i * n_k;
+            const bool* attend = r.inputs.has_mask ? r.inputs.attend[b].data() + qi * n_k : nullptr;
+            const T* bias = hd.bias.size() ? hd.bias.data() + qi * n_k : nullptr;
+            for (std::size_t j = 0; j < n_k; ++j) {
+                if (attend && !attend[j]) {
+                    scratch[j] = -std::numeric_limits<T>::infinity();
+                    continue;
+                }
+                T x = raw[j] / hd.scale;
+                if (bias) x += bias[j];
+                scratch[j] = x;
+            }
+            return scratch;
+        }
+        case stage::weights: return hd.weights.data() + i * n_k;
+        case stage::z: return hd.z.data() + i * hd.z.shape(1);
+        case stage::result: return hd.result.data() + i * hd.result.shape(1);
+        case stage::attn_out: return d.attn_out.at(b).data() + i * d.attn_out[b].shape(1);
+        case stage::rot_q: case stage::rot_k: case stage::tiled_running_max: case stage::tiled_running_sum:
+        case stage::tiled_correction: case stage::tiled_z: case stage::grad_z: case stage::grad_v:
+        case stage::grad_pattern: case stage::grad_attn_scores: case stage::grad_attn_scores_raw: case stage::grad_q:
+        case stage::grad_k:
+            break;  // the extras keep their own matrices (trace_extras.hpp)
+    }
+    throw std::invalid_argument(std::string("stage_row: ") + info(s).hook + " is not a forward stage");
+}
+
+template const double* stage_row<double>(const trace_run&, stage, std::size_t, std::size_t, std::size_t, double*);
+template const float* stage_row<float>(const trace_run&, stage, std::size_t, std::size_t, std::size_t, float*);
+
+double trace_run::scale() const {
+    return data64 ? data64->heads.at(0).scale : static_cast<double>(data32->heads.at(0).scale);
+}
+
+bool trace_run::attends(std::size_t b, std::size_t query, std::size_t key) const {
+    return !inputs.has_mask || inputs.attend[b](query, key);
+}
+
+bool trace_run::row_fully_masked(std::size_t b, std::size_t h, std::size_t query) const {
+    const std::size_t row = query - one_query.value_or(0);
+    return data64 ? data64->heads.at(b * heads + h).fully_masked.at(row) : data32->heads.at(b * heads + h).fully_masked.at(row);
+}
+
+std::size_t trace_run::rows(stage s) const {
+    const std::size_t kept = one_query ? 1 : n_q();
+    switch (info(s).layout) {
+        case stage_layout::per_position: return s == stage::k || s == stage::v ? n_k() : s == stage::q ? n_q() : kept;
+        case stage_layout::per_head:
+        case stage_layout::summed_heads: return kept;
+    }
+    return kept;
+}
+
+std::size_t trace_run::cols(stage s) const {
+    if (info(s).layout == stage_layout::per_head) return n_k();
+    if (s == stage::q || s == stage::k) return inputs.d_head;
+    if (s == stage::v || s == stage::z) return inputs.d_head_v;
+    return d_model();
+}
+
+double trace_run::value(stage s, std::size_t b, std::size_t h, std::size_t i, std::size_t j) const {
+    return data64 ? value_of<double>(*this, s, b, h, i, j) : value_of<float>(*this, s, b, h, i, j);
+}
+
+attention_steps trace_run::head_steps(std::size_t b, std::size_t h) const {
+    return data64 ? steps_of<double>(*this, b, h) : steps_of<float>(*this, b, h);
 }
 
 bool stage_available(const trace_run& r, stage s) {

@@ -111,7 +111,7 @@ expect_mistake("16-tile-3", {"m": o["running_max"], "output": ref.online(n["q"],
                "online_not_rescaled")
 r = grade("16-memory", {"answer": "n × n"})
 check("scores-kept" in json.dumps(r), "16-memory: the declared mistake scores-kept is named")
-expect_full("16-memory", {"answer": "2n (a running max and a running sum per query)"})
+expect_full("16-memory", {"answer": "2n: a max and a sum per query"})
 
 # Lesson 17: rotate one query; the raw scores with rotation. Mistaken angles: pair i
 # with base^(−i/d), or positions counted from 1.
@@ -146,6 +146,21 @@ expect_full("18-cache-bytes", {"answer": "1.25 GiB"})
 check("cache-uses-h" in json.dumps(grade("18-cache-bytes", {"answer": "10 GiB"})), "18-cache-bytes: cache-uses-h named")
 expect_full("18-cache-shape", {"K_cache": "B x G x n x d_head"})
 check("h-for-g" in json.dumps(grade("18-cache-shape", {"K_cache": "(B, H, n, d_head)"})), "18-cache-shape: h-for-g named")
+
+# Lesson 19: weights under a causal window, and the window off by one either way.
+DOG, FOX = 8, 3
+n = numbers("19-window-weights")
+a = attention(n, mask=ref.window(12, 2, True))
+expect_full("19-window-weights", {"weights": a[DOG]})
+for w in (1, 3):
+    expect_mistake("19-window-weights", {"weights": attention(n, mask=ref.window(12, w, True))[DOG]}, "window_off_by_one")
+n = numbers("19-window-1")
+a = attention(n, mask=ref.window(12, 1, True))
+expect_full("19-window-1", {"weights": a[FOX], "output": (a @ n["v"])[FOX]})
+a0 = attention(n, mask=ref.window(12, 0, True))
+expect_mistake("19-window-1", {"weights": a0[FOX], "output": (a0 @ n["v"])[FOX]}, "window_off_by_one")
+expect_full("19-reach", {"answer": "12"})
+check("one-layer-only" in json.dumps(grade("19-reach", {"answer": "3"})), "19-reach: one-layer-only named")
 
 if failures:
     sys.exit("%d failures" % len(failures))

@@ -219,8 +219,9 @@ rep = grade({cross: ans}, "dave", [cross])
 st = {p["id"]: p["status"] for p in rep["exercises"][0]["parts"]}
 check(st == {"raw": "correct", "scaled": "partial", "weights": "carried", "output": "carried"},
       f"errors carried forward are counted once: {st}")
-# 4 of the 5 scaled entries are right: 0.8 of that part's point, and nothing lost later.
-check(abs(rep["score"] - 3.8) < 1e-9, f"one slip costs one entry of one part: {rep['score']}")
+# 4 of the 5 scaled entries are right: 0.8 of that part's point; the two later parts
+# follow from it (a genuine attempt: most entries right) and carry 50% each.
+check(abs(rep["score"] - (1 + 0.8 + 0.5 + 0.5)) < 1e-9, f"one slip: 0.8 of its part, carried parts 50%: {rep['score']}")
 
 # 5. Self-consistency: the image-patch exercise is graded against the student's own Q, K, V.
 rng = np.random.default_rng(7)
