@@ -83,10 +83,10 @@ TEST_CASE("on a terminal Enter goes on and q quits with the way back", "[cli][le
         return;
     }
     int code = -1;
-    std::string out = on_terminal("lesson 3 --color never", "\\nq\\n", &code);
+    std::string out = on_terminal("lesson 3 --no-pager --color never", "\\nq", &code);
     INFO(out);
     CHECK(code == 0);
-    CHECK(out.find("[step 1/10 · Enter: next step · q: quit]") != std::string::npos);
+    CHECK(out.find("[step 1/10 · Enter: next · p: back · ?: keys · q: quit]") != std::string::npos);
     CHECK(out.find("Step 2/10") != std::string::npos);
     CHECK(out.find("Step 3/10") == std::string::npos);
     CHECK(out.find("stopped after step 2 of 10; go on later with `attn lesson 3 --step 3`") != std::string::npos);
@@ -99,7 +99,7 @@ TEST_CASE("on a terminal --step K pauses from K on and end of input stops", "[cl
         return;
     }
     int code = -1;
-    std::string out = on_terminal("lesson 3 --step 9 --color never", "", &code);
+    std::string out = on_terminal("lesson 3 --step 9 --no-pager --color never", "\\004", &code);  // Ctrl-D
     INFO(out);
     CHECK(code == 0);
     CHECK(out.find("Step 9/10") != std::string::npos);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/layout.hpp"
+#include "cli/step_viewer.hpp"
 #include "cli/verbs.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
@@ -23,6 +24,7 @@ struct lesson_options {
     int step = 1;
     bool step_given = false;
     bool no_pause = false;
+    bool no_pager = false;
     layout_options layout;
     std::string token;
     std::string run;
@@ -37,18 +39,6 @@ void print_lesson_list() {
 }
 
 namespace {
-
-// Enter goes on, q (or end of input) quits and says how to come back. Only
-// asked when both ends are a terminal.
-bool wait_for_enter(int lesson_number, int shown, int total) {
-    std::cout << "\n[step " << shown << "/" << total << " · Enter: next step · q: quit] " << std::flush;
-    std::string line;
-    const bool more = static_cast<bool>(std::getline(std::cin, line));
-    if (more && line != "q" && line != "Q") return true;
-    std::cout << (more ? "" : "\n") << "stopped after step " << shown << " of " << total << "; go on later with `attn lesson "
-              << lesson_number << " --step " << shown + 1 << "`\n";
-    return false;
-}
 
 // `attn lesson 4` is lesson 4 of the lessons folder (or the built-in ones);
 // `attn lesson my/15-rope.toml` is that file, whatever its folder.
@@ -74,11 +64,11 @@ void run_lesson(const lesson_options& o) {
         return;
     }
     if (!o.run.empty()) throw std::invalid_argument("--run only applies together with --token");
-    lessons::render_options ro;
+    const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+    if (interactive) return view_lesson(l, st, o.step, !o.no_pager);
+    lessons::render_options ro;  // a file, a pipe or --no-pause: everything at once
     ro.style = st;
     ro.first_step = o.step;
-    const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-    if (interactive) ro.between_steps = [n = l.number](int shown, int total) { return wait_for_enter(n, shown, total); };
     lessons::render_lesson(l, std::cout, ro);
 }
 
@@ -112,6 +102,7 @@ void setup_lesson(CLI::App& app) {
     sub->add_option("N", opt->which, "Lesson number (see `attn lessons`), or a lesson file (path ending in .toml)");
     sub->add_option("--step", opt->step, "Start at step K (steps count from 1)");
     sub->add_flag("--no-pause", opt->no_pause, "Never wait for Enter between steps");
+    sub->add_flag("--no-pager", opt->no_pager, "Print tall steps directly instead of through $PAGER (less -FRX)");
     add_layout_options(*sub, opt->layout);
     sub->add_option("--token", opt->token,
                     "Trace one query token of the lesson's main run (its text or 0-based index)");

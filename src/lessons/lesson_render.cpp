@@ -137,13 +137,8 @@ std::vector<diagnostic> check_lesson_file(const std::string& path) {
     return problems;
 }
 
-void render_lesson(const lesson& l, std::ostream& out, const render_options& o) {
-    const trace::style& st = o.style;
-    const int total = static_cast<int>(l.steps.size());
-    if (o.first_step < 1 || o.first_step > total)
-        throw std::invalid_argument(fmt::format("--step {} is out of range: lesson {:02d} has steps 1..{}", o.first_step,
-                                                l.number, total));
-    out << trace::fit_line(st.heading(fmt::format("Lesson {:02d} · {}", l.number, l.title)), st.width) << "\n";
+std::string render_lesson_header(const lesson& l, const trace::style& st) {
+    std::string out = trace::fit_line(st.heading(fmt::format("Lesson {:02d} · {}", l.number, l.title)), st.width) + "\n";
     if (!l.seeds.empty()) {
         std::vector<std::string> titles;  // two seeds may be one document (000 and 003)
         for (const auto& s : l.seeds) {
@@ -152,30 +147,55 @@ void render_lesson(const lesson& l, std::ostream& out, const render_options& o) 
         }
         std::string sources;
         for (const auto& t : titles) sources += (sources.empty() ? "" : "; ") + t;
-        out << trace::fit_line(st.muted("Sources: " + sources), st.width) << "\n";
+        out += trace::fit_line(st.muted("Sources: " + sources), st.width) + "\n";
     }
-    if (o.first_step == 1 && !l.intro.empty())
-        out << "\n" << trace::wrap_prose(l.intro, st.width) << (l.intro.back() == '\n' ? "" : "\n");
+    return out;
+}
+
+std::string render_intro(const lesson& l, const trace::style& st) {
+    if (l.intro.empty()) return "";
+    return "\n" + trace::wrap_prose(l.intro, st.width) + (l.intro.back() == '\n' ? "" : "\n");
+}
+
+std::string render_step(const lesson& l, int k, const trace::style& st) {
+    const int total = static_cast<int>(l.steps.size());
+    if (k < 1 || k > total)
+        throw std::invalid_argument(fmt::format("--step {} is out of range: lesson {:02d} has steps 1..{}", k, l.number,
+                                                total));
+    const step& s = l.steps[static_cast<std::size_t>(k - 1)];
+    std::string out = "\n" + st.heading(rule(fmt::format("Step {}/{} · {}", k, total, s.title), st.width)) + "\n";
+    if (!s.text.empty()) out += trace::wrap_prose(s.text, st.width) + (s.text.back() == '\n' ? "" : "\n");
+    for (const auto& item : s.show) out += "\n" + trace::fit_lines(render_show(l, item, st), st.width);
+    return out;
+}
+
+std::string render_questions(const lesson& l, const trace::style& st) {
+    if (l.exercises.empty()) return "";
+    std::string out = "\n" + st.heading(rule("Questions", st.width)) + "\n";
+    int n = 1;
+    for (const auto& x : l.exercises) {
+        out += trace::fit_line(fmt::format("{}. [{}] {}", n++, x.id, x.prompt), st.width) + "\n";
+        if (!x.choices.empty()) {
+            std::string c;
+            for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
+            out += trace::fit_line("   choices: " + c, st.width) + "\n";
+        }
+    }
+    return out;
+}
+
+void render_lesson(const lesson& l, std::ostream& out, const render_options& o) {
+    const trace::style& st = o.style;
+    const int total = static_cast<int>(l.steps.size());
+    if (o.first_step < 1 || o.first_step > total) (void)render_step(l, o.first_step, st);  // throws the range message
+    out << render_lesson_header(l, st);
+    if (o.first_step == 1) out << render_intro(l, st);
     for (int k = o.first_step; k <= total; ++k) {
-        const step& s = l.steps[static_cast<std::size_t>(k - 1)];
-        out << "\n" << st.heading(rule(fmt::format("Step {}/{} · {}", k, total, s.title), st.width)) << "\n";
-        if (!s.text.empty()) out << trace::wrap_prose(s.text, st.width) << (s.text.back() == '\n' ? "" : "\n");
-        for (const auto& item : s.show) out << "\n" << trace::fit_lines(render_show(l, item, st), st.width);
+        out << render_step(l, k, st);
         out.flush();
         if (k < total && o.between_steps && !o.between_steps(k, total)) return;
     }
-    if (!l.exercises.empty()) {
-        out << "\n" << st.heading(rule("Questions", st.width)) << "\n";
-        int n = 1;
-        for (const auto& x : l.exercises) {
-            out << trace::fit_line(fmt::format("{}. [{}] {}", n++, x.id, x.prompt), st.width) << "\n";
-            if (!x.choices.empty()) {
-                std::string c;
-                for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
-                out << trace::fit_line("   choices: " + c, st.width) << "\n";
-            }
-        }
-    }
+    out << render_questions(l, st);
 }
 
 std::string render_token_trace(const lesson& l, const std::string& token, const std::string& run_name,

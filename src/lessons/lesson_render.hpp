@@ -25,6 +25,14 @@ struct render_options {
 // Throws std::invalid_argument when first_step is outside 1..steps.
 void render_lesson(const lesson& l, std::ostream& out, const render_options& options);
 
+// The pieces render_lesson writes, for the step viewer: the header (title and
+// sources), the intro, step k (1-based; throws std::invalid_argument naming the
+// range otherwise) and the closing questions.
+std::string render_lesson_header(const lesson& l, const trace::style& st);
+std::string render_intro(const lesson& l, const trace::style& st);
+std::string render_step(const lesson& l, int k, const trace::style& st);
+std::string render_questions(const lesson& l, const trace::style& st);
+
 // One show item as text. Throws lesson_error (with the item's file:line:col) when
 // the item names a run, stage, matrix or token that does not exist.
 std::string render_show(const lesson& l, const show_item& item, const trace::style& st);

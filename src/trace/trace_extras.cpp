@@ -1,10 +1,13 @@
 // trace/trace_extras.cpp — see trace_extras.hpp.
 #include "trace/trace_extras.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
 #include "core/grouped_query.hpp"
+#include "trace/number_format.hpp"
 #include "trace/table.hpp"
 #include "trace/trace_run.hpp"
 
@@ -162,6 +165,55 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
         out += stage_tab(stage::grad_attn_scores_raw, kt, g.grad_raw);
         out += stage_tab(stage::grad_q, dims(g.grad_q), g.grad_q);
         out += stage_tab(stage::grad_k, dims(g.grad_k), g.grad_k);
+    }
+    return out;
+}
+
+std::string explain_extras_query(const trace_run& r, std::size_t b, std::size_t h, std::size_t row, const style& st) {
+    const trace_extras& ex = r.extras;
+    const std::size_t i = b * r.heads + h;
+    const auto& kt = r.labels.key_tokens;
+    const std::string tok = r.labels.query_tokens.at(row);
+    std::string out;
+    if (!ex.tiled.empty()) {
+        const tiled_steps& t = ex.tiled[i];
+        table s;
+        s.title = fmt::format("Online softmax for '{}', blocks of {}", tok, t.tile);
+        s.axes = "rows: key blocks";
+        s.corner = "block";
+        s.col_labels = {"m", "rescale", "l"};
+        s.shape = fmt::format("[{} × 3]", t.blocks);
+        for (std::size_t k = 0; k < t.blocks; ++k) {
+            const std::size_t lo = k * t.tile, hi = std::min(r.n_k(), lo + t.tile) - 1;
+            s.row_labels.push_back(lo == hi ? kt[lo] : kt[lo] + "–" + kt[hi]);
+            const double m = t.running_max(row, k);
+            s.cells.push_back({std::isfinite(m) ? fixed(m, 4) : "-inf", fixed(t.correction(row, k), 4),
+                               fixed(t.running_sum(row, k), 4)});
+        }
+        out += render(s, st);
+        std::vector<double> o;
+        for (std::size_t c = 0; c < t.output.shape(1); ++c) o.push_back(t.output(row, c));
+        out += "  m: running max · rescale: exp(m_old − m_new) · l: running sum\n";
+        out += "  o / l = " + bracketed(o, 4) + "\n\n";
+    }
+    if (!ex.grads.empty()) {
+        const attention_grads& g = ex.grads[i];
+        const matrix& a = r.head_steps(b, h).weights;
+        table s;
+        s.title = fmt::format("Softmax backward for '{}', key by key", tok);
+        s.axes = "rows: keys";
+        s.corner = "key";
+        s.col_labels = {"a", "dA", "a·dA", "dA − Σ", "dS"};
+        s.shape = fmt::format("[{} × 5]", r.n_k());
+        const std::size_t arow = r.one_query ? 0 : row;
+        for (std::size_t j = 0; j < r.n_k(); ++j) {
+            s.row_labels.push_back(kt[j]);
+            s.cells.push_back({fixed(a(arow, j), 4), fixed(g.grad_weights(row, j), 4),
+                               fixed(a(arow, j) * g.grad_weights(row, j), 4), fixed(g.grad_weights(row, j) - g.row_dot(row), 4),
+                               fixed(g.grad_scores(row, j), 4)});
+        }
+        out += render(s, st);
+        out += "  Σ = Σ_k a_k·dA_k = " + fixed(g.row_dot(row), 4) + "; dS_j = a_j · (dA_j − Σ)\n\n";
     }
     return out;
 }

@@ -77,4 +77,8 @@ std::vector<double> unrotated(const trace_run& r, bool keys);
 std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st,
                           const std::function<bool(stage)>& wanted);
 
+// The per-token trace's extras for query `row`: the online softmax block by block
+// (tile) and the softmax backward key by key (backward); "" when neither was asked.
+std::string explain_extras_query(const trace_run& r, std::size_t b, std::size_t h, std::size_t row, const style& st);
+
 }  // namespace attn::trace

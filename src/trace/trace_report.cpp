@@ -123,6 +123,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
                 l.title = io::terminal_safe(section_title(r, b, h));
                 // In one-query mode the steps hold that query's row only (row 0).
                 out += explain_query(r.head_steps(b, h), r.one_query ? 0 : *row, l, o.st, *row) + "\n";
+                out += explain_extras_query(r, b, h, *row, o.st);  // tile, backward (trace_extras.hpp)
                 continue;
             }
             out += head_report(r, o, tables, b, h);

@@ -1,0 +1,39 @@
+// grade/output_file.cpp — see output_file.hpp.
+#include "grade/output_file.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "io/output_writer.hpp"
+
+namespace attn::grade {
+
+namespace fs = std::filesystem;
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+    io::output_writer(false, /*make_parents=*/true).write_file(path, text);
+}
+
+streamed_file::streamed_file(const std::string& path) : path_(path) {
+    if (path == "-" || path == "/dev/stderr") return;
+    const fs::path target(path);
+    std::error_code ec;
+    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    staged_ = std::make_unique<io::staged_file>(path);  // checks the target now and at commit
+}
+
+streamed_file::~streamed_file() = default;  // an uncommitted temporary is removed
+
+void streamed_file::write(const std::string& text) {
+    if (staged_) return staged_->write(text);
+    std::ostream& out = path_ == "-" ? std::cout : std::cerr;
+    out << text;
+    if (!out) throw io::write_error("cannot write " + std::string(path_ == "-" ? "to standard output" : "to standard error"));
+}
+
+void streamed_file::commit() {
+    if (staged_) return staged_->commit();
+    (path_ == "-" ? std::cout : std::cerr).flush();
+}
+
+}  // namespace attn::grade

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""tests/python/test_step_viewer_pty.py — the lesson step viewer on a real
+pseudo-terminal (80×24): keys in, screen out. Next (n, Space, Enter), back (p),
+jump (a number then Enter), ? lists the keys, q quits at once with no Enter, and
+after q, end of input or SIGINT (Ctrl-C) the terminal is back in its cooked
+mode: canonical input and echo on, exactly the settings it had before."""
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import sys
+import termios
+import time
+
+ATTN = os.environ.get("ATTN_BIN", "build/attn")
+failures = []
+
+
+class Session:
+    def __init__(self, *args, env=None):
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execve(ATTN, [ATTN, *args], {**os.environ, "TERM": "xterm", **(env or {})})
+        self.pid, self.fd, self.screen = pid, fd, ""
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.cooked = termios.tcgetattr(fd)  # the pty's settings before attn changes them
+        self.status = None
+
+    def read_until(self, text, timeout=5.0):
+        end = time.time() + timeout
+        while text not in self.screen and time.time() < end:
+            r, _, _ = select.select([self.fd], [], [], 0.1)
+            if r:
+                try:
+                    self.screen += os.read(self.fd, 65536).decode("utf-8", "replace")
+                except OSError:
+                    break
+        return text in self.screen
+
+    def send(self, keys):
+        self.screen = ""
+        os.write(self.fd, keys.encode())
+
+    def wait(self, timeout=5.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+                return status
+            select.select([self.fd], [], [], 0.05)
+            try:
+                os.read(self.fd, 65536)
+            except OSError:
+                pass
+        os.kill(self.pid, signal.SIGKILL)
+        return None
+
+    def modes(self):
+        return termios.tcgetattr(self.fd)
+
+
+def check(name, ok, detail=""):
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+    if not ok:
+        failures.append(name)
+
+
+def cooked(attrs):
+    return bool(attrs[3] & termios.ICANON) and bool(attrs[3] & termios.ECHO)
+
+
+def navigation():
+    s = Session("lesson", "1", "--no-pager", "--color", "never")
+    check("step 1 then the prompt", s.read_until("[step 1/6"), s.screen[-300:])
+    check("raw mode while waiting for a key", not (s.modes()[3] & termios.ICANON))
+    s.send("n")
+    check("n goes to step 2", s.read_until("[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
+    s.send(" ")
+    check("Space goes to step 3", s.read_until("[step 3/6") and "Step 3/6" in s.screen, s.screen[-300:])
+    s.send("p")
+    check("p goes back to step 2", s.read_until("[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
+    s.send("5\r")
+    check("5 Enter jumps to step 5", s.read_until("[step 5/6") and "Step 5/6" in s.screen, s.screen[-300:])
+    s.send("9\r")
+    check("a step that does not exist is refused", s.read_until("no step 9: steps are 1..6"), s.screen[-300:])
+    s.send("?")
+    check("? lists the keys", s.read_until("previous step") and s.read_until("[step 5/6"), s.screen[-300:])
+    s.send("\r")
+    check("Enter goes to step 6 with the questions", s.read_until("[step 6/6") and "Questions" in s.screen, s.screen[-400:])
+    s.send("q")  # no Enter after it
+    check("q quits at once and says how to come back", s.read_until("attn lesson 1 --step 6"), s.screen[-300:])
+    status = s.wait()
+    check("exit 0 after q", status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status)
+    check("terminal cooked again after q", cooked(s.modes()) and s.modes()[3] == s.cooked[3], s.modes()[3])
+
+
+def interrupt(sig_keys, name):
+    s = Session("lesson", "4", "--no-pager", "--color", "never")
+    check(f"{name}: prompt shown", s.read_until("[step 1/8"), s.screen[-300:])
+    check(f"{name}: raw mode at the prompt", not (s.modes()[3] & termios.ICANON))
+    if sig_keys == "SIGTERM":
+        os.kill(s.pid, signal.SIGTERM)
+    else:
+        s.send(sig_keys)
+    status = s.wait()
+    expected = signal.SIGTERM if sig_keys == "SIGTERM" else signal.SIGINT
+    check(f"{name}: attn ends by the signal", status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == expected,
+          status)
+    check(f"{name}: terminal settings restored", s.modes()[3] == s.cooked[3] and cooked(s.modes()), (s.modes()[3], s.cooked[3]))
+
+
+def pager():
+    s = Session("lesson", "1", "--color", "never", env={"PAGER": "cat"})
+    check("a tall step goes through $PAGER and comes back to the prompt", s.read_until("[step 1/6"), s.screen[-300:])
+    s.send("q")
+    s.wait()
+
+
+def pipes_unchanged():
+    import subprocess
+    out = subprocess.run([ATTN, "lesson", "1", "--color", "never"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    check("a pipe gets the whole lesson without prompts", "[step" not in out.stdout and "Step 6/6" in out.stdout)
+
+
+navigation()
+interrupt("\x03", "Ctrl-C")
+interrupt("SIGTERM", "SIGTERM")
+pager()
+pipes_unchanged()
+sys.exit(1 if failures else 0)
