@@ -126,9 +126,12 @@ def main():
                      f"{rss:.0f}{'' if rss <= budget else ' (over)'} | {max(peer['rss']) / 2**20:.0f} | {written:.0f} | {budget:.0f} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    if a.out:
-        with open(a.out, "a") as f:
-            f.write("\n" + text)
+    if a.out:  # replace an earlier product-path table, keep the library table above it
+        old = open(a.out).read() if os.path.exists(a.out) else ""
+        at = old.find("Product path (")
+        old = (old[:at] if at >= 0 else old).rstrip("\n")
+        with open(a.out, "w") as f:
+            f.write((old + "\n\n" if old else "") + text)
 
 
 if __name__ == "__main__":

@@ -62,17 +62,18 @@ TEST_CASE("a class folder with broken submissions: every student in the gradeboo
     const auto rows = lines_of(read_file(s.path("book.csv")));
     REQUIRE(rows.size() == 9);  // header + alice bob carol dave erin frank grace heidi
     // Columns: every exercise someone answered, in lesson order.
-    CHECK(rows[0] == "student,03-why-causal,04-cross-the,04-qkv-from,05-fr-shape,06-padded-the,06-cross-causal,total,max,percent,status,reason,mistakes");
-    CHECK(rows[1] == "alice,1,4,3,1,1,1,11,11,100.0,graded,,");
+    CHECK(rows[0] == "student,03-why-causal,04-cross-the,04-qkv-from,05-fr-shape,06-padded-the,06-cross-causal,total,max,percent,status,reason,mistakes,variant,notes");
+    // alice's file says student "fixture": graded as alice (the file's name), and said in notes.
+    CHECK(rows[1] == "alice,1,4,3,1,1,1,11,11,100.0,graded,,,,\"the file's student key says 'fixture' (graded as 'alice', its submitter)\"");
     // bob's two files are merged: raw and scaled from one, weights and output from the
     // other; the weights forgot the scaling, the output follows from them (carried).
-    CHECK(rows[2] == "bob,0,2,0,0,0,0,2,11,18.2,graded,,no_scaling shape_transposed");
+    CHECK(rows[2] == "bob,0,2,0,0,0,0,2,11,18.2,graded,,no_scaling shape_transposed,,");
     CHECK_THAT(rows[4], Catch::StartsWith("dave,") && Catch::Contains("not gradable,empty: dave.toml: the file is empty"));
     CHECK_THAT(rows[5], Catch::StartsWith("erin,") && Catch::Contains("not gradable,\"syntax: erin.json:3:24"));
     CHECK_THAT(rows[6], Catch::StartsWith("frank,") && Catch::Contains("not gradable,not-utf8"));
     CHECK_THAT(rows[7], Catch::StartsWith("grace,") && Catch::Contains("not gradable,no-answers"));
     const std::string hist = read_file(s.path("hist.csv"));
-    CHECK_THAT(hist, Catch::Contains("no_scaling,no scaling,1,1"));  // bob's weights
+    CHECK_THAT(hist, Catch::Contains("no_scaling,no scaling,1,1,04-cross-the:1"));  // bob's weights, per exercise
     CHECK_THAT(hist, Catch::Contains("mask_missing,mask missing,1,1"));  // carol
     CHECK_THAT(out, Catch::Contains("Class: 8 submissions, 4 graded, 4 not gradable"));
 }

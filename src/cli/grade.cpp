@@ -6,6 +6,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,27 +127,53 @@ int run_class(const grade_cli& o) {
     g.practice_ok = false;  // a class is graded on its own numbers, never on practice ones
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
-    const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits);
-    const std::string csv = grade::gradebook_csv(c);
-    if (o.gradebook != "-") grade::write_file_atomic(o.gradebook, csv);
-    if (!o.histogram.empty()) write_or_print(o.histogram, grade::histogram_csv(c));
-    if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml(c.reports));
-    // With the gradebook on standard output, the summary goes to standard error first.
+    // Each report is written out as soon as it is graded: the gradebook row by row (a
+    // temporary file renamed at the end), JSON students and JUnit suites one by one.
+    // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = o.gradebook == "-" ? std::cerr : std::cout;
-    if (o.format == "json") summary << grade::class_json(c).dump(2) << "\n";
-    else {
+    std::optional<grade::streamed_file> book, junit, json;
+    book.emplace(o.gradebook);
+    if (!o.junit.empty()) junit.emplace(o.junit == "-" && o.gradebook == "-" ? std::string("/dev/stderr") : o.junit);
+    bool header = false, first_json = true;
+    std::vector<std::string> ids;
+    if (o.format == "json") summary << "{\n\"students\": [\n";
+    const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits, [&](const grade::grade_report& r) {
+        if (!header) {  // the columns are known once grading starts
+            ids.clear();
+            for (const auto& x : r.exercises) ids.push_back(x.id);
+            book->write(grade::gradebook_header(ids));
+            if (junit) junit->write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\">\n");
+            header = true;
+        }
+        book->write(grade::gradebook_row(r, ids));
+        if (junit) junit->write(grade::junit_suite(r));
+        if (o.format == "json") {
+            summary << (first_json ? "" : ",\n") << grade::report_json(r).dump(2);
+            first_json = false;
+        }
+    });
+    if (!header) book->write(grade::gradebook_header(c.exercise_ids));
+    book->commit();
+    if (junit) {
+        if (!header) junit->write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\">\n");
+        junit->write("</testsuites>\n");
+        junit->commit();
+    }
+    if (!o.histogram.empty()) write_or_print(o.histogram, grade::histogram_csv(c));
+    if (o.format == "json") {
+        nlohmann::json tail{{"exercises", c.exercise_ids}, {"histogram", grade::histogram_json(c)}};
+        summary << "\n],\n\"exercises\": " << tail["exercises"].dump() << ",\n\"histogram\": " << tail["histogram"].dump(2) << "\n}\n";
+    } else {
         summary << grade::class_summary_text(c);
-        if (o.gradebook != "-") summary << "\nGradebook: " << o.gradebook << " (" << c.reports.size() << " students)\n";
+        if (!g.secret.empty()) summary << "Course secret fingerprint: " << grade::secret_fingerprint(g.secret) << "\n";
+        if (o.gradebook != "-") summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
     }
     summary.flush();
-    if (o.gradebook == "-") std::cout << csv;
     if (o.time) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "graded " << c.reports.size() << " submissions in " << s << " s\n";
+        std::cerr << "graded " << c.students << " submissions in " << s << " s\n";
     }
-    bool all_full = !c.reports.empty();
-    for (const auto& r : c.reports) all_full = all_full && r.full_marks();
-    return strict_code(o, all_full);
+    return strict_code(o, c.students > 0 && c.all_full);
 }
 
 // Gradescope: results.json is written whatever happens, so the student always sees why.

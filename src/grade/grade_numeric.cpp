@@ -278,7 +278,7 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
     for (const auto& p : parts) {
         max += p.max;
         score += p.score;
-        if (!p.mistake.empty()) {
+        if (!p.mistake.empty() && !p.mistake_by_property) {
             if (std::find(named.begin(), named.end(), p.mistake) == named.end()) named.push_back(p.mistake);
         } else if (p.status != part_status::correct && p.status != part_status::carried) {
             only_named = false;
@@ -289,7 +289,7 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
     const double target = only_named ? cap * max : std::min(score, cap * max);
     for (auto& p : parts) {
         p.score = only_named ? p.max * cap : (score > 0.0 ? p.score * target / score : 0.0);
-        if (!p.mistake.empty())
+        if (!p.mistake.empty() && !p.mistake_by_property)
             p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
                           " of the exercise, once, whatever it touches";
     }
@@ -484,6 +484,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.feedback += ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
             r.mistake = "rows_not_normalised";
             r.mistake_name = find_mistake(r.mistake)->name;
+            r.mistake_by_property = true;  // a diagnosis, not a recomputed method: no named-mistake credit
         }
         out.push_back(r);
         seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine});

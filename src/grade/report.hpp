@@ -28,7 +28,8 @@ struct part_result {
     std::string mistake;         // catalogue or declared mistake id, "" when none was recognised
     std::string mistake_name;    // "no scaling"
     lessons::source_pos where;   // the student's answer in their file, when there is one
-    bool other_numbers = false;  // right given an earlier part that is not an attempt at these numbers
+    bool other_numbers = false;
+    bool mistake_by_property = false;  // named from a property of the answer (rows not summing to 1), not recomputed  // right given an earlier part that is not an attempt at these numbers
 };
 
 struct exercise_result {

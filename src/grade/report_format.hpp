@@ -27,6 +27,9 @@ std::string gradescope_student(const std::string& metadata_path);
 // JUnit XML: one <testsuite> per student, one <testcase> per part, <failure> for lost points.
 std::string junit_xml(const std::vector<grade_report>& reports);
 
+// One student's <testsuite> (for a class written suite by suite); adds to the counts.
+std::string junit_suite(const grade_report& r, std::size_t* tests = nullptr, std::size_t* failures = nullptr);
+
 // XML text escaping (& < > " ') for attribute and element content.
 std::string xml_escape(const std::string& s);
 

@@ -145,36 +145,40 @@ std::string xml_escape(const std::string& s) {
     return out;
 }
 
+std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size_t* failures_out) {
+    std::size_t t = 0, f = 0;
+    std::string cases;
+    const std::string suite = r.student.empty() ? "submission" : r.student;
+    if (!r.gradable) {
+        ++t;
+        cases += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"submission\">\n      <error type=\"" +
+                 xml_escape(r.reason_word) + "\" message=\"" + xml_escape(r.reason) + "\"/>\n    </testcase>\n";
+    }
+    for (const auto& x : r.exercises)
+        for (const auto& p : x.parts) {
+            ++t;
+            const bool full = p.score >= p.max - 1e-9;
+            cases += "    <testcase classname=\"" + xml_escape(suite + "." + x.id) + "\" name=\"" + xml_escape(p.id) + "\">\n";
+            if (!full) {
+                ++f;
+                cases += "      <failure type=\"" + std::string(status_name(p.status)) + "\" message=\"" +
+                         xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + p.feedback) + "\">" +
+                         xml_escape(part_output(x, p)) + "</failure>\n";
+            }
+            cases += "    </testcase>\n";
+        }
+    if (tests_out) *tests_out += t;
+    if (failures_out) *failures_out += f;
+    return "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(t) + "\" failures=\"" + std::to_string(f) +
+           "\" errors=\"" + std::to_string(r.gradable ? 0 : 1) + "\">\n" + cases + "  </testsuite>\n";
+}
+
 std::string junit_xml(const std::vector<grade_report>& reports) {
     std::size_t tests = 0, failures = 0, errors = 0;
     std::string body;
     for (const auto& r : reports) {
-        std::size_t t = 0, f = 0;
-        std::string cases;
-        const std::string suite = r.student.empty() ? "submission" : r.student;
-        if (!r.gradable) {
-            ++errors;
-            ++t;
-            cases += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"submission\">\n      <error type=\"" +
-                     xml_escape(r.reason_word) + "\" message=\"" + xml_escape(r.reason) + "\"/>\n    </testcase>\n";
-        }
-        for (const auto& x : r.exercises)
-            for (const auto& p : x.parts) {
-                ++t;
-                const bool full = p.score >= p.max - 1e-9;
-                cases += "    <testcase classname=\"" + xml_escape(suite + "." + x.id) + "\" name=\"" + xml_escape(p.id) + "\">\n";
-                if (!full) {
-                    ++f;
-                    cases += "      <failure type=\"" + std::string(status_name(p.status)) + "\" message=\"" +
-                             xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + p.feedback) + "\">" +
-                             xml_escape(part_output(x, p)) + "</failure>\n";
-                }
-                cases += "    </testcase>\n";
-            }
-        tests += t;
-        failures += f;
-        body += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(t) + "\" failures=\"" +
-                std::to_string(f) + "\" errors=\"" + std::to_string(r.gradable ? 0 : 1) + "\">\n" + cases + "  </testsuite>\n";
+        body += junit_suite(r, &tests, &failures);
+        errors += r.gradable ? 0 : 1;
     }
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\" tests=\"" + std::to_string(tests) +
            "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\">\n" + body +

@@ -7,12 +7,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import core_blocks_reference as ref  # noqa: E402
+from reference_lines import first_difference  # noqa: E402
 
 root = os.environ.get("ATTN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 with open(os.path.join(root, "tests", "data", "core_blocks_reference.txt"), encoding="utf-8") as f:
     committed = f.read().splitlines()
-if committed != ref.lines():
-    sys.exit("tests/data/core_blocks_reference.txt is stale; regenerate it with core_blocks_reference.py")
+difference = first_difference(committed, ref.lines())
+if difference:
+    sys.exit(f"tests/data/core_blocks_reference.txt is stale ({difference}); regenerate it with core_blocks_reference.py")
 
 p = ref.sinusoidal(6, 8)
 assert abs(p[3, 2] - math.sin(3 / 10000 ** (2 / 8))) < 1e-15
