@@ -335,7 +335,7 @@ std::string class_summary_text(const class_result& c) {
     }
     if (c.copies) out += fmt::format("\nCopies: {} student(s) hand in answers that match another student's numbers (gradebook notes)\n", c.copies);
     if (!c.not_gradable.empty()) out += "\nNot gradable:\n";
-    for (const auto& [student, why] : c.not_gradable) out += "  " + student + "  " + why + "\n";
+    for (const auto& [student, why] : c.not_gradable) out += "  " + terminal_visible(student) + "  " + terminal_visible(why) + "\n";
     return out;
 }
 

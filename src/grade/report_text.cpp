@@ -42,13 +42,30 @@ std::string wrap(const std::string& text, const std::string& indent, std::size_t
 
 }  // namespace
 
+std::string terminal_visible(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) {
+            out += fmt::format("\\x{:02x}", c);
+        } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                   static_cast<unsigned char>(s[i + 1]) <= 0x9f) {  // U+0080–U+009F, the C1 controls
+            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+            ++i;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
 std::string report_text(const grade_report& r) {
     std::string out;
     std::string files;
-    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
-    out += "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + " — " + files + "\n";
+    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + terminal_visible(f);
+    out += "Student " + (r.student.empty() ? std::string("(not named)") : terminal_visible(r.student)) + " — " + files + "\n";
     if (!r.gradable) {
-        out += "NOT GRADABLE (" + r.reason_word + "): " + r.reason + "\n";
+        out += "NOT GRADABLE (" + r.reason_word + "): " + terminal_visible(r.reason) + "\n";
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
@@ -61,7 +78,7 @@ std::string report_text(const grade_report& r) {
         for (const auto& p : x.parts) {
             const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
                                                  points_str(p.score) + "/" + points_str(p.max));
-            const std::string text = wrap(p.feedback, std::string(trace::display_width(head), ' '));
+            const std::string text = wrap(terminal_visible(p.feedback), std::string(trace::display_width(head), ' '));
             // the first feedback line goes beside the head
             const std::size_t pad = trace::display_width(head);
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
@@ -70,10 +87,10 @@ std::string report_text(const grade_report& r) {
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
-    for (const auto& f : r.flags) out += wrap("FLAG: " + f, "");
+    for (const auto& f : r.flags) out += wrap("FLAG: " + terminal_visible(f), "");
     if (!r.notes.empty()) {
         out += "Notes:\n";
-        for (const auto& n : r.notes) out += wrap(n, "  ");
+        for (const auto& n : r.notes) out += wrap(terminal_visible(n), "  ");
     }
     return out;
 }
