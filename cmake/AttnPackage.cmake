@@ -2,7 +2,8 @@
 # the Runtime component (bin/attn, man page, completion, lessons) under /usr. Depends
 # comes from dpkg-shlibdeps over the binary (libopenblas0, libfmt9,
 # libtomlplusplus3, libsodium23, libc6, libstdc++6 …), so it names exactly what attn
-# loads; the [run] section of tools/packages.txt lists the same packages.
+# loads, plus less (the lesson pager); the [run] section of tools/packages.txt lists
+# the same packages.
 set(CPACK_PACKAGE_NAME attn)
 set(CPACK_PACKAGE_VENDOR "attn")
 set(CPACK_PACKAGE_CONTACT "attn maintainers <attn@localhost>")
@@ -14,6 +15,8 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION education)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Besides the libraries: `attn lesson` pages tall steps through less on a terminal.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "less")
 set(CPACK_STRIP_FILES ON)  # the debug info stays in the build tree
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "teaches Transformer attention by computing it in the open
  attn computes self-, causal and cross-attention and keeps every intermediate
