@@ -77,7 +77,7 @@ TEST_CASE("lesson 01 says dot products grow like the square root of d for random
     CHECK(has(out, "numbered from 0, as in NumPy"));
 }
 
-TEST_CASE("--step 0 and --step with --token are refused with words a student reads", "[cli][course]") {
+TEST_CASE("A lesson refuses --step 0 and --step with --token with words a student reads", "[cli][course]") {
     int code = 0;
     const std::string zero = attn_out("lesson 1 --step 0 --no-pause", &code);
     CHECK(code == 2);

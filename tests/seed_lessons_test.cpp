@@ -119,6 +119,13 @@ TEST_CASE("lesson 05's Korean matrix is seed 004's, and its rows are distributio
     CHECK(l.tokens.at("ko") == std::vector<std::string>{"고양이가", "앉았다"});
     const auto hello = load("seed-004.toml", "hello_self_weights");
     for (const auto& r : hello.rows) CHECK(r[0] + r[1] + r[2] + r[3] == Approx(1.0).margin(1e-12));
+    // Lesson 05 shows the worksheet's Hello I love you matrix with the worksheet's numbers.
+    const matrix& h = l.matrices.at("hello_weights");
+    REQUIRE(h.shape(0) == 4);
+    REQUIRE(h.shape(1) == 4);
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 4; ++j) CHECK(h(i, j) == Approx(hello.rows[i][j]).margin(1e-12));
+    CHECK(l.tokens.at("hello") == std::vector<std::string>{"Hello", "I", "love", "you"});
 }
 
 TEST_CASE("seed 004's t1 t2 t3 grid is the causal mask lesson 03 draws", "[seed][lessons]") {

@@ -76,8 +76,11 @@ struct command {
     int step = 0;  // for jump
 };
 
-command read_command() {
+// The prompt is printed once raw mode is on, so a key typed as soon as the
+// prompt shows is read as a key.
+command read_command(const std::string& prompt) {
     raw_mode raw;
+    std::cout << prompt << std::flush;
     std::string digits;
     for (;;) {
         unsigned char c = 0;
@@ -162,10 +165,7 @@ void view_lesson(const lessons::lesson& l, const trace::style& st, int first_ste
         show(text, use_pager);
         opening = false;
         for (bool moved = false; !moved;) {
-            std::cout << fmt::format("\n[step {}/{} · Enter: next · p: back · ?: keys · q: quit] ", k,
-                                     total)
-                      << std::flush;
-            const command c = read_command();
+            const command c = read_command(fmt::format("\n[step {}/{} · Enter: next · p: back · ?: keys · q: quit] ", k, total));
             std::cout << "\n";
             switch (c.what) {
                 case action::quit:

@@ -82,6 +82,7 @@ struct lesson {
     std::string summary;
     std::vector<std::string> seeds;
     std::string intro;
+    std::vector<std::string> recap;  // 3–5 takeaways, printed after the last step
     std::map<std::string, std::vector<std::string>> tokens;
     std::map<std::string, matrix> matrices;  // inputs and derived matrices by name
     std::map<std::string, attention_run> runs;

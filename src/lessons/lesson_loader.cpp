@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& top_level_keys() {
     static const std::vector<std::string> keys = {"number", "title",   "summary", "seeds", "primary", "intro",
-                                                  "tokens", "matrices", "derived", "runs", "step",    "exercise", "blocks"};
+                                                  "tokens", "matrices", "derived", "runs", "step",    "exercise", "blocks",
+                                                  "recap"};
     return keys;
 }
 
@@ -48,6 +49,9 @@ void loader::read_header(const toml::table& doc) {
     out.summary = rd.string(doc, "summary", false).value_or("");
     out.intro = rd.string(doc, "intro", false).value_or("");
     out.seeds = rd.strings(doc, "seeds", false).value_or(std::vector<std::string>{});
+    out.recap = rd.strings(doc, "recap", false).value_or(std::vector<std::string>{});
+    if (const toml::node* r = doc.get("recap"); r && (out.recap.size() < 3 || out.recap.size() > 5))
+        rd.fail(r, "'recap' holds 3 to 5 takeaways, found " + std::to_string(out.recap.size()));
 }
 
 void loader::read_tokens(const toml::table& doc) {

@@ -165,18 +165,48 @@ std::string render_step(const lesson& l, int k, const trace::style& st) {
     return out;
 }
 
-std::string render_questions(const lesson& l, const trace::style& st) {
-    if (l.exercises.empty()) return "";
-    std::string out = "\n" + st.heading(rule("Questions", st.width)) + "\n";
-    int n = 1;
-    for (const auto& x : l.exercises) {
-        out += trace::fit_line(fmt::format("{}. [{}] {}", n++, x.id, x.prompt), st.width) + "\n";
-        if (!x.choices.empty()) {
-            std::string c;
-            for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
-            out += trace::fit_line("   choices: " + c, st.width) + "\n";
-        }
+namespace {
+
+// "Next: attn lesson 5 — Different lengths", or where to go after the last one.
+std::string next_lesson_line(const lesson& l) {
+    std::vector<lesson_entry> all;
+    try {
+        all = list_lessons(lessons_dir());
+    } catch (const std::exception&) {  // a lesson file given by path: no folder to look in
     }
+    for (const auto& e : all)
+        if (e.number == l.number + 1) return fmt::format("Next: attn lesson {} — {}", e.number, e.title);
+    return "This is the last lesson; `attn lessons` lists them all.";
+}
+
+}  // namespace
+
+std::string render_questions(const lesson& l, const trace::style& st) {
+    std::string out;
+    if (!l.recap.empty()) {
+        out += "\n" + st.heading(rule("Recap", st.width)) + "\n";
+        for (const auto& r : l.recap) out += trace::fit_line("  • " + r, st.width) + "\n";
+    }
+    if (!l.exercises.empty()) {
+        out += "\n" + st.heading(rule("Questions", st.width)) + "\n";
+        int n = 1;
+        for (const auto& x : l.exercises) {
+            out += trace::fit_line(fmt::format("{}. [{}] {}", n++, x.id, x.prompt), st.width) + "\n";
+            if (!x.choices.empty()) {
+                std::string c;
+                for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
+                out += trace::fit_line("   choices: " + c, st.width) + "\n";
+            }
+        }
+        const std::string file = fmt::format("answers-{:02d}.toml", l.number);
+        out += "\n" + trace::fit_line("Answer them in a file, graded at once with a hint for each mistake:", st.width) + "\n";
+        out += trace::fit_line(fmt::format("    attn exercise template {} > {}", l.number, file), st.width) + "\n";
+        out += trace::fit_line("    (replace each TODO in " + file + " with your answer)", st.width) + "\n";
+        out += trace::fit_line("    attn exercise check " + file, st.width) + "\n";
+    }
+    out += "\n" + trace::fit_line("See any attention as tables and heatmaps of its weights:", st.width) + "\n";
+    out += trace::fit_line("    attn trace examples/trace/cat-causal.toml", st.width) + "\n";
+    out += "\n" + trace::fit_line(st.heading(next_lesson_line(l)), st.width) + "\n";
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include "lessons/readable_name.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/explain.hpp"
+#include "trace/heatmap.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stages.hpp"
 #include "trace/table.hpp"
@@ -59,6 +60,26 @@ std::string show_stage(const lesson& l, const show_item& item, const trace::styl
                 out += "  note: query '" + run.labels.query_tokens[i] +
                        "' may see no key at all: its weights are 0 (not 0/0) and its output is 0\n";
     return out;
+}
+
+// A run's weights (or another score stage) as `attn trace` draws them: the
+// trace floor's heatmap renderer, shades ░▒▓█ without colour.
+std::string show_heatmap(const lesson& l, const show_item& item, const trace::style& st) {
+    const attention_run& run = need_run(l, item);
+    const std::string stage_name = opt_string(item, "stage", "weights");
+    const matrix* values = nullptr;  // [n_q, n_k]
+    if (stage_name == "weights") values = &run.steps.weights;
+    else if (stage_name == "scaled") values = &run.steps.scores_scaled;
+    else if (stage_name == "raw") values = &run.steps.scores_raw;
+    else bad(item, "stage '" + stage_name + "': a heatmap draws raw, scaled or weights", "stage");
+    trace::heatmap_input in;
+    in.title = opt_string(item, "title", "Heatmap of the " + stage_name);
+    in.row_labels = run.labels.query_tokens;
+    in.col_labels = run.labels.key_tokens;
+    in.values = values;
+    in.attend = &run.steps.attend;
+    in.unit_range = stage_name == "weights";
+    return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
 }
 
 // The seed's "Step 1: Decoder Queries" table: Token | Q | × scale | Q_dec.
@@ -135,6 +156,7 @@ std::string show_trace(const lesson& l, const show_item& item, const trace::styl
 
 std::vector<show_kind> basic_kinds() {
     return {
+        {"heatmap", show_heatmap, {"run"}, {"stage", "title"}, "a run's weights (or raw/scaled scores) as a heatmap"},
         {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner"},
          "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table"},
         {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},

@@ -28,7 +28,7 @@ class Session:
         self.cooked = termios.tcgetattr(fd)  # the pty's settings before attn changes them
         self.status = None
 
-    def read_until(self, text, timeout=5.0):
+    def read_until(self, text, timeout=20.0):
         end = time.time() + timeout
         while text not in self.screen and time.time() < end:
             r, _, _ = select.select([self.fd], [], [], 0.1)
@@ -43,7 +43,7 @@ class Session:
         self.screen = ""
         os.write(self.fd, keys.encode())
 
-    def wait(self, timeout=5.0):
+    def wait(self, timeout=20.0):
         end = time.time() + timeout
         while time.time() < end:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
