@@ -29,13 +29,24 @@ TEST_CASE("JSON answers keep the line and column of every value", "[grade]") {
     CHECK(raw->items[2].is_string());  // "nan" stays a string here; the numeric grader reads it as NaN
 }
 
+TEST_CASE("NaN, Infinity and -Infinity are read as Python's json module writes them", "[grade]") {
+    const submission s = read_submission_text("{\"x\": {\"w\": [NaN, Infinity, -Infinity, -1.5]}}", "p.json", true);
+    const answer_value* w = s.find("x")->get("w");
+    REQUIRE(w);
+    REQUIRE(w->items.size() == 4);
+    CHECK(std::isnan(w->items[0].number));
+    CHECK(w->items[1].number == std::numeric_limits<double>::infinity());
+    CHECK(w->items[2].number == -std::numeric_limits<double>::infinity());
+    CHECK(w->items[3].number == -1.5);
+}
+
 TEST_CASE("a JSON syntax error names the line, the column and what was found", "[grade]") {
     using row = std::tuple<std::string, int, int, std::string>;
     auto [text, line, col, found] = GENERATE(table<std::string, int, int, std::string>({
         row{"{\"a\": [1, 2 3]}", 1, 13, "'3'"},
         row{"{\n\"a\": tru}", 2, 6, "expected a value"},
         row{"{\"a\": 1,}", 1, 9, "expected a \"key\""},
-        row{"{\"a\": NaN}", 1, 7, "write them as the strings"},
+        row{"{\"a\": Nan}", 1, 7, "expected a value"},
         row{"{\"a\": 1} x", 1, 10, "end of the file"},
         row{"{\"a\": \"\\q\"}", 1, 10, "unknown escape"},
         row{"{\"a\": 1, \"a\": 2}", 1, 10, "appears twice"},

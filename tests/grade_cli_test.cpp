@@ -186,3 +186,14 @@ TEST_CASE("JUnit XML has one failure per part that lost points", "[grade][cli]")
     CHECK_THAT(xml, Catch::Contains("<testsuite name=\"fixture\" tests=\"4\" failures=\"3\" errors=\"0\">"));
     CHECK_THAT(xml, Catch::Contains("&apos;The&apos;"));  // escaped feedback
 }
+
+TEST_CASE("control characters from a submission never reach the terminal raw", "[grade][cli]") {
+    scratch s("controls");
+    s.write("eve.toml", "student = \"eve\\nTotal 11 / 11 (100.0%)\\u001b[2J\"\n[01-scale]\nanswer = 2.0\n");
+    int code = -1;
+    const std::string out = run_command(attn_cmd("grade --no-variants " + shell_quote(s.path("eve.toml"))), &code);
+    CHECK(code == 0);
+    CHECK(out.find('\x1b') == std::string::npos);
+    CHECK_THAT(out, Catch::Contains("eve\\x0atotal 11 / 11"));
+    CHECK_THAT(out, Catch::StartsWith("Student eve\\x0a"));
+}

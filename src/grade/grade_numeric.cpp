@@ -104,7 +104,7 @@ credit_count count_credit(const matrix& got, const matrix& expected, const std::
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool ok = is_close(got.flat(i), expected.flat(i), tol);
         if (!ok && !any_found) any_bad = i, any_found = true;
-        if (!info[i]) continue;
+        if (!info[i] && ok) continue;  // right by construction: no credit; wrong anyway: it counts against
         ++c.informative;
         if (ok) ++c.close;
         else if (!found) c.first_bad = i, found = true;
@@ -459,7 +459,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         r.status = r.score > 0.0 ? part_status::partial : part_status::wrong;
         r.feedback = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " + p.tol.str() +
                      (cc.informative < c.total ? " (the " + std::to_string(c.total - cc.informative) +
-                                                     " entries fixed by the mask earn nothing by themselves)"
+                                                     " right entries fixed by the mask earn nothing by themselves)"
                                                : std::string()) +
                      "; first off: " + lab.entry(cc.first_bad, got.shape(1)) + ", expected " +
                      value_str(expected->flat(cc.first_bad)) + ", found " + value_str(got.flat(cc.first_bad));

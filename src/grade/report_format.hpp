@@ -30,6 +30,11 @@ std::string junit_xml(const std::vector<grade_report>& reports);
 // One student's <testsuite> (for a class written suite by suite); adds to the counts.
 std::string junit_suite(const grade_report& r, std::size_t* tests = nullptr, std::size_t* failures = nullptr);
 
+// Text from a submission made safe for a terminal: C0 controls (newline and tab too),
+// DEL and C1 controls become visible escapes (\x0a, \u009b), so a `student` with a
+// newline cannot print a fake "Total" line. Grade-local until attn::io::terminal_safe lands.
+std::string terminal_visible(const std::string& s);
+
 // XML text escaping (& < > " ') for attribute and element content.
 std::string xml_escape(const std::string& s);
 
