@@ -63,8 +63,8 @@ void make_paths_relative(grade_report& r, const std::string& dir) {
 
 namespace {
 
-// A text cell: never a formula (io::spreadsheet_safe), never a control character
-// (the gradebook may go to a terminal with --gradebook -).
+// A text cell: never a formula (io::spreadsheet_safe: = + - @ TAB CR), never a control
+// character (the gradebook may go to a terminal with --gradebook -).
 std::string csv_cell(const std::string& raw) {
     const std::string s = io::spreadsheet_safe(io::terminal_safe(raw));
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -337,8 +337,7 @@ std::string class_summary_text(const class_result& c) {
     }
     if (c.copies) out += fmt::format("\nCopies: {} student(s) hand in answers that match another student's numbers (gradebook notes)\n", c.copies);
     if (!c.not_gradable.empty()) out += "\nNot gradable:\n";
-    for (const auto& [student, why] : c.not_gradable)  // ids and reasons quote files: shown, never sent raw
-        out += "  " + io::terminal_safe(student) + "  " + io::terminal_safe(why) + "\n";
+    for (const auto& [student, why] : c.not_gradable) out += "  " + terminal_visible(student) + "  " + terminal_visible(why) + "\n";
     return out;
 }
 

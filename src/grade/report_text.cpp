@@ -22,9 +22,7 @@ const char* mark(part_status s) {
 }
 
 // Wraps feedback at about 78 columns under an indent; words are never split.
-// Feedback quotes students' answers: control characters are shown, never sent.
-std::string wrap(const std::string& raw, const std::string& indent, std::size_t width = 78) {
-    const std::string text = io::terminal_safe(raw);
+std::string wrap(const std::string& text, const std::string& indent, std::size_t width = 78) {
     std::string out, line = indent;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -45,19 +43,20 @@ std::string wrap(const std::string& raw, const std::string& indent, std::size_t 
 
 }  // namespace
 
+std::string terminal_visible(const std::string& s) { return io::terminal_safe(s); }  // the one sanitiser
+
 std::string report_text(const grade_report& r) {
     std::string out;
     std::string files;
-    // Student ids, file names and reasons come from submissions: shown, never sent raw.
-    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + io::terminal_safe(f);
-    out += "Student " + (r.student.empty() ? std::string("(not named)") : io::terminal_safe(r.student)) + " — " + files + "\n";
+    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + terminal_visible(f);
+    out += "Student " + (r.student.empty() ? std::string("(not named)") : terminal_visible(r.student)) + " — " + files + "\n";
     if (!r.gradable) {
-        out += "NOT GRADABLE (" + r.reason_word + "): " + io::terminal_safe(r.reason) + "\n";
+        out += "NOT GRADABLE (" + r.reason_word + "): " + terminal_visible(r.reason) + "\n";
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
     for (const auto& x : r.exercises) {
-        out += "\n" + fmt::format("{}  {}  [{} / {}]\n", io::terminal_safe(x.id), io::terminal_safe(x.title), points_str(x.score), points_str(x.max));
+        out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
         if (x.kind == "numeric")
             out += "  numbers: " + (x.personal ? "yours, variant " + x.variant + " (" + x.parameters + ")"
                                     : x.practice ? "the practice variant, not a class's numbers (" + x.parameters + ")"
@@ -65,20 +64,19 @@ std::string report_text(const grade_report& r) {
         for (const auto& p : x.parts) {
             const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
                                                  points_str(p.score) + "/" + points_str(p.max));
-            const std::string text = wrap(p.feedback, std::string(trace::display_width(head), ' '));
+            const std::string text = wrap(terminal_visible(p.feedback), std::string(trace::display_width(head), ' '));
             // the first feedback line goes beside the head
             const std::size_t pad = trace::display_width(head);
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
-            if (!p.mistake.empty())
-                out += std::string(pad, ' ') + "mistake: " + io::terminal_safe(p.mistake_name) + " [" + io::terminal_safe(p.mistake) + "]\n";
+            if (!p.mistake.empty()) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
         }
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
-    for (const auto& f : r.flags) out += wrap("FLAG: " + f, "");
+    for (const auto& f : r.flags) out += wrap("FLAG: " + terminal_visible(f), "");
     if (!r.notes.empty()) {
         out += "Notes:\n";
-        for (const auto& n : r.notes) out += wrap(n, "  ");
+        for (const auto& n : r.notes) out += wrap(terminal_visible(n), "  ");
     }
     return out;
 }
