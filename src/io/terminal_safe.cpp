@@ -67,9 +67,6 @@ std::string escape(std::string_view s, bool keep_layout) {
         }
         if (cp < 0x20 || cp == 0x7F) {
             if (keep_layout && (cp == '\n' || cp == '\t')) out += static_cast<char>(cp);
-            else if (cp == '\n') out += "\\n";
-            else if (cp == '\t') out += "\\t";
-            else if (cp == '\r') out += "\\r";
             else hex_byte(out, static_cast<unsigned char>(cp));
         } else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp)) {
             hex_code_point(out, cp);

@@ -3,7 +3,7 @@
 // student ids, answer strings, file names) through one of these before printing.
 //
 // terminal_safe escapes, as visible text:
-//   C0 controls (0x00–0x1F, including newline and tab) and DEL  → \n \t \r or \xNN
+//   C0 controls (0x00–0x1F, including newline and tab) and DEL  → \xNN (newline: \x0a)
 //   ESC                                                       → \x1b
 //   C1 controls U+0080–U+009F (UTF-8 encoded)                 → \u0080 .. \u009f
 //   bidirectional overrides/isolates U+202A–U+202E, U+2066–9  → \u202e ...
