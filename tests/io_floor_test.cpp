@@ -132,7 +132,7 @@ TEST_CASE("the TOML depth scanner refuses deep documents and passes normal ones"
         {dotted_key, ":1:128:"},
         {"[a]\nx = 1\n" + deep_array, ":3:67:"},  // one level more from [a]
     }));
-    const std::string e = error_of([&] { check_toml_nesting(text, "deep.toml"); });
+    const std::string e = error_of([t = text] { check_toml_nesting(t, "deep.toml"); });
     INFO(e);
     CHECK(e.find("deep.toml" + line_col) == 0);
     CHECK(e.find("nested deeper than 64 levels") != std::string::npos);
@@ -164,7 +164,7 @@ TEST_CASE("the npy reader refuses hostile headers before allocating", "[io][safe
         {std::string("\x93NUMPY\x01\x00\x40", 9), "not a .npy file"},
         {std::string("PK\x03\x04 not numpy at all"), "not a .npy file"},
     }));
-    const std::string e = error_of([&] { (void)parse_npy(bytes, "x.npy"); });
+    const std::string e = error_of([b = bytes] { (void)parse_npy(b, "x.npy"); });
     INFO(e);
     CHECK(e.find("x.npy: ") == 0);
     CHECK(e.find(expected) != std::string::npos);
@@ -219,7 +219,7 @@ TEST_CASE("the input reader refuses directories, FIFOs and devices without block
         {"/dev/zero", "a character device"},
         {(dir / "missing.toml").string(), "no such file"},
     }));
-    const std::string e = error_of([&] { (void)read_input_file(path); });
+    const std::string e = error_of([p = path] { (void)read_input_file(p); });
     CHECK(e.find(path + ": ") == 0);
     CHECK(e.find(kind) != std::string::npos);
 }

@@ -20,7 +20,8 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
 void add_factors(std::vector<std::pair<std::string, int>>& into, const std::vector<std::pair<std::string, int>>& from,
                  int sign) {
     for (const auto& [name, p] : from) {
-        auto it = std::find_if(into.begin(), into.end(), [&](const auto& f) { return f.first == name; });
+        const std::string& symbol = name;  // C++17 lambdas can't capture a structured binding (clang refuses)
+        auto it = std::find_if(into.begin(), into.end(), [&](const auto& f) { return f.first == symbol; });
         if (it == into.end())
             into.emplace_back(name, sign * p);
         else
