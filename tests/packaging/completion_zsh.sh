@@ -7,7 +7,6 @@
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 attn=$1
-fails=0
 complete_line() {  # complete_line WORD...: the completions of the last word, one a line
     zsh -f -c '
         completion=$1; attn=$2; shift 2
@@ -20,23 +19,7 @@ complete_line() {  # complete_line WORD...: the completions of the last word, on
         print -rl -- "${reply[@]}"
     ' zsh "$here/packaging/completions/_attn" "$attn" "$@" | sort
 }
-expect() {  # expect "WANTED" WORD...: WANTED is among the completions
-    local want=$1; shift
-    if complete_line "$@" | grep -qx -- "$want"; then
-        echo "ok: '$*' offers $want"
-    else
-        echo "FAIL: '$*' does not offer $want; got: $(complete_line "$@" | tr '\n' ' ')"
-        fails=$((fails + 1))
-    fi
-}
-expect_not() {
-    local unwanted=$1; shift
-    if complete_line "$@" | grep -qx -- "$unwanted"; then
-        echo "FAIL: '$*' offers $unwanted"; fails=$((fails + 1))
-    else
-        echo "ok: '$*' does not offer $unwanted"
-    fi
-}
+source "$here/tests/packaging/completion_expect.sh"
 # zsh must read the file without a syntax error before anything else means something.
 if ! zsh -n "$here/packaging/completions/_attn"; then
     echo "FAIL: zsh -n finds a syntax error in packaging/completions/_attn"; exit 1
