@@ -19,6 +19,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+from attention_reference import softmax_rows  # noqa: E402
+
 ATTN, OUT = sys.argv[1], sys.argv[2]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 PER_STUDENT = ["01-self-cat", "04-cross-the", "06-padded"]
@@ -40,16 +43,6 @@ def show_class(ex, students):
                          capture_output=True, text=True, check=True).stdout
     os.unlink(path)
     return {d["student"]: d for d in map(json.loads, out.splitlines())}
-
-
-def softmax_rows(s):
-    out = np.zeros_like(s)
-    for i, row in enumerate(s):
-        if np.all(np.isneginf(row)):
-            continue
-        e = np.exp(row - row.max())
-        out[i] = e / e.sum()
-    return out
 
 
 def stages(inp, mistake=None):

@@ -5,23 +5,13 @@
 #include <cmath>
 #include <string>
 
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
 #include "core/random_tensors.hpp"
 #include "core/shape_error.hpp"
 
 namespace attn {
-
-namespace {
-
-matrix transposed(const matrix& a) {
-    matrix t({a.shape(1), a.shape(0)});  // [cols, rows]
-    for (std::size_t i = 0; i < a.shape(0); ++i)
-        for (std::size_t j = 0; j < a.shape(1); ++j) t(j, i) = a(i, j);
-    return t;
-}
-
-}  // namespace
 
 attention_grads attention_backward(const attention_steps& f, const matrix& grad_output) {
     if (grad_output.shape(0) != f.n_q() || grad_output.shape(1) != f.d_v())
@@ -34,7 +24,7 @@ attention_grads attention_backward(const attention_steps& f, const matrix& grad_
     g.scale = f.scale;
 
     // Pass 1: O = A V, so dV = Aᵀ dO and dA = dO Vᵀ.
-    g.grad_v = matmul(transposed(f.weights), grad_output);          // [n_k, d_v]
+    g.grad_v = matmul(matrix(xt::transpose(f.weights)), grad_output);          // [n_k, d_v]
     g.grad_weights = matmul(grad_output, f.v, /*transpose_b=*/true);  // [n_q, n_k]
 
     // Pass 2: the softmax Jacobian row by row, dS_ij = A_ij (dA_ij − Σ_k A_ik dA_ik).
@@ -52,7 +42,7 @@ attention_grads attention_backward(const attention_steps& f, const matrix& grad_
 
     // Pass 4: raw = Q Kᵀ, so dQ = dRaw K and dK = dRawᵀ Q.
     g.grad_q = matmul(g.grad_raw, f.k);              // [n_q, d_k]
-    g.grad_k = matmul(transposed(g.grad_raw), f.q);  // [n_k, d_k]
+    g.grad_k = matmul(matrix(xt::transpose(g.grad_raw)), f.q);  // [n_k, d_k]
     return g;
 }
 

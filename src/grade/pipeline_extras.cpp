@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <xtensor/xmanipulation.hpp>
+
 #include "core/backward.hpp"
 #include "core/rope.hpp"
 #include "core/tiled.hpp"
@@ -15,12 +17,6 @@ namespace attn::grade {
 
 namespace {
 
-matrix transposed(const matrix& a) {
-    matrix t({a.shape(1), a.shape(0)});  // [cols, rows]
-    for (std::size_t i = 0; i < a.shape(0); ++i)
-        for (std::size_t j = 0; j < a.shape(1); ++j) t(j, i) = a(i, j);
-    return t;
-}
 
 // q or k turned with the frequency of pair i = base^(−step·i/d), from position `first`.
 matrix rotate(const matrix& x, double base, double step, double first) {
@@ -125,7 +121,7 @@ void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_can
             attention_grads g = right;
             g.grad_scores = f.weights * right.grad_weights;
             g.grad_q = matmul(g.grad_scores, in.k) / f.scale;
-            g.grad_k = matmul(transposed(g.grad_scores), in.q) / f.scale;
+            g.grad_k = matmul(matrix(xt::transpose(g.grad_scores)), in.q) / f.scale;
             add_gradients(g, s);
             out.push_back({"jacobian_sum_missing",
                            "dS = A ⊙ dA: the softmax Jacobian's Σ_k A_ik dA_ik term is missing (each row of dS must sum to 0)",
@@ -136,7 +132,7 @@ void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_can
             stage_values s = base;
             attention_grads g = right;
             g.grad_q = matmul(right.grad_scores, in.k);
-            g.grad_k = matmul(transposed(right.grad_scores), in.q);
+            g.grad_k = matmul(matrix(xt::transpose(right.grad_scores)), in.q);
             add_gradients(g, s);
             out.push_back({"gradient_not_scaled",
                            "dS K without dividing by the forward's scale " + num(f.scale) +

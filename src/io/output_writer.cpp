@@ -15,21 +15,13 @@
 #include <unistd.h>
 
 #include "io/input_registry.hpp"
+#include "io/output_checks.hpp"
 #include "io/temp_registry.hpp"
 #include "io/terminal_safe.hpp"
 
 namespace attn::io {
 
 namespace fs = std::filesystem;
-
-namespace detail {
-void check_target(const std::string& path, bool existing_ok);
-std::string temp_name_beside(const std::string& target);
-std::set<std::string> read_manifest(const std::string& dir, bool* found);
-std::string manifest_text(const std::set<std::string>& names);
-bool plain_name(const std::string& name);
-bool dir_is_empty(const std::string& dir);
-}  // namespace detail
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include "io/csv_read.hpp"
 #include "io/input_read.hpp"
 #include "io/toml_depth.hpp"
+#include "io/toml_words.hpp"
 #include "io/npy_read.hpp"
 #include "io/trace_spec.hpp"
 #include "io/trace_spec_extras.hpp"
@@ -26,17 +27,7 @@ struct reader {
     }
     [[noreturn]] void fail(const toml::node& n, const std::string& message) const { throw input_error(pos(n), message); }
 
-    static std::string type_name(const toml::node& n) {
-        switch (n.type()) {
-            case toml::node_type::string: return "a string";
-            case toml::node_type::integer: return "an integer";
-            case toml::node_type::floating_point: return "a number";
-            case toml::node_type::boolean: return "a boolean";
-            case toml::node_type::array: return "an array";
-            case toml::node_type::table: return "a table";
-            default: return "a date or time";
-        }
-    }
+    static std::string type_name(const toml::node& n) { return toml_type_name(&n); }
 
     std::vector<std::string> strings(const toml::node& n, const std::string& key) const {
         const toml::array* a = n.as_array();

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "io/toml_words.hpp"
+
 namespace attn::lessons {
 
 namespace {
@@ -28,18 +30,7 @@ void toml_reader::fail(const toml::node* node, const std::string& message) const
     problems->push_back({pos(node), message});
 }
 
-std::string toml_reader::type_name(const toml::node* node) {
-    if (!node) return "nothing";
-    switch (node->type()) {
-        case toml::node_type::string: return "a string";
-        case toml::node_type::integer: return "an integer";
-        case toml::node_type::floating_point: return "a number";
-        case toml::node_type::boolean: return "a boolean";
-        case toml::node_type::array: return "an array";
-        case toml::node_type::table: return "a table";
-        default: return "a date or time";
-    }
-}
+std::string toml_reader::type_name(const toml::node* node) { return io::toml_type_name(node); }
 
 std::optional<std::string> toml_reader::string(const toml::table& t, const std::string& key, bool required) const {
     const toml::node* n = t.get(key);

@@ -19,6 +19,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention_reference import softmax_rows  # noqa: E402
+
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 ENV = dict(os.environ, ATTN_COURSE_SECRET="fairness-test-secret")
 STAGES = {"raw", "scaled", "masked", "weights", "output"}
@@ -36,16 +39,6 @@ def check(cond, what):
     if not cond:
         failures.append(what)
         print("FAIL:", what)
-
-
-def softmax_rows(s):
-    out = np.zeros_like(s)
-    for i, row in enumerate(s):
-        if np.all(np.isneginf(row)):
-            continue
-        e = np.exp(row - row.max())
-        out[i] = e / e.sum()
-    return out
 
 
 def stages(inp):
