@@ -124,19 +124,23 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
                 r.mistake = m.id;
                 r.mistake_name = m.id;
                 r.feedback = "found " + c.actual + ": " + m.feedback;
+                r.feedback_without_expected = "found " + c.actual + ", not the asked shape";
                 return r;
             }
         } catch (const std::exception&) {
         }
     }
     r.feedback = c.explain();
+    r.feedback_without_expected = "found " + c.actual + ", not the asked shape";  // the explanation names the expected one
     auto has = [](const std::string& dim, const char* name) { return dim == name; };
     switch (c.verdict) {
         case shape_verdict::permuted:
             r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
             r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
-            if (c.last_two_swapped)
+            if (c.last_two_swapped) {
                 r.feedback += "; rows are the queries, columns the keys (or the features)";
+                r.feedback_without_expected += "; rows are the queries, columns the keys (or the features)";
+            }
             break;
         case shape_verdict::rank_differs:
             r.mistake = c.missing_axis ? "shape_missing_axis" : "shape_extra_axis";
@@ -170,6 +174,7 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     if (!text) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": expected one of the choices (" + list + "), found " + type_name(*a);
+        r.feedback_without_expected = a->where.str() + ": expected one of the exercise's choices, found " + type_name(*a);
         return r;
     }
     const std::string t = normalize_text(*text);
@@ -182,6 +187,7 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     if (!pick) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": \"" + *text + "\" is not one of the choices (" + list + ")";
+        r.feedback_without_expected = a->where.str() + ": \"" + *text + "\" is not one of the exercise's choices";
         return r;
     }
     const std::string& chosen = x.choices[*pick];
@@ -193,6 +199,7 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     }
     r.status = part_status::wrong;
     r.feedback = "not " + chosen;
+    r.feedback_without_expected = r.feedback;  // the teacher's explanation below may name the right choice
     for (const auto& m : p.mistakes)
         if (normalize_text(m.answer) == normalize_text(chosen)) {
             r.mistake = m.id;
