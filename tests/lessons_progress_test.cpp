@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -21,6 +22,7 @@
 
 using namespace attn;
 using lessons::question_state;
+using attn::testing::scratch_path;
 
 namespace {
 
