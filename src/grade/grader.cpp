@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "grade/grade_parts.hpp"
+#include "grade/reviews.hpp"
 
 namespace attn::grade {
 
@@ -17,6 +18,7 @@ const char* status_name(part_status s) {
         case part_status::wrong: return "wrong";
         case part_status::unanswered: return "unanswered";
         case part_status::invalid: return "invalid";
+        case part_status::review: return "review";
     }
     return "?";
 }
@@ -64,10 +66,36 @@ exercise_result empty_result(const exercise& x) {
     return r;
 }
 
+// The graders of the kinds whose parts are graded one by one (numeric parts depend on
+// each other and are graded together, below).
+struct part_context {
+    const std::string& student;
+    const review_table* reviews;
+};
+using part_grader = part_result (*)(const exercise&, const part_spec&, const answer_value*, const part_context&);
+struct kind_grader {
+    exercise_kind kind;
+    part_grader grade;
+};
+const kind_grader part_graders[] = {
+    {exercise_kind::shape, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_shape_part(x, p, a);
+     }},
+    {exercise_kind::choice, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_choice_part(x, p, a);
+     }},
+    {exercise_kind::multi, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_multi_part(x, p, a);
+     }},
+    {exercise_kind::open, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context& c) {
+         return grade_open_part(x, p, a, c.student, c.reviews);
+     }},
+};
+
 }  // namespace
 
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags) {
+                               std::vector<std::string>& notes, std::vector<std::string>& flags, const review_table* reviews) {
     exercise_result r = empty_result(x);
     r.answered = answer && !is_unanswered(answer);
     if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
@@ -90,12 +118,13 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
             flags.push_back(x.id + ": the answers follow from each other but not from this student's numbers "
                                    "(someone else's numbers?)");
     } else {
-        for (const auto& p : x.parts) {
-            const answer_value* a = part_answer(x, p, answer);
-            if (x.kind == exercise_kind::shape) r.parts.push_back(grade_shape_part(x, p, a));
-            else if (x.kind == exercise_kind::choice) r.parts.push_back(grade_choice_part(x, p, a));
-            else r.parts.push_back(grade_short_part(x, p, a));
-        }
+        const part_context context{request.student, reviews};
+        for (const auto& g : part_graders)
+            if (g.kind == x.kind)
+                for (const auto& p : x.parts) {
+                    r.parts.push_back(g.grade(x, p, part_answer(x, p, answer), context));
+                    if (!r.parts.back().review_note.empty()) notes.push_back(r.parts.back().review_note);
+                }
     }
     r.score = 0.0;
     for (const auto& p : r.parts) r.score += p.score;
@@ -137,7 +166,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
-        exercise_result r = grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags);
+        exercise_result r = grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, options.reviews.get());
         rep.score += r.score;
         rep.max += r.max;
         rep.exercises.push_back(std::move(r));

@@ -6,6 +6,7 @@
 // compared with the catalogue of mistakes (mistakes.hpp) and the match is named.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,15 @@
 
 namespace attn::grade {
 
+class review_table;
+
 struct grade_options {
     std::vector<std::string> exercise_ids;  // the assignment; empty = the exercises the submission answers
     std::string student;                    // overrides the file's `student`
     std::string secret;                     // course secret for per-student numbers
     bool lesson_numbers = false;            // grade everyone on the lesson's own numbers
     bool practice_ok = true;                // without a secret: the practice variant (false: --class, --gradescope)
+    std::shared_ptr<const review_table> reviews;  // the teacher's points for open parts (--reviews), or none
 };
 
 // Throws variant_error when per-student numbers are needed and no secret is known,
@@ -34,6 +38,7 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
 
 // One exercise (used by grade_submission; exposed for tests). answer may be null.
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags);
+                               std::vector<std::string>& notes, std::vector<std::string>& flags,
+                               const review_table* reviews = nullptr);
 
 }  // namespace attn::grade
