@@ -79,6 +79,7 @@ std::string show_heatmap(const lesson& l, const show_item& item, const trace::st
     in.values = values;
     in.attend = &run.steps.attend;
     in.unit_range = stage_name == "weights";
+    in.width = st.width;
     return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
 }
 

@@ -136,6 +136,20 @@ std::size_t cut_point(const std::string& word, std::size_t room) {
     return best ? best : std::min<std::size_t>(word.size(), 1);
 }
 
+// The end of the word that starts at `from`: the next space, except that a word
+// opening a `command in backticks` runs to the word holding the closing backtick
+// (a student copies the command from one line) when that fits in `room` columns.
+std::size_t word_end(const std::string& s, std::size_t from, std::size_t room) {
+    std::size_t e = from, ticks = 0;
+    for (; e < s.size() && s[e] != ' '; ++e) ticks += s[e] == '`';
+    if (ticks % 2 == 0) return e;
+    const std::size_t close = s.find('`', e);
+    if (close == std::string::npos) return e;
+    std::size_t end = close;
+    while (end < s.size() && s[end] != ' ') ++end;
+    return display_width(s.substr(from, end - from)) <= room ? end : e;
+}
+
 }  // namespace
 
 std::string fit_line(const std::string& line, std::size_t width) {
@@ -154,8 +168,7 @@ std::string fit_line(const std::string& line, std::size_t width) {
     while (i < line.size()) {
         std::size_t sp = i;
         while (sp < line.size() && line[sp] == ' ') ++sp;
-        std::size_t e = sp;
-        while (e < line.size() && line[e] != ' ') ++e;
+        const std::size_t e = sp < line.size() ? word_end(line, sp, width > hang ? width - hang : 1) : sp;
         const std::string spaces = line.substr(i, sp - i), word = line.substr(sp, e - sp);
         i = e;
         if (word.empty()) break;  // trailing spaces
@@ -218,9 +231,12 @@ std::string rewrap(const std::vector<std::string>& lines, std::size_t width) {
     std::string joined;
     for (const auto& l : lines) joined += (joined.empty() ? "" : " ") + l;
     std::string out, cur;
-    std::istringstream words(joined);
-    std::string w;
-    while (words >> w) {
+    for (std::size_t i = 0; i < joined.size();) {
+        while (i < joined.size() && joined[i] == ' ') ++i;
+        if (i == joined.size()) break;
+        const std::size_t e = word_end(joined, i, width);
+        const std::string w = joined.substr(i, e - i);
+        i = e;
         if (!cur.empty() && display_width(cur) + 1 + display_width(w) > width) {
             out += fit_line(cur, width) + "\n";
             cur.clear();

@@ -5,7 +5,6 @@ set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 attn=$1
 source "$here/packaging/completions/attn.bash"
-fails=0
 complete_line() {  # complete_line WORD...: the completions of the last word
     COMP_WORDS=("$attn" "$@")
     COMP_CWORD=$#
@@ -13,23 +12,7 @@ complete_line() {  # complete_line WORD...: the completions of the last word
     _attn
     printf '%s\n' "${COMPREPLY[@]}" | sort
 }
-expect() {  # expect "WANTED" WORD...: WANTED is among the completions
-    local want=$1; shift
-    if complete_line "$@" | grep -qx -- "$want"; then
-        echo "ok: '$*' offers $want"
-    else
-        echo "FAIL: '$*' does not offer $want; got: $(complete_line "$@" | tr '\n' ' ')"
-        fails=$((fails + 1))
-    fi
-}
-expect_not() {
-    local unwanted=$1; shift
-    if complete_line "$@" | grep -qx -- "$unwanted"; then
-        echo "FAIL: '$*' offers $unwanted"; fails=$((fails + 1))
-    else
-        echo "ok: '$*' does not offer $unwanted"
-    fi
-}
+source "$here/tests/packaging/completion_expect.sh"
 expect lessons les
 expect lesson les
 expect --version --v
