@@ -23,6 +23,8 @@ _attn() {
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "text json toml" -- "$cur")); return ;;
         --visibility) COMPREPLY=($(compgen -W "visible hidden after_due_date after_published" -- "$cur")); return ;;
+        --feedback) COMPREPLY=($(compgen -W "full mistakes score" -- "$cur")); return ;;
+        --assignment) COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -- "$cur")); return ;;
         --heatmap) COMPREPLY=($(compgen -W "none raw scaled masked weights" -- "$cur")); return ;;
         --stage) COMPREPLY=($(compgen -W "q k v raw scaled masked weights output" -- "$cur")); return ;;
         --lessons|--npy|--csv|--class|--submission) COMPREPLY=($(compgen -d -- "$cur")); return ;;

@@ -14,6 +14,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/verbs.hpp"
+#include "grade/assignment.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
 #include "grade/output_file.hpp"
@@ -47,7 +48,9 @@ struct grade_cli {
     std::string submission_dir = "/autograder/submission";
     std::string results = "/autograder/results/results.json";
     std::string metadata = "/autograder/submission_metadata.json";
-    std::string visibility = "visible";
+    std::string visibility;  // "" = the assignment's, else visible
+    std::string assignment;  // --assignment FILE
+    std::string feedback;    // --feedback LEVEL ("" = the assignment's, else the mode's default)
     layout_options layout;  // --width/--full of the text report
     bool fingerprint = false;
     std::string reviews;       // the teacher's filled-in review sheet (open exercises)
@@ -63,8 +66,12 @@ void say_fingerprint(const grade_cli& o, const std::string& secret) {
               << "\n";
 }
 
-grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set) {
+// The default feedback level: a teacher's own run shows everything; a Gradescope run,
+// which students read, never shows an expected value (see grade/assignment.hpp).
+grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set, grade::feedback_level level,
+                                grade::assignment* read = nullptr) {
     grade::grade_options g;
+    g.feedback = level;
     g.student = o.student;
     g.lesson_numbers = o.lesson_numbers;
     g.secret = grade::course_secret(o.secret_file);
@@ -82,6 +89,15 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     }
     for (const auto& id : g.exercise_ids)
         if (!set.find(id)) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+    const auto forced = o.feedback.empty() ? std::nullopt : grade::feedback_level_from(o.feedback);
+    if (o.assignment.empty()) {
+        if (forced) g.feedback = *forced;
+        return g;
+    }
+    if (!g.exercise_ids.empty()) throw std::invalid_argument("--assignment names the exercises: drop --exercises and --lesson");
+    const grade::assignment a = grade::read_assignment(o.assignment, set);
+    grade::apply_assignment(a, g, forced);
+    if (read) *read = a;
     return g;
 }
 
@@ -108,7 +124,7 @@ int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 
 
 int run_files(const grade_cli& o) {
     const auto set = grade::load_exercise_set(lessons::lessons_dir());
-    const auto g = options_of(o, set);
+    const auto g = options_of(o, set, grade::feedback_level::full);
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
     if (!o.review_sheet.empty() && o.review_sheet != "-") io::output_writer(false, true).check_file(o.review_sheet);
@@ -122,7 +138,7 @@ int run_files(const grade_cli& o) {
     } catch (const grade::submission_error& e) {
         std::cerr << "attn grade: not gradable (" << e.reason << "): " << io::terminal_safe(e.what()) << "\n";
         if (!o.junit.empty()) {
-            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids);
+            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids, g);
             write_or_print(o.junit, grade::junit_xml({r}));
         }
         return 2;
@@ -138,7 +154,7 @@ int run_files(const grade_cli& o) {
 int run_class(const grade_cli& o) {
     const auto start = std::chrono::steady_clock::now();
     const auto set = grade::load_exercise_set(lessons::lessons_dir());
-    auto g = options_of(o, set);
+    auto g = options_of(o, set, grade::feedback_level::full);
     g.practice_ok = false;  // a class is graded on its own numbers, never on practice ones
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
@@ -198,12 +214,14 @@ int run_class(const grade_cli& o) {
 // Gradescope: results.json is written whatever happens, so the student always sees why.
 int run_gradescope(const grade_cli& o) {
     grade::grade_report r;
+    grade::assignment a;
     auto write = [&](const grade::grade_report& rep) {
-        write_or_print(o.results, grade::gradescope_results(rep, o.visibility).dump(2) + "\n");
+        const std::string vis = !o.visibility.empty() ? o.visibility : !a.visibility.empty() ? a.visibility : "visible";
+        write_or_print(o.results, grade::gradescope_results(rep, vis, a.release_expected).dump(2) + "\n");
     };
     try {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
-        grade::grade_options g = options_of(o, set);
+        grade::grade_options g = options_of(o, set, grade::feedback_level::mistakes, &a);
         g.practice_ok = false;
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
@@ -219,7 +237,7 @@ int run_gradescope(const grade_cli& o) {
             r = grade::grade_submission(sub, set, g);
             grade::make_paths_relative(r, o.submission_dir);
         } catch (const grade::submission_error& e) {
-            r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids);
+            r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids, g);
             grade::make_paths_relative(r, o.submission_dir);
         }
         write(r);
@@ -247,6 +265,9 @@ void setup_grade(CLI::App& app) {
     sub->add_flag("--no-variants", o->lesson_numbers, "Grade on the lessons' own numbers, not per-student ones");
     sub->add_option("--exercises", o->exercises, "The assignment: exercise ids (default: those answered)")->delimiter(',');
     sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment");
+    sub->add_option("--assignment", o->assignment, "Assignment file (TOML): exercises, points, feedback levels, visibility");
+    sub->add_option("--feedback", o->feedback, "full, mistakes (no expected values) or score; default full, mistakes with --gradescope")
+        ->check(CLI::IsMember({"full", "mistakes", "score"}));
     sub->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
     sub->add_option("--junit", o->junit, "Also write JUnit XML to this file (- for standard output)");
     add_layout_options(*sub, o->layout, false);

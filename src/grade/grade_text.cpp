@@ -152,19 +152,23 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
                 r.mistake = m.id;
                 r.mistake_name = m.id;
                 r.feedback = "found " + c.actual + ": " + m.feedback;
+                r.feedback_without_expected = "found " + c.actual + ", not the asked shape";
                 return r;
             }
         } catch (const std::exception&) {
         }
     }
     r.feedback = c.explain();
+    r.feedback_without_expected = "found " + c.actual + ", not the asked shape";  // the explanation names the expected one
     auto has = [](const std::string& dim, const char* name) { return dim == name; };
     switch (c.verdict) {
         case shape_verdict::permuted:
             r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
             r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
-            if (c.last_two_swapped)
+            if (c.last_two_swapped) {
                 r.feedback += "; rows are the queries, columns the keys (or the features)";
+                r.feedback_without_expected += "; rows are the queries, columns the keys (or the features)";
+            }
             break;
         case shape_verdict::rank_differs:
             r.mistake = c.missing_axis ? "shape_missing_axis" : "shape_extra_axis";
@@ -197,12 +201,14 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     if (!text) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": expected one of the choices (" + list + "), found " + type_name(*a);
+        r.feedback_without_expected = a->where.str() + ": expected one of the exercise's choices, found " + type_name(*a);
         return r;
     }
     const std::optional<std::size_t> pick = find_choice(x, *text);
     if (!pick) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": \"" + *text + "\" is not one of the choices (" + list + ")";
+        r.feedback_without_expected = a->where.str() + ": \"" + *text + "\" is not one of the exercise's choices";
         return r;
     }
     const std::string& chosen = x.choices[*pick];
@@ -214,6 +220,7 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     }
     r.status = part_status::wrong;
     r.feedback = "not " + chosen;
+    r.feedback_without_expected = r.feedback;  // the teacher's explanation below may name the right choice
     explain_wrong_pick(x, p, chosen, r);
     return r;
 }
@@ -255,13 +262,17 @@ part_result grade_multi_part(const exercise& x, const part_spec& p, const answer
         return r;
     }
     r.status = part_status::wrong;
+    const std::string missed_words =
+        missed ? std::to_string(missed) + " right choice" + (missed > 1 ? "s" : "") + " not picked" : "";
     for (const auto& w : wrong) {
         r.feedback += (r.feedback.empty() ? "" : "; ") + std::string("not ") + w;
-        explain_wrong_pick(x, p, w, r);
+        r.feedback_without_expected += (r.feedback_without_expected.empty() ? "" : "; ") + std::string("not ") + w;
+        explain_wrong_pick(x, p, w, r);  // the teacher's explanation may name a right choice
     }
-    if (missed)
-        r.feedback += (r.feedback.empty() ? "" : "; ") + std::to_string(missed) + " right choice" +
-                      (missed > 1 ? "s" : "") + " not picked";
+    if (missed) {
+        r.feedback += (r.feedback.empty() ? "" : "; ") + missed_words;
+        r.feedback_without_expected += (r.feedback_without_expected.empty() ? "" : "; ") + missed_words;
+    }
     return r;
 }
 

@@ -124,9 +124,13 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
         const exercise* spec = set.find(x.id);
         for (const auto& p : x.parts) {
             const part_spec* ps = spec ? spec->find_part(p.id) : nullptr;
-            const bool reviewed = p.status != part_status::review && p.status != part_status::unanswered;
-            out += csv_cell(r.student) + "," + csv_cell(x.id) + "," + csv_cell(p.id) + "," + points_str(p.max) + "," +
-                   (reviewed ? points_str(p.score) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
+            // Points out of the lesson's points for the part (what --reviews checks), even
+            // when an assignment gives the exercise other points.
+            const double max = ps ? ps->points : p.max;
+            const bool reviewed = p.status != part_status::review && p.status != part_status::unanswered &&
+                                  p.status != part_status::invalid;
+            out += csv_cell(r.student) + "," + csv_cell(x.id) + "," + csv_cell(p.id) + "," + points_str(max) + "," +
+                   (reviewed ? points_str(p.max > 0 ? p.score / p.max * max : 0.0) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
                    csv_cell(p.answer_text) + "," + csv_cell(ps ? ps->rubric : "") + "\n";
         }
     }
@@ -183,6 +187,7 @@ review_table review_table::parse(const std::string& text, const std::string& fil
                                " for " + eid + " part " + pid + ", found '" + io::terminal_safe(points->text) + "'");
         review rv;
         rv.points = v;
+        rv.fraction = ps->points > 0 ? v / ps->points : 0.0;
         if (const cell* c = get("comment")) rv.comment = unprotect(c->text);
         if (const cell* a = get("answer")) rv.answer = a->text;
         rv.where = row_at;
@@ -225,7 +230,7 @@ part_result grade_open_part(const exercise& x, const part_spec& p, const answer_
                         " was of another answer; this one waits for a new review";
         return r;
     }
-    r.score = std::min(rv->points, r.max);
+    r.score = std::min(rv->fraction, 1.0) * r.max;
     r.review_comment = rv->comment;
     r.status = r.score >= r.max - 1e-9 ? part_status::correct : r.score > 0 ? part_status::partial : part_status::wrong;
     r.feedback = "reviewed by your teacher: " + points_str(r.score) + " of " + points_str(r.max) +

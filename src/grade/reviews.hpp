@@ -24,7 +24,8 @@
 namespace attn::grade {
 
 struct review {
-    double points = 0.0;
+    double points = 0.0;      // as written, out of the lesson's points for the part
+    double fraction = 0.0;    // points / the part's points in the lesson (an assignment may rescale the part)
     std::string comment;
     std::string answer;       // the answer as the sheet showed it (terminal- and spreadsheet-safe)
     lessons::source_pos where;  // the row in the sheet
