@@ -146,7 +146,10 @@ std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
         parts = {"legend: ░ < " + at(0.25), "≤ ▒ < " + at(0.5), "≤ ▓ < " + at(0.75), "≤ █",
                  "(range " + at(0) + " .. " + at(1) + ")"};
     }
-    parts.push_back("  · blocked");
+    bool any_blocked = false;  // "· blocked" only where the map has such a cell
+    for (std::size_t i = 0; i < n_q; ++i)
+        for (std::size_t j = 0; j < n_k; ++j) any_blocked = any_blocked || !visible(i, j);
+    if (any_blocked) parts.push_back("  · blocked");
     out += pack_legend(parts, in.width);
     if (!in.legend_note.empty()) out += "  " + in.legend_note + "\n";
     return out;

@@ -3,6 +3,7 @@
 // truecolor|24bit) or 256-colour backgrounds on a dark-to-bright ramp; without
 // colour (NO_COLOR, --color never, not a terminal): shaded characters ░▒▓█.
 // Blocked cells show '·'; coloured cells also print their value (2 decimals).
+// The legend says "· blocked" only when some cell is.
 // A legend under the map says what each shade or colour means.
 // Labels are aligned by display width, so Hangul tokens line up.
 #pragma once
