@@ -175,6 +175,7 @@ TEST_CASE("lesson 11's multi-head cross-attention is Concat(head_1, head_2) W_O 
             CHECK(shown(i, j) == Approx(expected(i, j)).margin(1e-12));
         }
     const std::string out = lesson_out("11 --step 4");
-    CHECK(out.find("MultiHead(Q_dec, K_enc, V_enc) = Concat(head_1, …, head_H) W_O") != std::string::npos);
+    CHECK(out.find("MultiHead(Q_dec, K_enc, V_enc)\n        = Concat(head_1, …, head_H) W_O\n") != std::string::npos);
+    CHECK(out.find("head_h = CrossAttn(Q_dec W_h^Q, K_enc W_h^K,\n                       V_enc W_h^V)") != std::string::npos);
     CHECK(out.find("MultiHead = Concat(head_1, head_2) W_O  [3 × 4]") != std::string::npos);
 }
