@@ -189,3 +189,35 @@ TEST_CASE("the example assignment reads, and the library applies it to the gradi
     CHECK(g.feedback == attn::grade::feedback_level::full);
     CHECK_FALSE(g.per_exercise.at("04-qkv-from").feedback.has_value());
 }
+
+TEST_CASE("--class with an assignment: its exercises are the gradebook's columns, at its points", "[grade][assignment]") {
+    scratch s("class");
+    const std::string a = s.write("a.toml", "[[exercise]]\nid = \"04-cross-the\"\npoints = 8\n[[exercise]]\nid = \"01-self-cat\"\n");
+    int code = -1;
+    run_command(attn_cmd("grade --no-variants --class " + shell_quote(fixture("class")) + " --assignment " + shell_quote(a) +
+                         " --gradebook " + shell_quote(s.path("book.csv"))),
+                &code);
+    CHECK(code == 0);
+    const std::string book = read_file(s.path("book.csv"));
+    CHECK_THAT(book, Catch::StartsWith("student,04-cross-the,01-self-cat,total,max,"));
+    // alice answers 04-cross-the right and not 01-self-cat: 8 of 8 + its points.
+    CHECK_THAT(book, Catch::Contains("\nalice,8,0,8,"));
+}
+
+TEST_CASE("--gradescope with a broken assignment still writes results.json, and exits 2", "[grade][assignment]") {
+    scratch s("gs");
+    const std::string a = s.write("a.toml", "[[exercise]]\nid = \"04-nothing\"\n");
+    s.write("submission/answers.toml", read_file(fixture("partial.toml")));
+    s.write("meta.json", R"({"users": [{"sid": "ana"}]})");
+    int code = -1;
+    const std::string err = run_command(attn_cmd("grade --gradescope --no-variants --assignment " + shell_quote(a) +
+                                                 " --submission " + shell_quote(s.path("submission")) + " --metadata " +
+                                                 shell_quote(s.path("meta.json")) + " --results " + shell_quote(s.path("r.json")) +
+                                                 " 2>&1"),
+                                        &code);
+    CHECK(code == 2);
+    CHECK_THAT(err, Catch::Contains("a.toml:2:6: no exercise '04-nothing'"));
+    const auto j = nlohmann::json::parse(read_file(s.path("r.json")));
+    CHECK(j["score"] == 0.0);
+    CHECK_THAT(j["output"].get<std::string>(), Catch::Contains("misconfigured") && Catch::Contains("04-nothing"));
+}

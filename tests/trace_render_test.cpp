@@ -87,6 +87,19 @@ TEST_CASE("a command in backticks is never broken over two lines when it fits on
     CHECK(fit_line(prose, 30).find("`attn exercise show 03-causal-cat --student YOU`") == std::string::npos);
 }
 
+TEST_CASE("a line that only looks like a numbered item continues its sentence", "[trace]") {
+    const std::string text =
+        "A batch of 2 sentence pairs, 3 target and 5 source tokens, d = 8, d_q = d_v =\n"
+        "4. Every symbol is replaced by its value; the order of the axes never changes.";
+    CHECK(wrap_prose(text, 60) ==
+          "A batch of 2 sentence pairs, 3 target and 5 source tokens, d\n"
+          "= 8, d_q = d_v = 4. Every symbol is replaced by its value;\n"
+          "the order of the axes never changes.");
+    // After a line that ends with ':' the numbers are a list and stay one item a line.
+    const std::string list = "Three steps, each one its own line when it fits here:\n1. scores\n2. softmax\n3. weighted sum";
+    CHECK(wrap_prose(list, 40) == "Three steps, each one its own line when\nit fits here:\n1. scores\n2. softmax\n3. weighted sum");
+}
+
 TEST_CASE("a colour heatmap uses 256-colour or truecolor backgrounds and no shades", "[trace]") {
     const matrix s = {{-1.0, 3.0}};  // [1, 2] scores: shaded over min..max
     heatmap_input in;

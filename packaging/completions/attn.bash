@@ -28,7 +28,7 @@ _attn() {
         --heatmap) COMPREPLY=($(compgen -W "none raw scaled masked weights" -- "$cur")); return ;;
         --stage) COMPREPLY=($(compgen -W "q k v raw scaled masked weights output" -- "$cur")); return ;;
         --lessons|--npy|--csv|--class|--submission) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-        --json|--html|--junit|--gradebook|--histogram|--secret-file|--results|--metadata|-o|--output)
+        --json|--html|--junit|--gradebook|--histogram|--review-sheet|--reviews|--secret-file|--results|--metadata|-o|--output)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 

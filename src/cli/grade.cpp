@@ -19,7 +19,9 @@
 #include "grade/grader.hpp"
 #include "grade/output_file.hpp"
 #include "grade/report_format.hpp"
+#include "grade/reviews.hpp"
 #include "io/input_read.hpp"
+#include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
 
@@ -51,6 +53,8 @@ struct grade_cli {
     std::string feedback;    // --feedback LEVEL ("" = the assignment's, else the mode's default)
     layout_options layout;  // --width/--full of the text report
     bool fingerprint = false;
+    std::string reviews;       // the teacher's filled-in review sheet (open exercises)
+    std::string review_sheet;  // where to write the review sheet
 };
 
 // The teacher's check that hand-out and autograder share a secret (standard error).
@@ -73,6 +77,7 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     g.secret = grade::course_secret(o.secret_file);
     say_fingerprint(o, g.secret);
     g.exercise_ids = o.exercises;
+    if (!o.reviews.empty()) g.reviews = std::make_shared<grade::review_table>(grade::review_table::read(o.reviews, set));
     for (int n : o.lessons_picked) {
         bool any = false;
         for (const auto& x : set.all)
@@ -122,6 +127,7 @@ int run_files(const grade_cli& o) {
     const auto g = options_of(o, set, grade::feedback_level::full);
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
+    if (!o.review_sheet.empty() && o.review_sheet != "-") io::output_writer(false, true).check_file(o.review_sheet);
     grade::submission all;
     try {
         for (const auto& p : o.paths) {
@@ -141,6 +147,7 @@ int run_files(const grade_cli& o) {
     if (o.format == "json") std::cout << grade::report_json(r).dump(2) << "\n";
     else print_fitted(grade::report_text(r), make_style(o.layout));
     if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml({r}));
+    if (!o.review_sheet.empty()) write_or_print(o.review_sheet, grade::review_sheet_header() + grade::review_sheet_rows(r, set));
     return strict_code(o, r.full_marks());
 }
 
@@ -155,8 +162,10 @@ int run_class(const grade_cli& o) {
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = o.gradebook == "-" ? std::cerr : std::cout;
-    std::optional<grade::streamed_file> book, junit, json;
+    std::optional<grade::streamed_file> book, junit, json, sheet;
     book.emplace(o.gradebook);
+    if (!o.review_sheet.empty()) sheet.emplace(o.review_sheet);
+    if (sheet) sheet->write(grade::review_sheet_header());
     if (!o.junit.empty()) junit.emplace(o.junit == "-" && o.gradebook == "-" ? std::string("/dev/stderr") : o.junit);
     bool header = false, first_json = true;
     std::vector<std::string> ids;
@@ -170,6 +179,7 @@ int run_class(const grade_cli& o) {
             header = true;
         }
         book->write(grade::gradebook_row(r, ids));
+        if (sheet) sheet->write(grade::review_sheet_rows(r, set));
         if (junit) junit->write(grade::junit_suite(r));
         if (o.format == "json") {
             summary << (first_json ? "" : ",\n") << grade::report_json(r).dump(2);
@@ -178,6 +188,7 @@ int run_class(const grade_cli& o) {
     });
     if (!header) book->write(grade::gradebook_header(c.exercise_ids));
     book->commit();
+    if (sheet) sheet->commit();
     if (junit) {
         if (!header) junit->write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\">\n");
         junit->write("</testsuites>\n");
@@ -270,6 +281,9 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");
     sub->add_option("--results", o->results, "With --gradescope: results.json (default /autograder/results/results.json; - prints it)");
     sub->add_option("--metadata", o->metadata, "With --gradescope: submission_metadata.json, for the student id");
+    sub->add_option("--review-sheet", o->review_sheet,
+                    "Also write the open answers as a CSV sheet for the teacher to fill in (points, comment)");
+    sub->add_option("--reviews", o->reviews, "The teacher's filled-in review sheet: its points count for the open exercises");
     sub->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
         ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));

@@ -497,7 +497,11 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.feedback_without_expected += why;
         }
         bool genuine = !placeholder && cc.informative > 0 && 2 * cc.close >= cc.informative;
-        for (const auto& cand : *candidates) {
+        // A placeholder is never diagnosed: on some draws a mistake's answer is itself a
+        // constant (no softmax gives 0 where a score is 0), and naming it would hand the
+        // placeholder the named-mistake credit (03-blind, tests/grade_blind_test.cpp).
+        static const std::vector<mistake_candidate> none;
+        for (const auto& cand : placeholder ? none : *candidates) {
             auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (all_close(*m, *expected, p.tol, true)) continue;  // indistinguishable from right here

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "grade/grade_parts.hpp"
+#include "grade/reviews.hpp"
 
 namespace attn::grade {
 
@@ -17,6 +18,7 @@ const char* status_name(part_status s) {
         case part_status::wrong: return "wrong";
         case part_status::unanswered: return "unanswered";
         case part_status::invalid: return "invalid";
+        case part_status::review: return "review";
     }
     return "?";
 }
@@ -99,6 +101,32 @@ exercise_result empty_result(const exercise& x) {
     return r;
 }
 
+// The graders of the kinds whose parts are graded one by one (numeric parts depend on
+// each other and are graded together, below).
+struct part_context {
+    const std::string& student;
+    const review_table* reviews;
+};
+using part_grader = part_result (*)(const exercise&, const part_spec&, const answer_value*, const part_context&);
+struct kind_grader {
+    exercise_kind kind;
+    part_grader grade;
+};
+const kind_grader part_graders[] = {
+    {exercise_kind::shape, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_shape_part(x, p, a);
+     }},
+    {exercise_kind::choice, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_choice_part(x, p, a);
+     }},
+    {exercise_kind::multi, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_multi_part(x, p, a);
+     }},
+    {exercise_kind::open, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context& c) {
+         return grade_open_part(x, p, a, c.student, c.reviews);
+     }},
+};
+
 // The exercise as the assignment weighs it: its parts scaled to the new total.
 exercise with_points(const exercise& x, double points) {
     exercise y = x;
@@ -111,7 +139,7 @@ exercise with_points(const exercise& x, double points) {
 }  // namespace
 
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags) {
+                               std::vector<std::string>& notes, std::vector<std::string>& flags, const review_table* reviews) {
     exercise_result r = empty_result(x);
     r.answered = answer && !is_unanswered(answer);
     if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
@@ -134,12 +162,13 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
             flags.push_back(x.id + ": the answers follow from each other but not from this student's numbers "
                                    "(someone else's numbers?)");
     } else {
-        for (const auto& p : x.parts) {
-            const answer_value* a = part_answer(x, p, answer);
-            if (x.kind == exercise_kind::shape) r.parts.push_back(grade_shape_part(x, p, a));
-            else if (x.kind == exercise_kind::choice) r.parts.push_back(grade_choice_part(x, p, a));
-            else r.parts.push_back(grade_short_part(x, p, a));
-        }
+        const part_context context{request.student, reviews};
+        for (const auto& g : part_graders)
+            if (g.kind == x.kind)
+                for (const auto& p : x.parts) {
+                    r.parts.push_back(g.grade(x, p, part_answer(x, p, answer), context));
+                    if (!r.parts.back().review_note.empty()) notes.push_back(r.parts.back().review_note);
+                }
     }
     r.score = 0.0;
     for (const auto& p : r.parts) r.score += p.score;
@@ -185,8 +214,8 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
         const auto over = options.per_exercise.find(id);
         const exercise_override none;
         const exercise_override& o = over == options.per_exercise.end() ? none : over->second;
-        exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags)
-                                     : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags);
+        exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags, options.reviews.get())
+                                     : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, options.reviews.get());
         r.feedback = o.feedback.value_or(options.feedback);
         r.visibility = o.visibility;
         rep.score += r.score;

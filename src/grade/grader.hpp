@@ -6,6 +6,7 @@
 // compared with the catalogue of mistakes (mistakes.hpp) and the match is named.
 #pragma once
 
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@
 #include "grade/variant.hpp"
 
 namespace attn::grade {
+
+class review_table;
 
 // What an assignment file says about one of its exercises (grade/assignment.hpp).
 struct exercise_override {
@@ -31,6 +34,7 @@ struct grade_options {
     std::string secret;                     // course secret for per-student numbers
     bool lesson_numbers = false;            // grade everyone on the lesson's own numbers
     bool practice_ok = true;                // without a secret: the practice variant (false: --class, --gradescope)
+    std::shared_ptr<const review_table> reviews;  // the teacher's points for open parts (--reviews), or none
     feedback_level feedback = feedback_level::full;       // every exercise's level unless per_exercise says
     std::map<std::string, exercise_override> per_exercise;  // from the assignment file
 };
@@ -46,6 +50,7 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
 
 // One exercise (used by grade_submission; exposed for tests). answer may be null.
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags);
+                               std::vector<std::string>& notes, std::vector<std::string>& flags,
+                               const review_table* reviews = nullptr);
 
 }  // namespace attn::grade

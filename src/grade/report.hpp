@@ -17,6 +17,7 @@ enum class part_status {
     wrong,
     unanswered,  // missing, or still the template's TODO
     invalid,     // not readable as the kind of answer asked (a string for a matrix ...)
+    review,      // an open part waiting for the teacher's review (0 points until then)
 };
 const char* status_name(part_status s);
 
@@ -38,6 +39,9 @@ struct part_result {
     std::string mistake;         // catalogue or declared mistake id, "" when none was recognised
     std::string mistake_name;    // "no scaling"
     lessons::source_pos where;   // the student's answer in their file, when there is one
+    std::string answer_text;     // open parts: the student's text, for the review sheet
+    std::string review_comment;  // open parts: the teacher's comment, once reviewed
+    std::string review_note;     // open parts: why a review in the sheet was not applied
     bool other_numbers = false;
     bool mistake_by_property = false;  // named from a property of the answer (rows not summing to 1), not recomputed  // right given an earlier part that is not an attempt at these numbers
 };
@@ -68,7 +72,7 @@ struct grade_report {
     std::string student;
     std::vector<std::string> files;
     bool gradable = true;
-    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, unreadable, no-answers
+    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers
     std::string reason;          // not gradable: the full message (file:line:col)
     std::vector<exercise_result> exercises;
     double score = 0.0, max = 0.0;

@@ -41,6 +41,7 @@ nlohmann::json released_test(const exercise_result& x, int number, const std::st
             {"number", std::to_string(number) + ".x"},
             {"score", 0.0},
             {"max_score", 0.0},
+            {"status", "passed"},  // what Gradescope infers for 0 of 0 anyway; said, for strict readers
             {"output", out},
             {"visibility", visibility}};
 }

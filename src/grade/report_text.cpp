@@ -17,6 +17,7 @@ const char* mark(part_status s) {
         case part_status::wrong: return "no  ";
         case part_status::unanswered: return "--  ";
         case part_status::invalid: return "bad ";
+        case part_status::review: return "rev ";
     }
     return "?   ";
 }

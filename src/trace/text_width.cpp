@@ -226,6 +226,20 @@ bool flows(const std::string& line) {
     return !line.empty() && line[0] != ' ' && bullet_width(line, 0) == 0;
 }
 
+// Which lines flow into a paragraph. A line that only looks like a numbered item
+// ("4. Every symbol …", "1) and lets …") continues the sentence of the flowing
+// line above it, unless that line ends with ':' (it introduces a list).
+std::vector<bool> flowing_lines(const std::vector<std::string>& lines) {
+    std::vector<bool> out(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        out[i] = flows(l);
+        const bool numbered = !l.empty() && std::isdigit(static_cast<unsigned char>(l[0])) && bullet_width(l, 0) > 0;
+        if (numbered && i > 0 && out[i - 1] && lines[i - 1].back() != ':') out[i] = true;
+    }
+    return out;
+}
+
 // Greedy re-wrap of words into lines of at most `width` columns.
 std::string rewrap(const std::vector<std::string>& lines, std::size_t width) {
     std::string joined;
@@ -250,16 +264,17 @@ std::string rewrap(const std::vector<std::string>& lines, std::size_t width) {
 
 std::string wrap_prose(const std::string& text, std::size_t width) {
     const std::vector<std::string> lines = split_lines(text);
+    const std::vector<bool> flowing = flowing_lines(lines);
     std::string out;
     for (std::size_t i = 0; i < lines.size();) {
-        if (!flows(lines[i])) {
+        if (!flowing[i]) {
             out += fit_line(lines[i], width) + "\n";
             ++i;
             continue;
         }
         std::size_t j = i;
         bool too_wide = false;
-        for (; j < lines.size() && flows(lines[j]); ++j)
+        for (; j < lines.size() && flowing[j]; ++j)
             if (display_width(lines[j]) > width) too_wide = true;
         if (too_wide) {
             out += rewrap(std::vector<std::string>(lines.begin() + static_cast<long>(i), lines.begin() + static_cast<long>(j)), width);
