@@ -75,7 +75,8 @@ std::optional<std::size_t> pick_question(const std::vector<grade::exercise>& xs,
     if (xs.size() == 1) return 0;
     std::string list = "\nQuestions of this lesson:\n";
     for (std::size_t i = 0; i < xs.size(); ++i)
-        list += fmt::format("  {}. {}  {}\n", i + 1, title_of(xs[i]), mark(p.of(xs[i].id)));
+        list += fmt::format("  {}. {}  {}\n", i + 1, title_of(xs[i]),
+                            xs[i].kind == grade::exercise_kind::open ? "(open: for your teacher)" : mark(p.of(xs[i].id)));
     print_fitted(list, st);
     for (;;) {
         const auto line = read_line(fmt::format("Which question? Type 1-{} then Enter (Enter alone: back to the lesson) ", xs.size()));
@@ -96,7 +97,9 @@ std::string how_to_type(const grade::exercise& x) {
                    "(0.1 0.2; 0.3 0.4) or a TOML array ([[0.1, 0.2], [0.3, 0.4]]); a key can be typed as its token (cat).";
         case grade::exercise_kind::shape: return "Type a shape: [5, 4] or 5 × 4 (names work too: B × n × d_k).";
         case grade::exercise_kind::choice: return "Type the letter of a choice (a, b, …) or its number.";
-        case grade::exercise_kind::short_answer: return "Type a short answer in words.";
+        case grade::exercise_kind::multi:
+            return "Select all that apply: type the letters of every right choice (a c) or their numbers (1 3).";
+        case grade::exercise_kind::open: return "";
     }
     return "";
 }
@@ -106,10 +109,10 @@ std::string part_label(const grade::exercise& x, const grade::part_spec& p) {
         const auto sh = grade::part_shape(x, p);
         return fmt::format("{} ({} × {})", grade::describe_part(x, p), sh[0], sh[1]);
     }
-    if (x.kind == grade::exercise_kind::choice) {
+    if (x.kind == grade::exercise_kind::choice || x.kind == grade::exercise_kind::multi) {
         std::string c;
         for (std::size_t i = 0; i < x.choices.size(); ++i) c += fmt::format("{}({}) {}", c.empty() ? "" : "  ", char('a' + i % 26), x.choices[i]);
-        return (p.prompt.empty() ? "" : p.prompt + ": ") + c;
+        return (p.prompt.empty() || p.prompt == x.prompt ? "" : p.prompt + ": ") + c;
     }
     return p.prompt.empty() ? grade::kind_name(x.kind) : p.prompt;
 }
@@ -124,7 +127,9 @@ typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_
         for (const auto& r : right_parts) done = done || r == p.id;
         if (done) continue;
         for (;;) {
-            print_fitted(io::terminal_safe_text((x.parts.size() > 1 ? p.id + ": " : "") + part_label(x, p)) + "\n", st);
+            const std::string label = part_label(x, p);
+            if (label != x.prompt)  // a one-part question's prompt is already on the screen
+                print_fitted(io::terminal_safe_text((x.parts.size() > 1 ? p.id + ": " : "") + label) + "\n", st);
             const auto line = read_line("answer> ");
             if (!line || line->empty() || *line == "q" || *line == "Q") return typed::back;
             if (*line == "s" || *line == "S") return typed::solution;
@@ -163,6 +168,14 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
     const grade::variant_request practice{};  // no secret, no student: the lesson's numbers or the practice variant
     std::string shown = grade::show_text(x, practice);
     shown = shown.substr(0, shown.find("\nParts (answer file"));  // parts are asked one by one below
+    if (x.kind == grade::exercise_kind::open) {  // prose is read by a teacher, never scored by a program
+        print_fitted("\n" + io::terminal_safe_text(shown) +
+                         "\n\nThis is an open question: your teacher reads the answer, so it is not graded here. "
+                         "Write it in an answer file (`attn exercise template " + std::to_string(x.lesson) +
+                         "`) for your teacher.\n",
+                     st);
+        return;
+    }
     print_fitted("\n" + io::terminal_safe_text(shown) + "\n\n" + how_to_type(x) +
                      " Press Enter after each part. s then Enter: the worked solution. Enter alone (or q): back to the lesson.\n",
                  st);
@@ -198,9 +211,10 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
                 if (f.first == r) kept.push_back(f);
         answers.fields = kept;
     }
-    print_fitted("\nWorked solution (" + std::string(x.variant.enabled ? "the practice numbers" : "the lesson's numbers") +
-                     "):\n" + io::terminal_safe_text(grade::worked_solution(x, practice)),
-                 st);
+    const std::string on = x.kind != grade::exercise_kind::numeric ? ""
+                           : x.variant.enabled                      ? " (the practice numbers)"
+                                                                    : " (the lesson's numbers)";
+    print_fitted("\nWorked solution" + on + ":\n" + io::terminal_safe_text(grade::worked_solution(x, practice)), st);
 }
 
 }  // namespace

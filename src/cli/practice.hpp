@@ -25,7 +25,8 @@ void practise_questions(const lessons::lesson& l, const trace::style& st);
 //   numeric  "2", "0.1 0.2 0.3", "0.1 0.2; 0.3 0.4", "[[0.1, 0.2], [0.3, 0.4]]", "cat"
 //   shape    "[5, 4]", "5 × 4", "B × n × d"
 //   choice   a letter "b", a number "2" (the second choice), or the choice's text
-//   short    the text
+//   multi    every pick: "a c", "a, c" or "1 3"
+//   open     the text (not graded here: the teacher reads it)
 // Returns nullopt and sets error for brackets that do not match.
 std::optional<grade::answer_value> answer_from_line(const std::string& line, grade::exercise_kind kind,
                                                     std::size_t n_choices, std::string& error);

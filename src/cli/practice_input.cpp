@@ -131,8 +131,16 @@ std::optional<answer_value> answer_from_line(const std::string& line, grade::exe
                                              std::string& error) {
     const std::string s = trimmed(line);
     switch (kind) {
-        case grade::exercise_kind::short_answer: return text(s);
+        case grade::exercise_kind::open: return text(s);
         case grade::exercise_kind::choice: return choice(s, n_choices);
+        case grade::exercise_kind::multi: {  // "a c", "a, c", "1 3": every pick
+            auto r = split_rows(s, error);
+            if (!r) return std::nullopt;
+            std::vector<answer_value> picks;
+            for (const auto& row : r->rows)
+                for (const auto& t : row) picks.push_back(choice(t, n_choices));
+            return array_of(std::move(picks));
+        }
         case grade::exercise_kind::shape: {
             if (s.empty() || s.front() != '[') return text(s);  // "5 × 4", "B × n × d"
             auto r = split_rows(s, error);

@@ -126,10 +126,12 @@ std::string worked_solution(const exercise& x, const variant_request& request) {
         const std::string label = x.parts.size() > 1 ? "  " + p.id + ": " : "  ";
         if (x.kind == exercise_kind::shape) out += label + p.answer + "\n";
         else if (x.kind == exercise_kind::choice) out += label + choice_letter(x, p.answer) + p.answer + "\n";
-        else {
-            std::string forms;
-            for (const auto& a : p.accept) forms += (forms.empty() ? "" : " | ") + a;
-            out += label + "accepted answers: " + forms + "\n";
+        else if (x.kind == exercise_kind::multi) {
+            std::string all;
+            for (const auto& a : p.answers) all += (all.empty() ? "" : ", ") + choice_letter(x, a) + a;
+            out += label + "all of: " + all + "\n";
+        } else {  // open: the teacher's rubric is never shown to a student
+            out += label + "(an open answer, read by your teacher: no worked solution here)\n";
         }
     }
     return out;

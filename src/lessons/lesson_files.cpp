@@ -108,7 +108,8 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
             if (const toml::array* xs = doc["exercise"].as_array())
                 for (const auto& x : *xs)
                     if (const toml::table* t = x.as_table())
-                        if (auto id = (*t)["id"].value<std::string>()) entry.exercise_ids.push_back(*id);
+                        if (auto id = (*t)["id"].value<std::string>(); id && (*t)["kind"].value_or(std::string()) != "open")
+                            entry.exercise_ids.push_back(*id);  // open answers are a teacher's to grade
         } catch (const std::exception&) {
             entry.title = "(cannot be read: run `attn lesson check " + entry.path + "`)";
         }
