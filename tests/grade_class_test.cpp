@@ -1,5 +1,5 @@
-// tests/grade_class_test.cpp — the hand-made class of tests/fixtures/grade/class-cheaters
-// (its README.md says who is who), graded by the real binary with the course secret as
+// tests/grade_class_test.cpp — the hand-made class of tests/fixtures/grade/class-cheaters/
+// (class-cheaters.md beside it says who is who), graded by the real binary with the course secret as
 // a teacher would: `attn grade --class` on per-student numbers. Expected points come from
 // the rules of lessons/README.md ("Fair credit"), never from the tool's output:
 //   correct work → 100%; a named mistake costs 50% of its exercise, once; a negated
