@@ -72,7 +72,7 @@ struct grade_report {
     std::string student;
     std::vector<std::string> files;
     bool gradable = true;
-    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, unreadable, no-answers
+    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers
     std::string reason;          // not gradable: the full message (file:line:col)
     std::vector<exercise_result> exercises;
     double score = 0.0, max = 0.0;
