@@ -221,3 +221,16 @@ TEST_CASE("--gradescope with a broken assignment still writes results.json, and 
     CHECK(j["score"] == 0.0);
     CHECK_THAT(j["output"].get<std::string>(), Catch::Contains("misconfigured") && Catch::Contains("04-nothing"));
 }
+
+TEST_CASE("--exercises and --lesson take one value each: a FILE after them is graded, not swallowed", "[grade][assignment]") {
+    int code = -1;
+    const std::string out = run_command(attn_cmd("grade --no-variants --format json --exercises 04-cross-the,05-fr-shape --lesson 3 " +
+                                                 shell_quote(fixture("correct.toml"))),
+                                        &code);
+    REQUIRE(code == 0);
+    const auto j = nlohmann::json::parse(out);
+    CHECK(j["exercises"].at(0)["id"] == "04-cross-the");
+    CHECK(j["exercises"].at(1)["id"] == "05-fr-shape");
+    CHECK(j["exercises"].at(2)["lesson"] == 3);
+    CHECK(j["exercises"].at(0)["score"] == j["exercises"].at(0)["max_score"]);  // correct.toml was read
+}

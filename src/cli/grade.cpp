@@ -263,8 +263,11 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--student", o->student, "Student id (overrides the file's `student`)");
     sub->add_option("--secret-file", o->secret_file, "File whose first line is the course secret (else $ATTN_COURSE_SECRET)");
     sub->add_flag("--no-variants", o->lesson_numbers, "Grade on the lessons' own numbers, not per-student ones");
-    sub->add_option("--exercises", o->exercises, "The assignment: exercise ids (default: those answered)")->delimiter(',');
-    sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment");
+    // One list per --exercises (and one N per --lesson): a FILE after them stays a FILE.
+    sub->add_option("--exercises", o->exercises, "The assignment: exercise ids (default: those answered)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment")->allow_extra_args(false);
     sub->add_option("--assignment", o->assignment, "Assignment file (TOML): exercises, points, feedback levels, visibility");
     sub->add_option("--feedback", o->feedback, "full, mistakes (no expected values) or score; default full, mistakes with --gradescope")
         ->check(CLI::IsMember({"full", "mistakes", "score"}));
