@@ -89,3 +89,18 @@ TEST_CASE("A lesson refuses --step 0 and --step with --token with words a studen
     CHECK(attn_out("lesson 4 --token cat --color never", &code).find("trace") != std::string::npos);
     CHECK(code == 0);
 }
+
+TEST_CASE("every lesson keeps lesson 01's counting: positions from 0, heads and layers from 1", "[cli][course]") {
+    for (int n = 1; n <= 19; ++n) {
+        const std::string out = attn_out("lesson " + std::to_string(n) + " --no-pause --color never --width 200");
+        INFO("lesson " << n);
+        CHECK_FALSE(has(out, "\\b(?:[Hh]eads?|K/V head|[Ll]ayer) 0\\b"));
+        CHECK_FALSE(has(out, "counted from 1(?!, as the notes count them)"));  // only where quoting the notes
+    }
+    const std::string eight = attn_out("lesson 8 --no-pause --color never --width 200");
+    CHECK(has(eight, "\"oven\" at position 1 differs from \"oven\" at position 4"));
+    CHECK(has(eight, "\\n  0 +[-0-9.]+ +[-0-9.]+ +[-0-9.]+ +[-0-9.]+\\n  1 "));  // P's rows are positions 0 … 5
+    const std::string eighteen = attn_out("lesson 18 --no-pause --color never --width 200");
+    CHECK(has(eighteen, "query head → key/value head: 1 → 1, 2 → 1, 3 → 2, 4 → 2"));
+    CHECK(has(eighteen, "query head 3 reads columns 2–3 of K and V \\(K/V head 2\\)"));
+}

@@ -103,6 +103,32 @@ TEST_CASE("each kind of mistake is reported at its line and column with a hint",
     CHECK(all(problems).find(c.expected) != std::string::npos);
 }
 
+TEST_CASE("the show kinds that write out the documents' material refuse bad keys at their line", "[lessons][check]") {
+    struct bad_case {
+        std::string show, expected;
+    };
+    auto c = GENERATE(values<bad_case>({
+        {"kind = \"weighted_sum\"\nrun = \"self\"\ntoken = \"c\"",
+         "x.toml:27:9: show kind 'weighted_sum': token 'c' is not a query of run 'self' (queries: a, b"},
+        {"kind = \"cross_cost\"\nsizes = [[100, 500], [3]]\nd = 64",
+         "x.toml:26:9: show kind 'cross_cost': 'sizes' must hold [N_dec, N_enc] pairs"},
+        {"kind = \"cross_cost\"\nsizes = [[100, 0]]\nd = 64",
+         "x.toml:26:9: show kind 'cross_cost': 'sizes' must hold whole numbers from 1 to 10000000"},
+        {"kind = \"cross_cost\"\nsizes = [[100, 500]]", "x.toml:24:1: show kind 'cross_cost' needs 'd'"},
+        {"kind = \"heatmap\"", "show kind 'heatmap': needs 'run' (a run's stage) or 'matrix'"},
+        {"kind = \"heatmap\"\nrun = \"self\"\nmatrix = \"Q\"\nrows = \"words\"\ncolumns = \"words\"",
+         "x.toml:27:10: show kind 'heatmap': give 'run' (and 'stage') or 'matrix' (with 'rows' and 'columns'), not both"},
+        {"kind = \"heatmap\"\nmatrix = \"Q\"\nrows = \"words\"",
+         "show kind 'heatmap': needs 'columns' (a string)"},
+    }));
+    const std::string text = replaced(sound, "kind = \"stage\"\nrun = \"self\"\nstage = \"weights\"\n", c.show + "\n");
+    INFO(text);
+    const auto problems = check_text(text);
+    REQUIRE_FALSE(problems.empty());
+    INFO(all(problems));
+    CHECK(all(problems).find(c.expected) != std::string::npos);
+}
+
 TEST_CASE("every problem of a file is reported, in file order, without cascades", "[lessons][check]") {
     std::string text = replaced(sound, "title = \"Scratch\"", "titel = \"Scratch\"");
     text = replaced(text, "of = \"Q\"", "of = \"Qq\"");  // breaks Q2, hence run self

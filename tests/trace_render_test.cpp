@@ -54,6 +54,52 @@ TEST_CASE("a plain heatmap aligns Hangul labels and marks blocked cells", "[trac
     CHECK(lines[4] == "  legend: ░ < 0.25 ≤ ▒ < 0.50 ≤ ▓ < 0.75 ≤ █ (range 0.00 .. 1.00)   · blocked");
 }
 
+TEST_CASE("a heatmap legend is broken between its parts to fit the width", "[trace]") {
+    const matrix s = {{-0.715, 0.88}, {0.1, 0.2}};  // [2, 2] scaled scores: a signed range, 3 decimals
+    const bool_matrix attend = {{true, true}, {true, false}};
+    heatmap_input in;
+    in.title = "scaled";
+    in.row_labels = {"a", "b"};
+    in.col_labels = {"x", "y"};
+    in.values = &s;
+    in.attend = &attend;
+    const std::size_t width = GENERATE(as<std::size_t>{}, 40, 60, 80, 120);
+    in.width = width;
+    const std::string out = render_heatmap(in, heatmap_style{});
+    const auto lines = lines_of(out);
+    for (std::size_t i = 4; i < lines.size(); ++i) CHECK(display_width(lines[i]) <= width);  // the legend
+    // No part is split: each number keeps its shade, and "· blocked" stays whole.
+    CHECK(out.find("≤ ▒ < 0.08") != std::string::npos);
+    CHECK(out.find("· blocked") != std::string::npos);
+    CHECK(out.find("(range -0.715 .. 0.880)") != std::string::npos);
+    if (width >= 120) CHECK(lines.size() == 5);  // all of it on one line
+    else CHECK(lines.size() > 5);
+}
+
+TEST_CASE("a command in backticks is never broken over two lines when it fits one", "[trace]") {
+    const std::string prose = "Check it with your own numbers (`attn exercise show 03-causal-cat --student YOU`) and go on.";
+    const std::size_t width = GENERATE(as<std::size_t>{}, 50, 60, 80);
+    for (const auto& text : {fit_line(prose, width), wrap_prose(prose, width)}) {
+        CHECK(text.find("(`attn exercise show 03-causal-cat --student YOU`)") != std::string::npos);
+        for (const auto& line : lines_of(text + "\n")) CHECK(display_width(line) <= width);
+    }
+    // Wider than the whole line: broken at spaces as any other words.
+    CHECK(fit_line(prose, 30).find("`attn exercise show 03-causal-cat --student YOU`") == std::string::npos);
+}
+
+TEST_CASE("a line that only looks like a numbered item continues its sentence", "[trace]") {
+    const std::string text =
+        "A batch of 2 sentence pairs, 3 target and 5 source tokens, d = 8, d_q = d_v =\n"
+        "4. Every symbol is replaced by its value; the order of the axes never changes.";
+    CHECK(wrap_prose(text, 60) ==
+          "A batch of 2 sentence pairs, 3 target and 5 source tokens, d\n"
+          "= 8, d_q = d_v = 4. Every symbol is replaced by its value;\n"
+          "the order of the axes never changes.");
+    // After a line that ends with ':' the numbers are a list and stay one item a line.
+    const std::string list = "Three steps, each one its own line when it fits here:\n1. scores\n2. softmax\n3. weighted sum";
+    CHECK(wrap_prose(list, 40) == "Three steps, each one its own line when\nit fits here:\n1. scores\n2. softmax\n3. weighted sum");
+}
+
 TEST_CASE("a colour heatmap uses 256-colour or truecolor backgrounds and no shades", "[trace]") {
     const matrix s = {{-1.0, 3.0}};  // [1, 2] scores: shaded over min..max
     heatmap_input in;

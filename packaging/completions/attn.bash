@@ -23,10 +23,12 @@ _attn() {
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "text json toml" -- "$cur")); return ;;
         --visibility) COMPREPLY=($(compgen -W "visible hidden after_due_date after_published" -- "$cur")); return ;;
+        --feedback) COMPREPLY=($(compgen -W "full mistakes score" -- "$cur")); return ;;
+        --assignment) COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -- "$cur")); return ;;
         --heatmap) COMPREPLY=($(compgen -W "none raw scaled masked weights" -- "$cur")); return ;;
         --stage) COMPREPLY=($(compgen -W "q k v raw scaled masked weights output" -- "$cur")); return ;;
         --lessons|--npy|--csv|--class|--submission) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-        --json|--html|--junit|--gradebook|--histogram|--secret-file|--results|--metadata|-o|--output)
+        --json|--html|--junit|--gradebook|--histogram|--review-sheet|--reviews|--secret-file|--results|--metadata|-o|--output)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 

@@ -14,11 +14,14 @@
 
 #include "cli/layout.hpp"
 #include "cli/verbs.hpp"
+#include "grade/assignment.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
 #include "grade/output_file.hpp"
 #include "grade/report_format.hpp"
+#include "grade/reviews.hpp"
 #include "io/input_read.hpp"
+#include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
 
@@ -45,9 +48,13 @@ struct grade_cli {
     std::string submission_dir = "/autograder/submission";
     std::string results = "/autograder/results/results.json";
     std::string metadata = "/autograder/submission_metadata.json";
-    std::string visibility = "visible";
+    std::string visibility;  // "" = the assignment's, else visible
+    std::string assignment;  // --assignment FILE
+    std::string feedback;    // --feedback LEVEL ("" = the assignment's, else the mode's default)
     layout_options layout;  // --width/--full of the text report
     bool fingerprint = false;
+    std::string reviews;       // the teacher's filled-in review sheet (open exercises)
+    std::string review_sheet;  // where to write the review sheet
 };
 
 // The teacher's check that hand-out and autograder share a secret (standard error).
@@ -59,13 +66,18 @@ void say_fingerprint(const grade_cli& o, const std::string& secret) {
               << "\n";
 }
 
-grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set) {
+// The default feedback level: a teacher's own run shows everything; a Gradescope run,
+// which students read, never shows an expected value (see grade/assignment.hpp).
+grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set, grade::feedback_level level,
+                                grade::assignment* read = nullptr) {
     grade::grade_options g;
+    g.feedback = level;
     g.student = o.student;
     g.lesson_numbers = o.lesson_numbers;
     g.secret = grade::course_secret(o.secret_file);
     say_fingerprint(o, g.secret);
     g.exercise_ids = o.exercises;
+    if (!o.reviews.empty()) g.reviews = std::make_shared<grade::review_table>(grade::review_table::read(o.reviews, set));
     for (int n : o.lessons_picked) {
         bool any = false;
         for (const auto& x : set.all)
@@ -77,6 +89,15 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     }
     for (const auto& id : g.exercise_ids)
         if (!set.find(id)) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+    const auto forced = o.feedback.empty() ? std::nullopt : grade::feedback_level_from(o.feedback);
+    if (o.assignment.empty()) {
+        if (forced) g.feedback = *forced;
+        return g;
+    }
+    if (!g.exercise_ids.empty()) throw std::invalid_argument("--assignment names the exercises: drop --exercises and --lesson");
+    const grade::assignment a = grade::read_assignment(o.assignment, set);
+    grade::apply_assignment(a, g, forced);
+    if (read) *read = a;
     return g;
 }
 
@@ -103,9 +124,10 @@ int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 
 
 int run_files(const grade_cli& o) {
     const auto set = grade::load_exercise_set(lessons::lessons_dir());
-    const auto g = options_of(o, set);
+    const auto g = options_of(o, set, grade::feedback_level::full);
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
+    if (!o.review_sheet.empty() && o.review_sheet != "-") io::output_writer(false, true).check_file(o.review_sheet);
     grade::submission all;
     try {
         for (const auto& p : o.paths) {
@@ -116,7 +138,7 @@ int run_files(const grade_cli& o) {
     } catch (const grade::submission_error& e) {
         std::cerr << "attn grade: not gradable (" << e.reason << "): " << io::terminal_safe(e.what()) << "\n";
         if (!o.junit.empty()) {
-            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids);
+            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids, g);
             write_or_print(o.junit, grade::junit_xml({r}));
         }
         return 2;
@@ -125,13 +147,14 @@ int run_files(const grade_cli& o) {
     if (o.format == "json") std::cout << grade::report_json(r).dump(2) << "\n";
     else print_fitted(grade::report_text(r), make_style(o.layout));
     if (!o.junit.empty()) write_or_print(o.junit, grade::junit_xml({r}));
+    if (!o.review_sheet.empty()) write_or_print(o.review_sheet, grade::review_sheet_header() + grade::review_sheet_rows(r, set));
     return strict_code(o, r.full_marks());
 }
 
 int run_class(const grade_cli& o) {
     const auto start = std::chrono::steady_clock::now();
     const auto set = grade::load_exercise_set(lessons::lessons_dir());
-    auto g = options_of(o, set);
+    auto g = options_of(o, set, grade::feedback_level::full);
     g.practice_ok = false;  // a class is graded on its own numbers, never on practice ones
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
@@ -139,8 +162,10 @@ int run_class(const grade_cli& o) {
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = o.gradebook == "-" ? std::cerr : std::cout;
-    std::optional<grade::streamed_file> book, junit, json;
+    std::optional<grade::streamed_file> book, junit, json, sheet;
     book.emplace(o.gradebook);
+    if (!o.review_sheet.empty()) sheet.emplace(o.review_sheet);
+    if (sheet) sheet->write(grade::review_sheet_header());
     if (!o.junit.empty()) junit.emplace(o.junit == "-" && o.gradebook == "-" ? std::string("/dev/stderr") : o.junit);
     bool header = false, first_json = true;
     std::vector<std::string> ids;
@@ -154,6 +179,7 @@ int run_class(const grade_cli& o) {
             header = true;
         }
         book->write(grade::gradebook_row(r, ids));
+        if (sheet) sheet->write(grade::review_sheet_rows(r, set));
         if (junit) junit->write(grade::junit_suite(r));
         if (o.format == "json") {
             summary << (first_json ? "" : ",\n") << grade::report_json(r).dump(2);
@@ -162,6 +188,7 @@ int run_class(const grade_cli& o) {
     });
     if (!header) book->write(grade::gradebook_header(c.exercise_ids));
     book->commit();
+    if (sheet) sheet->commit();
     if (junit) {
         if (!header) junit->write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\">\n");
         junit->write("</testsuites>\n");
@@ -187,12 +214,14 @@ int run_class(const grade_cli& o) {
 // Gradescope: results.json is written whatever happens, so the student always sees why.
 int run_gradescope(const grade_cli& o) {
     grade::grade_report r;
+    grade::assignment a;
     auto write = [&](const grade::grade_report& rep) {
-        write_or_print(o.results, grade::gradescope_results(rep, o.visibility).dump(2) + "\n");
+        const std::string vis = !o.visibility.empty() ? o.visibility : !a.visibility.empty() ? a.visibility : "visible";
+        write_or_print(o.results, grade::gradescope_results(rep, vis, a.release_expected).dump(2) + "\n");
     };
     try {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
-        grade::grade_options g = options_of(o, set);
+        grade::grade_options g = options_of(o, set, grade::feedback_level::mistakes, &a);
         g.practice_ok = false;
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
@@ -208,7 +237,7 @@ int run_gradescope(const grade_cli& o) {
             r = grade::grade_submission(sub, set, g);
             grade::make_paths_relative(r, o.submission_dir);
         } catch (const grade::submission_error& e) {
-            r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids);
+            r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids, g);
             grade::make_paths_relative(r, o.submission_dir);
         }
         write(r);
@@ -234,8 +263,14 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--student", o->student, "Student id (overrides the file's `student`)");
     sub->add_option("--secret-file", o->secret_file, "File whose first line is the course secret (else $ATTN_COURSE_SECRET)");
     sub->add_flag("--no-variants", o->lesson_numbers, "Grade on the lessons' own numbers, not per-student ones");
-    sub->add_option("--exercises", o->exercises, "The assignment: exercise ids (default: those answered)")->delimiter(',');
-    sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment");
+    // One list per --exercises (and one N per --lesson): a FILE after them stays a FILE.
+    sub->add_option("--exercises", o->exercises, "The assignment: exercise ids (default: those answered)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment")->allow_extra_args(false);
+    sub->add_option("--assignment", o->assignment, "Assignment file (TOML): exercises, points, feedback levels, visibility");
+    sub->add_option("--feedback", o->feedback, "full, mistakes (no expected values) or score; default full, mistakes with --gradescope")
+        ->check(CLI::IsMember({"full", "mistakes", "score"}));
     sub->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
     sub->add_option("--junit", o->junit, "Also write JUnit XML to this file (- for standard output)");
     add_layout_options(*sub, o->layout, false);
@@ -249,6 +284,9 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");
     sub->add_option("--results", o->results, "With --gradescope: results.json (default /autograder/results/results.json; - prints it)");
     sub->add_option("--metadata", o->metadata, "With --gradescope: submission_metadata.json, for the student id");
+    sub->add_option("--review-sheet", o->review_sheet,
+                    "Also write the open answers as a CSV sheet for the teacher to fill in (points, comment)");
+    sub->add_option("--reviews", o->reviews, "The teacher's filled-in review sheet: its points count for the open exercises");
     sub->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
         ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));

@@ -255,15 +255,15 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
                 throw;  // the teacher's setup, not the student's submission
             } catch (const std::exception& err) {
                 r = not_gradable(en.student, en.path, submission_error("internal", {en.path, 0, 0}, en.path + ": " + err.what()),
-                                 set, out.exercise_ids);
+                                 set, out.exercise_ids, per);
             }
         } catch (const submission_error& err) {
-            r = not_gradable(en.student, en.path, err, set, out.exercise_ids);
+            r = not_gradable(en.student, en.path, err, set, out.exercise_ids, per);
         } catch (const variant_error&) {
             throw;
         } catch (const std::exception& err) {  // a filesystem surprise: still one row
             r = not_gradable(en.student, en.path, submission_error("unreadable", {en.name, 0, 0}, en.name + ": " + err.what()),
-                             set, out.exercise_ids);
+                             set, out.exercise_ids, per);
         }
         r.student = en.student;
         make_paths_relative(r, dir);

@@ -18,7 +18,8 @@ const char* kind_name(exercise_kind k) {
         case exercise_kind::numeric: return "numeric";
         case exercise_kind::shape: return "shape";
         case exercise_kind::choice: return "choice";
-        case exercise_kind::short_answer: return "short";
+        case exercise_kind::multi: return "multi";
+        case exercise_kind::open: return "open";
     }
     return "?";
 }
@@ -58,6 +59,14 @@ const exercise* exercise_set::find(const std::string& id) const {
 namespace detail {
 
 using lessons::toml_reader;
+
+namespace {
+bool is_choice(const exercise& x, const std::string& text) {
+    for (const auto& c : x.choices)
+        if (c == text) return true;
+    return false;
+}
+}  // namespace
 
 void exercise_reader::check_shape(const toml::node* where, const std::string& text) {
     if (text.empty()) return;
@@ -103,13 +112,20 @@ void exercise_reader::read_part_fields(const toml::table& t, const exercise& x, 
         check_shape(t.get("answer"), p.answer);
     } else if (x.kind == exercise_kind::choice) {
         p.answer = rd.string(t, "answer", true).value_or("");
-        bool ok = false;
-        for (const auto& c : x.choices) ok = ok || c == p.answer;
-        if (!p.answer.empty() && !ok) rd.fail(t.get("answer"), "'answer' must be one of the exercise's choices");
+        if (!p.answer.empty() && !is_choice(x, p.answer)) rd.fail(t.get("answer"), "'answer' must be one of the exercise's choices");
+    } else if (x.kind == exercise_kind::multi) {
+        p.answers = rd.strings(t, "answer", true).value_or(std::vector<std::string>{});
+        if (t.contains("answer") && p.answers.empty())
+            rd.fail(t.get("answer"), "'answer' lists the right choices (at least one; the others are wrong picks)");
+        for (const auto& a : p.answers)
+            if (!is_choice(x, a)) rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
     } else {
-        p.accept = rd.strings(t, "accept", true).value_or(std::vector<std::string>{});
-        if (t.contains("accept") && p.accept.empty()) rd.fail(t.get("accept"), "'accept' needs at least one form");
+        p.rubric = rd.string(t, "rubric", false).value_or("");
     }
+    if (t.contains("accept") || t.contains("match"))  // the keyword matching of the former `short` kind
+        rd.fail(t.get(t.contains("accept") ? "accept" : "match"),
+                "keyword matching is gone (a negated sentence holds the same words): make the exercise a choice, "
+                "multi or shape item, or kind = \"open\" for the teacher to review");
     if (const toml::node* ms = t.get("mistake")) {
         const toml::array* a = ms->as_array();
         if (!a) return rd.fail(ms, "'mistake' must be an array of tables ([[exercise.part.mistake]] or [[exercise.mistake]])");
@@ -122,14 +138,16 @@ void exercise_reader::read_part_fields(const toml::table& t, const exercise& x, 
             declared_mistake m;
             m.id = rd.string(*mt, "id", true).value_or("");
             m.feedback = rd.string(*mt, "feedback", true).value_or("");
-            if (x.kind == exercise_kind::short_answer) m.match = rd.strings(*mt, "match", true).value_or(std::vector<std::string>{});
-            else m.answer = rd.string(*mt, "answer", true).value_or("");
-            if (x.kind == exercise_kind::shape) check_shape(mt->get("answer"), m.answer);
-            if (x.kind == exercise_kind::choice && !m.answer.empty()) {
-                bool ok = false;
-                for (const auto& c : x.choices) ok = ok || c == m.answer;
-                if (!ok) rd.fail(mt->get("answer"), "a mistake's 'answer' must be one of the exercise's choices");
+            if (mt->contains("match"))
+                rd.fail(mt->get("match"), "keyword matching is gone: a mistake names a wrong choice or shape ('answer')");
+            if (x.kind == exercise_kind::open) {
+                rd.fail(mt, "an open exercise has no declared mistakes: the teacher's review gives the points");
+                continue;
             }
+            m.answer = rd.string(*mt, "answer", true).value_or("");
+            if (x.kind == exercise_kind::shape) check_shape(mt->get("answer"), m.answer);
+            if ((x.kind == exercise_kind::choice || x.kind == exercise_kind::multi) && !m.answer.empty() && !is_choice(x, m.answer))
+                rd.fail(mt->get("answer"), "a mistake's 'answer' must be one of the exercise's choices");
             p.mistakes.push_back(m);
         }
     }
@@ -143,6 +161,7 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
     x.lesson = l.number;
     x.lesson_title = l.title;
     x.title = rd.string(t, "title", false).value_or("");
+    x.hint = rd.string(t, "hint", false).value_or("");
     x.choices = d.choices;
     const std::size_t before = rd.problems->size();
     char prefix[8];
@@ -157,16 +176,20 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
     if (d.kind == "numeric") x.kind = exercise_kind::numeric;
     else if (d.kind == "shape") x.kind = exercise_kind::shape;
     else if (d.kind == "choice") x.kind = exercise_kind::choice;
-    else if (d.kind == "short") x.kind = exercise_kind::short_answer;
+    else if (d.kind == "multi") x.kind = exercise_kind::multi;
+    else if (d.kind == "open") x.kind = exercise_kind::open;
     else {
-        rd.fail(t.get("kind"), "'kind' must be numeric, shape, choice or short, found '" + d.kind + "'");
+        rd.fail(t.get("kind"), "'kind' must be numeric, shape, choice, multi or open, found '" + d.kind + "'" +
+                                   (d.kind == "short" ? " (`short` answers were matched by keywords, which a negated sentence "
+                                                        "passes: use choice, multi, or open for the teacher to review)"
+                                                      : ""));
         return std::nullopt;
     }
     auto pts = rd.number(t, "points", true);
     if (pts && *pts <= 0) rd.fail(t.get("points"), "'points' must be positive");
     x.points = pts.value_or(0.0);
-    if (x.kind == exercise_kind::choice && x.choices.size() < 2)
-        rd.fail(&t, "a choice exercise needs 'choices' with at least two entries");
+    if ((x.kind == exercise_kind::choice || x.kind == exercise_kind::multi) && x.choices.size() < 2)
+        rd.fail(&t, std::string("a ") + kind_name(x.kind) + " exercise needs 'choices' with at least two entries");
     if (const toml::node* fb = t.get("feedback")) {
         if (const toml::table* ft = fb->as_table())
             for (const auto& [k, v] : *ft) {

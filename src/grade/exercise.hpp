@@ -7,7 +7,10 @@
 //            chooses them) on the numbers of a lesson run, optionally varied per student
 //   shape    parts are symbolic shapes ("B × n_tgt × d_q")
 //   choice   parts pick one of the exercise's choices
-//   short    parts are short text answers matched against accepted forms
+//   multi    parts pick every right choice ("select all that apply"), graded exactly
+//   open     parts are prose read by the teacher: 0 points until a review gives them
+//            (grade/reviews.hpp). No text is ever scored by keywords: a negated
+//            sentence contains the same words as a right one.
 #pragma once
 
 #include <array>
@@ -22,15 +25,14 @@
 
 namespace attn::grade {
 
-enum class exercise_kind { numeric, shape, choice, short_answer };
+enum class exercise_kind { numeric, shape, choice, multi, open };
 const char* kind_name(exercise_kind k);
 
-// A wrong answer the teacher anticipated (shape, choice and short kinds): when the
-// student's answer matches, the feedback names it.
+// A wrong answer the teacher anticipated (shape, choice and multi kinds): when the
+// student's answer matches (multi: picks this choice), the feedback names it.
 struct declared_mistake {
-    std::string id;                  // "self-instead-of-cross" (histogram key)
-    std::string answer;              // shape or choice text it matches
-    std::vector<std::string> match;  // short: phrases, any one present
+    std::string id;        // "self-instead-of-cross" (histogram key)
+    std::string answer;    // shape or choice text it matches
     std::string feedback;
 };
 
@@ -45,8 +47,10 @@ struct part_spec {
     tolerance tol;
     // shape / choice
     std::string answer;
-    // short
-    std::vector<std::string> accept;
+    // multi: every right choice (the others are wrong picks)
+    std::vector<std::string> answers;
+    // open: what the teacher looks for (in the review sheet, never in the student's feedback)
+    std::string rubric;
     std::vector<declared_mistake> mistakes;
 };
 
@@ -89,6 +93,7 @@ struct exercise {
     exercise_kind kind = exercise_kind::numeric;
     std::string title;
     std::string prompt;
+    std::string hint;    // shown after a wrong try in the lesson (`a` at the step prompt); "" = none
     double points = 0.0;
     int lesson = 0;
     std::string lesson_title;

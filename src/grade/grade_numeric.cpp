@@ -93,7 +93,8 @@ std::vector<bool> informative_entries(const part_spec& p, const pipeline_inputs&
 
 struct credit_count {
     std::size_t informative = 0, close = 0;
-    std::size_t first_bad = 0;  // flat index, an informative entry when one is off
+    std::size_t first_bad = 0;      // flat index, an informative entry when one is off
+    std::vector<std::size_t> bad;   // flat indices of every informative entry that is off
 };
 
 credit_count count_credit(const matrix& got, const matrix& expected, const std::vector<bool>& info, const tolerance& tol) {
@@ -107,7 +108,8 @@ credit_count count_credit(const matrix& got, const matrix& expected, const std::
         if (!info[i] && ok) continue;  // right by construction: no credit; wrong anyway: it counts against
         ++c.informative;
         if (ok) ++c.close;
-        else if (!found) c.first_bad = i, found = true;
+        else c.bad.push_back(i);
+        if (!ok && !found) c.first_bad = i, found = true;
     }
     if (!found) c.first_bad = any_bad;
     return c;
@@ -232,7 +234,7 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
         return r;
     }
     std::size_t ok = 0;
-    std::string first_bad;
+    std::string first_bad, wrong_queries;  // full feedback; the queries only (no expected key)
     for (std::size_t k = 0; k < rows.size(); ++k) {
         double best = -1.0;
         for (std::size_t j = 0; j < right.weights.shape(1); ++j) best = std::max(best, right.weights(rows[k], j));
@@ -244,7 +246,10 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
                 if (normalize_text(n.key_tokens[j]) == normalize_text(g.text)) pick = j;
         const bool right_pick = pick && *pick < right.weights.shape(1) && right.weights(rows[k], *pick) >= best - 1e-9;
         if (right_pick) ++ok;
-        else if (first_bad.empty()) {
+        else
+            wrong_queries += (wrong_queries.empty() ? "" : ", ") +
+                             (rows[k] < n.query_tokens.size() ? "'" + n.query_tokens[rows[k]] + "'" : std::to_string(rows[k]));
+        if (!right_pick && first_bad.empty()) {
             std::size_t arg = 0;
             for (std::size_t j = 0; j < right.weights.shape(1); ++j)
                 if (right.weights(rows[k], j) >= best - 1e-9) {
@@ -259,7 +264,20 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
     r.score = r.max * static_cast<double>(ok) / static_cast<double>(rows.size());
     r.status = ok == rows.size() ? part_status::correct : ok ? part_status::partial : part_status::wrong;
     r.feedback = ok == rows.size() ? "correct" : std::to_string(ok) + " of " + std::to_string(rows.size()) + " right; " + first_bad;
+    if (ok != rows.size())
+        r.feedback_without_expected = std::to_string(ok) + " of " + std::to_string(rows.size()) + " right; wrong for query " + wrong_queries;
     return r;
+}
+
+// Which entries are off, named but never valued (the mistakes feedback level): the
+// first few, then how many more.
+std::string entry_list(const labeller& lab, const std::vector<std::size_t>& bad, std::size_t n_cols, std::size_t informative) {
+    constexpr std::size_t shown = 4;
+    if (bad.size() > 1 && bad.size() == informative) return "all of them";
+    std::string out;
+    for (std::size_t i = 0; i < bad.size() && i < shown; ++i) out += (i ? "; " : "") + lab.entry(bad[i], n_cols);
+    if (bad.size() > shown) out += " and " + std::to_string(bad.size() - shown) + " more";
+    return out;
 }
 
 std::string points_pct(double f) { return std::to_string(static_cast<int>(std::lround(f * 100.0))) + "%"; }
@@ -289,9 +307,12 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
     const double target = only_named ? cap * max : std::min(score, cap * max);
     for (auto& p : parts) {
         p.score = only_named ? p.max * cap : (score > 0.0 ? p.score * target / score : 0.0);
-        if (!p.mistake.empty() && !p.mistake_by_property)
-            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
-                          " of the exercise, once, whatever it touches";
+        if (!p.mistake.empty() && !p.mistake_by_property) {
+            const std::string cost = ". A named mistake costs " + points_pct(named_mistake_fraction) +
+                                     " of the exercise, once, whatever it touches";
+            p.feedback += cost;
+            if (!p.feedback_without_expected.empty()) p.feedback_without_expected += cost;
+        }
     }
 }
 
@@ -410,8 +431,11 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                 if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
                     r.mistake = c.id;
                     r.mistake_name = find_mistake(c.id)->name;
+                    const std::string before = r.feedback;
                     r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + c.explanation +
                                   " (every entry within " + p.tol.str() + ")";
+                    r.feedback_without_expected = before + ". Your " + stage_words(p.stage) + " match the mistake \"" +
+                                                  r.mistake_name + "\" (every entry within " + p.tol.str() + ")";
                     break;
                 }
             }
@@ -463,9 +487,21 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                                                : std::string()) +
                      "; first off: " + lab.entry(cc.first_bad, got.shape(1)) + ", expected " +
                      value_str(expected->flat(cc.first_bad)) + ", found " + value_str(got.flat(cc.first_bad));
-        if (placeholder) r.feedback += ". This looks like a placeholder (a constant, uniform weights or the mean of V), not a computation: no credit";
+        r.feedback_without_expected = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " +
+                                      p.tol.str() + "; off: " +
+                                      entry_list(lab, cc.bad.empty() ? std::vector<std::size_t>{cc.first_bad} : cc.bad, got.shape(1),
+                                                 cc.informative);
+        if (placeholder) {
+            const std::string why = ". This looks like a placeholder (a constant, uniform weights or the mean of V), not a computation: no credit";
+            r.feedback += why;
+            r.feedback_without_expected += why;
+        }
         bool genuine = !placeholder && cc.informative > 0 && 2 * cc.close >= cc.informative;
-        for (const auto& cand : *candidates) {
+        // A placeholder is never diagnosed: on some draws a mistake's answer is itself a
+        // constant (no softmax gives 0 where a score is 0), and naming it would hand the
+        // placeholder the named-mistake credit (03-blind, tests/grade_blind_test.cpp).
+        static const std::vector<mistake_candidate> none;
+        for (const auto& cand : placeholder ? none : *candidates) {
             auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (all_close(*m, *expected, p.tol, true)) continue;  // indistinguishable from right here
@@ -474,6 +510,8 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.mistake_name = find_mistake(cand.id)->name;
             r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + cand.explanation +
                           " (every entry within " + p.tol.str() + ")";
+            r.feedback_without_expected += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name +
+                                           "\" (every entry within " + p.tol.str() + ")";
             r.score = 0.0;  // the mistake's cost is taken once, for the exercise (below)
             r.status = part_status::wrong;
             genuine = true;
@@ -481,7 +519,9 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         }
         if (r.mistake.empty() && p.stage == "weights" && in.softmax && got.shape() == expected->shape() && !placeholder &&
             rows_not_normalised(got, 10 * p.tol.atol + 1e-9)) {
-            r.feedback += ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
+            const std::string why = ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
+            r.feedback += why;
+            r.feedback_without_expected += why;
             r.mistake = "rows_not_normalised";
             r.mistake_name = find_mistake(r.mistake)->name;
             r.mistake_by_property = true;  // a diagnosis, not a recomputed method: no named-mistake credit

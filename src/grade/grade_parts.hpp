@@ -23,7 +23,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                                              const answer_value* exercise_answer);
 part_result grade_shape_part(const exercise& x, const part_spec& p, const answer_value* answer);
 part_result grade_choice_part(const exercise& x, const part_spec& p, const answer_value* answer);
-part_result grade_short_part(const exercise& x, const part_spec& p, const answer_value* answer);
+part_result grade_multi_part(const exercise& x, const part_spec& p, const answer_value* answer);
 
 // Lower case, punctuation as spaces, single spaces: "Word-order!" → "word order".
 std::string normalize_text(const std::string& s);

@@ -1,5 +1,6 @@
-// grade/grade_text.cpp — shape, choice and short-answer parts, and the helpers
-// every part grader shares (finding a part's answer, "not answered yet").
+// grade/grade_text.cpp — shape, choice and multi (select all that apply) parts, and the
+// helpers every part grader shares (finding a part's answer, "not answered yet").
+// Nothing here matches keywords in prose: an answer is a shape, or picks choices.
 #include <cctype>
 #include <cstdio>
 
@@ -44,12 +45,6 @@ const answer_value* part_answer(const exercise& x, const part_spec& p, const ans
 
 namespace {
 
-bool contains_phrase(const std::string& normalized_answer, const std::string& phrase) {
-    const std::string a = " " + normalized_answer + " ";
-    const std::string p = " " + normalize_text(phrase) + " ";
-    return p.size() > 2 && a.find(p) != std::string::npos;
-}
-
 std::optional<std::string> answer_text(const answer_value& a) {
     if (a.is_string()) return a.text;
     if (a.is_number()) {
@@ -58,6 +53,39 @@ std::optional<std::string> answer_text(const answer_value& a) {
         return std::string(buf);
     }
     return std::nullopt;
+}
+
+// Which choice a text names: the choice itself, its letter, or both ("source", "b",
+// "(b) source"), lower case and punctuation aside. Anything else names none.
+std::optional<std::size_t> find_choice(const exercise& x, const std::string& text) {
+    const std::string t = normalize_text(text);
+    for (std::size_t i = 0; i < x.choices.size(); ++i) {
+        const std::string letter(1, static_cast<char>('a' + i));
+        const std::string c = normalize_text(x.choices[i]);
+        if (t == c || t == letter || t == letter + " " + c) return i;
+    }
+    return std::nullopt;
+}
+
+std::string choice_list(const exercise& x) {
+    std::string list;
+    for (const auto& c : x.choices) list += (list.empty() ? "" : " | ") + c;
+    return list;
+}
+
+// The feedback a wrong pick earns: a declared mistake (named), or the exercise's
+// [exercise.feedback] sentence for that choice.
+void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string& chosen, part_result& r) {
+    for (const auto& m : p.mistakes)
+        if (normalize_text(m.answer) == normalize_text(chosen)) {
+            if (r.mistake.empty()) {
+                r.mistake = m.id;
+                r.mistake_name = m.id;
+            }
+            r.feedback += ": " + m.feedback;
+            return;
+        }
+    if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback += ": " + it->second;
 }
 
 // The part's id, kind and points, and "not answered" or the answer's location.
@@ -124,19 +152,23 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
                 r.mistake = m.id;
                 r.mistake_name = m.id;
                 r.feedback = "found " + c.actual + ": " + m.feedback;
+                r.feedback_without_expected = "found " + c.actual + ", not the asked shape";
                 return r;
             }
         } catch (const std::exception&) {
         }
     }
     r.feedback = c.explain();
+    r.feedback_without_expected = "found " + c.actual + ", not the asked shape";  // the explanation names the expected one
     auto has = [](const std::string& dim, const char* name) { return dim == name; };
     switch (c.verdict) {
         case shape_verdict::permuted:
             r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
             r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
-            if (c.last_two_swapped)
+            if (c.last_two_swapped) {
                 r.feedback += "; rows are the queries, columns the keys (or the features)";
+                r.feedback_without_expected += "; rows are the queries, columns the keys (or the features)";
+            }
             break;
         case shape_verdict::rank_differs:
             r.mistake = c.missing_axis ? "shape_missing_axis" : "shape_extra_axis";
@@ -165,23 +197,18 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     part_result r = open_part(p, "choice", a);
     if (is_unanswered(a)) return r;
     auto text = answer_text(*a);
-    std::string list;
-    for (const auto& c : x.choices) list += (list.empty() ? "" : " | ") + c;
+    const std::string list = choice_list(x);
     if (!text) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": expected one of the choices (" + list + "), found " + type_name(*a);
+        r.feedback_without_expected = a->where.str() + ": expected one of the exercise's choices, found " + type_name(*a);
         return r;
     }
-    const std::string t = normalize_text(*text);
-    std::optional<std::size_t> pick;
-    for (std::size_t i = 0; i < x.choices.size(); ++i) {
-        const std::string letter(1, static_cast<char>('a' + i));
-        const std::string c = normalize_text(x.choices[i]);
-        if (t == c || t == letter || t == letter + " " + c) pick = i;  // "source", "b", "(b) source"
-    }
+    const std::optional<std::size_t> pick = find_choice(x, *text);
     if (!pick) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": \"" + *text + "\" is not one of the choices (" + list + ")";
+        r.feedback_without_expected = a->where.str() + ": \"" + *text + "\" is not one of the exercise's choices";
         return r;
     }
     const std::string& chosen = x.choices[*pick];
@@ -193,44 +220,59 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     }
     r.status = part_status::wrong;
     r.feedback = "not " + chosen;
-    for (const auto& m : p.mistakes)
-        if (normalize_text(m.answer) == normalize_text(chosen)) {
-            r.mistake = m.id;
-            r.mistake_name = m.id;
-            r.feedback += ": " + m.feedback;
-            return r;
-        }
-    if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback += ": " + it->second;
+    r.feedback_without_expected = r.feedback;  // the teacher's explanation below may name the right choice
+    explain_wrong_pick(x, p, chosen, r);
     return r;
 }
 
-part_result grade_short_part(const exercise&, const part_spec& p, const answer_value* a) {
-    part_result r = open_part(p, "short", a);
+part_result grade_multi_part(const exercise& x, const part_spec& p, const answer_value* a) {
+    part_result r = open_part(p, "multi", a);
     if (is_unanswered(a)) return r;
-    auto text = answer_text(*a);
-    if (!text) {
-        r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": expected a short text answer, found " + type_name(*a);
-        return r;
-    }
-    const std::string t = normalize_text(*text);
-    for (const auto& form : p.accept)
-        if (contains_phrase(t, form)) {
-            r.status = part_status::correct;
-            r.score = r.max;
-            r.feedback = "correct";
+    // ["a", "c"] or the choices' texts; one string is one pick.
+    std::vector<const answer_value*> items;
+    if (a->is_array())
+        for (const auto& e : a->items) items.push_back(&e);
+    else items.push_back(a);
+    std::vector<bool> picked(x.choices.size(), false);
+    for (const answer_value* e : items) {
+        const auto text = answer_text(*e);
+        const auto pick = text ? find_choice(x, *text) : std::nullopt;
+        if (!pick) {
+            r.status = part_status::invalid;
+            r.feedback = e->where.str() + ": " + (text ? "\"" + *text + "\" is" : type_name(*e) + " is") +
+                         " not one of the choices (" + choice_list(x) + "); answer with a list such as [\"a\", \"c\"]";
             return r;
         }
+        picked[*pick] = true;
+    }
+    // Exact: every right choice picked and no other. Partial credit per choice would pay
+    // for "pick everything".
+    std::size_t missed = 0;
+    std::vector<std::string> wrong;
+    for (std::size_t i = 0; i < x.choices.size(); ++i) {
+        bool right = false;
+        for (const auto& ans : p.answers) right = right || ans == x.choices[i];
+        if (right && !picked[i]) ++missed;
+        if (!right && picked[i]) wrong.push_back(x.choices[i]);
+    }
+    if (missed == 0 && wrong.empty()) {
+        r.status = part_status::correct;
+        r.score = r.max;
+        r.feedback = "correct: every right choice and no other";
+        return r;
+    }
     r.status = part_status::wrong;
-    for (const auto& m : p.mistakes)
-        for (const auto& phrase : m.match)
-            if (contains_phrase(t, phrase)) {
-                r.mistake = m.id;
-                r.mistake_name = m.id;
-                r.feedback = m.feedback;
-                return r;
-            }
-    r.feedback = "not one of the accepted answers";
+    const std::string missed_words =
+        missed ? std::to_string(missed) + " right choice" + (missed > 1 ? "s" : "") + " not picked" : "";
+    for (const auto& w : wrong) {
+        r.feedback += (r.feedback.empty() ? "" : "; ") + std::string("not ") + w;
+        r.feedback_without_expected += (r.feedback_without_expected.empty() ? "" : "; ") + std::string("not ") + w;
+        explain_wrong_pick(x, p, w, r);  // the teacher's explanation may name a right choice
+    }
+    if (missed) {
+        r.feedback += (r.feedback.empty() ? "" : "; ") + missed_words;
+        r.feedback_without_expected += (r.feedback_without_expected.empty() ? "" : "; ") + missed_words;
+    }
     return r;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "grade/grade_parts.hpp"
+#include "grade/reviews.hpp"
 
 namespace attn::grade {
 
@@ -17,6 +18,7 @@ const char* status_name(part_status s) {
         case part_status::wrong: return "wrong";
         case part_status::unanswered: return "unanswered";
         case part_status::invalid: return "invalid";
+        case part_status::review: return "review";
     }
     return "?";
 }
@@ -31,6 +33,32 @@ std::string points_str(double p) {
     return s;
 }
 
+const char* feedback_level_name(feedback_level l) {
+    switch (l) {
+        case feedback_level::full: return "full";
+        case feedback_level::mistakes: return "mistakes";
+        case feedback_level::score: return "score";
+    }
+    return "?";
+}
+
+std::optional<feedback_level> feedback_level_from(const std::string& word) {
+    for (auto l : {feedback_level::full, feedback_level::mistakes, feedback_level::score})
+        if (word == feedback_level_name(l)) return l;
+    return std::nullopt;
+}
+
+std::string shown_feedback(const exercise_result& x, const part_result& p) {
+    switch (x.feedback) {
+        case feedback_level::full: return p.feedback;
+        case feedback_level::mistakes: return p.feedback_without_expected.empty() ? p.feedback : p.feedback_without_expected;
+        case feedback_level::score: return p.status == part_status::unanswered ? "not answered" : "";
+    }
+    return "";
+}
+
+bool shows_mistakes(const exercise_result& x) { return x.feedback != feedback_level::score; }
+
 bool grade_report::full_marks() const { return gradable && max > 0 && score >= max - 1e-9; }
 
 std::vector<std::string> grade_report::mistake_ids() const {
@@ -38,6 +66,15 @@ std::vector<std::string> grade_report::mistake_ids() const {
     for (const auto& x : exercises)
         for (const auto& p : x.parts)
             if (!p.mistake.empty()) out.push_back(p.mistake);
+    return out;
+}
+
+std::vector<std::string> grade_report::shown_mistake_ids() const {
+    std::vector<std::string> out;
+    for (const auto& x : exercises)
+        if (shows_mistakes(x))
+            for (const auto& p : x.parts)
+                if (!p.mistake.empty()) out.push_back(p.mistake);
     return out;
 }
 
@@ -64,10 +101,45 @@ exercise_result empty_result(const exercise& x) {
     return r;
 }
 
+// The graders of the kinds whose parts are graded one by one (numeric parts depend on
+// each other and are graded together, below).
+struct part_context {
+    const std::string& student;
+    const review_table* reviews;
+};
+using part_grader = part_result (*)(const exercise&, const part_spec&, const answer_value*, const part_context&);
+struct kind_grader {
+    exercise_kind kind;
+    part_grader grade;
+};
+const kind_grader part_graders[] = {
+    {exercise_kind::shape, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_shape_part(x, p, a);
+     }},
+    {exercise_kind::choice, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_choice_part(x, p, a);
+     }},
+    {exercise_kind::multi, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
+         return grade_multi_part(x, p, a);
+     }},
+    {exercise_kind::open, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context& c) {
+         return grade_open_part(x, p, a, c.student, c.reviews);
+     }},
+};
+
+// The exercise as the assignment weighs it: its parts scaled to the new total.
+exercise with_points(const exercise& x, double points) {
+    exercise y = x;
+    const double f = x.points > 0 ? points / x.points : 0.0;
+    for (auto& p : y.parts) p.points *= f;
+    y.points = points;
+    return y;
+}
+
 }  // namespace
 
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags) {
+                               std::vector<std::string>& notes, std::vector<std::string>& flags, const review_table* reviews) {
     exercise_result r = empty_result(x);
     r.answered = answer && !is_unanswered(answer);
     if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
@@ -90,12 +162,13 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
             flags.push_back(x.id + ": the answers follow from each other but not from this student's numbers "
                                    "(someone else's numbers?)");
     } else {
-        for (const auto& p : x.parts) {
-            const answer_value* a = part_answer(x, p, answer);
-            if (x.kind == exercise_kind::shape) r.parts.push_back(grade_shape_part(x, p, a));
-            else if (x.kind == exercise_kind::choice) r.parts.push_back(grade_choice_part(x, p, a));
-            else r.parts.push_back(grade_short_part(x, p, a));
-        }
+        const part_context context{request.student, reviews};
+        for (const auto& g : part_graders)
+            if (g.kind == x.kind)
+                for (const auto& p : x.parts) {
+                    r.parts.push_back(g.grade(x, p, part_answer(x, p, answer), context));
+                    if (!r.parts.back().review_note.empty()) notes.push_back(r.parts.back().review_note);
+                }
     }
     r.score = 0.0;
     for (const auto& p : r.parts) r.score += p.score;
@@ -118,6 +191,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
                             "', who submitted it (the student key is never used to pick the numbers)");
     }
     std::vector<std::string> ids = options.exercise_ids;
+    rep.answered_only = ids.empty();
     if (ids.empty())
         for (const auto& [id, v] : sub.answers)
             if (set.find(id)) ids.push_back(id);
@@ -137,7 +211,13 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
-        exercise_result r = grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags);
+        const auto over = options.per_exercise.find(id);
+        const exercise_override none;
+        const exercise_override& o = over == options.per_exercise.end() ? none : over->second;
+        exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags, options.reviews.get())
+                                     : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, options.reviews.get());
+        r.feedback = o.feedback.value_or(options.feedback);
+        r.visibility = o.visibility;
         rep.score += r.score;
         rep.max += r.max;
         rep.exercises.push_back(std::move(r));
@@ -146,7 +226,8 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
 }
 
 grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
-                          const exercise_set& set, const std::vector<std::string>& exercise_ids) {
+                          const exercise_set& set, const std::vector<std::string>& exercise_ids,
+                          const grade_options& options) {
     grade_report rep;
     rep.student = student;
     rep.files = {path};
@@ -155,7 +236,11 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
     rep.reason = why.what();
     for (const auto& id : exercise_ids)
         if (const exercise* x = set.find(id)) {
-            exercise_result r = empty_result(*x);
+            const auto over = options.per_exercise.find(id);
+            const bool weighed = over != options.per_exercise.end() && over->second.points;
+            exercise_result r = weighed ? empty_result(with_points(*x, *over->second.points)) : empty_result(*x);
+            r.feedback = over != options.per_exercise.end() && over->second.feedback ? *over->second.feedback : options.feedback;
+            if (over != options.per_exercise.end()) r.visibility = over->second.visibility;
             rep.max += r.max;
             rep.exercises.push_back(std::move(r));
         }

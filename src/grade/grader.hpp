@@ -6,6 +6,9 @@
 // compared with the catalogue of mistakes (mistakes.hpp) and the match is named.
 #pragma once
 
+#include <memory>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +19,24 @@
 
 namespace attn::grade {
 
+class review_table;
+
+// What an assignment file says about one of its exercises (grade/assignment.hpp).
+struct exercise_override {
+    std::optional<double> points;                 // replaces the lesson's; parts scaled alike
+    std::optional<feedback_level> feedback;       // this exercise's level
+    std::string visibility;                       // Gradescope visibility of its tests; "" = the run's
+};
+
 struct grade_options {
     std::vector<std::string> exercise_ids;  // the assignment; empty = the exercises the submission answers
     std::string student;                    // overrides the file's `student`
     std::string secret;                     // course secret for per-student numbers
     bool lesson_numbers = false;            // grade everyone on the lesson's own numbers
     bool practice_ok = true;                // without a secret: the practice variant (false: --class, --gradescope)
+    std::shared_ptr<const review_table> reviews;  // the teacher's points for open parts (--reviews), or none
+    feedback_level feedback = feedback_level::full;       // every exercise's level unless per_exercise says
+    std::map<std::string, exercise_override> per_exercise;  // from the assignment file
 };
 
 // Throws variant_error when per-student numbers are needed and no secret is known,
@@ -30,10 +45,12 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
 
 // The report of a submission that could not be read (every assigned exercise at 0).
 grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
-                          const exercise_set& set, const std::vector<std::string>& exercise_ids);
+                          const exercise_set& set, const std::vector<std::string>& exercise_ids,
+                          const grade_options& options = {});
 
 // One exercise (used by grade_submission; exposed for tests). answer may be null.
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags);
+                               std::vector<std::string>& notes, std::vector<std::string>& flags,
+                               const review_table* reviews = nullptr);
 
 }  // namespace attn::grade

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "grade/submission.hpp"
 
@@ -68,14 +69,18 @@ struct json_parser {
                 advance();
                 return v;
             }
+            std::vector<source_pos> key_at;  // [fields] where each key was written
             for (;;) {
                 skip_space();
                 if (i >= s.size() || s[i] != '"') fail("expected a \"key\" in an object, found " + found());
                 const source_pos key_pos = here();
                 std::string key = string_body();
-                for (const auto& f : v.fields)
-                    if (f.first == key)
-                        throw submission_error("syntax", key_pos, key_pos.str() + ": key \"" + key + "\" appears twice in one object");
+                for (std::size_t k = 0; k < v.fields.size(); ++k)
+                    if (v.fields[k].first == key)
+                        throw submission_error("syntax", key_pos,
+                                               key_pos.str() + ": key \"" + key + "\" appears twice in one object (first at " +
+                                                   key_at[k].str() + "); keep one of them");
+                key_at.push_back(key_pos);
                 expect(':', "':' after an object key");
                 v.fields.emplace_back(std::move(key), value(depth + 1));
                 skip_space();

@@ -2,6 +2,7 @@
 // (text, JSON, Gradescope results.json, JUnit XML, CSV gradebook).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,18 +17,31 @@ enum class part_status {
     wrong,
     unanswered,  // missing, or still the template's TODO
     invalid,     // not readable as the kind of answer asked (a string for a matrix ...)
+    review,      // an open part waiting for the teacher's review (0 points until then)
 };
 const char* status_name(part_status s);
+
+// How much of the grading a student is shown (`attn grade --feedback`, an assignment's
+// `feedback`). full: everything, expected values included; mistakes: the mistake's name
+// and which entries are wrong, never an expected value (number, shape, chosen answer);
+// score: the points only. The report writers apply it (report_text, report_json).
+enum class feedback_level { full, mistakes, score };
+const char* feedback_level_name(feedback_level l);
+std::optional<feedback_level> feedback_level_from(const std::string& word);  // nullopt: not a level
 
 struct part_result {
     std::string id;
     std::string what;            // "weights", "shape", "choice" ...
     double score = 0.0, max = 0.0;
     part_status status = part_status::unanswered;
-    std::string feedback;        // sentences for the student
+    std::string feedback;        // sentences for the student (full feedback)
+    std::string feedback_without_expected;  // the same with no expected value; "" = feedback has none
     std::string mistake;         // catalogue or declared mistake id, "" when none was recognised
     std::string mistake_name;    // "no scaling"
     lessons::source_pos where;   // the student's answer in their file, when there is one
+    std::string answer_text;     // open parts: the student's text, for the review sheet
+    std::string review_comment;  // open parts: the teacher's comment, once reviewed
+    std::string review_note;     // open parts: why a review in the sheet was not applied
     bool other_numbers = false;
     bool mistake_by_property = false;  // named from a property of the answer (rows not summing to 1), not recomputed  // right given an earlier part that is not an attempt at these numbers
 };
@@ -45,22 +59,31 @@ struct exercise_result {
     bool practice = false;       // the public practice variant (no secret given)
     std::string variant;         // the variant code students see ("K7QX2M", "practice"); never the seed
     std::string parameters;      // "q, k, v: halves in [-2, 2]" or "the lesson's own numbers"
+    feedback_level feedback = feedback_level::full;  // what the student is shown of it
+    std::string visibility;      // Gradescope visibility of its tests; "" = the run's
 };
+
+// A part's feedback as shown at its exercise's level ("" at score level).
+std::string shown_feedback(const exercise_result& x, const part_result& p);
+// Whether the mistake's name is shown (mistakes and full levels).
+bool shows_mistakes(const exercise_result& x);
 
 struct grade_report {
     std::string student;
     std::vector<std::string> files;
     bool gradable = true;
-    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, unreadable, no-answers
+    std::string reason_word;     // not gradable: empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers
     std::string reason;          // not gradable: the full message (file:line:col)
     std::vector<exercise_result> exercises;
     double score = 0.0, max = 0.0;
     std::vector<std::string> notes;  // read but ignored (unknown exercise ids, extra keys ...)
     std::string claimed_student;     // the file's `student` when it names someone else (never obeyed)
     std::vector<std::string> flags;  // for the teacher: "student key says 'bob'", "matches the numbers of student carol"
+    bool answered_only = false;      // no assignment named the exercises: only the answered ones were graded
 
     bool full_marks() const;
     std::vector<std::string> mistake_ids() const;  // every recognised mistake, in order
+    std::vector<std::string> shown_mistake_ids() const;  // those the feedback levels let the student see
 };
 
 // Points as printed everywhere: at most 2 decimals, no trailing zeros ("2", "1.5", "0.33").

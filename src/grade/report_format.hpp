@@ -17,8 +17,13 @@ std::string report_text(const grade_report& r);
 nlohmann::json report_json(const grade_report& r);
 
 // Gradescope's results.json: score, max_score, output, tests[] with name, number,
-// score, max_score, status ("passed"/"failed"), output, visibility.
-nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility = "visible");
+// score, max_score, status ("passed"/"failed"), output, visibility. Each test shows its
+// exercise's feedback level; an exercise's own visibility (assignment file) overrides
+// `visibility`. With release_expected (after_due_date, after_published), an exercise
+// graded below full feedback gets one more test, worth no points, carrying the full
+// feedback (expected values) at that visibility.
+nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility = "visible",
+                                  const std::string& release_expected = "");
 
 // The submitter's id from Gradescope's submission_metadata.json: the first user's
 // sid, else email, else id; "" when the file is missing or says nothing usable.

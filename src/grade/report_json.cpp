@@ -16,11 +16,34 @@ double clean(double x) {
     return r == 0.0 ? 0.0 : r;  // no -0
 }
 
-std::string part_output(const exercise_result& x, const part_result& p) {
-    std::string s = p.feedback;
-    if (!p.mistake.empty()) s += "\nMistake: " + p.mistake_name + " [" + p.mistake + "]";
+// A part's feedback for Gradescope and JUnit at its exercise's level (full: always).
+std::string part_output(const exercise_result& x, const part_result& p, bool full = false) {
+    std::string s = full ? p.feedback : shown_feedback(x, p);
+    if (!p.mistake.empty() && (full || shows_mistakes(x))) s += "\nMistake: " + p.mistake_name + " [" + p.mistake + "]";
     if (x.personal) s += "\nYour numbers: variant " + x.variant + " (" + x.parameters + ")";
-    return s;
+    return s.compare(0, 1, "\n") == 0 ? s.substr(1) : s;
+}
+
+// The exercises graded when no assignment named them (said in every report).
+std::string answered_only_line(const grade_report& r) {
+    std::string ids;
+    for (const auto& x : r.exercises) ids += (ids.empty() ? "" : ", ") + x.id;
+    return "Graded " + std::to_string(r.exercises.size()) + (r.exercises.size() == 1 ? " exercise" : " exercises") +
+           (ids.empty() ? "" : ": " + ids) + "; no assignment given, so only the answered ones";
+}
+
+// Gradescope: the full feedback of an exercise graded at a lower level, in a test of
+// its own released at `visibility` (after_due_date …); it carries no points.
+nlohmann::json released_test(const exercise_result& x, int number, const std::string& visibility) {
+    std::string out;
+    for (const auto& p : x.parts) out += (out.empty() ? "" : "\n") + p.id + ": " + part_output(x, p, true);
+    return {{"name", x.id + ": full feedback with the expected values"},
+            {"number", std::to_string(number) + ".x"},
+            {"score", 0.0},
+            {"max_score", 0.0},
+            {"status", "passed"},  // what Gradescope infers for 0 of 0 anyway; said, for strict readers
+            {"output", out},
+            {"visibility", visibility}};
 }
 
 }  // namespace
@@ -45,6 +68,7 @@ nlohmann::json report_json(const grade_report& r) {
                          {"score", clean(x.score)},
                          {"max_score", clean(x.max)},
                          {"answered", x.answered}};
+        if (x.feedback != feedback_level::full) e["feedback_level"] = feedback_level_name(x.feedback);
         if (x.kind == "numeric") {
             e["numbers"] = {{"personal", x.personal}, {"practice", x.practice}, {"parameters", x.parameters}};
             if (!x.variant.empty()) e["numbers"]["variant"] = x.variant;
@@ -56,21 +80,22 @@ nlohmann::json report_json(const grade_report& r) {
                               {"status", status_name(p.status)},
                               {"score", clean(p.score)},
                               {"max_score", clean(p.max)},
-                              {"feedback", p.feedback}};
-            if (!p.mistake.empty()) pj["mistake"] = {{"id", p.mistake}, {"name", p.mistake_name}};
+                              {"feedback", shown_feedback(x, p)}};
+            if (!p.mistake.empty() && shows_mistakes(x)) pj["mistake"] = {{"id", p.mistake}, {"name", p.mistake_name}};
             if (p.where.line > 0) pj["where"] = p.where.str();
             e["parts"].push_back(pj);
         }
         j["exercises"].push_back(e);
     }
-    j["mistakes"] = r.mistake_ids();
+    j["mistakes"] = r.shown_mistake_ids();
+    if (r.answered_only) j["graded"] = answered_only_line(r);
     j["notes"] = r.notes;
     j["flags"] = r.flags;
     if (!r.claimed_student.empty()) j["claimed_student"] = r.claimed_student;
     return j;
 }
 
-nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility) {
+nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility, const std::string& release_expected) {
     nlohmann::json j;
     j["score"] = clean(r.score);
     j["max_score"] = clean(r.max);
@@ -80,8 +105,8 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
     if (!r.gradable) {
         output = "Your submission could not be graded: " + r.reason;
     } else {
-        output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " + std::to_string(r.exercises.size()) +
-                 " exercise(s) graded.";
+        output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " +
+                 (r.answered_only ? answered_only_line(r) + "." : std::to_string(r.exercises.size()) + " exercise(s) graded.");
     }
     for (const auto& f : r.flags) output += "\nFlag: " + f;
     for (const auto& n : r.notes) output += "\nNote: " + n;
@@ -90,6 +115,7 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
     int number = 0;
     for (const auto& x : r.exercises) {
         ++number;
+        const std::string& shown = x.visibility.empty() ? visibility : x.visibility;
         if (x.parts.empty()) {  // not gradable: one failed test per exercise, so the student sees the list
             j["tests"].push_back({{"name", x.id + ": " + x.title},
                                   {"number", std::to_string(number)},
@@ -97,7 +123,7 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
                                   {"max_score", clean(x.max)},
                                   {"status", "failed"},
                                   {"output", r.gradable ? "not answered" : "not graded: " + r.reason},
-                                  {"visibility", visibility}});
+                                  {"visibility", shown}});
             continue;
         }
         int sub = 0;
@@ -110,8 +136,10 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
                                   {"max_score", clean(p.max)},
                                   {"status", full ? "passed" : "failed"},
                                   {"output", part_output(x, p)},
-                                  {"visibility", visibility}});
+                                  {"visibility", shown}});
         }
+        if (!release_expected.empty() && x.feedback != feedback_level::full)
+            j["tests"].push_back(released_test(x, number, release_expected));
     }
     return j;
 }
@@ -167,7 +195,7 @@ std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size
             if (!full) {
                 ++f;
                 cases += "      <failure type=\"" + std::string(status_name(p.status)) + "\" message=\"" +
-                         xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + p.feedback) + "\">" +
+                         xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + shown_feedback(x, p)) + "\">" +
                          xml_escape(part_output(x, p)) + "</failure>\n";
             }
             cases += "    </testcase>\n";

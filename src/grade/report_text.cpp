@@ -17,6 +17,7 @@ const char* mark(part_status s) {
         case part_status::wrong: return "no  ";
         case part_status::unanswered: return "--  ";
         case part_status::invalid: return "bad ";
+        case part_status::review: return "rev ";
     }
     return "?   ";
 }
@@ -55,6 +56,13 @@ std::string report_text(const grade_report& r) {
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
+    if (r.answered_only) {
+        std::string ids;
+        for (const auto& x : r.exercises) ids += (ids.empty() ? "" : ", ") + x.id;
+        out += wrap("Graded " + std::to_string(r.exercises.size()) + (r.exercises.size() == 1 ? " exercise" : " exercises") +
+                        (ids.empty() ? "" : ": " + ids) + "; no assignment given, so only the answered ones",
+                    "");
+    }
     for (const auto& x : r.exercises) {
         out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
         if (x.kind == "numeric")
@@ -64,11 +72,11 @@ std::string report_text(const grade_report& r) {
         for (const auto& p : x.parts) {
             const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
                                                  points_str(p.score) + "/" + points_str(p.max));
-            const std::string text = wrap(terminal_visible(p.feedback), std::string(trace::display_width(head), ' '));
+            const std::string text = wrap(terminal_visible(shown_feedback(x, p)), std::string(trace::display_width(head), ' '));
             // the first feedback line goes beside the head
             const std::size_t pad = trace::display_width(head);
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
-            if (!p.mistake.empty()) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
+            if (!p.mistake.empty() && shows_mistakes(x)) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
         }
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;

@@ -78,7 +78,8 @@ std::string placeholder(const exercise& x, const part_spec& p) {
         for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
         return "TODO: one of " + c;
     }
-    return "TODO: a short answer";
+    if (x.kind == exercise_kind::multi) return "TODO: every right choice, as a list of letters or texts, e.g. [\"a\", \"c\"]";
+    return "TODO: your answer in a few sentences (read by your teacher)";
 }
 
 std::string toml_string(const std::string& s) {
@@ -219,7 +220,11 @@ std::string show_text(const exercise& x, const variant_request& request) {
         for (std::size_t i = 0; i < x.choices.size(); ++i)
             c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
         out += "\nChoices: " + c + "\n";
+        if (x.kind == exercise_kind::multi)
+            out += "Select all that apply: answer with a list ([\"a\", \"c\"]); right only with every right choice and no other.\n";
     }
+    if (x.kind == exercise_kind::open)
+        out += "\nFor your teacher: your text is read and marked by hand (0 points until it is reviewed).\n";
     out += "\nParts (answer file: [" + x.id + "] then one key per part):\n";
     for (const auto& p : x.parts) {
         std::string line = "  " + trace::pad_right(p.id, 10) + " ";
@@ -243,6 +248,8 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
                      {"prompt", x.prompt},
                      {"points", x.points}};
     if (!x.choices.empty()) j["choices"] = x.choices;
+    if (x.kind == exercise_kind::multi) j["select_all"] = true;      // the answer is a list of choices
+    if (x.kind == exercise_kind::open) j["reviewed_by_teacher"] = true;  // 0 points until reviewed
     if (x.kind == exercise_kind::numeric) {
         const exercise_numbers n = numbers_for(x, request);
         const auto& s = x.setup;
@@ -338,7 +345,9 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             std::string c;
             for (const auto& ch : x->choices) c += (c.empty() ? "" : " | ") + ch;
             out += "# Choices: " + c + "\n";
+            if (x->kind == exercise_kind::multi) out += "# Select all that apply: a list such as [\"a\", \"c\"].\n";
         }
+        if (x->kind == exercise_kind::open) out += "# For your teacher: read and marked by hand (0 points until reviewed).\n";
         out += "[" + x->id + "]\n";
         for (const auto& p : x->parts) {
             std::string what = x->kind == exercise_kind::numeric ? describe_part(*x, p) : p.prompt;

@@ -124,6 +124,17 @@ answer_value from_toml(const toml::node& n, const std::string& file) {
     return v;
 }
 
+// One exercise's answer; the same exercise answered twice in one file ([ID] and
+// [answers.ID]) is refused with both places, never graded twice or picked silently.
+void add_answer(submission& sub, const std::string& id, answer_value&& v) {
+    for (const auto& [have, hv] : sub.answers)
+        if (have == id)
+            throw submission_error("duplicate", v.where,
+                                   v.where.str() + ": exercise '" + id + "' is answered twice in this file (also at " +
+                                       hv.where.str() + "); keep one of the two answers");
+    sub.answers.emplace_back(id, std::move(v));
+}
+
 // The top level: `student` plus one entry per exercise id.
 submission from_document(answer_value doc, const std::string& file) {
     if (!doc.is_table())
@@ -143,14 +154,63 @@ submission from_document(answer_value doc, const std::string& file) {
             continue;
         }
         if (key == "answers" && value.is_table()) {  // {"answers": {...}} is accepted too
-            for (auto& [id, v] : value.fields) sub.answers.emplace_back(id, std::move(v));
+            for (auto& [id, v] : value.fields) add_answer(sub, id, std::move(v));
             continue;
         }
-        sub.answers.emplace_back(key, std::move(value));
+        add_answer(sub, key, std::move(value));
     }
     if (sub.answers.empty())
         throw submission_error("no-answers", {file, 0, 0}, file + ": no answers in the file (expected tables named by exercise id, e.g. [04-weights])");
     return sub;
+}
+
+// toml++ says "cannot redefine existing table 'ID'" at the second definition only: find
+// the first ([ID], ["ID"], ID = or "ID" = at the start of an earlier line) so both places
+// are named.
+std::string first_definition(const std::string& text, const std::string& description, const source_pos& second) {
+    const auto at = description.find("redefine existing");
+    const auto q1 = at == std::string::npos ? at : description.find('\'', at);
+    const auto q2 = q1 == std::string::npos ? q1 : description.find('\'', q1 + 1);
+    if (q2 == std::string::npos) return "";
+    const std::string name = description.substr(q1 + 1, q2 - q1 - 1);
+    std::istringstream in(text);
+    int n = 0;
+    for (std::string line; std::getline(in, line) && ++n < second.line;) {
+        const auto b = line.find_first_not_of(" \t");
+        if (b == std::string::npos) continue;
+        std::string head = line.substr(b);
+        for (const std::string& form : {"[" + name + "]", "[\"" + name + "\"]", name + " ", name + "=", "\"" + name + "\""})
+            if (head.compare(0, form.size(), form) == 0)
+                return ": defined twice (first at " + source_pos{second.file, n, static_cast<int>(b) + 1}.str() + "); keep one of them";
+    }
+    return "";
+}
+
+answer_value parse_toml_answer(const std::string& text, const std::string& display_path) {
+    try {
+        io::check_toml_nesting(text, display_path);  // toml++ recurses per level
+        const toml::table t = toml::parse(text, display_path);
+        answer_value doc = from_toml(t, display_path);
+        doc.where = {display_path, 1, 1};
+        return doc;
+    } catch (const toml::parse_error& e) {
+        const auto& b = e.source().begin;
+        const source_pos p{display_path, static_cast<int>(b.line), static_cast<int>(b.column)};
+        const std::string d(e.description());
+        throw submission_error("syntax", p, p.str() + ": TOML syntax: " + d + first_definition(text, d, p));
+    } catch (const io::input_error& e) {
+        throw submission_error(e.reason, e.where, e.what());
+    }
+}
+
+// True when text reads as an answer file in the other format (a table at the top).
+bool parses_as(bool json, const std::string& text, const std::string& display_path) {
+    try {
+        const answer_value doc = json ? parse_json_answer(text, display_path) : parse_toml_answer(text, display_path);
+        return doc.is_table() && !doc.fields.empty();
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 std::string read_bytes(const std::string& path, std::size_t max_bytes) {
@@ -197,21 +257,17 @@ submission read_submission_text(const std::string& raw, const std::string& displ
         throw submission_error("not-utf8", p, p.str() + ": the file contains a NUL byte; it is not a text file");
     }
     answer_value doc;
-    if (json) {
-        doc = parse_json_answer(text, display_path);
-    } else {
-        try {
-            io::check_toml_nesting(text, display_path);  // toml++ recurses per level
-            const toml::table t = toml::parse(text, display_path);
-            doc = from_toml(t, display_path);
-            doc.where = {display_path, 1, 1};
-        } catch (const toml::parse_error& e) {
-            const auto& b = e.source().begin;
-            const source_pos p{display_path, static_cast<int>(b.line), static_cast<int>(b.column)};
-            throw submission_error("syntax", p, p.str() + ": TOML syntax: " + std::string(e.description()));
-        } catch (const io::input_error& e) {
-            throw submission_error(e.reason, e.where, e.what());
-        }
+    try {
+        doc = json ? parse_json_answer(text, display_path) : parse_toml_answer(text, display_path);
+    } catch (const submission_error& e) {
+        // A file in the other format (a .json file holding TOML, or the reverse) says so.
+        if (e.reason != "syntax" || !parses_as(!json, text, display_path)) throw;
+        const char* other = json ? "TOML" : "JSON";
+        throw submission_error("syntax", e.where,
+                               display_path + ": this looks like " + other + ", not " + (json ? "JSON" : "TOML") +
+                                   ": the file is named ." + (json ? "json" : "toml") + " but holds " + other +
+                                   "; rename it ." + (json ? "toml" : "json") + " (as " + (json ? "JSON" : "TOML") +
+                                   ": " + e.what() + ")");
     }
     return from_document(std::move(doc), display_path);
 }

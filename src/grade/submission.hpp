@@ -7,7 +7,9 @@
 //   ["01-scale"] answer = 2.0  or  "01-scale" = 2.0   (a single-part exercise)
 // A student's submission is one file or a folder of such files. The reader refuses,
 // with a reason a teacher can act on, what it cannot read: empty, too large, not
-// UTF-8, a syntax error (file:line:col), a layout it does not understand.
+// UTF-8, a syntax error (file:line:col; "this looks like TOML" for TOML in a .json file
+// and "this looks like JSON" the other way round), a layout it does not understand, an
+// exercise answered twice in one file (both places).
 #pragma once
 
 #include <cstddef>
@@ -21,7 +23,7 @@
 namespace attn::grade {
 
 // Why a submission could not be read. `reason` is a short stable word for gradebooks
-// (empty, too-large, not-utf8, syntax, layout, unreadable, no-answers); what() is the
+// (empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers); what() is the
 // full message with file:line:col where there is one.
 struct submission_error : std::runtime_error {
     std::string reason;

@@ -37,7 +37,7 @@ std::string source_title(const std::string& seed) {
     static const std::map<std::string, std::string> titles = {
         {"000", "CS224N notes, Self-Attention & Transformers (Hewitt)"},
         {"001", "cross-attention guide, Encoder–Decoder Attention: What, Why, and Where the Names Come From"},
-        {"002", "cross-attention chapter (course chapter 2)"},
+        {"002", "cross-attention chapter (course chapter 4)"},  // its own table: "Cross-Attention (Ch. 4)"
         {"003", "CS224N notes, Self-Attention & Transformers (Hewitt)"},
         {"004", "attention worksheet (shapes, masks, (XXᵀ)X)"},
     };

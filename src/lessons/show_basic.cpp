@@ -63,8 +63,23 @@ std::string show_stage(const lesson& l, const show_item& item, const trace::styl
 }
 
 // A run's weights (or another score stage) as `attn trace` draws them: the
-// trace floor's heatmap renderer, shades ░▒▓█ without colour.
+// trace floor's heatmap renderer, shades ░▒▓█ without colour. Or any matrix of
+// the lesson (a difference of two runs' weights, say) with its token labels,
+// shaded over its own min..max.
 std::string show_heatmap(const lesson& l, const show_item& item, const trace::style& st) {
+    trace::heatmap_input in;
+    in.width = st.width;
+    if (item.spec->get("matrix")) {
+        if (item.spec->get("run") || item.spec->get("stage"))
+            bad(item, "give 'run' (and 'stage') or 'matrix' (with 'rows' and 'columns'), not both", "matrix");
+        const matrix& m = need_matrix(l, item);
+        in.title = opt_string(item, "title", readable_name(need_string(item, "matrix")));
+        in.row_labels = need_tokens(l, item, "rows", m.shape(0));
+        in.col_labels = need_tokens(l, item, "columns", m.shape(1));
+        in.values = &m;
+        return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
+    }
+    if (!item.spec->get("run")) bad(item, "needs 'run' (a run's stage) or 'matrix' (with 'rows' and 'columns')");
     const attention_run& run = need_run(l, item);
     const std::string stage_name = opt_string(item, "stage", "weights");
     const matrix* values = nullptr;  // [n_q, n_k]
@@ -72,13 +87,12 @@ std::string show_heatmap(const lesson& l, const show_item& item, const trace::st
     else if (stage_name == "scaled") values = &run.steps.scores_scaled;
     else if (stage_name == "raw") values = &run.steps.scores_raw;
     else bad(item, "stage '" + stage_name + "': a heatmap draws raw, scaled or weights", "stage");
-    trace::heatmap_input in;
     in.title = opt_string(item, "title", "Heatmap of the " + stage_name);
     in.row_labels = run.labels.query_tokens;
     in.col_labels = run.labels.key_tokens;
     in.values = values;
     in.attend = &run.steps.attend;
-    in.unit_range = stage_name == "weights";
+    in.unit_range = stage_name == "weights" && !opt_bool(item, "stretch", false);
     return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
 }
 
@@ -156,7 +170,8 @@ std::string show_trace(const lesson& l, const show_item& item, const trace::styl
 
 std::vector<show_kind> basic_kinds() {
     return {
-        {"heatmap", show_heatmap, {"run"}, {"stage", "title"}, "a run's weights (or raw/scaled scores) as a heatmap"},
+        {"heatmap", show_heatmap, {}, {"run", "stage", "stretch", "matrix", "rows", "columns", "title"},
+         "a run's weights (or raw/scaled scores), or any matrix with its token labels, as a heatmap"},
         {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner"},
          "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table"},
         {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},

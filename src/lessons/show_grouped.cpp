@@ -67,8 +67,10 @@ std::string show_grouped_heads(const lesson& l, const show_item& item, const tra
     const matrix& v = need_matrix(l, item, "v");
     const auto heads = static_cast<std::size_t>(whole(item, "heads", 1, 64));
     const auto kv = static_cast<std::size_t>(whole(item, "kv_heads", 1, 64));
-    const auto head = static_cast<std::size_t>(whole(item, "head", 0, 63));
-    if (head >= heads) bad(item, fmt::format("'head' must be below heads = {}", heads), "head");
+    // Heads are counted from 1 in the lessons (lesson 01 states it); columns from 0.
+    const auto head_no = static_cast<std::size_t>(whole(item, "head", 1, 64));
+    if (head_no > heads) bad(item, fmt::format("'head' must be from 1 to heads = {}", heads), "head");
+    const std::size_t head = head_no - 1;
     const auto& toks = need_tokens(l, item, "rows", q.shape(0));
     attention_options o;
     if (opt_bool(item, "causal", false)) {
@@ -85,12 +87,12 @@ std::string show_grouped_heads(const lesson& l, const show_item& item, const tra
     }
     std::string map;
     for (std::size_t h = 0; h < heads; ++h)
-        map += fmt::format("{}{} → {}", h ? ", " : "", h, g.group[h]);
+        map += fmt::format("{}{} → {}", h ? ", " : "", h + 1, g.group[h] + 1);
     std::string out = fmt::format("  query head → key/value head: {}\n", map);
-    out += fmt::format("  query head {} reads columns {}–{} of K and V (K/V head {}).\n\n", head,
-                       g.group[head] * g.d_k, (g.group[head] + 1) * g.d_k - 1, g.group[head]);
+    out += fmt::format("  query head {} reads columns {}–{} of K and V (K/V head {}).\n\n", head_no,
+                       g.group[head] * g.d_k, (g.group[head] + 1) * g.d_k - 1, g.group[head] + 1);
     trace::run_labels labels;
-    labels.title = fmt::format("Query head {} of {},", head, heads);
+    labels.title = fmt::format("Query head {} of {},", head_no, heads);
     labels.query_tokens = toks;
     labels.key_tokens = toks;
     out += trace::render(trace::stage_table(g.head[head], trace::stage::weights, labels), st);

@@ -43,6 +43,23 @@ std::string repeat(const std::string& s, std::size_t n) {
     return out;
 }
 
+// The legend's parts joined by spaces, starting a new line (indented 4) only
+// where the next part would pass `width` (0: no limit).
+std::string pack_legend(const std::vector<std::string>& parts, std::size_t width) {
+    std::string out, line = "  ";
+    bool first = true;
+    for (const auto& p : parts) {
+        if (!first && width && display_width(line) + 1 + display_width(p) > width) {
+            out += line + "\n";
+            line = "    ";
+            first = true;
+        }
+        line += first ? p.substr(p.find_first_not_of(' ')) : " " + p;
+        first = false;
+    }
+    return out + line + "\n";
+}
+
 }  // namespace
 
 rgb_color heatmap_color(double t) {
@@ -117,16 +134,23 @@ std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
         out += "\n";
     }
 
-    // Legend: what the shades or colours stand for.
+    // Legend: what the shades or colours stand for, in parts that are never split
+    // (a number and its shade stay together), packed into lines of the width.
     const auto at = [&](double t) { return fixed(lo + t * (hi - lo), in.unit_range ? 2 : 3); };
+    std::vector<std::string> parts;
     if (st.color) {
         std::string bar;
         for (int k = 0; k < 16; ++k) bar += background(ramp(k / 15.0), st.truecolor) + " ";
-        out += "  legend: " + at(0) + " " + bar + "\x1b[0m " + at(1) + "   · blocked\n";
+        parts = {"legend: " + at(0) + " " + bar + "\x1b[0m " + at(1)};
     } else {
-        out += "  legend: ░ < " + at(0.25) + " ≤ ▒ < " + at(0.5) + " ≤ ▓ < " + at(0.75) + " ≤ █ (range " + at(0) + " .. " +
-               at(1) + ")   · blocked\n";
+        parts = {"legend: ░ < " + at(0.25), "≤ ▒ < " + at(0.5), "≤ ▓ < " + at(0.75), "≤ █",
+                 "(range " + at(0) + " .. " + at(1) + ")"};
     }
+    bool any_blocked = false;  // "· blocked" only where the map has such a cell
+    for (std::size_t i = 0; i < n_q; ++i)
+        for (std::size_t j = 0; j < n_k; ++j) any_blocked = any_blocked || !visible(i, j);
+    if (any_blocked) parts.push_back("  · blocked");
+    out += pack_legend(parts, in.width);
     if (!in.legend_note.empty()) out += "  " + in.legend_note + "\n";
     return out;
 }

@@ -3,6 +3,7 @@
 // truecolor|24bit) or 256-colour backgrounds on a dark-to-bright ramp; without
 // colour (NO_COLOR, --color never, not a terminal): shaded characters ░▒▓█.
 // Blocked cells show '·'; coloured cells also print their value (2 decimals).
+// The legend says "· blocked" only when some cell is.
 // A legend under the map says what each shade or colour means.
 // Labels are aligned by display width, so Hangul tokens line up.
 #pragma once
@@ -30,6 +31,7 @@ struct heatmap_input {
     const bool_matrix* attend = nullptr;  // [n_q, n_k] optional: false cells print '·'
     bool unit_range = false;              // weights: the scale is 0..1, not min..max
     std::string legend_note;              // a line under the legend (e.g. how it was downsampled)
+    std::size_t width = 0;                // the legend is broken between its parts to fit; 0: one line
 };
 
 std::string render_heatmap(const heatmap_input& in, const heatmap_style& st);

@@ -148,6 +148,7 @@ std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std:
     for (std::size_t j = 0; j < cols; ++j) in.col_labels.push_back(l.key_tokens[j * col_block]);
     in.values = &values;
     in.attend = &attend;
+    in.width = width;
     if (row_block > 1 || col_block > 1)
         in.legend_note = fmt::format("downsampled to fit {} columns: each cell is the block max of {} queries × {} keys, "
                                      "labelled by its first token",

@@ -136,6 +136,20 @@ std::size_t cut_point(const std::string& word, std::size_t room) {
     return best ? best : std::min<std::size_t>(word.size(), 1);
 }
 
+// The end of the word that starts at `from`: the next space, except that a word
+// opening a `command in backticks` runs to the word holding the closing backtick
+// (a student copies the command from one line) when that fits in `room` columns.
+std::size_t word_end(const std::string& s, std::size_t from, std::size_t room) {
+    std::size_t e = from, ticks = 0;
+    for (; e < s.size() && s[e] != ' '; ++e) ticks += s[e] == '`';
+    if (ticks % 2 == 0) return e;
+    const std::size_t close = s.find('`', e);
+    if (close == std::string::npos) return e;
+    std::size_t end = close;
+    while (end < s.size() && s[end] != ' ') ++end;
+    return display_width(s.substr(from, end - from)) <= room ? end : e;
+}
+
 }  // namespace
 
 std::string fit_line(const std::string& line, std::size_t width) {
@@ -154,8 +168,7 @@ std::string fit_line(const std::string& line, std::size_t width) {
     while (i < line.size()) {
         std::size_t sp = i;
         while (sp < line.size() && line[sp] == ' ') ++sp;
-        std::size_t e = sp;
-        while (e < line.size() && line[e] != ' ') ++e;
+        const std::size_t e = sp < line.size() ? word_end(line, sp, width > hang ? width - hang : 1) : sp;
         const std::string spaces = line.substr(i, sp - i), word = line.substr(sp, e - sp);
         i = e;
         if (word.empty()) break;  // trailing spaces
@@ -213,14 +226,31 @@ bool flows(const std::string& line) {
     return !line.empty() && line[0] != ' ' && bullet_width(line, 0) == 0;
 }
 
+// Which lines flow into a paragraph. A line that only looks like a numbered item
+// ("4. Every symbol …", "1) and lets …") continues the sentence of the flowing
+// line above it, unless that line ends with ':' (it introduces a list).
+std::vector<bool> flowing_lines(const std::vector<std::string>& lines) {
+    std::vector<bool> out(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        out[i] = flows(l);
+        const bool numbered = !l.empty() && std::isdigit(static_cast<unsigned char>(l[0])) && bullet_width(l, 0) > 0;
+        if (numbered && i > 0 && out[i - 1] && lines[i - 1].back() != ':') out[i] = true;
+    }
+    return out;
+}
+
 // Greedy re-wrap of words into lines of at most `width` columns.
 std::string rewrap(const std::vector<std::string>& lines, std::size_t width) {
     std::string joined;
     for (const auto& l : lines) joined += (joined.empty() ? "" : " ") + l;
     std::string out, cur;
-    std::istringstream words(joined);
-    std::string w;
-    while (words >> w) {
+    for (std::size_t i = 0; i < joined.size();) {
+        while (i < joined.size() && joined[i] == ' ') ++i;
+        if (i == joined.size()) break;
+        const std::size_t e = word_end(joined, i, width);
+        const std::string w = joined.substr(i, e - i);
+        i = e;
         if (!cur.empty() && display_width(cur) + 1 + display_width(w) > width) {
             out += fit_line(cur, width) + "\n";
             cur.clear();
@@ -234,16 +264,17 @@ std::string rewrap(const std::vector<std::string>& lines, std::size_t width) {
 
 std::string wrap_prose(const std::string& text, std::size_t width) {
     const std::vector<std::string> lines = split_lines(text);
+    const std::vector<bool> flowing = flowing_lines(lines);
     std::string out;
     for (std::size_t i = 0; i < lines.size();) {
-        if (!flows(lines[i])) {
+        if (!flowing[i]) {
             out += fit_line(lines[i], width) + "\n";
             ++i;
             continue;
         }
         std::size_t j = i;
         bool too_wide = false;
-        for (; j < lines.size() && flows(lines[j]); ++j)
+        for (; j < lines.size() && flowing[j]; ++j)
             if (display_width(lines[j]) > width) too_wide = true;
         if (too_wide) {
             out += rewrap(std::vector<std::string>(lines.begin() + static_cast<long>(i), lines.begin() + static_cast<long>(j)), width);

@@ -94,6 +94,24 @@ with tempfile.TemporaryDirectory() as d:
     check(failed and "no scaling" in failed[0]["output"] and "rtol" in failed[0]["output"],
           f"the failed weights test names the mistake: {failed[:1]}")
 
+    # An assignment file in the zip: its points, an unanswered exercise at 0, the full
+    # feedback in tests released after the due date, none of it in the visible tests.
+    assignment = os.path.join(d, "source", "assignment.toml")
+    open(assignment, "w").write('release_expected = "after_due_date"\n[[exercise]]\nid = "04-cross-the"\npoints = 8\n'
+                                '[[exercise]]\nid = "04-qkv-from"\n[[exercise]]\nid = "01-self-cat"\n')
+    self_cat = json.loads(subprocess.run([attn, "exercise", "show", "01-self-cat", "--student", "ana@uni.edu", "--format", "json"],
+                                         env=env, check=True, capture_output=True, text=True).stdout)
+    res = submit({"answers.json": json.dumps(wrong)})
+    validate(res, "assignment")
+    check(res.get("max_score") == 8 + 3 + self_cat["points"], f"max_score: the assignment's points: {res.get('max_score')}")
+    check(res["score"] == 4 + 3, f"no scaling costs half of the 8 points, 04-qkv-from is right: {res['score']}")
+    later = [t for t in res["tests"] if t["visibility"] == "after_due_date"]
+    check(len(later) == 3, f"one after_due_date test per exercise: {len(later)}")
+    check(any("expected" in t["output"] for t in later), "the released tests carry the expected values")
+    check(not any("expected 0." in t["output"] for t in res["tests"] if t["visibility"] == "visible"),
+          "the visible tests carry no expected value")
+    os.remove(assignment)
+
     for label, files in [("broken", {"a.toml": "[04-cross-the\nraw = 1"}), ("empty", {"a.json": ""}), ("missing", None)]:
         res = submit(files)
         validate(res, label)

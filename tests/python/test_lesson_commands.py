@@ -5,7 +5,9 @@ backticks, indented command lines ("    attn exercise template 1 > answers-01.to
 and the closing "Next: attn lesson N+1". Each runs through the shell, in order,
 in a scratch folder that has the source tree's examples/ (as a student's checkout
 does); none may end in a usage or input error (exit 2), and a file a command
-writes must be there for the next one (template, then check)."""
+writes must be there for the next one (template, then check). And a command is
+never broken over two lines, at any width the width test uses (60, 80, 120): a
+student copies it from one line."""
 import os
 import re
 import shutil
@@ -58,6 +60,12 @@ def main():
             if p.returncode not in (0, 1):
                 failures.append(f"lesson {n}: `{c}` exits {p.returncode}: {err[:200]}")
         shutil.rmtree(work)
+        for width in (60, 80, 120):
+            shown = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", str(width)],
+                                   capture_output=True, text=True).stdout
+            for m in re.finditer(r"`(attn [^`]+)`", shown):
+                if "\n" in m.group(1):
+                    failures.append(f"lesson {n} at width {width}: `{' '.join(m.group(1).split())}` is broken over lines")
     shutil.rmtree(bindir)
     for f in failures:
         print("FAIL", f)

@@ -4,12 +4,16 @@ it was given. Every lesson (whole, and from each of its steps), every `--token`
 a lesson or a golden case documents, every trace example and every shape table
 runs at --width 60, 80 and 120; no line may be wider (display width measured
 here, independently of attn: East Asian wide/fullwidth = 2 columns, combining
-marks 0, colour sequences 0), and no number may be cut at a line end."""
+marks 0, colour sequences 0), and no number may be cut at a line end. And the
+rule of lessons/README.md that keeps formulas whole at 60: every indented line of a
+lesson's intro and step texts (formulas, tables, lists are never re-wrapped, only
+broken at spaces) is at most 60 columns wide."""
 import glob
 import os
 import re
 import subprocess
 import sys
+import tomllib
 import unicodedata
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
@@ -72,7 +76,20 @@ def documented_tokens():
     return sorted(found)
 
 
+def check_indented_lines():
+    """Indented lines of the lessons' texts fit 60 columns, so they are never broken."""
+    for path in sorted(glob.glob(os.path.join(SRC, "lessons/*.toml"))):
+        with open(path, "rb") as f:
+            lesson = tomllib.load(f)
+        texts = [("intro", lesson.get("intro", ""))] + [(f"step {k}", s.get("text", "")) for k, s in enumerate(lesson.get("step", []), 1)]
+        for where, text in texts:
+            for line in text.split("\n"):
+                if line.startswith(" ") and display_width(line) > 60:
+                    failures.append(f"{os.path.basename(path)} {where}: an indented line is {display_width(line)} wide (keep it to 60): {line.strip()[:60]}")
+
+
 def main():
+    check_indented_lines()
     numbers = lesson_numbers()
     assert len(numbers) >= 14, numbers
     for n in numbers:

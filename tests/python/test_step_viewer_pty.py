@@ -50,9 +50,10 @@ class Session:
             if pid:
                 self.status = status
                 return status
-            select.select([self.fd], [], [], 0.05)
+            r, _, _ = select.select([self.fd], [], [], 0.05)
             try:
-                os.read(self.fd, 65536)
+                if r:  # a read with nothing to read would block while attn waits for a key
+                    os.read(self.fd, 65536)
             except OSError:
                 pass
         os.kill(self.pid, signal.SIGKILL)
@@ -99,7 +100,7 @@ def navigation():
 
 def interrupt(sig_keys, name):
     s = Session("lesson", "4", "--no-pager", "--color", "never")
-    check(f"{name}: prompt shown", s.read_until("[step 1/8"), s.screen[-300:])
+    check(f"{name}: prompt shown", s.read_until("[step 1/"), s.screen[-300:])
     check(f"{name}: raw mode at the prompt", not (s.modes()[3] & termios.ICANON))
     if sig_keys == "SIGTERM":
         os.kill(s.pid, signal.SIGTERM)
@@ -125,9 +126,10 @@ def pipes_unchanged():
     check("a pipe gets the whole lesson without prompts", "[step" not in out.stdout and "Step 6/6" in out.stdout)
 
 
-navigation()
-interrupt("\x03", "Ctrl-C")
-interrupt("SIGTERM", "SIGTERM")
-pager()
-pipes_unchanged()
-sys.exit(1 if failures else 0)
+if __name__ == "__main__":  # test_practise_pty.py imports the driver above
+    navigation()
+    interrupt("\x03", "Ctrl-C")
+    interrupt("SIGTERM", "SIGTERM")
+    pager()
+    pipes_unchanged()
+    sys.exit(1 if failures else 0)

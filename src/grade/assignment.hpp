@@ -1,0 +1,48 @@
+// grade/assignment.hpp — an assignment file: which exercises `attn grade` grades (for one
+// student, a --class folder or a --gradescope run), how many points each is worth, how
+// much feedback a student is shown, and (Gradescope) when. Format for teachers:
+// lessons/README.md, "Assignments"; an example: examples/assignment.toml.
+//
+//   feedback = "mistakes"                 # full | mistakes | score, for every exercise
+//   visibility = "visible"                # Gradescope visibility of the tests
+//   release_expected = "after_due_date"   # Gradescope: the full feedback, released then
+//   [[exercise]]
+//   id = "01-self-cat"
+//   points = 4                            # replaces the lesson's points
+//   feedback = "full"                     # this exercise's level
+//   visibility = "after_published"        # this exercise's tests
+//
+// Every exercise listed is graded; one the submission does not answer scores 0.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "grade/exercise.hpp"
+#include "grade/grader.hpp"
+
+namespace attn::grade {
+
+struct assignment {
+    std::string path;
+    std::string title;                      // optional, for the teacher's own use
+    std::optional<feedback_level> feedback;  // every exercise's level, unless the exercise says
+    std::string visibility;                 // Gradescope visibility of the tests; "" = the command line's
+    std::string release_expected;           // "" (never), after_due_date or after_published
+    std::vector<std::string> exercise_ids;  // in the file's order
+    std::map<std::string, exercise_override> per_exercise;
+};
+
+// Reads and checks an assignment file through io::read_input_file. Throws
+// io::input_error with file:line:col for a syntax error, an unknown key, an unknown
+// exercise id (named), a repeated exercise, or a value of the wrong kind.
+assignment read_assignment(const std::string& path, const exercise_set& set);
+
+// The assignment's exercises, points and feedback levels into the grading options
+// (the command line's --feedback, given as `forced`, replaces every level).
+void apply_assignment(const assignment& a, grade_options& g, std::optional<feedback_level> forced);
+
+// The Gradescope visibilities a test may have.
+bool is_gradescope_visibility(const std::string& word);
+
+}  // namespace attn::grade

@@ -1,0 +1,241 @@
+// grade/reviews.cpp — see reviews.hpp: the review sheet (CSV, RFC 4180) written and
+// read back, and the grading of open parts against it.
+#include "grade/reviews.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "grade/grade_parts.hpp"
+#include "grade/submission.hpp"
+#include "grade/variant.hpp"
+#include "io/input_read.hpp"
+#include "io/terminal_safe.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+const char* const columns[] = {"student", "exercise", "part", "max", "points", "comment", "answer", "rubric"};
+
+std::string csv_cell(const std::string& raw) {
+    const std::string s = sheet_text(raw);
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+struct cell {
+    std::string text;
+    lessons::source_pos where;
+};
+
+// RFC 4180: fields separated by commas, rows by LF or CRLF, "quoted" fields may hold
+// commas, quotes ("") and line breaks. A UTF-8 byte order mark is skipped.
+std::vector<std::vector<cell>> parse_csv_rows(const std::string& text, const std::string& file) {
+    std::vector<std::vector<cell>> rows;
+    std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    int line = 1, col = 1;
+    auto fail = [&](const std::string& what) {
+        throw review_error(lessons::source_pos{file, line, col}.str() + ": " + what);
+    };
+    auto step = [&] {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++col;
+        }
+        ++i;
+    };
+    std::vector<cell> row;
+    while (i < text.size()) {
+        cell c{"", {file, line, col}};
+        if (text[i] == '"') {
+            step();
+            for (;;) {
+                if (i >= text.size()) fail("a quoted cell is not closed (expected '\"' before the end of the file)");
+                if (text[i] == '"') {
+                    step();
+                    if (i < text.size() && text[i] == '"') {
+                        c.text += '"';
+                        step();
+                        continue;
+                    }
+                    break;
+                }
+                c.text += text[i];
+                step();
+            }
+            if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+                fail("expected ',' or the end of the line after a quoted cell, found '" + io::terminal_safe(text.substr(i, 1)) + "'");
+        } else {
+            while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
+                c.text += text[i];
+                step();
+            }
+        }
+        row.push_back(std::move(c));
+        if (i < text.size() && text[i] == ',') {
+            step();
+            if (i >= text.size()) row.push_back({"", {file, line, col}});
+            continue;
+        }
+        if (i < text.size() && text[i] == '\r') step();
+        if (i < text.size() && text[i] == '\n') step();
+        if (!(row.size() == 1 && row[0].text.empty())) rows.push_back(std::move(row));  // blank lines
+        row.clear();
+    }
+    if (!row.empty()) rows.push_back(std::move(row));
+    return rows;
+}
+
+// A cell the sheet wrote through spreadsheet_safe ('=x) reads back as written (=x).
+std::string unprotect(const std::string& s) {
+    if (s.size() >= 2 && s[0] == '\'' && std::string("=+-@\t\r").find(s[1]) != std::string::npos) return s.substr(1);
+    return s;
+}
+
+const part_spec* open_part_of(const exercise_set& set, const std::string& ex, const std::string& part) {
+    const exercise* x = set.find(ex);
+    if (!x || x->kind != exercise_kind::open) return nullptr;
+    return x->find_part(part);
+}
+
+}  // namespace
+
+std::string sheet_text(const std::string& answer) { return io::spreadsheet_safe(io::terminal_safe(answer)); }
+
+std::string review_sheet_header() {
+    std::string h;
+    for (const char* c : columns) h += (h.empty() ? "" : ",") + std::string(c);
+    return h + "\n";
+}
+
+std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
+    std::string out;
+    for (const auto& x : r.exercises) {
+        if (x.kind != kind_name(exercise_kind::open)) continue;
+        const exercise* spec = set.find(x.id);
+        for (const auto& p : x.parts) {
+            const part_spec* ps = spec ? spec->find_part(p.id) : nullptr;
+            // Points out of the lesson's points for the part (what --reviews checks), even
+            // when an assignment gives the exercise other points.
+            const double max = ps ? ps->points : p.max;
+            const bool reviewed = p.status != part_status::review && p.status != part_status::unanswered &&
+                                  p.status != part_status::invalid;
+            out += csv_cell(r.student) + "," + csv_cell(x.id) + "," + csv_cell(p.id) + "," + points_str(max) + "," +
+                   (reviewed ? points_str(p.max > 0 ? p.score / p.max * max : 0.0) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
+                   csv_cell(p.answer_text) + "," + csv_cell(ps ? ps->rubric : "") + "\n";
+        }
+    }
+    return out;
+}
+
+review_table review_table::read(const std::string& path, const exercise_set& set) {
+    io::input_limits limits;
+    limits.what = "review sheet";
+    std::string text;
+    try {
+        text = io::read_input_file(path, limits);
+    } catch (const io::input_error& e) {
+        throw review_error(std::string("--reviews: ") + e.what());
+    }
+    return parse(text, path == "-" ? io::stdin_name : path, set);
+}
+
+review_table review_table::parse(const std::string& text, const std::string& file, const exercise_set& set) {
+    if (!valid_utf8(text)) throw review_error(file + ": the review sheet is not UTF-8 text; save it as UTF-8 CSV");
+    const auto rows = parse_csv_rows(text, file);
+    if (rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + review_sheet_header().substr(0, review_sheet_header().size() - 1) + ")");
+    std::map<std::string, std::size_t> at;  // column name → index
+    for (std::size_t k = 0; k < rows[0].size(); ++k) at[unprotect(rows[0][k].text)] = k;
+    for (const char* need : {"student", "exercise", "part", "points"})
+        if (!at.count(need))
+            throw review_error(lessons::source_pos{file, 1, 1}.str() + ": the header has no '" + need +
+                               "' column (expected " + review_sheet_header().substr(0, review_sheet_header().size() - 1) + ")");
+    review_table out;
+    for (std::size_t n = 1; n < rows.size(); ++n) {
+        const auto& row = rows[n];
+        auto get = [&](const char* name) -> const cell* {
+            auto it = at.find(name);
+            return it == at.end() || it->second >= row.size() ? nullptr : &row[it->second];
+        };
+        const cell* points = get("points");
+        if (!points || points->text.find_first_not_of(" \t") == std::string::npos) continue;  // not reviewed yet
+        const cell* student = get("student");
+        const cell* ex = get("exercise");
+        const cell* part = get("part");
+        const lessons::source_pos row_at = row[0].where;
+        if (!student || !ex || !part) throw review_error(row_at.str() + ": the row has fewer cells than the header");
+        const std::string sid = normalize_student_id(unprotect(student->text));
+        const std::string eid = unprotect(ex->text), pid = unprotect(part->text);
+        const part_spec* ps = open_part_of(set, eid, pid);
+        if (!ps)
+            throw review_error(ex->where.str() + ": '" + io::terminal_safe(eid) + "' part '" + io::terminal_safe(pid) +
+                               "' is not an open exercise's part (the sheet reviews only kind = \"open\" exercises)");
+        char* end = nullptr;
+        const double v = std::strtod(points->text.c_str(), &end);
+        const bool number = end != points->text.c_str() && std::string(end).find_first_not_of(" \t") == std::string::npos;
+        if (!number || !std::isfinite(v) || v < 0 || v > ps->points + 1e-9)
+            throw review_error(points->where.str() + ": points must be a number from 0 to " + points_str(ps->points) +
+                               " for " + eid + " part " + pid + ", found '" + io::terminal_safe(points->text) + "'");
+        review rv;
+        rv.points = v;
+        rv.fraction = ps->points > 0 ? v / ps->points : 0.0;
+        if (const cell* c = get("comment")) rv.comment = unprotect(c->text);
+        if (const cell* a = get("answer")) rv.answer = a->text;
+        rv.where = row_at;
+        auto [it, fresh] = out.rows_.emplace(std::make_tuple(sid, eid, pid), rv);
+        if (!fresh)
+            throw review_error(row_at.str() + ": student '" + io::terminal_safe(sid) + "', " + eid + " part " + pid +
+                               " is reviewed twice (also at " + it->second.where.str() + ")");
+    }
+    return out;
+}
+
+const review* review_table::find(const std::string& student, const std::string& exercise, const std::string& part) const {
+    auto it = rows_.find(std::make_tuple(normalize_student_id(student), exercise, part));
+    return it == rows_.end() ? nullptr : &it->second;
+}
+
+part_result grade_open_part(const exercise& x, const part_spec& p, const answer_value* a, const std::string& student,
+                            const review_table* reviews) {
+    part_result r;
+    r.id = p.id;
+    r.what = "open";
+    r.max = p.points;
+    if (is_unanswered(a)) {
+        r.feedback = "not answered";
+        return r;
+    }
+    r.where = a->where;
+    if (!a->is_string()) {
+        r.status = part_status::invalid;
+        r.feedback = a->where.str() + ": expected a sentence (a string) for your teacher to read, found " + type_name(*a);
+        return r;
+    }
+    r.answer_text = a->text;
+    r.status = part_status::review;
+    r.feedback = "for your teacher to read: 0 points until it is reviewed";
+    const review* rv = reviews ? reviews->find(student, x.id, p.id) : nullptr;
+    if (!rv) return r;
+    if (rv->answer != sheet_text(a->text)) {  // resubmitted since the review: read again
+        r.review_note = rv->where.str() + ": the review of " + x.id + " part " + p.id +
+                        " was of another answer; this one waits for a new review";
+        return r;
+    }
+    r.score = std::min(rv->fraction, 1.0) * r.max;
+    r.review_comment = rv->comment;
+    r.status = r.score >= r.max - 1e-9 ? part_status::correct : r.score > 0 ? part_status::partial : part_status::wrong;
+    r.feedback = "reviewed by your teacher: " + points_str(r.score) + " of " + points_str(r.max) +
+                 (rv->comment.empty() ? "" : " — " + rv->comment);
+    return r;
+}
+
+}  // namespace attn::grade
