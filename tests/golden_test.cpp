@@ -50,8 +50,11 @@ TEST_CASE("every golden case matches its golden file byte for byte", "[golden]")
     for (const auto& c : cases) {
         SECTION(c.name) {
             int code = -1;
-            // Goldens are pinned at 80 columns, whatever the terminal running the tests.
-            const std::string out = run_command("COLUMNS=80 " + shell_quote(ATTN_BIN) + " " + c.args + " 2>&1", &code);
+            // Goldens are pinned at 80 columns, whatever the terminal running the tests, and
+            // with no saved progress (an empty state folder), whatever the tester answered.
+            const std::string no_progress = scratch_path("no-progress-state");
+            const std::string out = run_command("COLUMNS=80 XDG_STATE_HOME=" + shell_quote(no_progress) + " " +
+                                                shell_quote(ATTN_BIN) + " " + c.args + " 2>&1", &code);
             CHECK(code == 0);
             const auto r = check_golden(std::string(ATTN_SOURCE_DIR) + "/golden/" + c.name + ".txt", out);
             INFO(r.report);

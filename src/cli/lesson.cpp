@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "cli/layout.hpp"
@@ -14,6 +15,7 @@
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
+#include "lessons/progress.hpp"
 
 namespace attn::cli {
 
@@ -33,9 +35,35 @@ struct lesson_options {
 
 }  // namespace
 
+namespace {
+
+// "  2/3 questions right" (or "  ✓ 3/3 …") on the lesson's line and each question's
+// state on the next, for a lesson with any answered question; nothing otherwise.
+std::string progress_lines(const lessons::lesson_entry& e, const lessons::progress& p) {
+    std::size_t right = 0, seen = 0;
+    std::string each;
+    for (std::size_t i = 0; i < e.exercise_ids.size(); ++i) {
+        const auto s = p.of(e.exercise_ids[i]);
+        right += s == lessons::question_state::right;
+        seen += s != lessons::question_state::untried;
+        each += fmt::format("  {} {}", i + 1,
+                            s == lessons::question_state::right ? "✓" : s == lessons::question_state::tried ? "tried" : "·");
+    }
+    if (seen == 0) return "\n";
+    const bool all = right == e.exercise_ids.size();
+    return fmt::format("  {}{}/{} questions right\n      questions:{}\n", all ? "✓ " : "", right, e.exercise_ids.size(), each);
+}
+
+}  // namespace
+
 void print_lesson_list() {
+    const std::string path = lessons::progress_path();
+    const lessons::progress_load saved = lessons::load_progress(path);
+    if (!saved.problem.empty())
+        std::cerr << io::terminal_safe_text("attn: progress file " + path + " ignored: " + saved.problem) << "\n";
     for (const auto& e : lessons::list_lessons(lessons::lessons_dir()))
-        std::cout << (e.number < 10 ? " " : "") << e.number << "  " << io::terminal_safe(e.title) << "\n";
+        std::cout << (e.number < 10 ? " " : "") << e.number << "  " << io::terminal_safe(e.title)
+                  << progress_lines(e, saved.p);
 }
 
 namespace {
@@ -65,7 +93,7 @@ void run_lesson(const lesson_options& o) {
     }
     if (!o.run.empty()) throw std::invalid_argument("--run only applies together with --token");
     const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-    if (interactive) return view_lesson(l, st, o.step, !o.no_pager);
+    if (interactive) return view_lesson(l, o.layout, o.step, !o.no_pager);
     lessons::render_options ro;  // a file, a pipe or --no-pause: everything at once
     ro.style = st;
     ro.first_step = o.step;
@@ -92,13 +120,18 @@ void run_check(const lesson_options& o) {
 }  // namespace
 
 void setup_lessons(CLI::App& app) {
-    auto* sub = app.add_subcommand("lessons", "List the numbered lessons with their titles");
+    auto* sub = app.add_subcommand(
+        "lessons", "List the numbered lessons with their titles, and the questions answered right in each");
     sub->callback(print_lesson_list);
 }
 
 void setup_lesson(CLI::App& app) {
     auto opt = std::make_shared<lesson_options>();
     auto* sub = app.add_subcommand("lesson", "Run lesson N step by step (pauses only on a terminal)");
+    sub->footer("On a terminal the prompt line names the keys: Enter, Space or n next step; p or b back; a step\n"
+                "number then Enter jumps; a answers the lesson's questions (graded at once, a hint after a wrong\n"
+                "try, s for the worked solution; progress kept in $XDG_STATE_HOME/attn/progress.toml);\n"
+                "? lists the keys; q quits at once. A resize redraws the step at the new width.");
     sub->add_option("N", opt->which, "Lesson number (see `attn lessons`), or a lesson file (path ending in .toml)");
     sub->add_option("--step", opt->step, "Start at step K (steps count from 1)");
     sub->add_flag("--no-pause", opt->no_pause, "Never wait for Enter between steps");

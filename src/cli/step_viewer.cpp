@@ -3,6 +3,7 @@
 #include "cli/step_viewer.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -10,10 +11,12 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include "cli/practice.hpp"
 #include "lessons/lesson_render.hpp"
 
 namespace attn::cli {
@@ -23,6 +26,7 @@ namespace {
 // The terminal's settings before raw mode, restored by every way out.
 termios saved_terminal;
 volatile std::sig_atomic_t in_raw_mode = 0;
+volatile std::sig_atomic_t resized = 0;  // set by SIGWINCH; the prompt redraws the step at the new width
 
 void restore_terminal() {
     if (in_raw_mode) {
@@ -49,6 +53,10 @@ void install_restorers() {
         sigemptyset(&sa.sa_mask);
         sigaction(sig, &sa, nullptr);
     }
+    struct sigaction winch {};  // no SA_RESTART: a resize interrupts the key read
+    winch.sa_handler = [](int) { resized = 1; };
+    sigemptyset(&winch.sa_mask);
+    sigaction(SIGWINCH, &winch, nullptr);
 }
 
 // Raw mode for the life of one key read (TCSANOW: keys typed ahead are kept):
@@ -69,7 +77,7 @@ struct raw_mode {
     raw_mode& operator=(const raw_mode&) = delete;
 };
 
-enum class action { next, back, jump, help, quit };
+enum class action { next, back, jump, help, quit, answer, redraw };
 
 struct command {
     action what;
@@ -83,8 +91,18 @@ command read_command(const std::string& prompt) {
     std::cout << prompt << std::flush;
     std::string digits;
     for (;;) {
+        // A resize that lands between the prompt and the read must not wait for a
+        // key: the flag is looked at before every wait, and the wait is short.
+        if (resized) {
+            resized = 0;
+            return {action::redraw};
+        }
+        pollfd in{STDIN_FILENO, POLLIN, 0};
+        if (poll(&in, 1, 200) <= 0) continue;  // timeout, or EINTR from SIGWINCH
         unsigned char c = 0;
-        if (read(STDIN_FILENO, &c, 1) != 1) return {action::quit};  // end of input
+        const ssize_t got = read(STDIN_FILENO, &c, 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got != 1) return {action::quit};  // end of input
         if (c == 'q' || c == 'Q' || c == 4) return {action::quit};  // 4: Ctrl-D, end of input in raw mode
         if (std::isdigit(c) && digits.size() < 4) {
             digits += static_cast<char>(c);
@@ -99,6 +117,8 @@ command read_command(const std::string& prompt) {
             return {action::next};
         } else if (digits.empty() && (c == 'p' || c == 'P' || c == 'b' || c == 'B')) {
             return {action::back};
+        } else if (digits.empty() && (c == 'a' || c == 'A')) {
+            return {action::answer};
         } else if (c == '?') {
             return {action::help};
         }  // anything else (arrows, other letters) is ignored
@@ -147,25 +167,48 @@ const char* const key_help =
     "\nkeys: Enter, Space or n  next step\n"
     "      p or b             previous step\n"
     "      a number, Enter    go to that step\n"
+    "      a                  answer the lesson's questions (graded at once)\n"
     "      q                  quit (at once)\n"
     "      ?                  this list\n";
 
 }  // namespace
 
-void view_lesson(const lessons::lesson& l, const trace::style& st, int first_step, bool use_pager) {
+namespace {
+
+// The step k as shown: the header (and intro before step 1) when opening, the
+// questions after the last step.
+std::string step_text(const lessons::lesson& l, int k, bool opening, const trace::style& st) {
     const int total = static_cast<int>(l.steps.size());
+    std::string text = opening ? lessons::render_lesson_header(l, st) + (k == 1 ? lessons::render_intro(l, st) : "") : "";
+    text += lessons::render_step(l, k, st);
+    if (k == total) text += lessons::render_questions(l, st);
+    return text;
+}
+
+// What the prompt line offers: every key a student needs is named on it.
+// Below 70 columns the short form (55 columns) keeps it on one line.
+std::string prompt_line(const lessons::lesson& l, int k, std::size_t width) {
+    const int total = static_cast<int>(l.steps.size());
+    const bool answers = !l.exercises.empty();
+    if (width < 70)
+        return fmt::format("\n[{}/{} · Enter next · p back{} · ? keys · q quit] ", k, total, answers ? " · a answer" : "");
+    return fmt::format("\n[step {}/{} · Enter: next · p: back{} · ?: keys · q: quit] ", k, total, answers ? " · a: answer" : "");
+}
+
+}  // namespace
+
+void view_lesson(const lessons::lesson& l, const layout_options& layout, int first_step, bool use_pager) {
+    const int total = static_cast<int>(l.steps.size());
+    trace::style st = make_style(layout);
     (void)lessons::render_step(l, first_step, st);  // a bad --step fails before anything is shown
     install_restorers();
     int k = first_step;
     bool opening = true;
     for (;;) {
-        std::string text = opening ? lessons::render_lesson_header(l, st) + (k == 1 ? lessons::render_intro(l, st) : "") : "";
-        text += lessons::render_step(l, k, st);
-        if (k == total) text += lessons::render_questions(l, st);
-        show(text, use_pager);
+        show(step_text(l, k, opening, st), use_pager);
         opening = false;
         for (bool moved = false; !moved;) {
-            const command c = read_command(fmt::format("\n[step {}/{} · Enter: next · p: back · ?: keys · q: quit] ", k, total));
+            const command c = read_command(prompt_line(l, k, st.width));
             std::cout << "\n";
             switch (c.what) {
                 case action::quit:
@@ -173,6 +216,11 @@ void view_lesson(const lessons::lesson& l, const trace::style& st, int first_ste
                                              k, total, l.number, k < total ? k + 1 : k);
                     return;
                 case action::help: std::cout << key_help; break;
+                case action::answer: practise_questions(l, st); break;
+                case action::redraw:  // the terminal changed size: the same step at the new width
+                    st = make_style(layout);
+                    moved = true;
+                    break;
                 case action::next:
                     if (k == total) {
                         std::cout << fmt::format("end of lesson {:02d}\n", l.number);

@@ -161,6 +161,7 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
     x.lesson = l.number;
     x.lesson_title = l.title;
     x.title = rd.string(t, "title", false).value_or("");
+    x.hint = rd.string(t, "hint", false).value_or("");
     x.choices = d.choices;
     const std::size_t before = rd.problems->size();
     char prefix[8];

@@ -93,6 +93,7 @@ struct exercise {
     exercise_kind kind = exercise_kind::numeric;
     std::string title;
     std::string prompt;
+    std::string hint;    // shown after a wrong try in the lesson (`a` at the step prompt); "" = none
     double points = 0.0;
     int lesson = 0;
     std::string lesson_title;

@@ -98,13 +98,18 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
     for (const auto& [file, path] : lesson_files_in(dir)) {
         const int number = lesson_number_of(file);
         if (number < 0) continue;
-        lesson_entry entry{number, path, "", ""};
+        lesson_entry entry{number, path, "", "", {}};
         const auto text = read_lesson_text(path);
         try {
             if (!text) throw std::runtime_error("unreadable");
             const toml::table doc = toml::parse(*text, path);
             entry.title = io::terminal_safe(doc["title"].value_or(std::string("(no title)")));
             entry.summary = io::terminal_safe(doc["summary"].value_or(std::string()));
+            if (const toml::array* xs = doc["exercise"].as_array())
+                for (const auto& x : *xs)
+                    if (const toml::table* t = x.as_table())
+                        if (auto id = (*t)["id"].value<std::string>(); id && (*t)["kind"].value_or(std::string()) != "open")
+                            entry.exercise_ids.push_back(*id);  // open answers are a teacher's to grade
         } catch (const std::exception&) {
             entry.title = "(cannot be read: run `attn lesson check " + entry.path + "`)";
         }

@@ -54,6 +54,7 @@ struct lesson_entry {
     std::string path;
     std::string title;
     std::string summary;
+    std::vector<std::string> exercise_ids;  // its questions attn grades (not `open` ones), in file order (for progress)
 };
 
 // Every NN-*.toml of the folder, sorted by number (reads only the header keys).

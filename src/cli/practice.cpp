@@ -1,0 +1,238 @@
+// cli/practice.cpp — the answering dialogue of practice.hpp. Reads whole lines in
+// the terminal's cooked mode (the student can edit a line before Enter; Ctrl-C is
+// SIGINT, which the step viewer's handlers see through), grades with
+// grade::grade_submission on a one-exercise submission — the same call as
+// `attn exercise check` — and keeps the progress file up to date after every try.
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cli/layout.hpp"
+#include "cli/practice.hpp"
+#include "grade/grader.hpp"
+#include "grade/show.hpp"
+#include "grade/solution.hpp"
+#include "io/output_writer.hpp"
+#include "io/terminal_safe.hpp"
+#include "lessons/progress.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+constexpr int tries_before_solution = 3;
+
+// One line from the terminal; nullopt at end of input (Ctrl-D).
+std::optional<std::string> read_line(const std::string& prompt) {
+    std::cout << prompt << std::flush;
+    std::string line;
+    for (;;) {
+        char c = 0;
+        const ssize_t n = read(STDIN_FILENO, &c, 1);
+        if (n != 1) return line.empty() ? std::nullopt : std::optional<std::string>(line);
+        if (c == '\n' || c == '\r') return line;
+        if (line.size() < 4096) line += c;
+    }
+}
+
+// The progress file, read once per dialogue; a bad file is named and set aside.
+struct progress_store {
+    std::string path = lessons::progress_path();
+    lessons::progress p;
+
+    progress_store() {
+        const auto loaded = lessons::load_progress(path);
+        p = loaded.p;
+        if (!loaded.problem.empty())
+            std::cout << io::terminal_safe_text("(progress file " + path + " ignored: " + loaded.problem +
+                                                "; it is rewritten when you answer)") << "\n";
+    }
+    void record(const std::string& id, bool right) {
+        p.record(id, right);
+        try {
+            lessons::save_progress(path, p);
+        } catch (const std::exception& e) {
+            std::cout << io::terminal_safe_text(std::string("(progress not saved: ") + e.what() + ")") << "\n";
+        }
+    }
+};
+
+const char* mark(lessons::question_state s) {
+    return s == lessons::question_state::right ? "✓" : s == lessons::question_state::tried ? "tried" : "";
+}
+
+std::string title_of(const grade::exercise& x) {
+    return io::terminal_safe(x.title.empty() ? x.prompt.substr(0, x.prompt.find('\n')) : x.title);
+}
+
+// Which question: the only one, or a number typed from the list; nullopt = back to the lesson.
+std::optional<std::size_t> pick_question(const std::vector<grade::exercise>& xs, const lessons::progress& p,
+                                         const trace::style& st) {
+    if (xs.size() == 1) return 0;
+    std::string list = "\nQuestions of this lesson:\n";
+    for (std::size_t i = 0; i < xs.size(); ++i)
+        list += fmt::format("  {}. {}  {}\n", i + 1, title_of(xs[i]),
+                            xs[i].kind == grade::exercise_kind::open ? "(open: for your teacher)" : mark(p.of(xs[i].id)));
+    print_fitted(list, st);
+    for (;;) {
+        const auto line = read_line(fmt::format("Which question? Type 1-{} then Enter (Enter alone: back to the lesson) ", xs.size()));
+        if (!line || line->empty() || *line == "q" || *line == "Q") return std::nullopt;
+        const std::string& s = *line;
+        if (s.find_first_not_of("0123456789") == std::string::npos && s.size() <= 3) {
+            const std::size_t k = std::stoul(s);
+            if (k >= 1 && k <= xs.size()) return k - 1;
+        }
+        std::cout << io::terminal_safe("no question '" + s + "'") << "\n";
+    }
+}
+
+std::string how_to_type(const grade::exercise& x) {
+    switch (x.kind) {
+        case grade::exercise_kind::numeric:
+            return "Type numbers on one line: one number (2), a row (0.1 0.2 0.3), rows split by ; "
+                   "(0.1 0.2; 0.3 0.4) or a TOML array ([[0.1, 0.2], [0.3, 0.4]]); a key can be typed as its token (cat).";
+        case grade::exercise_kind::shape: return "Type a shape: [5, 4] or 5 × 4 (names work too: B × n × d_k).";
+        case grade::exercise_kind::choice: return "Type the letter of a choice (a, b, …) or its number.";
+        case grade::exercise_kind::multi:
+            return "Select all that apply: type the letters of every right choice (a c) or their numbers (1 3).";
+        case grade::exercise_kind::open: return "";
+    }
+    return "";
+}
+
+std::string part_label(const grade::exercise& x, const grade::part_spec& p) {
+    if (x.kind == grade::exercise_kind::numeric) {
+        const auto sh = grade::part_shape(x, p);
+        return fmt::format("{} ({} × {})", grade::describe_part(x, p), sh[0], sh[1]);
+    }
+    if (x.kind == grade::exercise_kind::choice || x.kind == grade::exercise_kind::multi) {
+        std::string c;
+        for (std::size_t i = 0; i < x.choices.size(); ++i) c += fmt::format("{}({}) {}", c.empty() ? "" : "  ", char('a' + i % 26), x.choices[i]);
+        return (p.prompt.empty() || p.prompt == x.prompt ? "" : p.prompt + ": ") + c;
+    }
+    return p.prompt.empty() ? grade::kind_name(x.kind) : p.prompt;
+}
+
+enum class typed { answered, solution, back };
+
+// Asks every part not yet right; their values go into `answers` (part id → value).
+typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_parts, grade::answer_value& answers,
+                const trace::style& st) {
+    for (const auto& p : x.parts) {
+        bool done = false;
+        for (const auto& r : right_parts) done = done || r == p.id;
+        if (done) continue;
+        for (;;) {
+            const std::string label = part_label(x, p);
+            if (label != x.prompt)  // a one-part question's prompt is already on the screen
+                print_fitted(io::terminal_safe_text((x.parts.size() > 1 ? p.id + ": " : "") + label) + "\n", st);
+            const auto line = read_line("answer> ");
+            if (!line || line->empty() || *line == "q" || *line == "Q") return typed::back;
+            if (*line == "s" || *line == "S") return typed::solution;
+            std::string error;
+            auto v = answer_from_line(*line, x.kind, x.choices.size(), error);
+            if (!v) {
+                std::cout << "cannot read that: " << error << "\n";
+                continue;
+            }
+            answers.fields.emplace_back(p.id, std::move(*v));
+            break;
+        }
+    }
+    return typed::answered;
+}
+
+// The grader's word on each part; the ids of the parts now right.
+std::vector<std::string> show_result(const grade::exercise_result& r, const trace::style& st) {
+    std::vector<std::string> right;
+    std::string out;
+    for (const auto& p : r.parts) {
+        const bool ok = p.status == grade::part_status::correct || p.status == grade::part_status::carried;
+        if (ok) right.push_back(p.id);
+        std::string line = fmt::format("  {} {}", ok ? st.good("✓") : st.bad("✗"), p.id);
+        if (!ok && !p.mistake_name.empty()) line += " — looks like: " + p.mistake_name;
+        out += io::terminal_safe_text(line) + "\n";
+        if (!ok && !p.feedback.empty()) out += "    " + io::terminal_safe_text(p.feedback) + "\n";
+    }
+    print_fitted(out, st);
+    return right;
+}
+
+// Tries until right, `s`, the third wrong try, or Enter alone.
+void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& all, progress_store& store,
+                const trace::style& st) {
+    const grade::variant_request practice{};  // no secret, no student: the lesson's numbers or the practice variant
+    std::string shown = grade::show_text(x, practice);
+    shown = shown.substr(0, shown.find("\nParts (answer file"));  // parts are asked one by one below
+    if (x.kind == grade::exercise_kind::open) {  // prose is read by a teacher, never scored by a program
+        print_fitted("\n" + io::terminal_safe_text(shown) +
+                         "\n\nThis is an open question: your teacher reads the answer, so it is not graded here. "
+                         "Write it in an answer file (`attn exercise template " + std::to_string(x.lesson) +
+                         "`) for your teacher.\n",
+                     st);
+        return;
+    }
+    print_fitted("\n" + io::terminal_safe_text(shown) + "\n\n" + how_to_type(x) +
+                     " Press Enter after each part. s then Enter: the worked solution. Enter alone (or q): back to the lesson.\n",
+                 st);
+    grade::exercise_set set;
+    set.all = all;
+    grade::grade_options g;
+    g.exercise_ids = {x.id};
+    std::vector<std::string> right_parts;
+    grade::answer_value answers;
+    answers.kind = grade::answer_value::type::table;
+    for (int wrong = 0;;) {
+        const typed t = ask_parts(x, right_parts, answers, st);
+        if (t == typed::back) return;
+        if (t == typed::solution) break;
+        grade::submission sub;
+        sub.answers = {{x.id, answers}};
+        const grade::grade_report report = grade::grade_submission(sub, set, g);
+        right_parts = show_result(report.exercises.front(), st);
+        store.record(x.id, report.full_marks());
+        if (report.full_marks()) {
+            print_fitted(st.good("✓ Right.") + " Saved: `attn lessons` shows your progress.\n", st);
+            return;
+        }
+        if (++wrong >= tries_before_solution) break;
+        if (!x.hint.empty()) print_fitted(io::terminal_safe_text("Hint: " + x.hint) + "\n", st);
+        print_fitted(fmt::format("Try again ({} of {} tries used; the parts marked ✓ are kept). s then Enter: the worked "
+                                 "solution. Enter alone: back to the lesson.\n",
+                                 wrong, tries_before_solution),
+                     st);
+        std::vector<std::pair<std::string, grade::answer_value>> kept;
+        for (auto& f : answers.fields)
+            for (const auto& r : right_parts)
+                if (f.first == r) kept.push_back(f);
+        answers.fields = kept;
+    }
+    const std::string on = x.kind != grade::exercise_kind::numeric ? ""
+                           : x.variant.enabled                      ? " (the practice numbers)"
+                                                                    : " (the lesson's numbers)";
+    print_fitted("\nWorked solution" + on + ":\n" + io::terminal_safe_text(grade::worked_solution(x, practice)), st);
+}
+
+}  // namespace
+
+void practise_questions(const lessons::lesson& l, const trace::style& st) {
+    std::vector<lessons::diagnostic> problems;
+    const std::vector<grade::exercise> xs = grade::read_exercises(l, problems);
+    if (xs.empty()) {
+        std::cout << "This lesson has no questions to answer.\n";
+        return;
+    }
+    progress_store store;
+    for (;;) {
+        const auto k = pick_question(xs, store.p, st);
+        if (!k) return;
+        answer_one(xs[*k], xs, store, st);
+        if (xs.size() == 1) return;
+    }
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,34 @@
+// cli/practice.hpp — answering a lesson's questions inside the lesson (`a` at the
+// step viewer's prompt): pick a question, see its numbers (the lesson's own, or the
+// practice variant, labelled), type each part on one line, and have it graded by the
+// grader `attn exercise check` uses; a wrong try shows the grader's feedback and the
+// exercise's hint, `s` or a third wrong try shows the worked solution. Every graded
+// try is saved to the progress file (lessons/progress.hpp). Terminal only: the step
+// viewer calls it in cooked mode (line input, echo on).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "grade/answer_value.hpp"
+#include "grade/exercise.hpp"
+#include "lessons/lesson.hpp"
+#include "trace/style.hpp"
+
+namespace attn::cli {
+
+// The whole dialogue, from the question list back to the lesson.
+void practise_questions(const lessons::lesson& l, const trace::style& st);
+
+// One typed line as the value the grader reads for a part of this kind
+// (practice_input.cpp):
+//   numeric  "2", "0.1 0.2 0.3", "0.1 0.2; 0.3 0.4", "[[0.1, 0.2], [0.3, 0.4]]", "cat"
+//   shape    "[5, 4]", "5 × 4", "B × n × d"
+//   choice   a letter "b", a number "2" (the second choice), or the choice's text
+//   multi    every pick: "a c", "a, c" or "1 3"
+//   open     the text (not graded here: the teacher reads it)
+// Returns nullopt and sets error for brackets that do not match.
+std::optional<grade::answer_value> answer_from_line(const std::string& line, grade::exercise_kind kind,
+                                                    std::size_t n_choices, std::string& error);
+
+}  // namespace attn::cli

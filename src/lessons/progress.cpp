@@ -1,0 +1,141 @@
+// lessons/progress.cpp — see progress.hpp. The progress file is attn's own state,
+// read and then replaced in the same run, so it is read here directly (regular file,
+// no symlink, size-limited) rather than through io::read_input_file, which would
+// register it as a user's input that the output writer must never replace.
+#include "lessons/progress.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <toml++/toml.h>
+
+#include "io/output_writer.hpp"
+#include "io/toml_depth.hpp"
+
+namespace attn::lessons {
+
+namespace {
+
+constexpr std::size_t max_progress_bytes = 1u << 20;  // thousands of questions fit in a few KiB
+
+const char* state_word(question_state s) { return s == question_state::right ? "right" : "tried"; }
+
+// The whole file, or the reason it cannot be read; a missing file is "" with ok = true.
+struct raw_read {
+    bool ok = true;
+    std::string text, problem;
+};
+
+raw_read read_state_file(const std::string& path) {
+    raw_read r;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno != ENOENT) r = {false, "", std::strerror(errno)};
+        return r;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) r = {false, "", "not a regular file"};
+    else if (static_cast<std::size_t>(st.st_size) > max_progress_bytes) r = {false, "", "larger than 1 MiB"};
+    else {
+        char buf[65536];
+        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && r.text.size() <= max_progress_bytes;)
+            r.text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return r;
+}
+
+// The [questions] table of a parsed file; problem set when it is not one.
+progress from_document(const toml::table& doc, std::string& problem) {
+    progress p;
+    const toml::node* q = doc.get("questions");
+    if (!q) return p;
+    const toml::table* t = q->as_table();
+    if (!t) {
+        problem = "'questions' is not a table";
+        return p;
+    }
+    for (const auto& [id, v] : *t) {
+        const auto word = v.value<std::string>();
+        if (!word || (*word != "right" && *word != "tried")) {
+            problem = "question '" + std::string(id.str()) + "' is not \"right\" or \"tried\"";
+            return {};
+        }
+        p.questions[std::string(id.str())] = *word == "right" ? question_state::right : question_state::tried;
+    }
+    return p;
+}
+
+// A key as TOML writes it: ids are letters, digits, '-' and '_', but quote anyway.
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+question_state progress::of(const std::string& id) const {
+    auto it = questions.find(id);
+    return it == questions.end() ? question_state::untried : it->second;
+}
+
+void progress::record(const std::string& id, bool right) {
+    question_state& s = questions[id];
+    if (right) s = question_state::right;
+    else if (s != question_state::right) s = question_state::tried;
+}
+
+std::string progress_path() {
+    const char* state = std::getenv("XDG_STATE_HOME");
+    if (state && state[0] == '/') return std::string(state) + "/attn/progress.toml";
+    const char* home = std::getenv("HOME");
+    if (home && home[0] == '/') return std::string(home) + "/.local/state/attn/progress.toml";
+    return "";
+}
+
+progress_load load_progress(const std::string& path) {
+    progress_load out;
+    if (path.empty()) return out;
+    const raw_read r = read_state_file(path);
+    if (!r.ok) {
+        out.problem = r.problem;
+        return out;
+    }
+    if (r.text.empty()) return out;
+    try {
+        io::check_toml_nesting(r.text, path);
+        const toml::table doc = toml::parse(r.text, path);
+        out.p = from_document(doc, out.problem);
+    } catch (const toml::parse_error& e) {
+        out.problem = "not TOML (line " + std::to_string(e.source().begin.line) + ": " + std::string(e.description()) + ")";
+    } catch (const std::exception& e) {
+        out.problem = e.what();
+    }
+    return out;
+}
+
+std::string progress_text(const progress& p) {
+    std::string out =
+        "# attn progress: the lesson questions you answered (`attn lesson N`, then a at the prompt).\n"
+        "# Written by attn; `attn lessons` shows it. Delete this file to start over.\n"
+        "[questions]\n";
+    for (const auto& [id, s] : p.questions)
+        if (s != question_state::untried) out += quoted(id) + " = \"" + state_word(s) + "\"\n";
+    return out;
+}
+
+void save_progress(const std::string& path, const progress& p) {
+    if (path.empty()) throw io::write_error("nowhere to keep progress: neither XDG_STATE_HOME nor HOME is set");
+    io::output_writer(false, /*make_parents=*/true).write_file(path, progress_text(p), io::existing::replace);
+}
+
+}  // namespace attn::lessons

@@ -1,0 +1,178 @@
+// tests/lessons_progress_test.cpp — the progress store of answering in the lesson
+// (lessons/progress.*) and the worked solutions it shows (grade/solution.*): states
+// never go back from right, the file round-trips, a bad or foreign file is reported
+// and ignored, the XDG path rules, and a worked solution that the grader itself marks
+// right when it is handed back as the answer.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "grade/grader.hpp"
+#include "grade/solution.hpp"
+#include "io/output_writer.hpp"
+#include "lessons/lesson_loader.hpp"
+#include "lessons/progress.hpp"
+#include "support/golden.hpp"
+
+using namespace attn;
+using lessons::question_state;
+using attn::testing::scratch_path;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+    const std::string dir = scratch_path(name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// Sets an environment variable for one test and puts the old value back.
+struct env_var {
+    std::string name;
+    std::optional<std::string> old;
+    env_var(std::string n, const char* value) : name(std::move(n)) {
+        if (const char* o = std::getenv(name.c_str())) old = o;
+        if (value) setenv(name.c_str(), value, 1);
+        else unsetenv(name.c_str());
+    }
+    ~env_var() {
+        if (old) setenv(name.c_str(), old->c_str(), 1);
+        else unsetenv(name.c_str());
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a question once answered right stays right after a wrong try", "[progress]") {
+    lessons::progress p;
+    CHECK(p.of("01-scale") == question_state::untried);
+    p.record("01-scale", false);
+    CHECK(p.of("01-scale") == question_state::tried);
+    p.record("01-scale", true);
+    p.record("01-scale", false);
+    CHECK(p.of("01-scale") == question_state::right);
+}
+
+TEST_CASE("the progress file round-trips and lists the questions sorted", "[progress]") {
+    const std::string path = fresh_dir("progress-roundtrip") + "/deep/attn/progress.toml";
+    lessons::progress p;
+    p.record("02-b", false);
+    p.record("01-a", true);
+    lessons::save_progress(path, p);  // parent folders are created
+    const std::string text = lessons::progress_text(p);
+    CHECK(text.find("\"01-a\" = \"right\"\n\"02-b\" = \"tried\"\n") != std::string::npos);
+    const auto back = lessons::load_progress(path);
+    CHECK(back.problem.empty());
+    CHECK(back.p.questions == p.questions);
+}
+
+TEST_CASE("a missing progress file is an empty progress, without a complaint", "[progress]") {
+    const auto r = lessons::load_progress(fresh_dir("progress-missing") + "/attn/progress.toml");
+    CHECK(r.problem.empty());
+    CHECK(r.p.questions.empty());
+}
+
+TEST_CASE("a progress file that is not one is reported and ignored", "[progress]") {
+    const std::string dir = fresh_dir("progress-bad");
+    struct bad_case {
+        const char* text;
+        const char* says;
+    };
+    const auto c = GENERATE(bad_case{"[questions\n", "not TOML"}, bad_case{"questions = 3\n", "not a table"},
+                            bad_case{"[questions]\n\"01-a\" = \"maybe\"\n", "not \"right\" or \"tried\""},
+                            bad_case{"[questions]\n\"01-a\" = 1\n", "not \"right\" or \"tried\""});
+    write(dir + "/progress.toml", c.text);
+    const auto r = lessons::load_progress(dir + "/progress.toml");
+    CHECK_THAT(r.problem, Catch::Contains(c.says));
+    CHECK(r.p.questions.empty());
+}
+
+TEST_CASE("a symbolic link at the progress path is neither followed nor replaced", "[progress]") {
+    const std::string dir = fresh_dir("progress-link");
+    write(dir + "/elsewhere.toml", "[questions]\n\"01-a\" = \"right\"\n");
+    std::filesystem::create_symlink(dir + "/elsewhere.toml", dir + "/progress.toml");
+    const auto r = lessons::load_progress(dir + "/progress.toml");
+    CHECK_FALSE(r.problem.empty());
+    CHECK(r.p.questions.empty());
+    CHECK_THROWS_AS(lessons::save_progress(dir + "/progress.toml", lessons::progress{}), io::write_error);
+    std::ifstream kept(dir + "/elsewhere.toml");
+    std::stringstream ss;
+    ss << kept.rdbuf();
+    CHECK(ss.str() == "[questions]\n\"01-a\" = \"right\"\n");
+}
+
+TEST_CASE("the progress path follows XDG_STATE_HOME, else HOME", "[progress]") {
+    SECTION("an absolute XDG_STATE_HOME") {
+        env_var s("XDG_STATE_HOME", "/tmp/state");
+        CHECK(lessons::progress_path() == "/tmp/state/attn/progress.toml");
+    }
+    SECTION("a relative XDG_STATE_HOME is ignored, as the XDG spec says") {
+        env_var s("XDG_STATE_HOME", "state");
+        env_var h("HOME", "/home/ann");
+        CHECK(lessons::progress_path() == "/home/ann/.local/state/attn/progress.toml");
+    }
+    SECTION("neither: nowhere to keep it") {
+        env_var s("XDG_STATE_HOME", nullptr);
+        env_var h("HOME", nullptr);
+        CHECK(lessons::progress_path().empty());
+    }
+}
+
+TEST_CASE("a worked solution handed back as the answer is graded right", "[progress][solution]") {
+    const auto l = lessons::load_lesson(std::string(ATTN_SOURCE_DIR) + "/lessons/01-self-attention.toml");
+    std::vector<lessons::diagnostic> problems;
+    grade::exercise_set set;
+    set.all = grade::read_exercises(l, problems);
+    REQUIRE(problems.empty());
+    const std::string id = GENERATE(std::string("01-self-weights"), std::string("01-self-cat"));
+    const grade::exercise& x = *set.find(id);
+    const std::string solution = grade::worked_solution(x, grade::variant_request{});
+
+    // Each part's lines after "the answer:" are its rows: "      cat    [0.1, 0.2]".
+    grade::answer_value table;
+    table.kind = grade::answer_value::type::table;
+    std::istringstream in(solution);
+    std::string line, part;
+    bool in_answer = false;
+    const std::regex part_head(R"(^  ([a-z_]+): )"), row(R"(^      \S+\s+\[(.*)\]$)");
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (std::regex_search(line, m, part_head)) {
+            part = m[1];
+            in_answer = false;
+        } else if (line.find("the answer:") != std::string::npos) {
+            in_answer = true;
+            grade::answer_value rows;
+            rows.kind = grade::answer_value::type::array;
+            table.fields.emplace_back(part, rows);
+        } else if (in_answer && std::regex_match(line, m, row)) {
+            grade::answer_value r;
+            r.kind = grade::answer_value::type::array;
+            std::stringstream nums(m[1].str());
+            for (std::string cell; std::getline(nums, cell, ',');) {
+                grade::answer_value v;
+                v.kind = grade::answer_value::type::number;
+                v.number = std::stod(cell);
+                r.items.push_back(v);
+            }
+            table.fields.back().second.items.push_back(r);
+        }
+    }
+    REQUIRE(table.fields.size() == x.parts.size());
+    grade::submission sub;
+    sub.answers = {{x.id, table}};
+    grade::grade_options g;
+    g.exercise_ids = {x.id};
+    const auto report = grade::grade_submission(sub, set, g);
+    INFO(solution);
+    CHECK(report.full_marks());
+}

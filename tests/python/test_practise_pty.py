@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""tests/python/test_practise_pty.py — a student's path on a real pseudo-terminal
+(80×24), using only what the screen says: `attn lesson 1`, Enter through the steps
+to the questions, `a` (named on the prompt line), pick a question, a wrong answer
+(the grader's feedback and the hint), then the right one (computed here with NumPy
+from the lesson file, not taken from attn), ✓; `attn lessons` then shows the
+progress. Also: `s` shows the worked solution, SIGINT at the answer prompt leaves the
+terminal's settings as they were, a corrupt progress file is reported and ignored,
+a resize redraws the step at the new width, and a pipe is unchanged."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import termios
+import tomllib
+import unicodedata
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_step_viewer_pty import Session, check, cooked, failures  # noqa: E402  (the pty driver)
+
+ATTN = os.environ.get("ATTN_BIN", "build/attn")
+HERE = os.path.dirname(os.path.abspath(__file__))
+LESSON = os.path.join(HERE, "..", "..", "lessons", "01-self-attention.toml")
+
+
+def lesson_numbers():
+    """Lesson 1's weights and output, by NumPy from the lesson file's own Q, K, V."""
+    with open(LESSON, "rb") as f:
+        doc = tomllib.load(f)
+    m = doc["matrices"]
+    q, k, v = (np.array(m[name], dtype=float) for name in ("Q", "K", "V"))
+    d_k = q.shape[1]
+    scores = q @ k.T / np.sqrt(d_k)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = e / e.sum(axis=1, keepdims=True)
+    unscaled = np.exp(q @ k.T - (q @ k.T).max(axis=1, keepdims=True))
+    unscaled /= unscaled.sum(axis=1, keepdims=True)
+    return np.sqrt(d_k), weights, weights @ v, unscaled, unscaled @ v
+
+
+def typed(m):
+    """A matrix as a student types it on one line: rows split by ';'."""
+    return "; ".join(" ".join(f"{x:.4f}" for x in row) for row in m)
+
+
+def display_width(line):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def to_questions(s):
+    """Enter through the steps until the prompt shows the last step; returns the prompt."""
+    check("the prompt names the answer key", s.read_until("a: answer"), s.screen[-300:])
+    m = re.search(r"\[step (\d+)/(\d+)", s.screen)
+    total = int(m.group(2))
+    for k in range(int(m.group(1)), total):
+        s.send("\r")
+        if not s.read_until(f"[step {k + 1}/{total}"):
+            break
+    check("the last step shows the questions", "Questions" in s.screen and f"[step {total}/{total}" in s.screen,
+          s.screen[-400:])
+
+
+def screen_table(screen, name):
+    """The numbers of the table titled `name  [r × c]` as printed on the screen."""
+    lines = screen.replace("\r", "").split("\n")
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"{name}  ["))
+    rows = []
+    for ln in lines[start + 2:]:
+        if not ln.strip():
+            break
+        rows.append([float(x) for x in ln.split()[1:]])
+    return np.array(rows)
+
+
+def check_solution_numbers(question, solution):
+    """The worked solution of the practice question, against NumPy on the numbers the screen showed."""
+    q, k, v = (screen_table(question, n) for n in ("Q", "K", "V"))
+    raw = q[1] @ k.T  # the query "cat" is row 1
+    scaled = raw / np.sqrt(q.shape[1])
+    w = np.exp(scaled - scaled.max())
+    w /= w.sum()
+    want = {"raw": raw, "scaled": scaled, "weights": w, "output": w @ v}
+    text = solution.replace("\r", "")
+    shown = {}
+    for part in want:
+        m = re.search(rf"^  {part}: .*?the answer: .*?\n\s+cat\s+\[([^\]]*)\]", text, re.S | re.M)
+        shown[part] = np.array([float(x) for x in m.group(1).split(",")]) if m else None
+    ok = all(shown[p] is not None and np.allclose(shown[p], want[p], atol=6e-5) for p in want)
+    check("the worked solution's numbers equal NumPy's on the practice numbers shown", ok, (shown, want))
+
+
+def student_path(state):
+    scale, weights, output, unscaled_w, unscaled_o = lesson_numbers()
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    to_questions(s)
+    s.send("a")
+    check("a lists the questions and says how to pick one",
+          s.read_until("Which question? Type 1-3") and "1. The scaling divisor" in s.screen, s.screen[-500:])
+
+    s.send("1\r")
+    check("question 1 shows its numbers and how to type an answer",
+          s.read_until("answer> ") and "the lesson's own numbers" in s.screen and "Type numbers on one line" in s.screen,
+          s.screen[-600:])
+    s.send(f"{scale * scale:g}\r")  # d_k itself: the divisor without the square root
+    check("a wrong divisor is marked wrong with the hint",
+          s.read_until("answer> ") and "✗" in s.screen and "Hint: " in s.screen and "Try again (1 of 3" in s.screen,
+          s.screen[-600:])
+    s.send(f"{scale:g}\r")
+    check("the right divisor is marked right", s.read_until("✓ Right."), s.screen[-400:])
+    check("back at the question list", s.read_until("Which question?"), s.screen[-300:])
+
+    s.send("3\r")
+    check("question 3 asks the weights part first", s.read_until("answer> ") and "weights" in s.screen, s.screen[-400:])
+    s.send(typed(unscaled_w) + "\r")
+    check("question 3 then asks the output part", s.read_until("answer> "), s.screen[-400:])
+    s.send(typed(unscaled_o) + "\r")
+    check("weights without the scaling are named as that mistake",
+          s.read_until("Try again") and "✗ weights" in s.screen and "scal" in s.screen.lower(), s.screen[-900:])
+    s.send(typed(weights) + "\r")
+    s.read_until("answer> ")
+    s.send(typed(output) + "\r")
+    check("the NumPy weights and output are right", s.read_until("✓ Right."), s.screen[-600:])
+
+    s.send("2\r")
+    check("question 2 (practice numbers) is labelled as practice",
+          s.read_until("answer> ") and "PRACTICE numbers" in s.screen, s.screen[-600:])
+    q2 = s.screen
+    s.send("s\r")
+    check("s shows the worked solution", s.read_until("Worked solution (the practice numbers)") and
+          s.read_until("Which question?"), s.screen[-600:])
+    check_solution_numbers(q2, s.screen)
+    s.send("\r")
+    check("Enter alone goes back to the lesson's prompt", s.read_until("a: answer"), s.screen[-300:])
+    s.send("q")
+    status = s.wait()
+    check("exit 0 after q", status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status)
+    check("terminal cooked again", cooked(s.modes()) and s.modes()[3] == s.cooked[3], s.modes()[3])
+
+    env = {**os.environ, "XDG_STATE_HOME": state}
+    out = subprocess.run([ATTN, "lessons"], capture_output=True, text=True, env=env)
+    line1 = next((ln for ln in out.stdout.splitlines() if re.match(r"\s*1\s", ln)), "")
+    check("attn lessons shows 2 of 3 questions right in lesson 1", "2/3" in line1 and out.returncode == 0, out.stdout[:400])
+    check("attn lessons marks each question", re.search(r"1 ✓.*2 tried|1 ✓.*2 ·", out.stdout) is not None or
+          ("✓" in out.stdout and "tried" in out.stdout), out.stdout[:600])
+    with open(os.path.join(state, "attn", "progress.toml")) as f:
+        saved = f.read()
+    check("progress.toml holds the graded questions",
+          '"01-scale" = "right"' in saved and '"01-self-weights" = "right"' in saved, saved)
+
+
+def interrupt_at_answer(state):
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    check("SIGINT: prompt shown", s.read_until("a: answer"), s.screen[-300:])
+    s.send("a")
+    s.read_until("Which question?")
+    s.send("1\r")
+    check("SIGINT: at the answer prompt", s.read_until("answer> "), s.screen[-300:])
+    s.send("0.5")  # typed, not yet entered
+    s.send("\x03")
+    status = s.wait()
+    check("SIGINT at the answer prompt ends attn by the signal",
+          status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT, status)
+    check("SIGINT at the answer prompt leaves the terminal's settings as they were",
+          s.modes()[3] == s.cooked[3] and cooked(s.modes()), (s.modes()[3], s.cooked[3]))
+
+
+def corrupt_progress(state):
+    os.makedirs(os.path.join(state, "attn"), exist_ok=True)
+    path = os.path.join(state, "attn", "progress.toml")
+    with open(path, "w") as f:
+        f.write("[questions\n\x1b[31m = 3\n")
+    env = {**os.environ, "XDG_STATE_HOME": state}
+    out = subprocess.run([ATTN, "lessons"], capture_output=True, text=True, env=env)
+    check("a corrupt progress file: attn lessons still lists the lessons (exit 0)",
+          out.returncode == 0 and "Self-attention" in out.stdout, (out.returncode, out.stderr))
+    check("a corrupt progress file is reported, without control characters",
+          "progress" in out.stderr and "ignored" in out.stderr and "\x1b" not in out.stderr, out.stderr)
+
+
+def resize():
+    s = Session("lesson", "1", "--no-pager", "--color", "never")
+    check("resize: prompt shown", s.read_until("a: answer"), s.screen[-300:])
+    s.screen = ""
+    import fcntl
+    import struct
+    fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # the kernel sends SIGWINCH
+    check("a resize redraws the step", s.read_until("a answer") and "Step 1/" in s.screen, s.screen[-300:])
+    widest = max(display_width(ln) for ln in s.screen.replace("\r", "").split("\n"))
+    check("the redrawn step fits the new width (60)", widest <= 60, widest)
+    s.send("q")
+    s.wait()
+
+
+def pipes_unchanged():
+    out = subprocess.run([ATTN, "lesson", "1", "--color", "never"], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL)
+    check("a pipe: the whole lesson, no prompt, no answering", "[step" not in out.stdout and "answer>" not in out.stdout
+          and "Questions" in out.stdout)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    student_path(os.path.join(tmp, "a"))
+    interrupt_at_answer(os.path.join(tmp, "b"))
+    corrupt_progress(os.path.join(tmp, "c"))
+resize()
+pipes_unchanged()
+sys.exit(1 if failures else 0)
