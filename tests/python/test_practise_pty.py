@@ -7,9 +7,11 @@ from the lesson file, not taken from attn), ✓; `attn lessons` then shows the
 progress. Also: `s` shows the worked solution, SIGINT at the answer prompt leaves the
 terminal's settings as they were, a corrupt progress file is reported and ignored,
 a resize redraws the step at the new width, and a pipe is unchanged."""
+import fcntl
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -99,7 +101,7 @@ def student_path(state):
     to_questions(s)
     s.send("a")
     check("a lists the questions and says how to pick one",
-          s.read_until("Which question? Type 1-3") and "1. The scaling divisor" in s.screen, s.screen[-500:])
+          s.read_until("Which question (1-3, then Enter)?") and "1. The scaling divisor" in s.screen, s.screen[-500:])
 
     s.send("1\r")
     check("question 1 shows its numbers and how to type an answer",
@@ -111,7 +113,7 @@ def student_path(state):
           s.screen[-600:])
     s.send(f"{scale:g}\r")
     check("the right divisor is marked right", s.read_until("✓ Right."), s.screen[-400:])
-    check("back at the question list", s.read_until("Which question?"), s.screen[-300:])
+    check("back at the question list", s.read_until("Which question ("), s.screen[-300:])
 
     s.send("3\r")
     check("question 3 asks the weights part first", s.read_until("answer> ") and "weights" in s.screen, s.screen[-400:])
@@ -131,7 +133,7 @@ def student_path(state):
     q2 = s.screen
     s.send("s\r")
     check("s shows the worked solution", s.read_until("Worked solution (the practice numbers)") and
-          s.read_until("Which question?"), s.screen[-600:])
+          s.read_until("Which question ("), s.screen[-600:])
     check_solution_numbers(q2, s.screen)
     s.send("\r")
     check("Enter alone goes back to the lesson's prompt", s.read_until("a: answer"), s.screen[-300:])
@@ -156,9 +158,16 @@ def interrupt_at_answer(state):
     s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
     check("SIGINT: prompt shown", s.read_until("a: answer"), s.screen[-300:])
     s.send("a")
-    s.read_until("Which question?")
+    s.read_until("Which question (")
     s.send("1\r")
     check("SIGINT: at the answer prompt", s.read_until("answer> "), s.screen[-300:])
+    fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 70, 0, 0))  # SIGWINCH mid-answer
+    s.send("2\r")
+    check("a resize at the answer prompt keeps the question (the answer is still graded)",
+          s.read_until("✓ Right."), s.screen[-300:])
+    s.read_until("Which question (")
+    s.send("1\r")
+    s.read_until("answer> ")
     s.send("0.5")  # typed, not yet entered
     s.send("\x03")
     status = s.wait()
@@ -185,8 +194,6 @@ def resize():
     s = Session("lesson", "1", "--no-pager", "--color", "never")
     check("resize: prompt shown", s.read_until("a: answer"), s.screen[-300:])
     s.screen = ""
-    import fcntl
-    import struct
     fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # the kernel sends SIGWINCH
     check("a resize redraws the step", s.read_until("a answer") and "Step 1/" in s.screen, s.screen[-300:])
     widest = max(display_width(ln) for ln in s.screen.replace("\r", "").split("\n"))
