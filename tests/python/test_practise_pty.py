@@ -144,10 +144,14 @@ def student_path(state):
 
     env = {**os.environ, "XDG_STATE_HOME": state}
     out = subprocess.run([ATTN, "lessons"], capture_output=True, text=True, env=env)
-    line1 = next((ln for ln in out.stdout.splitlines() if re.match(r"\s*1\s", ln)), "")
-    check("attn lessons shows 2 of 3 questions right in lesson 1", "2/3" in line1 and out.returncode == 0, out.stdout[:400])
-    check("attn lessons marks each question", re.search(r"1 ✓.*2 tried|1 ✓.*2 ·", out.stdout) is not None or
-          ("✓" in out.stdout and "tried" in out.stdout), out.stdout[:600])
+    lines = out.stdout.splitlines()
+    under1 = lines[lines.index(next(ln for ln in lines if re.match(r"\s*1\s", ln))) + 1]
+    check("attn lessons shows 2 of 3 questions right under lesson 1, each question marked",
+          out.returncode == 0 and re.fullmatch(r"\s+2/3 questions right:\s+1 ✓\s+2 ·\s+3 ✓", under1) is not None,
+          out.stdout[:400])
+    check("attn lessons: a lesson without answers keeps its one line",
+          re.match(r"\s*3\s", lines[lines.index(next(ln for ln in lines if re.match(r"\s*2\s", ln))) + 1]) is not None,
+          out.stdout[:400])
     with open(os.path.join(state, "attn", "progress.toml")) as f:
         saved = f.read()
     check("progress.toml holds the graded questions",
