@@ -181,6 +181,38 @@ def interrupt_at_answer(state):
           s.modes()[3] == s.cooked[3] and cooked(s.modes()), (s.modes()[3], s.cooked[3]))
 
 
+def three_wrong_tries(state):
+    scale = lesson_numbers()[0]
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    s.read_until("a: answer")
+    s.send("a")
+    s.read_until("Which question (")
+    s.send("1\r")
+    s.read_until("answer> ")
+    for k, wrong in enumerate((scale * scale, 1.0, scale + 1), start=1):
+        s.send(f"{wrong:g}\r")
+        if k < 3:
+            check(f"wrong try {k}: try again, no solution yet",
+                  s.read_until("answer> ") and f"Try again ({k} of 3" in s.screen and "Worked solution" not in s.screen,
+                  s.screen[-400:])
+    check("the third wrong try shows the worked solution with the divisor",
+          s.read_until("Which question (") and "Worked solution (the lesson's numbers)" in s.screen
+          and f"√d_k = {scale:g}" in s.screen, s.screen[-500:])
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
+
+
+def no_pause_on_a_terminal():
+    s = Session("lesson", "1", "--no-pause", "--no-pager", "--color", "never")
+    whole = s.read_until("Next: attn lesson 2")  # the lesson's last line
+    status = s.wait()
+    check("--no-pause on a terminal: the whole lesson, no prompt, exit 0",
+          whole and "Questions" in s.screen and "[step" not in s.screen and status is not None and os.WIFEXITED(status)
+          and os.WEXITSTATUS(status) == 0, (status, s.screen[-300:]))
+
+
 def corrupt_progress(state):
     os.makedirs(os.path.join(state, "attn"), exist_ok=True)
     path = os.path.join(state, "attn", "progress.toml")
@@ -202,8 +234,11 @@ def resize():
     check("a resize redraws the step", s.read_until("a answer") and "Step 1/" in s.screen, s.screen[-300:])
     widest = max(display_width(ln) for ln in s.screen.replace("\r", "").split("\n"))
     check("the redrawn step fits the new width (60)", widest <= 60, widest)
+    check("after the resize: still raw mode at the prompt", not (s.modes()[3] & termios.ICANON))
     s.send("q")
     s.wait()
+    check("after the resize and q: the terminal's settings as they were", s.modes()[3] == s.cooked[3] and cooked(s.modes()),
+          (s.modes()[3], s.cooked[3]))
 
 
 def pipes_unchanged():
@@ -217,6 +252,8 @@ with tempfile.TemporaryDirectory() as tmp:
     student_path(os.path.join(tmp, "a"))
     interrupt_at_answer(os.path.join(tmp, "b"))
     corrupt_progress(os.path.join(tmp, "c"))
+    three_wrong_tries(os.path.join(tmp, "d"))
+no_pause_on_a_terminal()
 resize()
 pipes_unchanged()
 sys.exit(1 if failures else 0)
