@@ -176,3 +176,29 @@ TEST_CASE("a worked solution handed back as the answer is graded right", "[progr
     INFO(solution);
     CHECK(report.full_marks());
 }
+
+TEST_CASE("every question a student can answer in the lesson has a hint", "[progress][solution]") {
+    const auto set = grade::load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
+    REQUIRE(set.all.size() > 40);
+    for (const auto& x : set.all) {
+        if (x.kind == grade::exercise_kind::open) continue;  // read by a teacher, not answered in the lesson
+        INFO(x.id);
+        CHECK_FALSE(x.hint.empty());
+    }
+}
+
+TEST_CASE("an open question's worked solution never shows the teacher's rubric", "[progress][solution]") {
+    const auto set = grade::load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
+    std::size_t open = 0;
+    for (const auto& x : set.all) {
+        if (x.kind != grade::exercise_kind::open) continue;
+        ++open;
+        const std::string s = grade::worked_solution(x, grade::variant_request{});
+        for (const auto& p : x.parts) {
+            INFO(x.id);
+            if (!p.rubric.empty()) CHECK(s.find(p.rubric.substr(0, 20)) == std::string::npos);
+        }
+        CHECK_THAT(s, Catch::Contains("read by your teacher"));
+    }
+    CHECK(open >= 1);
+}

@@ -37,8 +37,8 @@ struct lesson_options {
 
 namespace {
 
-// "  2/3 questions right" (or "  ✓ 3/3 …") on the lesson's line and each question's
-// state on the next, for a lesson with any answered question; nothing otherwise.
+// Under the lesson's line (left as it is), for a lesson with any answered question:
+// "2/3 questions right" (or "✓ 3/3 …") and each question's state; nothing otherwise.
 std::string progress_lines(const lessons::lesson_entry& e, const lessons::progress& p) {
     std::size_t right = 0, seen = 0;
     std::string each;
@@ -51,7 +51,7 @@ std::string progress_lines(const lessons::lesson_entry& e, const lessons::progre
     }
     if (seen == 0) return "\n";
     const bool all = right == e.exercise_ids.size();
-    return fmt::format("  {}{}/{} questions right\n      questions:{}\n", all ? "✓ " : "", right, e.exercise_ids.size(), each);
+    return fmt::format("\n      {}{}/{} questions right:{}\n", all ? "✓ " : "", right, e.exercise_ids.size(), each);
 }
 
 }  // namespace

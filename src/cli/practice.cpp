@@ -3,6 +3,7 @@
 // SIGINT, which the step viewer's handlers see through), grades with
 // grade::grade_submission on a one-exercise submission — the same call as
 // `attn exercise check` — and keeps the progress file up to date after every try.
+#include <cerrno>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ std::optional<std::string> read_line(const std::string& prompt) {
     for (;;) {
         char c = 0;
         const ssize_t n = read(STDIN_FILENO, &c, 1);
+        if (n < 0 && errno == EINTR) continue;  // a resize (SIGWINCH): the step prompt redraws afterwards
         if (n != 1) return line.empty() ? std::nullopt : std::optional<std::string>(line);
         if (c == '\n' || c == '\r') return line;
         if (line.size() < 4096) line += c;
@@ -79,7 +81,7 @@ std::optional<std::size_t> pick_question(const std::vector<grade::exercise>& xs,
                             xs[i].kind == grade::exercise_kind::open ? "(open: for your teacher)" : mark(p.of(xs[i].id)));
     print_fitted(list, st);
     for (;;) {
-        const auto line = read_line(fmt::format("Which question? Type 1-{} then Enter (Enter alone: back to the lesson) ", xs.size()));
+        const auto line = read_line(fmt::format("Which question (1-{}, then Enter)? Enter alone: back to the lesson. ", xs.size()));
         if (!line || line->empty() || *line == "q" || *line == "Q") return std::nullopt;
         const std::string& s = *line;
         if (s.find_first_not_of("0123456789") == std::string::npos && s.size() <= 3) {
@@ -222,6 +224,11 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
 void practise_questions(const lessons::lesson& l, const trace::style& st) {
     std::vector<lessons::diagnostic> problems;
     const std::vector<grade::exercise> xs = grade::read_exercises(l, problems);
+    if (!problems.empty())  // a lesson file of one's own with a broken [[exercise]]
+        std::cout << io::terminal_safe_text(fmt::format("({} problem(s) in this lesson's questions leave some out: "
+                                                        "`attn lesson check {}` lists them)",
+                                                        problems.size(), l.path))
+                  << "\n";
     if (xs.empty()) {
         std::cout << "This lesson has no questions to answer.\n";
         return;

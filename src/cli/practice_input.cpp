@@ -47,6 +47,12 @@ answer_value array_of(std::vector<answer_value> items) {
     return v;
 }
 
+// Sets the reason a line cannot be read; returns "nothing" for the caller to pass on.
+std::nullopt_t refuse(std::string& error, const char* why) {
+    error = why;
+    return std::nullopt;
+}
+
 // Rows of tokens: ';' or a closing inner bracket ends a row; spaces and commas part tokens.
 struct rows_read {
     std::vector<std::vector<std::string>> rows;
@@ -70,14 +76,14 @@ std::optional<rows_read> split_rows(const std::string& line, std::string& error)
         if (c == '[') {
             flush();
             r.bracketed = true;
-            if (++depth > 2) return error = "at most two levels of brackets: [[row], [row]]", std::nullopt;
+            if (++depth > 2) return refuse(error, "at most two levels of brackets: [[row], [row]]");
             if (depth == 2) r.several_rows = true;
         } else if (c == ']') {
-            if (--depth < 0) return error = "a ']' without its '['", std::nullopt;
+            if (--depth < 0) return refuse(error, "a ']' without its '['");
             if (depth == 1) end_row();
             else flush();
         } else if (c == ';') {
-            if (depth > 1) return error = "';' inside brackets: write rows as 1 2; 3 4 or [[1, 2], [3, 4]]", std::nullopt;
+            if (depth > 1) return refuse(error, "';' inside brackets: write rows as 1 2; 3 4 or [[1, 2], [3, 4]]");
             r.several_rows = true;
             end_row();
         } else if (c == ',' || c == ' ' || c == '\t') {
@@ -86,7 +92,7 @@ std::optional<rows_read> split_rows(const std::string& line, std::string& error)
             token += c;
         }
     }
-    if (depth != 0) return error = "a '[' without its ']'", std::nullopt;
+    if (depth != 0) return refuse(error, "a '[' without its ']'");
     flush();
     if (r.rows.back().empty()) r.rows.pop_back();
     return r;
@@ -145,7 +151,7 @@ std::optional<answer_value> answer_from_line(const std::string& line, grade::exe
             if (s.empty() || s.front() != '[') return text(s);  // "5 × 4", "B × n × d"
             auto r = split_rows(s, error);
             if (!r) return std::nullopt;
-            if (r->several_rows) return error = "a shape is one list: [5, 4]", std::nullopt;
+            if (r->several_rows) return refuse(error, "a shape is one list: [5, 4]");
             return numbers(*r).kind == answer_value::type::array ? numbers(*r) : array_of({numbers(*r)});
         }
         case grade::exercise_kind::numeric: {

@@ -161,6 +161,7 @@ void show(const std::string& text, bool use_pager) {
     }
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGPIPE, &old_pipe, nullptr);
+    resized = 0;  // a resize while the pager ran was the pager's to follow; redrawing would reopen it
 }
 
 const char* const key_help =

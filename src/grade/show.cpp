@@ -343,7 +343,8 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
         }
         if (!x->choices.empty()) {
             std::string c;
-            for (const auto& ch : x->choices) c += (c.empty() ? "" : " | ") + ch;
+            for (std::size_t i = 0; i < x->choices.size(); ++i)  // lettered: answers may be the letter
+                c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x->choices[i];
             out += "# Choices: " + c + "\n";
             if (x->kind == exercise_kind::multi) out += "# Select all that apply: a list such as [\"a\", \"c\"].\n";
         }

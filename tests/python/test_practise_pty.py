@@ -7,9 +7,11 @@ from the lesson file, not taken from attn), ✓; `attn lessons` then shows the
 progress. Also: `s` shows the worked solution, SIGINT at the answer prompt leaves the
 terminal's settings as they were, a corrupt progress file is reported and ignored,
 a resize redraws the step at the new width, and a pipe is unchanged."""
+import fcntl
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -99,7 +101,7 @@ def student_path(state):
     to_questions(s)
     s.send("a")
     check("a lists the questions and says how to pick one",
-          s.read_until("Which question? Type 1-3") and "1. The scaling divisor" in s.screen, s.screen[-500:])
+          s.read_until("Which question (1-3, then Enter)?") and "1. The scaling divisor" in s.screen, s.screen[-500:])
 
     s.send("1\r")
     check("question 1 shows its numbers and how to type an answer",
@@ -111,7 +113,7 @@ def student_path(state):
           s.screen[-600:])
     s.send(f"{scale:g}\r")
     check("the right divisor is marked right", s.read_until("✓ Right."), s.screen[-400:])
-    check("back at the question list", s.read_until("Which question?"), s.screen[-300:])
+    check("back at the question list", s.read_until("Which question ("), s.screen[-300:])
 
     s.send("3\r")
     check("question 3 asks the weights part first", s.read_until("answer> ") and "weights" in s.screen, s.screen[-400:])
@@ -131,7 +133,7 @@ def student_path(state):
     q2 = s.screen
     s.send("s\r")
     check("s shows the worked solution", s.read_until("Worked solution (the practice numbers)") and
-          s.read_until("Which question?"), s.screen[-600:])
+          s.read_until("Which question ("), s.screen[-600:])
     check_solution_numbers(q2, s.screen)
     s.send("\r")
     check("Enter alone goes back to the lesson's prompt", s.read_until("a: answer"), s.screen[-300:])
@@ -142,10 +144,14 @@ def student_path(state):
 
     env = {**os.environ, "XDG_STATE_HOME": state}
     out = subprocess.run([ATTN, "lessons"], capture_output=True, text=True, env=env)
-    line1 = next((ln for ln in out.stdout.splitlines() if re.match(r"\s*1\s", ln)), "")
-    check("attn lessons shows 2 of 3 questions right in lesson 1", "2/3" in line1 and out.returncode == 0, out.stdout[:400])
-    check("attn lessons marks each question", re.search(r"1 ✓.*2 tried|1 ✓.*2 ·", out.stdout) is not None or
-          ("✓" in out.stdout and "tried" in out.stdout), out.stdout[:600])
+    lines = out.stdout.splitlines()
+    under1 = lines[lines.index(next(ln for ln in lines if re.match(r"\s*1\s", ln))) + 1]
+    check("attn lessons shows 2 of 3 questions right under lesson 1, each question marked",
+          out.returncode == 0 and re.fullmatch(r"\s+2/3 questions right:\s+1 ✓\s+2 ·\s+3 ✓", under1) is not None,
+          out.stdout[:400])
+    check("attn lessons: a lesson without answers keeps its one line",
+          re.match(r"\s*3\s", lines[lines.index(next(ln for ln in lines if re.match(r"\s*2\s", ln))) + 1]) is not None,
+          out.stdout[:400])
     with open(os.path.join(state, "attn", "progress.toml")) as f:
         saved = f.read()
     check("progress.toml holds the graded questions",
@@ -156,9 +162,16 @@ def interrupt_at_answer(state):
     s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
     check("SIGINT: prompt shown", s.read_until("a: answer"), s.screen[-300:])
     s.send("a")
-    s.read_until("Which question?")
+    s.read_until("Which question (")
     s.send("1\r")
     check("SIGINT: at the answer prompt", s.read_until("answer> "), s.screen[-300:])
+    fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 70, 0, 0))  # SIGWINCH mid-answer
+    s.send("2\r")
+    check("a resize at the answer prompt keeps the question (the answer is still graded)",
+          s.read_until("✓ Right."), s.screen[-300:])
+    s.read_until("Which question (")
+    s.send("1\r")
+    s.read_until("answer> ")
     s.send("0.5")  # typed, not yet entered
     s.send("\x03")
     status = s.wait()
@@ -166,6 +179,38 @@ def interrupt_at_answer(state):
           status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT, status)
     check("SIGINT at the answer prompt leaves the terminal's settings as they were",
           s.modes()[3] == s.cooked[3] and cooked(s.modes()), (s.modes()[3], s.cooked[3]))
+
+
+def three_wrong_tries(state):
+    scale = lesson_numbers()[0]
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    s.read_until("a: answer")
+    s.send("a")
+    s.read_until("Which question (")
+    s.send("1\r")
+    s.read_until("answer> ")
+    for k, wrong in enumerate((scale * scale, 1.0, scale + 1), start=1):
+        s.send(f"{wrong:g}\r")
+        if k < 3:
+            check(f"wrong try {k}: try again, no solution yet",
+                  s.read_until("answer> ") and f"Try again ({k} of 3" in s.screen and "Worked solution" not in s.screen,
+                  s.screen[-400:])
+    check("the third wrong try shows the worked solution with the divisor",
+          s.read_until("Which question (") and "Worked solution (the lesson's numbers)" in s.screen
+          and f"√d_k = {scale:g}" in s.screen, s.screen[-500:])
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
+
+
+def no_pause_on_a_terminal():
+    s = Session("lesson", "1", "--no-pause", "--no-pager", "--color", "never")
+    whole = s.read_until("Next: attn lesson 2")  # the lesson's last line
+    status = s.wait()
+    check("--no-pause on a terminal: the whole lesson, no prompt, exit 0",
+          whole and "Questions" in s.screen and "[step" not in s.screen and status is not None and os.WIFEXITED(status)
+          and os.WEXITSTATUS(status) == 0, (status, s.screen[-300:]))
 
 
 def corrupt_progress(state):
@@ -185,14 +230,15 @@ def resize():
     s = Session("lesson", "1", "--no-pager", "--color", "never")
     check("resize: prompt shown", s.read_until("a: answer"), s.screen[-300:])
     s.screen = ""
-    import fcntl
-    import struct
     fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # the kernel sends SIGWINCH
     check("a resize redraws the step", s.read_until("a answer") and "Step 1/" in s.screen, s.screen[-300:])
     widest = max(display_width(ln) for ln in s.screen.replace("\r", "").split("\n"))
     check("the redrawn step fits the new width (60)", widest <= 60, widest)
+    check("after the resize: still raw mode at the prompt", not (s.modes()[3] & termios.ICANON))
     s.send("q")
     s.wait()
+    check("after the resize and q: the terminal's settings as they were", s.modes()[3] == s.cooked[3] and cooked(s.modes()),
+          (s.modes()[3], s.cooked[3]))
 
 
 def pipes_unchanged():
@@ -206,6 +252,8 @@ with tempfile.TemporaryDirectory() as tmp:
     student_path(os.path.join(tmp, "a"))
     interrupt_at_answer(os.path.join(tmp, "b"))
     corrupt_progress(os.path.join(tmp, "c"))
+    three_wrong_tries(os.path.join(tmp, "d"))
+no_pause_on_a_terminal()
 resize()
 pipes_unchanged()
 sys.exit(1 if failures else 0)

@@ -120,6 +120,24 @@ def pager():
     s.wait()
 
 
+def pager_less():
+    """The default pager: a step taller than the screen opens in less at its top, Space
+    scrolls, q comes back to the step prompt."""
+    if not os.path.exists("/usr/bin/less"):
+        print("skip less: not installed")
+        return
+    os.environ.pop("PAGER", None)  # attn's default: less -FRX
+    s = Session("lesson", "1", "--color", "never")
+    check("less: the tall first step opens at its top", s.read_until("Self-attention step by step") and
+          s.read_until(":") and "[step" not in s.screen, s.screen[-300:])
+    s.send(" ")
+    check("less: Space scrolls on", s.read_until("Step 1/"), s.screen[-300:])
+    s.send("q")
+    check("less: q comes back to the step prompt", s.read_until("[step 1/"), s.screen[-300:])
+    s.send("q")
+    s.wait()
+
+
 def pipes_unchanged():
     import subprocess
     out = subprocess.run([ATTN, "lesson", "1", "--color", "never"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -131,5 +149,6 @@ if __name__ == "__main__":  # test_practise_pty.py imports the driver above
     interrupt("\x03", "Ctrl-C")
     interrupt("SIGTERM", "SIGTERM")
     pager()
+    pager_less()
     pipes_unchanged()
     sys.exit(1 if failures else 0)
