@@ -86,7 +86,7 @@ TEST_CASE("on a terminal Enter goes on and q quits with the way back", "[cli][le
     std::string out = on_terminal("lesson 3 --no-pager --color never", "\\nq", &code);
     INFO(out);
     CHECK(code == 0);
-    CHECK(out.find("[step 1/10 · Enter: next · p: back · ?: keys · q: quit]") != std::string::npos);
+    CHECK(out.find("[step 1/10 · Enter: next · p: back · a: answer · ?: keys · q: quit]") != std::string::npos);
     CHECK(out.find("Step 2/10") != std::string::npos);
     CHECK(out.find("Step 3/10") == std::string::npos);
     CHECK(out.find("stopped after step 2 of 10; go on later with `attn lesson 3 --step 3`") != std::string::npos);

@@ -95,7 +95,7 @@ TEST_CASE("an assignment grades every exercise it lists: unanswered at 0, its po
     CHECK(code == 1);
 }
 
-TEST_CASE("--exercises and --lesson define the assignment: an exercise not answered scores 0 and fails --strict",
+TEST_CASE("An assignment made by --exercises and --lesson: an exercise not answered scores 0 and fails --strict",
           "[grade][assignment]") {
     int code = -1;
     // correct.toml is full marks on what it answers ...
@@ -160,7 +160,7 @@ TEST_CASE("a bad assignment file is refused with its file:line:col, exit 2", "[g
     CHECK_THAT(err, !Catch::Contains("Total"));  // nothing graded
 }
 
-TEST_CASE("--assignment with --exercises is a usage error, and a missing assignment file is named", "[grade][assignment]") {
+TEST_CASE("Giving --assignment with --exercises is a usage error, and a missing assignment file is named", "[grade][assignment]") {
     int code = -1;
     const std::string ex = std::string(ATTN_SOURCE_DIR) + "/examples/assignment.toml";
     std::string err = run_command(attn_cmd("grade " + shell_quote(fixture("partial.toml")) + " --no-variants --assignment " +
@@ -190,7 +190,7 @@ TEST_CASE("the example assignment reads, and the library applies it to the gradi
     CHECK_FALSE(g.per_exercise.at("04-qkv-from").feedback.has_value());
 }
 
-TEST_CASE("--class with an assignment: its exercises are the gradebook's columns, at its points", "[grade][assignment]") {
+TEST_CASE("A class graded with an assignment: its exercises are the gradebook's columns, at its points", "[grade][assignment]") {
     scratch s("class");
     const std::string a = s.write("a.toml", "[[exercise]]\nid = \"04-cross-the\"\npoints = 8\n[[exercise]]\nid = \"01-self-cat\"\n");
     int code = -1;
@@ -204,7 +204,7 @@ TEST_CASE("--class with an assignment: its exercises are the gradebook's columns
     CHECK_THAT(book, Catch::Contains("\nalice,8,0,8,"));
 }
 
-TEST_CASE("--gradescope with a broken assignment still writes results.json, and exits 2", "[grade][assignment]") {
+TEST_CASE("Under --gradescope a broken assignment still writes results.json, and exits 2", "[grade][assignment]") {
     scratch s("gs");
     const std::string a = s.write("a.toml", "[[exercise]]\nid = \"04-nothing\"\n");
     s.write("submission/answers.toml", read_file(fixture("partial.toml")));
@@ -222,7 +222,7 @@ TEST_CASE("--gradescope with a broken assignment still writes results.json, and 
     CHECK_THAT(j["output"].get<std::string>(), Catch::Contains("misconfigured") && Catch::Contains("04-nothing"));
 }
 
-TEST_CASE("--exercises and --lesson take one value each: a FILE after them is graded, not swallowed", "[grade][assignment]") {
+TEST_CASE("Each of --exercises and --lesson takes one value: a FILE after them is graded, not swallowed", "[grade][assignment]") {
     int code = -1;
     const std::string out = run_command(attn_cmd("grade --no-variants --format json --exercises 04-cross-the,05-fr-shape --lesson 3 " +
                                                  shell_quote(fixture("correct.toml"))),
