@@ -154,6 +154,8 @@ TEST_CASE("the hand-made class: placeholders earn at most 20% of the numeric poi
     auto row = the_class().at("pat");
     CHECK(numeric_score(row) <= 0.2 * sum_of(numeric_points));
     CHECK_THAT(row["notes"], !Catch::Contains("matches the numbers of student"));
+    // Constants are not "someone else's numbers": a placeholder is not called a copy.
+    CHECK_THAT(row["notes"], !Catch::Contains("someone else's numbers"));
 }
 
 TEST_CASE("the hand-made class: a copy earns at most 20% of the numeric points and is flagged", "[grade][class][cli]") {

@@ -332,8 +332,10 @@ std::string class_summary_text(const class_result& c) {
     for (const auto& m : hist) {
         const std::size_t bar = (m.parts * 30 + top - 1) / top;
         out += "  " + m.name + std::string(w - trace::display_width(m.name), ' ') +
-               fmt::format("  {:>4} parts  {:>4} students  {}\n", m.parts, m.students, std::string(bar, '#'));
-        for (const auto& [ex, n] : m.by_exercise) out += fmt::format("      {:<{}}  {:>4} parts\n", ex, w - 4, n);
+               fmt::format("  {:>4} {:<5}  {:>4} {:<8}  {}\n", m.parts, m.parts == 1 ? "part" : "parts", m.students,
+                           m.students == 1 ? "student" : "students", std::string(bar, '#'));
+        for (const auto& [ex, n] : m.by_exercise)
+            out += fmt::format("      {:<{}}  {:>4} {}\n", ex, w - 4, n, n == 1 ? "part" : "parts");
     }
     if (c.copies) out += fmt::format("\nCopies: {} student(s) hand in answers that match another student's numbers (gradebook notes)\n", c.copies);
     if (!c.not_gradable.empty()) out += "\nNot gradable:\n";

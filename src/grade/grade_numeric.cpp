@@ -62,6 +62,7 @@ struct earlier_answer {
     matrix got;
     part_status status;
     bool genuine = false;  // close to the reference or to a catalogued mistake: may carry credit
+    bool placeholder = false;  // a constant, uniform weights or the mean of V (or carried from one)
 };
 
 // ── fair credit (lessons/README.md, "Fair credit") ──
@@ -454,7 +455,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         }
         // Right given the student's own earlier answer? Then the error counts once.
         const std::string prev = predecessor_of(p.stage, in.mask.has_value());
-        bool carried = false;
+        bool carried = false, from_placeholder = false;
         for (auto e = seen.rbegin(); e != seen.rend() && !carried; ++e) {
             if (e->stage != prev && !(p.stage == "weights" && e->stage == "scaled")) continue;
             if (e->status == part_status::correct) break;
@@ -468,12 +469,14 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                                         : "follows from your own " + stage_words(e->stage) +
                                               " above, which are not an attempt at your numbers: no credit carries";
                 genuine_chain = genuine_chain && e->genuine;
-                r.other_numbers = !e->genuine;
+                // Not genuine and not a placeholder: computed, but from other numbers than the student's.
+                r.other_numbers = !e->genuine && !e->placeholder;
+                from_placeholder = e->placeholder;
             }
         }
         if (carried) {
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain)});
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), from_placeholder});
             continue;
         }
         const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
@@ -527,7 +530,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.mistake_by_property = true;  // a diagnosis, not a recomputed method: no named-mistake credit
         }
         out.push_back(r);
-        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine});
+        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder});
     }
     apply_named_mistake_cost(out);
     return out;
