@@ -5,10 +5,12 @@ end to end: for a per-student variant, the numbers come from `attn exercise show
 autograd for the gradients, NumPy for the rest), and `attn grade --format json` must
 give a correct answer 100% and name each catalogued mistake when the answer is
 computed the mistaken way."""
+import atexit
 import json
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -23,6 +25,7 @@ ROOT = os.environ.get("ATTN_SOURCE_DIR", os.path.join(os.path.dirname(__file__),
 SECRET = os.path.join(ROOT, "tests", "fixtures", "grade", "course.secret")
 STUDENT = ["--student", "alice", "--secret-file", SECRET]
 tmp = tempfile.mkdtemp(prefix="attn-grade-new-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # leave nothing behind
 failures = []
 
 

@@ -6,10 +6,12 @@ rotary embedding (complex numbers), grouped-query attention (np.repeat of the K/
 heads) and the window mask. Random inputs (fixed seed) as .npy files, batch 2 and
 2 heads where the key allows, every stage to 1e-12; the .npy export of each new
 stage equals the JSON; bad values of each key exit 2 naming file:line:col."""
+import atexit
 import json
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -24,6 +26,7 @@ TOL = 1e-12
 rng = np.random.default_rng(20261513)
 failures = []
 tmp = tempfile.mkdtemp(prefix="attn-new-stages-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # leave nothing behind
 
 
 def check(cond, what):

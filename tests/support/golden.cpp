@@ -23,10 +23,20 @@ std::string read_file(const std::string& path) {
     return ss.str();
 }
 
+// One scratch folder per test process, removed when the process ends (ctest runs each
+// test case in a process of its own), so runs leave nothing behind in the temp folder.
 std::string scratch_path(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("attn-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
+    struct scratch_folder {
+        std::filesystem::path dir =
+            std::filesystem::temp_directory_path() / ("attn-test-" + std::to_string(::getpid()));
+        ~scratch_folder() {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    };
+    static const scratch_folder scratch;
+    std::filesystem::create_directories(scratch.dir);
+    return (scratch.dir / name).string();
 }
 
 std::string shell_quote(const std::string& arg) {
