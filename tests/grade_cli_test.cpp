@@ -3,7 +3,6 @@
 // the strict exit code. Runs the real binary; nothing here echoes the grader's numbers.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,7 +77,8 @@ TEST_CASE("a class folder with broken submissions: every student in the gradeboo
     CHECK_THAT(out, Catch::Contains("Class: 8 submissions, 4 graded, 4 not gradable"));
 }
 
-TEST_CASE("300 generated submissions, some broken, are graded well under two seconds", "[grade][cli]") {
+TEST_CASE("300 generated submissions, some broken: every one has its gradebook row, the broken ones not gradable", "[grade][cli]") {
+    // Speed is measured in bench/ (bench/make_class.py, README "Grading a class"), never asserted here.
     scratch s("three-hundred");
     const std::string good = read_file(fixture("correct.toml"));
     const std::string slip = read_file(fixture("mistake-no_scaling.toml"));
@@ -91,21 +91,15 @@ TEST_CASE("300 generated submissions, some broken, are graded well under two sec
         else s.write(name + ".toml", i % 3 ? good : slip);
     }
     int code = -1;
-    const auto t0 = std::chrono::steady_clock::now();
     run_command(attn_cmd("grade --no-variants --class " + shell_quote(s.dir.string()) + " --gradebook " +
                          shell_quote(s.path("book.csv"))),
                 &code);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK(code == 0);
     const auto rows = lines_of(read_file(s.path("book.csv")));
     CHECK(rows.size() == 301);
     std::size_t broken = 0;
     for (const auto& r : rows) broken += r.find(",not gradable,") != std::string::npos;
     CHECK(broken == 24);
-    WARN("300 submissions graded in " << seconds << " s (whole process)");
-#ifdef NDEBUG
-    CHECK(seconds < 2.0);  // optimised builds only; the sanitizer build is several times slower
-#endif
 }
 
 TEST_CASE("Gradescope: results.json always written, with the spec's fields", "[grade][cli]") {

@@ -178,7 +178,9 @@ std::string show_text(const exercise& x, const variant_request& request) {
             out += "\nYou choose the numbers of " + s.q_name + ", " + s.k_name + " and " + s.v_name +
                    "; every later part is checked against your own choice.\n";
         } else {
-            if (n.personal)
+            if (n.personal && n.student.empty())  // --seed: the teacher regenerating a variant
+                out += "\nNumbers from seed " + n.seed_hex() + " (" + n.parameters + "):\n";
+            else if (n.personal)
                 out += "\nYour numbers (student " + n.student + ", variant " + n.code + ", " + n.parameters + "):\n";
             else if (n.practice)
                 out += "\nPRACTICE numbers (" + n.parameters + "): the same for everyone, for self-study; "

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 attn = os.environ.get("ATTN_BIN", "build/attn")
@@ -30,12 +29,9 @@ with tempfile.TemporaryDirectory() as d:
     secret = os.path.join(d, "secret")
     open(secret, "w").write("bench-secret\n")
     book = os.path.join(d, "book.csv")
-    t0 = time.perf_counter()
     p = subprocess.run([attn, "grade", "--class", cls, "--secret-file", secret, "--gradebook", book, "--format", "json"],
                        capture_output=True, text=True)
-    seconds = time.perf_counter() - t0
     check(p.returncode == 0, f"grade --class exits 0: {p.returncode} {p.stderr[:300]}")
-    print(f"graded 300 generated submissions (per-student numbers) in {seconds:.3f} s")
     rows = list(csv.DictReader(open(book, newline="")))
     check(len(rows) == 300, f"every student has a row: {len(rows)}")
     by = {r["student"]: r for r in rows}
@@ -91,10 +87,7 @@ with tempfile.TemporaryDirectory() as d:
           f"the copy is flagged in the notes column: {srows.get('zz-copier')}")
     check(srows.get(owner, {}).get("notes", "x") == "" or "zz-copier" in srows[owner]["notes"],
           f"the owner's row: {srows.get(owner)}")
-    # Only optimised builds are timed: the AddressSanitizer build (CI's second pass) is several times slower.
-    sanitized = "libasan" in subprocess.run(["ldd", attn], capture_output=True, text=True).stdout
-    if not sanitized:
-        check(seconds < 2.0, f"300 submissions in {seconds:.2f} s (should be well under 2 s)")
+    # Speed is measured in bench/ (README "Grading a class"), never asserted in a test.
 
 if failures:
     print(f"{len(failures)} check(s) failed")
