@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "grade/exercise.hpp"
 #include "support/golden.hpp"
 
 using namespace attn::testing;
@@ -190,4 +191,23 @@ TEST_CASE("control characters from a submission never reach the terminal raw", "
     CHECK(out.find('\x1b') == std::string::npos);
     CHECK_THAT(out, Catch::Contains("eve\\x0atotal 11 / 11"));
     CHECK_THAT(out, Catch::StartsWith("Student eve\\x0a"));
+}
+
+TEST_CASE("an exercise that asks for the scale does not print it in its hand-out", "[grade][cli]") {
+    // Every exercise with a part on the `scale` stage, from the lessons themselves.
+    const auto set = attn::grade::load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
+    std::size_t asked = 0;
+    for (const auto& x : set.all) {
+        bool asks_scale = false;
+        for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == "scale";
+        if (!asks_scale) continue;
+        ++asked;
+        INFO(x.id);
+        int code = -1;
+        const std::string out = run_command(attn_cmd("exercise show " + x.id + " --no-variants"), &code);
+        CHECK(code == 0);
+        CHECK_THAT(out, !Catch::Contains("divide the raw scores by"));
+        CHECK_THAT(out, Catch::Contains("one of the parts below"));
+    }
+    CHECK(asked >= 1);  // lesson 01 asks for it: the check above ran
 }

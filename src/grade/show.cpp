@@ -212,10 +212,17 @@ std::string show_text(const exercise& x, const variant_request& request) {
                 }
             }
             if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, decimals_for(*n.inputs.bias)), plain);
-            out += "\nScale: " + (s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
-                                          : "divide the raw scores by √d_k = √" + std::to_string(n.inputs.q.shape(1)) + " = " +
-                                                trace::compact(std::sqrt(static_cast<double>(n.inputs.q.shape(1))))) +
-                   (s.softmax ? "" : "; no softmax") + ".\n";
+            // An exercise that asks for the scale must not print it in its own hand-out.
+            bool asks_scale = false;
+            for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == "scale";
+            if (asks_scale)
+                out += "\nScale: what the raw scores are divided by is one of the parts below" +
+                       std::string(s.softmax ? "" : "; no softmax") + ".\n";
+            else
+                out += "\nScale: " + (s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
+                                              : "divide the raw scores by √d_k = √" + std::to_string(n.inputs.q.shape(1)) + " = " +
+                                                    trace::compact(std::sqrt(static_cast<double>(n.inputs.q.shape(1))))) +
+                       (s.softmax ? "" : "; no softmax") + ".\n";
         }
     } else if (!x.choices.empty()) {
         std::string c;
