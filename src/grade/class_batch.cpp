@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "grade/report_format.hpp"
+#include "io/csv_cell.hpp"
 #include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
@@ -65,16 +66,7 @@ namespace {
 
 // A text cell: never a formula (io::spreadsheet_safe: = + - @ TAB CR), never a control
 // character (the gradebook may go to a terminal with --gradebook -).
-std::string csv_cell(const std::string& raw) {
-    const std::string s = io::spreadsheet_safe(io::terminal_safe(raw));
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
+std::string csv_cell(const std::string& raw) { return io::csv_text_cell(raw); }
 
 struct entry {
     std::string student;  // normalised

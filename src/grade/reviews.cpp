@@ -10,6 +10,7 @@
 #include "grade/grade_parts.hpp"
 #include "grade/submission.hpp"
 #include "grade/variant.hpp"
+#include "io/csv_cell.hpp"
 #include "io/input_read.hpp"
 #include "io/terminal_safe.hpp"
 
@@ -19,16 +20,7 @@ namespace {
 
 const char* const columns[] = {"student", "exercise", "part", "max", "points", "comment", "answer", "rubric"};
 
-std::string csv_cell(const std::string& raw) {
-    const std::string s = sheet_text(raw);
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
+std::string csv_cell(const std::string& raw) { return io::csv_text_cell(raw); }
 
 struct cell {
     std::string text;

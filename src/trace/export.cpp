@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/csv_cell.hpp"
 #include "io/output_writer.hpp"
 
 namespace attn::trace {
@@ -295,12 +296,7 @@ void json_all(const trace_run& r, const byte_sink& out) {
 
 // ---- CSV -------------------------------------------------------------------
 
-std::string csv_cell(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
+std::string csv_cell(const std::string& text) { return io::csv_quoted(text); }
 
 std::vector<std::string> numbered(const char* prefix, std::size_t n) {
     std::vector<std::string> d(n);

@@ -68,7 +68,7 @@ with tempfile.TemporaryDirectory() as d:
             seen[s] += run("exercise", "show", ex, "--student", s)[1]
             seen[s] += run("exercise", "show", ex, "--student", s, "--format", "json")[1]
         seen[s] += run("exercise", "template", *EXERCISES, "--student", s)[1]
-        # A wrong answer for every part (all zeros of the right shape), graded as the student.
+        # A wrong answer for every part (0.5 everywhere, the right shape), graded as the student.
         answers = ""
         for ex in EXERCISES:
             info = json.loads(run("exercise", "show", ex, "--student", s, "--format", "json")[1])
