@@ -8,16 +8,13 @@
 
 #include "grade/grader.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "support/lesson_exercises.hpp"
 
 using namespace attn;
 using namespace attn::grade;
+using attn::testing::lessons_exercises;
 
 namespace {
-
-const exercise_set& lessons_exercises() {
-    static const exercise_set set = load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
-    return set;
-}
 
 std::string fixture(const std::string& name) { return std::string(ATTN_SOURCE_DIR) + "/tests/fixtures/grade/" + name; }
 

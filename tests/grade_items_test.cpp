@@ -10,16 +10,13 @@
 #include "grade/grader.hpp"
 #include "grade/reviews.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "support/lesson_exercises.hpp"
 
 using namespace attn;
 using namespace attn::grade;
+using attn::testing::lessons_exercises;
 
 namespace {
-
-const exercise_set& lessons_exercises() {
-    static const exercise_set set = load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
-    return set;
-}
 
 answer_value text(const std::string& s) {
     answer_value v;

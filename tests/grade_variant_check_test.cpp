@@ -10,18 +10,11 @@
 #include "grade/mistakes.hpp"
 #include "grade/variant.hpp"
 #include "grade/variant_check.hpp"
+#include "support/lesson_exercises.hpp"
 
 using namespace attn;
 using namespace attn::grade;
-
-namespace {
-
-const exercise_set& lessons_exercises() {
-    static const exercise_set set = load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
-    return set;
-}
-
-}  // namespace
+using attn::testing::lessons_exercises;
 
 TEST_CASE("a Q_enc row equal to the Q_dec row is caught as a coincidence", "[grade][variant]") {
     const exercise* x = lessons_exercises().find("04-cross-the");

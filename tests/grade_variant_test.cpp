@@ -9,16 +9,13 @@
 #include "grade/exercise.hpp"
 #include "grade/variant.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "support/lesson_exercises.hpp"
 
 using namespace attn;
 using namespace attn::grade;
+using attn::testing::lessons_exercises;
 
 namespace {
-
-const exercise_set& lessons_exercises() {
-    static const exercise_set set = load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
-    return set;
-}
 
 exercise_numbers numbers(const std::string& id, const std::string& student, const std::string& secret = "attn-fixture-secret") {
     const exercise* x = lessons_exercises().find(id);
