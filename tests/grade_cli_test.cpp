@@ -211,3 +211,20 @@ TEST_CASE("an exercise that asks for the scale does not print it in its hand-out
     }
     CHECK(asked >= 1);  // lesson 01 asks for it: the check above ran
 }
+
+TEST_CASE("a shape answer whose arithmetic overflows costs that part and does not stop the grader", "[grade][cli]") {
+    // Nested powers ((d^50)^50)^50 … overflow an int exponent (found by the shape fuzzer);
+    // a 64-bit overflow of numbers and a division by zero, likewise: 0 for the part, exit 0.
+    const std::string answer = GENERATE(
+        std::string(read_file(std::string(ATTN_SOURCE_DIR) +
+                              "/tests/fuzz/regressions/shape/nested-powers-exponent-overflow.txt")),
+        std::string("999999999999999 * 999999999999999 × 5"), std::string("n / 0"));
+    INFO(answer);
+    scratch s("hostile-shape");
+    s.write("mallory.toml", "[\"05-fr-shape\"]\nanswer = \"" + answer + "\"\n");
+    int code = -1;
+    const std::string out = run_command(attn_cmd("grade --no-variants " + shell_quote(s.path("mallory.toml"))), &code);
+    CHECK(code == 0);
+    CHECK_THAT(out, Catch::Contains("0/1"));
+    CHECK_THAT(out, Catch::Contains("cannot read"));
+}

@@ -22,10 +22,15 @@ void add_factors(std::vector<std::pair<std::string, int>>& into, const std::vect
     for (const auto& [name, p] : from) {
         const std::string& symbol = name;  // C++17 lambdas can't capture a structured binding (clang refuses)
         auto it = std::find_if(into.begin(), into.end(), [&](const auto& f) { return f.first == symbol; });
+        // Exponents are ints: nested powers ((d^50)^50)^50 … must stop with a message, not wrap.
+        int signed_p = 0, sum = 0;
+        if (__builtin_mul_overflow(sign, p, &signed_p)) throw std::overflow_error("shape exponent overflows");
         if (it == into.end())
-            into.emplace_back(name, sign * p);
+            into.emplace_back(name, signed_p);
+        else if (__builtin_add_overflow(it->second, signed_p, &sum))
+            throw std::overflow_error("shape exponent overflows");
         else
-            it->second += sign * p;
+            it->second = sum;
     }
     into.erase(std::remove_if(into.begin(), into.end(), [](const auto& f) { return f.second == 0; }), into.end());
 }

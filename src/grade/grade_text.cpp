@@ -137,8 +137,20 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
         r.feedback = a->where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() + " (at character " +
                      std::to_string(e.column) + ", found " + e.found + "); write axes like \"B × n_tgt × d_q\"";
         return r;
+    } catch (const std::exception& e) {  // parses, but its arithmetic can't be done: 64-bit overflow, ÷ 0
+        r.status = part_status::invalid;
+        r.feedback = a->where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() +
+                     "; write axes like \"B × n_tgt × d_q\"";
+        return r;
     }
-    const shape_comparison c = compare_shapes(want, got);
+    shape_comparison c;
+    try {
+        c = compare_shapes(want, got);
+    } catch (const std::exception& e) {  // e.g. 64-bit overflow while comparing with numbers
+        r.status = part_status::invalid;
+        r.feedback = a->where.str() + ": cannot compare \"" + text + "\" with the asked shape: " + e.what();
+        return r;
+    }
     if (c.verdict == shape_verdict::equal) {
         r.status = part_status::correct;
         r.score = r.max;
