@@ -79,12 +79,7 @@ std::string show_gradient(const lesson& l, const show_item& item, const trace::s
 // One query's row: a_j, dA_j, a_j·dA_j, then Σ, then dS_j = a_j (dA_j − Σ).
 std::string show_softmax_backward_row(const lesson& l, const show_item& item, const trace::style& st) {
     const attention_run& run = need_run(l, item);
-    std::size_t i = 0;
-    try {
-        i = find_query(run, need_string(item, "token"));
-    } catch (const std::invalid_argument& e) {
-        bad(item, e.what(), "token");
-    }
+    const std::size_t i = need_query(run, item);
     const attention_grads g = grads_of(l, item, run);
     const int dp = opt_decimals(item, 4);
     const std::string tok = run.labels.query_tokens[i];

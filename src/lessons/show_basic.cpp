@@ -159,11 +159,7 @@ std::string show_compare(const lesson& l, const show_item& item, const trace::st
 
 std::string show_trace(const lesson& l, const show_item& item, const trace::style& st) {
     const attention_run& run = need_run(l, item);
-    try {
-        return trace::explain_query(run.steps, find_query(run, need_string(item, "token")), run.labels, st);
-    } catch (const std::invalid_argument& e) {
-        bad(item, e.what(), "token");
-    }
+    return trace::explain_query(run.steps, need_query(run, item), run.labels, st);
 }
 
 }  // namespace

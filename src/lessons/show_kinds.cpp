@@ -133,4 +133,12 @@ std::size_t find_query(const attention_run& run, const std::string& token) {
                                 "; or an index 0.." + std::to_string(toks.size() - 1) + ")");
 }
 
+std::size_t need_query(const attention_run& run, const show_item& item, const std::string& key) {
+    try {
+        return find_query(run, need_string(item, key));
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), key);
+    }
+}
+
 }  // namespace attn::lessons::show

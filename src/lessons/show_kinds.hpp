@@ -58,5 +58,7 @@ std::string stage_hint(const std::string& name);
 
 // A query of a run by its token or 0-based index; throws std::invalid_argument naming the queries.
 std::size_t find_query(const attention_run& run, const std::string& token);
+// The query named by the item's `key` (default 'token'); a wrong one is reported at that key.
+std::size_t need_query(const attention_run& run, const show_item& item, const std::string& key = "token");
 
 }  // namespace attn::lessons::show

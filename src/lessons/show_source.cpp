@@ -26,12 +26,7 @@ std::string value_row(const matrix& v, std::size_t j, bool full) {
 
 std::string show_weighted_sum(const lesson& l, const show_item& item, const trace::style& st) {
     const attention_run& run = need_run(l, item);
-    std::size_t i = 0;
-    try {
-        i = find_query(run, need_string(item, "token"));
-    } catch (const std::invalid_argument& e) {
-        bad(item, e.what(), "token");
-    }
+    const std::size_t i = need_query(run, item);
     const int dp = opt_decimals(item, 4);
     const matrix& a = run.steps.weights;  // [n_q, n_k]
     const matrix& v = run.steps.v;        // [n_k, d_v]

@@ -58,12 +58,7 @@ std::string compare_line(const matrix& a, const matrix& b, int dp) {
 std::string show_online_softmax(const lesson& l, const show_item& item, const trace::style& st) {
     const attention_run& run = need_run(l, item);
     const std::size_t tile = tile_of(item);
-    std::size_t i = 0;
-    try {
-        i = find_query(run, need_string(item, "token"));
-    } catch (const std::invalid_argument& e) {
-        bad(item, e.what(), "token");
-    }
+    const std::size_t i = need_query(run, item);
     const tiled_steps t = tiled_of(run, tile);
     const int dp = opt_decimals(item, 4);
     const std::string tok = run.labels.query_tokens[i];

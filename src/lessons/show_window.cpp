@@ -65,12 +65,7 @@ std::string show_window_run(const lesson& l, const show_item& item, const trace:
     const std::string stage = need_string(item, "stage");
     if (stage == "mask") return mask_grid(s, labels, labels.title + " who sees whom", st);
     if (stage == "trace") {
-        std::size_t i = 0;
-        try {
-            i = find_query(run, need_string(item, "token"));
-        } catch (const std::invalid_argument& e) {
-            bad(item, e.what(), "token");
-        }
+        const std::size_t i = need_query(run, item);
         return trace::explain_query(s, i, labels, st);
     }
     const auto id = trace::parse_stage(stage);
