@@ -17,7 +17,7 @@ install(FILES packaging/completions/_attn
 install(FILES ${ATTN_EMBEDDED_LESSONS} lessons/README.md
         DESTINATION "${CMAKE_INSTALL_DATADIR}/attn/lessons" COMPONENT Runtime)
 
-set(ATTN_FLOORS attn_core attn_io attn_trace attn_lessons attn_grade)
+set(ATTN_FLOORS attn_core attn_io attn_model attn_trace attn_lessons attn_grade)
 set(ATTN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/attn")
 install(TARGETS ${ATTN_FLOORS} EXPORT attnTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT Development)

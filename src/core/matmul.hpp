@@ -1,0 +1,26 @@
+// core/matmul.hpp — the one general matrix product of attn's fast paths and of the
+// model floor: C = alpha · op(A) · op(B) + beta · C, row-major, in float or double.
+//
+//   a: [m, k] (or [k, m] when trans_a), leading dimension lda
+//   b: [k, n] (or [n, k] when trans_b), leading dimension ldb
+//   c: [m, n], leading dimension ldc
+//
+// Every caller goes through here, so the kernels behind it (core/matmul.cpp) can
+// change without touching them. The result never depends on the number of threads:
+// work is split over rows and columns of C only, each entry's sum over k runs in one
+// fixed order (training's "same seed, same bytes" rests on this).
+#pragma once
+
+#include <cstddef>
+
+namespace attn {
+
+// One overload per element type (T deduced from the pointers).
+void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+            const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+            std::size_t ldc);
+void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
+            const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
+            std::size_t ldc);
+
+}  // namespace attn
