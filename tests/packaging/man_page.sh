@@ -10,10 +10,14 @@ fails=0
 warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
 [ -z "$warnings" ] || { echo "FAIL: groff warns about attn.1:"; echo "$warnings"; fails=$((fails + 1)); }
 rendered=$(groff -man -Tutf8 -P-cbou "$page" 2>/dev/null)
+# The sub-verbs of `attn model` register themselves (cli/model_verbs.hpp): ask attn for them.
+model_verbs=$("$attn" model --help 2>/dev/null | sed -n '/^[Ss][Uu][Bb][Cc][Oo][Mm][Mm][Aa][Nn][Dd][Ss]:/,$p' |
+              sed -n 's/^  \([a-z][a-z-]*\) .*/model_\1/p' | tr '\n' ' ')
 for verb in "" lessons lesson "lesson check" trace shapes exercise "exercise list" "exercise show" \
-            "exercise template" "exercise check" grade; do
+            "exercise template" "exercise check" grade model $model_verbs; do
   case "$verb" in
     "exercise "*) pattern="^ *${verb#exercise }" ;;   # the exercise sub-verbs are items of 'attn exercise'
+    model_*) verb="model ${verb#model_}"; pattern="attn $verb" ;;
     *) pattern="attn $verb" ;;
   esac
   if [ -n "$verb" ]; then
