@@ -13,6 +13,7 @@
 
 #include "io/csv_cell.hpp"
 #include "io/output_writer.hpp"
+#include "trace/export_format.hpp"
 
 namespace attn::trace {
 
@@ -125,23 +126,6 @@ void for_each_source(const trace_run& r, Fn fn) {
 
 // ---- .npy ------------------------------------------------------------------
 
-std::string npy_header(const std::vector<std::size_t>& shape, bool f32) {
-    std::string dims;
-    for (std::size_t d : shape) dims += std::to_string(d) + ", ";
-    if (shape.size() > 1) dims.erase(dims.size() - 2);
-    else if (!shape.empty()) dims.erase(dims.size() - 1);  // "(5,)"
-    std::string dict = std::string("{'descr': '") + (f32 ? "<f4" : "<f8") + "', 'fortran_order': False, 'shape': (" + dims + "), }";
-    const std::size_t total = 10 + dict.size() + 1;
-    dict.append((64 - total % 64) % 64, ' ');
-    dict += '\n';
-    std::string h = "\x93NUMPY";
-    h += '\x01';
-    h += '\x00';
-    h += static_cast<char>(dict.size() & 0xff);
-    h += static_cast<char>((dict.size() >> 8) & 0xff);
-    return h + dict;
-}
-
 // Rows that follow each other in memory become one write.
 template <class T>
 void write_npy(const trace_run& r, const stage_source& s, staged_file& f) {
@@ -168,17 +152,6 @@ void write_npy(const trace_run& r, const stage_source& s, staged_file& f) {
 }
 
 // ---- numbers as text -------------------------------------------------------
-
-// Shortest text that reads back to the same value; "1.0" rather than "1" (as
-// nlohmann::json and Python print floats).
-template <class T>
-void append_number(fmt::memory_buffer& buf, T x) {
-    const std::size_t start = buf.size();
-    fmt::format_to(std::back_inserter(buf), "{}", x);
-    for (std::size_t i = start; i < buf.size(); ++i)
-        if (buf[i] == '.' || buf[i] == 'e' || buf[i] == 'n' || buf[i] == 'i') return;
-    buf.append(std::string_view(".0"));
-}
 
 // ---- JSON ------------------------------------------------------------------
 
