@@ -1,0 +1,61 @@
+// model/tasks.hpp — what `attn model train` learns: batches of token sequences with
+// their targets (the next token, or −1 where no loss is taken), and each task's
+// default model.
+//
+//   sort       minGPT's demo: 6 digits from {0, 1, 2}, then the same digits sorted;
+//              the model is fed the first 11 tokens and scored only on the sorted half
+//              (the first 5 targets are −1). 3 layers, 3 heads, d_model 48, untied.
+//   reverse    the same, the second half the input reversed.
+//   copy       the same, the second half the input again.
+//   induction  BOS (token 0), a block of 10 random tokens from 1 … 15, the same block
+//              again: only an induction head predicts the second copy. 2 layers,
+//              4 heads, d_model 64, attention only; scored on every position.
+//   --data F   sequences read from a file (one per line, tokens as non-negative
+//              integers separated by spaces or commas; '#' starts a comment; one '|'
+//              may mark where the scored part starts: "2 0 1 | 0 1 2" scores only the
+//              predictions of 0 1 2); a batch draws lines at random (or in order);
+//              shorter lines are padded with ignored targets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/prng.hpp"
+#include "model/gpt_params.hpp"
+
+namespace attn::model {
+
+struct train_task {
+    std::string name;                          // "sort", or the data file's path
+    std::size_t vocab_size = 0;
+    std::size_t seq_len = 0;                   // tokens fed per sequence (T)
+    std::size_t digits = 0;                    // sort/reverse/copy: the input's length
+    std::size_t block = 0;                     // induction: the repeated block's length
+    gpt_config model;                          // the default model (vocab and positions set)
+    struct data_line {
+        std::vector<std::int32_t> tokens;
+        std::size_t score_from = 1;  // the first token whose prediction is scored
+    };
+    std::vector<data_line> lines;  // --data: the sequences read
+
+    // One data line's tokens and targets [seq_len] (padding: token 0, target −1).
+    void fill_line(const data_line& line, std::int32_t* tokens, std::int32_t* targets) const;
+
+    // One batch: tokens and targets [B, seq_len], drawn with g.
+    void fill_batch(prng& g, std::int32_t* tokens, std::int32_t* targets, std::size_t B) const;
+};
+
+// The built-in tasks by name; throws std::invalid_argument naming the known ones.
+train_task make_task(const std::string& name);
+// A task from a file of sequences (io/input_read); throws io::input_error with file:line:col.
+train_task load_data_task(const std::string& path);
+
+// The names of the built-in tasks, for help texts.
+const std::vector<std::string>& task_names();
+
+// The whole sequence (seq_len + 1 tokens) one fill_batch draws first, for a task's
+// documentation and tests: sort's {2, 0, 1, 1, 0, 2} → {2,0,1,1,0,2, 0,0,1,1,2,2}.
+std::vector<std::int32_t> task_sequence(const train_task& task, const std::vector<std::int32_t>& input);
+
+}  // namespace attn::model

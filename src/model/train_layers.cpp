@@ -1,0 +1,331 @@
+// model/train_layers.cpp — the training layers' forward and backward passes (see the
+// header for the shapes and the formulas). Plain loops, one fixed order each.
+#include "model/train_layers.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "core/matmul.hpp"
+
+namespace attn::model::training {
+
+// ---- embeddings ------------------------------------------------------------------
+
+template <class T>
+void embed_forward(T* out, const std::int32_t* tokens, const T* wte, const T* wpe, std::size_t B,
+                     std::size_t Tn, std::size_t C) {
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t t = 0; t < Tn; ++t) {
+            T* o = out + (b * Tn + t) * C;                                 // [C]
+            const T* e = wte + static_cast<std::size_t>(tokens[b * Tn + t]) * C;  // [C]
+            const T* p = wpe + t * C;                                      // [C]
+            for (std::size_t i = 0; i < C; ++i) o[i] = e[i] + p[i];
+        }
+}
+
+template <class T>
+void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens, std::size_t B,
+                      std::size_t Tn, std::size_t C) {
+    // Rows in order: a token seen twice adds its two gradients in the same order every run.
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t t = 0; t < Tn; ++t) {
+            const T* d = dout + (b * Tn + t) * C;
+            T* de = dwte + static_cast<std::size_t>(tokens[b * Tn + t]) * C;
+            T* dp = dwpe + t * C;
+            for (std::size_t i = 0; i < C; ++i) {
+                de[i] += d[i];
+                dp[i] += d[i];
+            }
+        }
+}
+
+// ---- layer norm ------------------------------------------------------------------
+
+template <class T>
+void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, const T* b, std::size_t N,
+                       std::size_t C, double eps) {
+    for (std::size_t r = 0; r < N; ++r) {
+        const T* x = inp + r * C;
+        T m = 0;
+        for (std::size_t i = 0; i < C; ++i) m += x[i];
+        m /= static_cast<T>(C);
+        T v = 0;
+        for (std::size_t i = 0; i < C; ++i) v += (x[i] - m) * (x[i] - m);
+        v /= static_cast<T>(C);
+        const T s = T(1) / std::sqrt(v + static_cast<T>(eps));
+        T* o = out + r * C;
+        for (std::size_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
+        mean[r] = m;
+        rstd[r] = s;
+    }
+}
+
+template <class T>
+void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, const T* mean,
+                        const T* rstd, std::size_t N, std::size_t C) {
+    for (std::size_t r = 0; r < N; ++r) {
+        const T* x = inp + r * C;
+        const T* d = dout + r * C;
+        const T m = mean[r], s = rstd[r];
+        // dnorm = dout ⊙ w; dx = s · (dnorm − mean(dnorm) − x̂ · mean(dnorm ⊙ x̂))
+        T dnorm_mean = 0, dnorm_norm_mean = 0;
+        for (std::size_t i = 0; i < C; ++i) {
+            const T xhat = (x[i] - m) * s;
+            const T dnorm = w[i] * d[i];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * xhat;
+        }
+        dnorm_mean /= static_cast<T>(C);
+        dnorm_norm_mean /= static_cast<T>(C);
+        T* dx = dinp + r * C;
+        for (std::size_t i = 0; i < C; ++i) {
+            const T xhat = (x[i] - m) * s;
+            const T dnorm = w[i] * d[i];
+            db[i] += d[i];
+            dw[i] += xhat * d[i];
+            dx[i] += (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * s;
+        }
+    }
+}
+
+// ---- linear layers and the unembedding -------------------------------------------
+
+template <class T>
+void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
+                    std::size_t OC) {
+    matmul(false, false, N, OC, IC, T(1), inp, IC, w, OC, T(0), out, OC);
+    if (b == nullptr) return;
+    for (std::size_t r = 0; r < N; ++r)
+        for (std::size_t o = 0; o < OC; ++o) out[r * OC + o] += b[o];
+}
+
+template <class T>
+void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, std::size_t N,
+                     std::size_t IC, std::size_t OC) {
+    matmul(false, true, N, IC, OC, T(1), dout, OC, w, OC, T(1), dinp, IC);  // dinp += dout · wᵀ
+    matmul(true, false, IC, OC, N, T(1), inp, IC, dout, OC, T(1), dw, OC);  // dw += inpᵀ · dout
+    if (db == nullptr) return;
+    for (std::size_t r = 0; r < N; ++r)
+        for (std::size_t o = 0; o < OC; ++o) db[o] += dout[r * OC + o];
+}
+
+template <class T>
+void unembed_forward(T* logits, const T* x, const T* w, std::size_t N, std::size_t C, std::size_t V) {
+    matmul(false, true, N, V, C, T(1), x, C, w, C, T(0), logits, V);
+}
+
+template <class T>
+void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, std::size_t N, std::size_t C,
+                      std::size_t V) {
+    matmul(false, false, N, C, V, T(1), dlogits, V, w, C, T(1), dx, C);  // dx += dlogits · W
+    matmul(true, false, V, C, N, T(1), dlogits, V, x, C, T(1), dw, C);   // dW += dlogitsᵀ · x
+}
+
+// ---- attention -------------------------------------------------------------------
+
+template <class T>
+void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B, std::size_t Tn,
+                       std::size_t C, std::size_t NH) {
+    const std::size_t hs = C / NH, C3 = 3 * C;
+    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < NH; ++h)
+            for (std::size_t t = 0; t < Tn; ++t) {
+                const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
+                T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
+                T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]
+                T maxv = -std::numeric_limits<T>::infinity();
+                for (std::size_t u = 0; u <= t; ++u) {
+                    const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
+                    T dot = 0;
+                    for (std::size_t i = 0; i < hs; ++i) dot += q[i] * k[i];
+                    s[u] = dot * scale;
+                    if (s[u] > maxv) maxv = s[u];
+                }
+                T sum = 0;
+                for (std::size_t u = 0; u <= t; ++u) {
+                    a[u] = std::exp(s[u] - maxv);
+                    sum += a[u];
+                }
+                for (std::size_t u = 0; u <= t; ++u) a[u] /= sum;
+                for (std::size_t u = t + 1; u < Tn; ++u) {
+                    s[u] = -std::numeric_limits<T>::infinity();  // the future, blocked
+                    a[u] = 0;
+                }
+                T* zo = z + (b * Tn + t) * C + h * hs;  // [hs]
+                for (std::size_t i = 0; i < hs; ++i) zo[i] = 0;
+                for (std::size_t u = 0; u <= t; ++u) {
+                    const T* v = qkv + (b * Tn + u) * C3 + 2 * C + h * hs;
+                    for (std::size_t i = 0; i < hs; ++i) zo[i] += a[u] * v[i];
+                }
+            }
+}
+
+template <class T>
+void attention_backward(T* dqkv, T* dscores, T* dpattern, const T* dz, const T* qkv, const T* pattern,
+                        std::size_t B, std::size_t Tn, std::size_t C, std::size_t NH) {
+    const std::size_t hs = C / NH, C3 = 3 * C;
+    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < NH; ++h)
+            for (std::size_t t = 0; t < Tn; ++t) {
+                const T* a = pattern + ((b * NH + h) * Tn + t) * Tn;  // [T]
+                T* da = dpattern + ((b * NH + h) * Tn + t) * Tn;      // [T] grad_weights
+                T* ds = dscores + ((b * NH + h) * Tn + t) * Tn;       // [T] grad_scores
+                const T* dzt = dz + (b * Tn + t) * C + h * hs;        // [hs]
+                const T* q = qkv + (b * Tn + t) * C3 + h * hs;
+                T* dq = dqkv + (b * Tn + t) * C3 + h * hs;
+                T row_dot = 0;  // Σ_k A_k dA_k
+                for (std::size_t u = 0; u <= t; ++u) {
+                    const T* v = qkv + (b * Tn + u) * C3 + 2 * C + h * hs;
+                    T* dv = dqkv + (b * Tn + u) * C3 + 2 * C + h * hs;
+                    T dot = 0;
+                    for (std::size_t i = 0; i < hs; ++i) {
+                        dot += dzt[i] * v[i];
+                        dv[i] += a[u] * dzt[i];  // grad_v = Aᵀ dz
+                    }
+                    da[u] = dot;
+                    row_dot += a[u] * dot;
+                }
+                for (std::size_t u = 0; u <= t; ++u) {
+                    ds[u] = a[u] * (da[u] - row_dot);
+                    const T g = ds[u] * scale;  // grad_raw: w.r.t. q·k before the scale
+                    const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
+                    T* dk = dqkv + (b * Tn + u) * C3 + C + h * hs;
+                    for (std::size_t i = 0; i < hs; ++i) {
+                        dq[i] += g * k[i];
+                        dk[i] += g * q[i];
+                    }
+                }
+                for (std::size_t u = t + 1; u < Tn; ++u) da[u] = ds[u] = 0;
+            }
+}
+
+// ---- GELU and residuals ----------------------------------------------------------
+
+namespace {
+template <class T>
+constexpr T gelu_c() {
+    return static_cast<T>(0.7978845608028654);  // √(2/π)
+}
+
+// tanh through one exp: tanh(u) = 1 − 2 / (e^{2u} + 1); e^{2u} = ∞ gives 1, 0 gives −1.
+// In float, expf is several times cheaper than tanhf, and GELU was half of a step's time.
+inline float fast_tanh(float u) { return 1.0f - 2.0f / (std::exp(2.0f * u) + 1.0f); }
+inline double fast_tanh(double u) { return std::tanh(u); }  // float64 stays exact to the last bits
+
+}  // namespace
+
+template <class T>
+void gelu_forward(T* out, T* tanh_out, const T* inp, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const T x = inp[i];
+        const T th = fast_tanh(gelu_c<T>() * (x + T(0.044715) * x * x * x));
+        tanh_out[i] = th;  // kept: the backward needs it again
+        out[i] = T(0.5) * x * (T(1) + th);
+    }
+}
+
+template <class T>
+void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const T x = inp[i];
+        const T th = tanh_in[i];
+        const T sech2 = T(1) - th * th;
+        const T du = gelu_c<T>() * (T(1) + T(3) * T(0.044715) * x * x);
+        dinp[i] += dout[i] * (T(0.5) * (T(1) + th) + T(0.5) * x * sech2 * du);
+    }
+}
+
+template <class T>
+void residual_forward(T* out, const T* a, const T* b, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+template <class T>
+void residual_backward(T* da, T* db, const T* dout, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        da[i] += dout[i];
+        db[i] += dout[i];
+    }
+}
+
+// ---- the loss --------------------------------------------------------------------
+
+template <class T>
+double crossentropy_forward(T* probs, T* losses, const T* logits, const std::int32_t* targets, std::size_t N,
+                            std::size_t V) {
+    double total = 0;
+    std::size_t count = 0;
+    for (std::size_t r = 0; r < N; ++r) {
+        const T* l = logits + r * V;
+        T* p = probs + r * V;
+        T maxv = l[0];
+        for (std::size_t v = 1; v < V; ++v)
+            if (l[v] > maxv) maxv = l[v];
+        T sum = 0;
+        for (std::size_t v = 0; v < V; ++v) {
+            p[v] = std::exp(l[v] - maxv);
+            sum += p[v];
+        }
+        for (std::size_t v = 0; v < V; ++v) p[v] /= sum;
+        losses[r] = 0;
+        if (targets[r] < 0) continue;
+        // −log p[target] from the logits (log-sum-exp), exact where p underflows.
+        losses[r] = std::log(sum) + maxv - l[targets[r]];
+        total += static_cast<double>(losses[r]);
+        ++count;
+    }
+    return count == 0 ? 0.0 : total / static_cast<double>(count);
+}
+
+template <class T>
+void crossentropy_softmax_backward(T* dlogits, const T* probs, const std::int32_t* targets, std::size_t N,
+                                   std::size_t V) {
+    std::size_t count = 0;
+    for (std::size_t r = 0; r < N; ++r) count += targets[r] >= 0 ? 1 : 0;
+    const T inv = count == 0 ? T(0) : T(1) / static_cast<T>(count);
+    for (std::size_t r = 0; r < N; ++r) {
+        T* d = dlogits + r * V;
+        const T* p = probs + r * V;
+        if (targets[r] < 0) {
+            for (std::size_t v = 0; v < V; ++v) d[v] = 0;
+            continue;
+        }
+        for (std::size_t v = 0; v < V; ++v) d[v] = p[v] * inv;
+        d[targets[r]] -= inv;
+    }
+}
+
+// ---- instantiations --------------------------------------------------------------
+
+#define ATTN_TRAIN_LAYERS(T)                                                                                  \
+    template void embed_forward<T>(T*, const std::int32_t*, const T*, const T*, std::size_t, std::size_t,   \
+                                     std::size_t);                                                            \
+    template void embed_backward<T>(T*, T*, const T*, const std::int32_t*, std::size_t, std::size_t,        \
+                                      std::size_t);                                                           \
+    template void layer_norm_forward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,    \
+                                       double);                                                               \
+    template void layer_norm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*,         \
+                                        std::size_t, std::size_t);                                            \
+    template void linear_forward<T>(T*, const T*, const T*, const T*, std::size_t, std::size_t, std::size_t); \
+    template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,      \
+                                     std::size_t);                                                            \
+    template void unembed_forward<T>(T*, const T*, const T*, std::size_t, std::size_t, std::size_t);         \
+    template void unembed_backward<T>(T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,         \
+                                      std::size_t);                                                           \
+    template void attention_forward<T>(T*, T*, T*, const T*, std::size_t, std::size_t, std::size_t,           \
+                                       std::size_t);                                                          \
+    template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,   \
+                                        std::size_t, std::size_t);                                            \
+    template void gelu_forward<T>(T*, T*, const T*, std::size_t);                                                 \
+    template void gelu_backward<T>(T*, const T*, const T*, const T*, std::size_t);                                      \
+    template void residual_forward<T>(T*, const T*, const T*, std::size_t);                                   \
+    template void residual_backward<T>(T*, T*, const T*, std::size_t);                                        \
+    template double crossentropy_forward<T>(T*, T*, const T*, const std::int32_t*, std::size_t, std::size_t); \
+    template void crossentropy_softmax_backward<T>(T*, const T*, const std::int32_t*, std::size_t, std::size_t);
+
+ATTN_TRAIN_LAYERS(float)
+ATTN_TRAIN_LAYERS(double)
+
+}  // namespace attn::model::training

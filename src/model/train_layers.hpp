@@ -1,0 +1,94 @@
+// model/train_layers.hpp — the layers of a GPT-style decoder for training, each one's
+// forward and backward side by side, in the style of llm.c: plain loops on contiguous
+// row-major buffers the caller owns (no allocation here), every product through
+// core/matmul. The forward of the model floor (model/gpt_forward) keeps the same stages
+// under TransformerLens names for tracing; these are the ones training runs 2,000 times.
+//
+// Shapes: B batch rows, T positions, C = d_model, NH heads of hs = C / NH, V vocabulary,
+// N = B·T rows of activations. Every backward ADDS into its input gradients (dinp +=
+// …), the way gradients meet at a residual stream; parameter gradients are added too,
+// so the caller zeroes them once per step. Loops run in one fixed order, so a result
+// never depends on the number of threads (core/matmul promises the same).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace attn::model::training {
+
+// hook_embed + hook_pos_embed: out[b,t] = wte[tokens[b,t]] + wpe[t].
+template <class T>
+void embed_forward(T* out, const std::int32_t* tokens, const T* wte, const T* wpe, std::size_t B,
+                     std::size_t Tn, std::size_t C);  // out [N, C]
+template <class T>
+void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens, std::size_t B,
+                      std::size_t Tn, std::size_t C);
+
+// Layer norm over the last axis: out = (x − mean) · rstd · w + b, rstd = 1/√(var + eps)
+// with the biased variance (PyTorch's). mean and rstd are kept for the backward.
+template <class T>
+void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, const T* b, std::size_t N,
+                       std::size_t C, double eps);
+template <class T>
+void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, const T* mean,
+                        const T* rstd, std::size_t N, std::size_t C);
+
+// A linear layer on row vectors: out = inp · w + b, w [IC, OC] (gpt_params' layout);
+// b may be null (no bias).
+template <class T>
+void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
+                    std::size_t OC);
+template <class T>
+void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, std::size_t N,
+                     std::size_t IC, std::size_t OC);
+
+// The unembedding: logits = x · Wᵀ with W [V, C] (wte when tied, else lm_head).
+template <class T>
+void unembed_forward(T* logits, const T* x, const T* w, std::size_t N, std::size_t C, std::size_t V);
+template <class T>
+void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, std::size_t N, std::size_t C,
+                      std::size_t V);
+
+// Causal multi-head attention from the fused projection qkv [N, 3C] (q | k | v, head h
+// at columns h·hs … inside each). scores [B, NH, T, T] are q·k/√hs with the future set
+// to −∞ (hook_attn_scores), pattern = softmax of each row (hook_pattern, 0 above the
+// diagonal), z [N, C] = pattern · v, heads side by side (hook_z).
+template <class T>
+void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B, std::size_t Tn,
+                       std::size_t C, std::size_t NH);
+// The core's attention backward (core/backward.hpp) for every batch row and head:
+//   grad_weights = dz · vᵀ (dpattern), row_dot = Σ_k A dA,
+//   grad_scores = A ⊙ (dA − row_dot) (dscores), grad_q = grad_scores · k / √hs,
+//   grad_k = grad_scoresᵀ · q / √hs, grad_v = Aᵀ · dz; written into dqkv [N, 3C].
+// dpattern and dscores [B, NH, T, T] are kept as stages (0 above the diagonal).
+template <class T>
+void attention_backward(T* dqkv, T* dscores, T* dpattern, const T* dz, const T* qkv, const T* pattern,
+                        std::size_t B, std::size_t Tn, std::size_t C, std::size_t NH);
+
+// GELU, tanh approximation (GPT-2's): 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))).
+// The forward keeps each tanh in tanh_out for the backward (computing it twice was a
+// quarter of a step).
+template <class T>
+void gelu_forward(T* out, T* tanh_out, const T* inp, std::size_t n);
+template <class T>
+void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::size_t n);
+
+// out = a + b (a residual connection); its backward hands dout to both sides.
+template <class T>
+void residual_forward(T* out, const T* a, const T* b, std::size_t n);
+template <class T>
+void residual_backward(T* da, T* db, const T* dout, std::size_t n);
+
+// Softmax of each row of logits [N, V] into probs, and the cross-entropy of each row's
+// target (targets[i] < 0: ignored, loss 0). Returns the mean over the rows not ignored
+// (PyTorch's cross_entropy with ignore_index, reduction "mean"), 0 if all are ignored.
+template <class T>
+double crossentropy_forward(T* probs, T* losses, const T* logits, const std::int32_t* targets, std::size_t N,
+                            std::size_t V);
+// dlogits = (probs − onehot(target)) / count for the rows not ignored, 0 for the rest
+// (written, not added: the loss is where the backward starts).
+template <class T>
+void crossentropy_softmax_backward(T* dlogits, const T* probs, const std::int32_t* targets, std::size_t N,
+                                   std::size_t V);
+
+}  // namespace attn::model::training
