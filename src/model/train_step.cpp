@@ -87,7 +87,7 @@ void zero_params_in_place(gpt_params<T>& p) {
 namespace {
 
 template <class T>
-void block_forward(const gpt_config& c, const block_params<T>& p, block_acts<T>& a, const T* x, std::size_t B,
+void block_forward(const gpt_config& c, const block_params<T>& p, train_block_acts<T>& a, const T* x, std::size_t B,
                    std::size_t Tn) {
     const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
     layer_norm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p.ln1_w.data(), p.ln1_b.data(), N, C,
@@ -135,8 +135,8 @@ double train_forward(const gpt_params<T>& p, train_acts<T>& a, const std::int32_
 namespace {
 
 template <class T>
-void block_backward(const gpt_config& c, const block_params<T>& p, block_params<T>& g, const block_acts<T>& a,
-                    block_acts<T>& ga, const T* x, T* dx, std::size_t B, std::size_t Tn) {
+void block_backward(const gpt_config& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
+                    train_block_acts<T>& ga, const T* x, T* dx, std::size_t B, std::size_t Tn) {
     const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
     if (c.has_mlp) {
         residual_backward(ga.resid_mid.data(), ga.mlp_out.data(), ga.resid_post.data(), N * C);
@@ -184,10 +184,10 @@ void train_backward(const gpt_params<T>& p, gpt_params<T>& g, const train_acts<T
 // ---- the stages, named -----------------------------------------------------------
 
 template <class T>
-std::vector<stage_view<T>> list_stages(const gpt_config& c, const train_acts<T>& a, const std::string& prefix) {
+std::vector<train_stage<T>> list_stages(const gpt_config& c, const train_acts<T>& a, const std::string& prefix) {
     const std::size_t B = a.B, Tn = a.Tn, C = c.n_embd, H = c.n_head, hs = c.d_head();
     const bool grad = !prefix.empty();
-    std::vector<stage_view<T>> s;
+    std::vector<train_stage<T>> s;
     auto add = [&](const std::string& name, std::vector<std::size_t> shape, const std::vector<T>& v) {
         s.push_back({prefix + name, std::move(shape), v.data()});
     };
@@ -224,7 +224,7 @@ std::vector<stage_view<T>> list_stages(const gpt_config& c, const train_acts<T>&
                                      const std::int32_t*);                                                       \
     template void train_backward<T>(const gpt_params<T>&, gpt_params<T>&, const train_acts<T>&, train_acts<T>&, \
                                     const std::int32_t*, const std::int32_t*);                                   \
-    template std::vector<stage_view<T>> list_stages<T>(const gpt_config&, const train_acts<T>&, const std::string&);
+    template std::vector<train_stage<T>> list_stages<T>(const gpt_config&, const train_acts<T>&, const std::string&);
 
 ATTN_TRAIN_STEP(float)
 ATTN_TRAIN_STEP(double)

@@ -19,7 +19,7 @@ namespace attn::model {
 
 // One block's stages. Sizes: N = batch·pos rows, C = d_model, NH heads, T positions.
 template <class T>
-struct block_acts {
+struct train_block_acts {
     std::vector<T> ln1, ln1_mean, ln1_rstd;  // [N, C], [N], [N]   ln1.hook_normalized
     std::vector<T> qkv;                      // [N, 3C]             q | k | v (hook_q/k/v side by side)
     std::vector<T> scores;                   // [B, NH, T, T]       attn.hook_attn_scores
@@ -40,7 +40,7 @@ template <class T>
 struct train_acts {
     std::size_t B = 0, Tn = 0;
     std::vector<T> embed;                   // [N, C]  hook_embed + hook_pos_embed = blocks.0.hook_resid_pre
-    std::vector<block_acts<T>> blocks;      // [n_layer]
+    std::vector<train_block_acts<T>> blocks;      // [n_layer]
     std::vector<T> lnf, lnf_mean, lnf_rstd; // [N, C], [N], [N]  ln_final.hook_normalized
     std::vector<T> logits, probs;           // [N, V]
     std::vector<T> losses;                  // [N]     per-position cross-entropy (0 where ignored)
@@ -69,7 +69,7 @@ void train_backward(const gpt_params<T>& params, gpt_params<T>& grads, const tra
 
 // One stage as a view: its TransformerLens name, its shape and its contiguous data.
 template <class T>
-struct stage_view {
+struct train_stage {
     std::string name;                // "blocks.0.attn.hook_pattern"
     std::vector<std::size_t> shape;  // [batch, head, query_pos, key_pos]
     const T* data;
@@ -77,7 +77,7 @@ struct stage_view {
 
 // Every stage kept, in the model's order; prefix "grad." for the gradients.
 template <class T>
-std::vector<stage_view<T>> list_stages(const gpt_config& config, const train_acts<T>& acts,
+std::vector<train_stage<T>> list_stages(const gpt_config& config, const train_acts<T>& acts,
                                        const std::string& prefix = "");
 
 }  // namespace attn::model
