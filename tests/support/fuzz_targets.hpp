@@ -20,7 +20,7 @@ struct target {
     target_fn run;
 };
 
-// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape.
+// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape, safetensors.
 const std::vector<target>& all_targets();
 
 int spec_toml(const std::uint8_t* data, std::size_t size);    // io::parse_trace_spec → resolve → trace → report
@@ -30,5 +30,6 @@ int answer_json(const std::uint8_t* data, std::size_t size);  // grade::read_sub
 int npy(const std::uint8_t* data, std::size_t size);          // io::parse_npy (first byte: allow bool)
 int csv(const std::uint8_t* data, std::size_t size);          // io::parse_csv
 int shape(const std::uint8_t* data, std::size_t size);        // core parse_shape / parse_dim
+int safetensors(const std::uint8_t* data, std::size_t size);  // model::read_checkpoint_bytes (tests/support/fuzz_safetensors.cpp)
 
 }  // namespace attn::fuzz

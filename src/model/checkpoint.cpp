@@ -1,0 +1,148 @@
+// model/checkpoint.cpp — reading a checkpoint into gpt_params (see checkpoint.hpp).
+// Passes: parse and check the header (safetensors.cpp), read the names and the layout
+// (checkpoint_layout.cpp), resolve the config (checkpoint_config.cpp), check every
+// parameter's tensor and shape before allocating anything, then convert each tensor
+// into its parameter.
+#include "model/checkpoint.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "io/mapped_file.hpp"
+#include "io/terminal_safe.hpp"
+#include "model/checkpoint_layout.hpp"
+#include "model/file_error.hpp"
+
+namespace attn::model {
+
+namespace {
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+    std::string s = "[";
+    for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+    return s + "]";
+}
+
+// Its key in the file without "transformer." ("h.0.ln_1.weight", "lm_head.weight").
+std::string key_of(const std::string& mingpt_name) {
+    return mingpt_name.compare(0, 12, "transformer.") == 0 ? mingpt_name.substr(12) : mingpt_name;
+}
+
+// The parameter's shape as gpt_params stores it ([in, out] for linear layers).
+std::vector<std::uint64_t> param_shape(const std::string& key, const gpt_config& c) {
+    const std::uint64_t d = c.n_embd, m = c.d_mlp(), v = c.vocab_size;
+    const auto ends = [&](const char* tail) { return key.size() >= std::strlen(tail) && key.compare(key.size() - std::strlen(tail), std::string::npos, tail) == 0; };
+    if (key == "wte.weight" || key == "lm_head.weight") return {v, d};
+    if (key == "wpe.weight") return {c.n_positions, d};
+    if (ends("attn.c_attn.weight")) return {d, 3 * d};
+    if (ends("attn.c_attn.bias")) return {3 * d};
+    if (ends("attn.c_proj.weight")) return {d, d};
+    if (ends("mlp.c_fc.weight")) return {d, m};
+    if (ends("mlp.c_fc.bias")) return {m};
+    if (ends("mlp.c_proj.weight")) return {m, d};
+    return {d};  // layer norms, the other biases
+}
+
+// nn.Linear stores [out, in]: every linear layer of minGPT/nanoGPT but lm_head, which
+// gpt_params keeps as [vocab, d_model] like nn.Linear does.
+bool transposed_in_file(bool linear_layout, param_kind kind, const std::string& key) {
+    return linear_layout && kind == param_kind::linear && key != "lm_head.weight";
+}
+
+// Every parameter's tensor present (biases: all or none), readable, of the right shape.
+// Returns whether the biases are present.
+bool check_tensors(const st_header& h, const layout_scan& s, const gpt_config& c, std::set<std::string>& dtypes) {
+    gpt_params<float> shell;  // the config and the layers, no tensor allocated
+    shell.config = c;
+    shell.blocks.resize(c.n_layer);
+    std::size_t biases = 0, biases_found = 0;
+    std::string first_missing_bias;
+    for_each_param(shell, [&](const std::string& name, param_kind kind, const auto&) {
+        const std::string key = key_of(name);
+        const auto it = s.by_key.find(key);
+        if (kind == param_kind::bias) ++biases;
+        if (it == s.by_key.end()) {
+            if (kind != param_kind::bias)
+                throw file_error("missing", h.file, 8, "no tensor '" + key + "' (or 'transformer." + key + "') in the checkpoint");
+            if (first_missing_bias.empty()) first_missing_bias = key;
+            return;
+        }
+        const st_tensor& t = *it->second;
+        biases_found += kind == param_kind::bias;
+        auto want = param_shape(key, c);
+        if (transposed_in_file(s.linear, kind, key)) std::swap(want[0], want[1]);
+        if (t.shape != want)
+            throw file_error("invalid", h.file, t.shape_at, "tensor '" + io::terminal_safe(t.name) + "' has the shape " + shape_text(t.shape) +
+                                                                ", expected " + shape_text(want) + " (" + (s.linear ? layout_mingpt : layout_hugging_face) + ")");
+        if (!dtype_readable(t.dtype))
+            throw file_error("unsupported", h.file, t.entry_at, "tensor '" + io::terminal_safe(t.name) + "' has dtype " + t.dtype +
+                                                                    "; attn reads F64, F32, F16 and BF16");
+        dtypes.insert(t.dtype);
+    });
+    if (biases_found != 0 && biases_found != biases)
+        throw file_error("missing", h.file, 8, "no tensor '" + first_missing_bias + "': the checkpoint has some biases but not all (" +
+                                                   std::to_string(biases_found) + " of " + std::to_string(biases) + ")");
+    return biases_found != 0;
+}
+
+// Everything but the values: header, layout, config, each parameter's tensor.
+struct checked_file {
+    st_header h;
+    layout_scan s;
+    gpt_config c;
+};
+
+checked_file check_file(const unsigned char* bytes, std::size_t size, const std::string& name, const std::string& config_json,
+                        checkpoint_info& out) {
+    out = checkpoint_info{};
+    checked_file f{parse_safetensors(bytes, size, name), {}, {}};
+    f.s = scan_layout(f.h);
+    f.c = resolve_config(f.h, f.s, config_json, out);
+    std::set<std::string> dtypes;
+    if (!check_tensors(f.h, f.s, f.c, dtypes)) out.notes.push_back("the checkpoint has no biases (nanoGPT's bias=False): read as zeros");
+    out.layout = f.s.linear ? layout_mingpt : layout_hugging_face;
+    for (const auto& d : dtypes) out.dtype += (out.dtype.empty() ? "" : ", ") + d;
+    out.metadata = f.h.metadata;
+    return f;
+}
+
+std::string config_json_beside(const std::string& path) {
+    return (std::filesystem::path(path).parent_path() / "config.json").string();
+}
+
+}  // namespace
+
+template <class T>
+gpt_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size, const std::string& name,
+                                    const std::string& config_json, checkpoint_info* info) {
+    checkpoint_info local;
+    const checked_file f = check_file(bytes, size, name, config_json, info ? *info : local);
+    gpt_params<T> p = zero_params<T>(f.c);
+    for_each_param(p, [&](const std::string& pname, param_kind kind, auto& tensor) {
+        const std::string key = key_of(pname);
+        const auto it = f.s.by_key.find(key);
+        if (it != f.s.by_key.end()) read_elements<T>(f.h, *it->second, bytes, tensor.data(), transposed_in_file(f.s.linear, kind, key));
+    });
+    return p;
+}
+
+gpt_config read_checkpoint_config(const std::string& path, checkpoint_info* info) {
+    const io::mapped_file file(path, "checkpoint");
+    checkpoint_info local;
+    return check_file(file.data(), file.size(), path, config_json_beside(path), info ? *info : local).c;
+}
+
+template <class T>
+gpt_params<T> read_checkpoint(const std::string& path, checkpoint_info* info) {
+    const io::mapped_file file(path, "checkpoint");
+    return read_checkpoint_bytes<T>(file.data(), file.size(), path, config_json_beside(path), info);
+}
+
+template gpt_params<float> read_checkpoint<float>(const std::string&, checkpoint_info*);
+template gpt_params<double> read_checkpoint<double>(const std::string&, checkpoint_info*);
+template gpt_params<float> read_checkpoint_bytes<float>(const unsigned char*, std::size_t, const std::string&, const std::string&, checkpoint_info*);
+template gpt_params<double> read_checkpoint_bytes<double>(const unsigned char*, std::size_t, const std::string&, const std::string&,
+                                                          checkpoint_info*);
+
+}  // namespace attn::model
