@@ -315,6 +315,14 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
         CHECK(e.offset == h.find("transformer.wpe.weight")->begin + 6 * 4);
         CHECK_THAT(e.what(), Catch::Contains("element [1, 2] of tensor 'transformer.wpe.weight' is NaN"));
     }
+    SECTION("tied weights saved once as lm_head.weight read as the embedding") {
+        rewrite([](std::vector<st_out>& o) { o[0].name = "lm_head.weight"; });
+        checkpoint_info info;
+        const auto q = read_checkpoint<float>(path, &info);
+        CHECK(q.config.tied);
+        CHECK(q.wte == p.wte);
+        CHECK_THAT(info.notes.back(), Catch::Contains("no wte.weight"));
+    }
     SECTION("some biases but not all") {
         rewrite([](std::vector<st_out>& o) { o.erase(o.begin() + 3); });  // h.0.ln_1.bias
         CHECK_THAT(error_of([&] { read_checkpoint<float>(path); }).what(), Catch::Contains("some biases but not all"));

@@ -101,6 +101,7 @@ checked_file check_file(const unsigned char* bytes, std::size_t size, const std:
     f.c = resolve_config(f.h, f.s, config_json, out);
     std::set<std::string> dtypes;
     if (!check_tensors(f.h, f.s, f.c, dtypes)) out.notes.push_back("the checkpoint has no biases (nanoGPT's bias=False): read as zeros");
+    if (f.s.wte_from_lm_head) out.notes.push_back("no wte.weight: the embedding is lm_head.weight (tied weights saved once)");
     out.layout = f.s.linear ? layout_mingpt : layout_hugging_face;
     for (const auto& d : dtypes) out.dtype += (out.dtype.empty() ? "" : ", ") + d;
     out.metadata = f.h.metadata;

@@ -6,7 +6,8 @@
 //     prefix, Conv1D weights stored [in, out] (c_attn.weight is [d, 3d]); no
 //     lm_head.weight means the unembedding is tied to wte;
 //   * minGPT / nanoGPT: "transformer.h.N.*", nn.Linear weights stored [out, in]
-//     (c_attn.weight is [3d, d]), transposed on reading; lm_head.weight.
+//     (c_attn.weight is [3d, d]), transposed on reading; lm_head.weight (alone, without
+//     wte.weight, it is both: tied weights that safetensors' save_model kept once).
 // The causal-mask buffers (attn.bias, attn.masked_bias) are ignored. A checkpoint
 // without any bias (nanoGPT's bias=False) reads with zero biases, which computes the
 // same; one with some biases but not all is refused. No mlp.* / ln_2 tensors at all

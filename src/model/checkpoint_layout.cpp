@@ -90,6 +90,10 @@ layout_scan scan_layout(const st_header& h) {
         if (!s.by_key.emplace(key, &t).second)
             throw file_error("invalid", h.file, t.entry_at, "tensor " + q(t.name) + " appears twice, with and without 'transformer.'");
     }
+    // Tied weights saved once under lm_head.weight (safetensors' save_model keeps the
+    // first name of a shared tensor in sorted order: nanoGPT's lm_head, not its wte).
+    s.wte_from_lm_head = !s.by_key.count("wte.weight") && s.by_key.count("lm_head.weight");
+    if (s.wte_from_lm_head) s.by_key["wte.weight"] = s.by_key["lm_head.weight"], s.by_key.erase("lm_head.weight");
     const st_tensor& wte = need(h, s, "wte.weight");
     const st_tensor& wpe = need(h, s, "wpe.weight");
     if (wte.shape.size() != 2 || wte.shape[0] == 0 || wte.shape[1] == 0)

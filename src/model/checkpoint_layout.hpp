@@ -18,6 +18,7 @@ struct layout_scan {
     bool has_mlp = false;
     bool linear = false;  // nn.Linear [out, in] (minGPT / nanoGPT); false: Conv1D [in, out]
     bool tied = true;     // no lm_head.weight
+    bool wte_from_lm_head = false;  // no wte.weight: lm_head.weight is both (tied, saved once)
     std::uint64_t vocab = 0, n_embd = 0, n_positions = 0;
 };
 
