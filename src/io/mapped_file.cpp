@@ -3,6 +3,7 @@
 // it, and that descriptor is checked to be the same regular file of the same size.
 #include "io/mapped_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -41,6 +42,12 @@ mapped_file::mapped_file(const std::string& path, const std::string& what) : nam
     if (p == MAP_FAILED)
         throw input_error("unreadable", at, "cannot map the " + what + " into memory (" + std::strerror(err) + ")");
     data_ = static_cast<const unsigned char*>(p);
+}
+
+void mapped_file::release(std::size_t begin, std::size_t end) const {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t first = (begin + page - 1) / page * page, last = std::min(end, size_) / page * page;
+    if (data_ != nullptr && first < last) ::madvise(const_cast<unsigned char*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 mapped_file::~mapped_file() {

@@ -25,6 +25,10 @@ public:
     const std::string& name() const { return name_; }
     const unsigned char* data() const { return data_; }  // nullptr when empty
     std::size_t size() const { return size_; }
+    // Done with bytes [begin, end): their pages leave this process's memory (the file
+    // stays in the page cache; touching them again reads them back). Keeps the peak RSS
+    // of a reader that copies a file out to the copy, not the copy plus the file.
+    void release(std::size_t begin, std::size_t end) const;
 
 private:
     std::string name_;

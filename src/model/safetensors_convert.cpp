@@ -5,6 +5,7 @@
 // the message.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "io/terminal_safe.hpp"
 #include "model/file_error.hpp"
@@ -88,6 +89,23 @@ bool convert(const Read& read, std::size_t rows, std::size_t cols, bool transpos
     return finite;
 }
 
+// The same type, not transposed: a plain copy, then the exponent bits checked as
+// integers (all ones = NaN or infinity), a loop the compiler vectorises.
+template <class T>
+bool copy_same(const unsigned char* src, std::size_t n, T* out) {
+    using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+    constexpr bits_t exponent = sizeof(T) == 8 ? bits_t(0x7FF0000000000000ull) : bits_t(0x7F800000u);
+    std::memcpy(out, src, n * sizeof(T));
+    const unsigned char* b = reinterpret_cast<const unsigned char*>(out);
+    bits_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        bits_t u;
+        std::memcpy(&u, b + i * sizeof(T), sizeof(T));
+        bad |= static_cast<bits_t>((u & exponent) == exponent);
+    }
+    return bad == 0;
+}
+
 template <class T, class Read>
 bool convert_as(const st_tensor& t, const Read& read, bool transpose, T* out) {
     const std::size_t rows = t.shape.size() == 2 ? t.shape[0] : 1;
@@ -128,7 +146,9 @@ void read_elements(const st_header& h, const st_tensor& t, const unsigned char* 
     const unsigned char* p = bytes + t.begin;
     bool finite = true;
     // One instantiation per source dtype, so the inner loop has no switch.
-    if (kind == 0) finite = convert_as<T>(t, [p](std::size_t i) { double d; std::memcpy(&d, p + 8 * i, 8); return d; }, transpose, out);
+    if (!(transpose && t.shape.size() == 2) && ((kind == 0 && sizeof(T) == 8) || (kind == 1 && sizeof(T) == 4)))
+        finite = copy_same(p, t.count, out);
+    else if (kind == 0) finite = convert_as<T>(t, [p](std::size_t i) { double d; std::memcpy(&d, p + 8 * i, 8); return d; }, transpose, out);
     else if (kind == 1) finite = convert_as<T>(t, [p](std::size_t i) { float f; std::memcpy(&f, p + 4 * i, 4); return f; }, transpose, out);
     else finite = convert_as<T>(t, element_reader{p, kind}, transpose, out);
     if (!finite) fail_not_finite<T>(h, t, element_reader{p, kind});
