@@ -4,12 +4,16 @@
 // 80 columns.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "model/gpt_forward.hpp"
 #include "model/head_detector.hpp"
+#include "trace/model_export.hpp"
 #include "trace/model_head.hpp"
 #include "trace/text_width.hpp"
 #include "trace/trace_report.hpp"
@@ -139,4 +143,40 @@ TEST_CASE("One head of a model's forward is a trace run of the model's own numbe
     trace::model_head_choice bad = ch;
     bad.head = 2;
     CHECK_THROWS_WITH(trace::model_head_run(a, c, bad), Catch::Contains("--head 2 does not exist: the model has 2 heads"));
+}
+
+TEST_CASE("The model JSON holds every hook with masked scores null and byte tokens as valid UTF-8",
+          "[model][trace]") {
+    gpt_config c;
+    c.n_layer = 1;
+    c.n_head = 2;
+    c.n_embd = 4;
+    c.vocab_size = 6;
+    c.n_positions = 4;
+    c.has_mlp = false;
+    auto p = zero_params<float>(c);
+    for_each_param(p, [&](const std::string&, param_kind, auto& t) {
+        float x = 0.1f;
+        for (auto& v : t) v += (x = -x * 1.3f);
+    });
+    const auto a = gpt_forward(p, {{1, 2, 3}});
+    trace::model_run_meta meta{"test layout", {{"a", "\xe2\x80", "\x9c"}}};  // one character cut in two tokens
+    std::string text;
+    trace::write_model_json(a, c, meta, [&](const char* d, std::size_t n) { text.append(d, n); });
+    const auto j = nlohmann::json::parse(text);
+    CHECK(j["tokens"]["ids"] == nlohmann::json::parse("[[1,2,3]]"));
+    CHECK(j["tokens"]["text"][0][1] == "\xef\xbf\xbd");  // U+FFFD
+    std::vector<std::string> names;
+    for (const auto& h : hook_names(c)) names.push_back(h.name);
+    std::vector<std::string> got;
+    for (const auto& [k, v] : j["stages"].items()) got.push_back(k);
+    std::sort(names.begin(), names.end());
+    std::sort(got.begin(), got.end());
+    CHECK(got == names);
+    const auto& s = j["stages"]["blocks.0.attn.hook_attn_scores"];
+    CHECK(s["axes"] == nlohmann::json::parse(R"(["batch","head","query_pos","key_pos"])"));
+    CHECK(s["shape"] == nlohmann::json::parse("[1,2,3,3]"));
+    CHECK(s["data"][0][1][0][1].is_null());   // key 1 is after query 0
+    CHECK(s["data"][0][1][1][0].is_number());
+    CHECK(static_cast<float>(s["data"][0][1][1][0].get<double>()) == a.blocks[0].scores(0, 1, 1, 0));
 }

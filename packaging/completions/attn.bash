@@ -27,18 +27,20 @@ _attn() {
         --assignment) COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -- "$cur")); return ;;
         --heatmap) COMPREPLY=($(compgen -W "none raw scaled masked weights" -- "$cur")); return ;;
         --stage) COMPREPLY=($(compgen -W "q k v raw scaled masked weights output" -- "$cur")); return ;;
-        --lessons|--npy|--csv|--class|--submission) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --lessons|--npy|--csv|--class|--submission|--tokenizer) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --dtype) COMPREPLY=($(compgen -W "auto float32 float64" -- "$cur")); return ;;
         --json|--html|--junit|--gradebook|--histogram|--review-sheet|--reviews|--secret-file|--results|--metadata|-o|--output)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
     if [ -z "$verb" ]; then
-        COMPREPLY=($(compgen -W "lessons lesson trace shapes exercise grade --lessons --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "lessons lesson trace shapes exercise grade model --lessons --version --help" -- "$cur"))
         return
     fi
     if [[ "$cur" == -* ]]; then
         local help_of=("$verb")
         [ "$verb" = exercise ] && [ -n "$sub" ] && help_of+=("$sub")
+        [ "$verb" = model ] && [ -n "$sub" ] && help_of+=("$sub")
         COMPREPLY=($(compgen -W "$(_attn_verb_options "$cmd" "${help_of[@]}")" -- "$cur"))
         return
     fi
@@ -58,6 +60,12 @@ _attn() {
             COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -- "$cur")) ;;
         grade)
             COMPREPLY=($(compgen -f -- "$cur")) ;;
+        model)  # the sub-verbs as `attn model --help` lists them, then checkpoints
+            if [ -z "$sub" ]; then
+                COMPREPLY=($(compgen -W "$("$cmd" model --help 2>/dev/null | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p')" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -X '!*.safetensors' -- "$cur") $(compgen -d -- "$cur"))
+            fi ;;
     esac
 }
 complete -o filenames -F _attn attn

@@ -71,7 +71,11 @@ template <class T>
 void write_model_json(const model::gpt_acts<T>& a, const model::gpt_config& c, const model_run_meta& meta,
                       const byte_sink& out) {
     fmt::memory_buffer buf;
-    const auto line = [&](const char* key, const json& v) { buf.append(" " + json(key).dump() + ": " + v.dump() + ",\n"); };
+    // A token's text may be part of a UTF-8 character (GPT-2's byte tokens): JSON holds
+    // text, so such bytes become U+FFFD; "ids" are exact.
+    const auto line = [&](const char* key, const json& v) {
+        buf.append(" " + json(key).dump() + ": " + v.dump(-1, ' ', false, json::error_handler_t::replace) + ",\n");
+    };
     buf.append(std::string_view("{\n"));
     line("format", "attn-model-run");
     line("version", 1);

@@ -29,4 +29,8 @@ expect --student exercise template 04 --st
 expect --gradescope grade --grades
 expect weights trace x.toml --heatmap w
 expect_not --no-pause grade --no-p
+expect model mo
+expect run model r
+expect --layer model run x.safetensors --la
+expect float32 model run x.safetensors --dtype float3
 exit $((fails > 0))

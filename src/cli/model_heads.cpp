@@ -1,0 +1,72 @@
+// cli/model_heads.cpp — `attn model heads CKPT [--tokens …]… [--length N] [--seed S]
+// [--dtype …] [--width N] [--color …]`: every layer × head scored as a previous-token,
+// duplicate-token and induction head (model/head_detector.hpp, TransformerLens's
+// head_detector), on N random tokens repeated twice (default) or on given sequences.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/layout.hpp"
+#include "cli/model_load.hpp"
+#include "cli/model_verbs.hpp"
+#include "model/head_detector.hpp"
+#include "trace/model_report.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct heads_options {
+    std::string checkpoint;
+    std::vector<std::string> tokens;
+    std::size_t length = 0;  // 0: min(20, n_positions / 2)
+    std::uint64_t seed = 0;
+    std::string dtype = "auto";
+    layout_options layout;
+};
+
+void run_model_heads(const heads_options& o) {
+    const loaded_model m = load_model(o.checkpoint, o.dtype);
+    const model::gpt_config& c = m.config();
+    std::vector<std::vector<int>> ids;
+    std::string note;
+    if (!o.tokens.empty()) {
+        ids = read_tokens(o.tokens).ids;
+        note = fmt::format("Input: {} given sequence{} of {} tokens (scores averaged over them).", ids.size(),
+                           ids.size() == 1 ? "" : "s", ids[0].size());
+    } else {
+        const std::size_t n = o.length ? o.length : std::min<std::size_t>(20, c.n_positions / 2);
+        if (n == 0 || 2 * n > c.n_positions)
+            throw std::invalid_argument(fmt::format("--length {}: twice it must fit the model's {} positions", n, c.n_positions));
+        ids.push_back(model::repeated_random_tokens(c.vocab_size, n, o.seed));
+        note = fmt::format("Input: {} random tokens (seed {}) repeated twice: {} positions.", n, o.seed, 2 * n);
+    }
+    model::check_tokens(c, ids);
+    model::head_scores s;
+    with_params(m, [&](const auto& p) { s = model::detect_heads(model::gpt_forward(p, ids), c); });
+    const trace::style st = make_style(o.layout);
+    print_fitted("Model: " + model_summary(m) + "\n" + trace::render_head_scores(s, note, st), st);
+}
+
+void setup_model_heads(CLI::App& model) {
+    auto o = std::make_shared<heads_options>();
+    auto* sub = model.add_subcommand("heads", "Score every head as previous-token, duplicate-token and induction head");
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors)")->required();
+    sub->add_option("--tokens", o->tokens, "Score on these token ids instead (comma-separated; repeatable, same length)");
+    sub->add_option("--length", o->length, "How many random tokens to repeat (default 20, at most half the positions)")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--seed", o->seed, "Seed of the random tokens (default 0)");
+    add_dtype_option(*sub, o->dtype);
+    add_layout_options(*sub, o->layout);
+    sub->callback([o] { run_model_heads(*o); });
+}
+
+}  // namespace
+
+static const bool registered = register_model_verb({"heads", 30, setup_model_heads});
+
+}  // namespace attn::cli

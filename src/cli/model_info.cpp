@@ -1,0 +1,67 @@
+// cli/model_info.cpp — `attn model info CKPT [--dtype …]`: what a checkpoint holds —
+// its layout, the dtype of its tensors, the config and where it came from, the
+// parameter count, and what the reader assumed.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/model_load.hpp"
+#include "cli/model_verbs.hpp"
+#include "io/terminal_safe.hpp"
+#include "model/hooks.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct info_options {
+    std::string checkpoint;
+};
+
+// 124439808 → "124,439,808"
+std::string grouped(std::size_t n) {
+    std::string s = std::to_string(n), out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i && (s.size() - i) % 3 == 0) out += ',';
+        out += s[i];
+    }
+    return out;
+}
+
+void run_model_info(const info_options& o) {
+    const loaded_model m = load_model(o.checkpoint, "float32");  // reading checks every tensor
+    const model::gpt_config& c = m.config();
+    std::string out;
+    out += "Checkpoint:  " + io::terminal_safe(o.checkpoint) + "\n";
+    out += "Layout:      " + m.info.layout + "\n";
+    out += "dtype:       " + io::terminal_safe(m.info.dtype) + "\n";
+    out += "Config from: " + io::terminal_safe(m.info.config_source) + "\n";
+    out += fmt::format("Layers:      {} (n_layer)\n", c.n_layer);
+    out += fmt::format("Heads:       {} per layer (n_head), d_head {}\n", c.n_head, c.d_head());
+    out += fmt::format("d_model:     {} (n_embd)\n", c.n_embd);
+    out += fmt::format("d_mlp:       {}\n", c.has_mlp ? std::to_string(c.d_mlp()) : std::string("none (attention-only blocks)"));
+    out += fmt::format("Vocabulary:  {} tokens (vocab_size)\n", c.vocab_size);
+    out += fmt::format("Positions:   {} (n_positions)\n", c.n_positions);
+    out += fmt::format("LN epsilon:  {}\n", c.ln_eps);
+    out += std::string("Unembedding: ") + (c.tied ? "tied to wte (no lm_head)" : "lm_head, its own matrix") + "\n";
+    out += "Parameters:  " + grouped(model::parameter_count(c)) + "\n";
+    out += fmt::format("Hooks:       {} per forward (attn model run --json lists them)\n", model::hook_names(c).size());
+    for (const auto& n : m.info.notes) out += "Note:        " + io::terminal_safe(n) + "\n";
+    std::cout << out;
+}
+
+void setup_model_info(CLI::App& model) {
+    auto o = std::make_shared<info_options>();
+    auto* sub = model.add_subcommand("info", "What a GPT checkpoint holds: layout, config, parameter count, dtype");
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors)")->required();
+    sub->callback([o] { run_model_info(*o); });
+}
+
+}  // namespace
+
+static const bool registered = register_model_verb({"info", 20, setup_model_info});
+
+}  // namespace attn::cli

@@ -1,0 +1,80 @@
+// cli/model_load.cpp — checkpoint, dtype and tokens for the `attn model` sub-verbs.
+#include "cli/model_load.hpp"
+
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "trace/model_head.hpp"
+
+namespace attn::cli {
+
+loaded_model load_model(const std::string& path, const std::string& dtype) {
+    loaded_model m;
+    if (dtype == "float64") {
+        m.f64 = model::read_checkpoint<double>(path, &m.info);
+        return m;
+    }
+    m.f32 = model::read_checkpoint<float>(path, &m.info);
+    if (dtype == "auto" && m.info.dtype == "F64") {  // a float64 file computes in float64
+        m.f32.reset();
+        m.f64 = model::read_checkpoint<double>(path, &m.info);
+    }
+    return m;
+}
+
+void add_dtype_option(CLI::App& sub, std::string& dtype) {
+    sub.add_option("--dtype", dtype, "Compute in float32 or float64 (default auto: float64 for an F64 file, else float32)")
+        ->check(CLI::IsMember({"auto", "float32", "float64"}));
+}
+
+std::string token_input::label(int id) const { return trace::id_label(id); }
+
+namespace {
+
+std::vector<int> parse_ids(const std::string& list) {
+    std::vector<int> ids;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        std::size_t used = 0;
+        long long v = -1;
+        try {
+            v = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || v < 0 || v > 2147483647LL)
+            throw std::invalid_argument("--tokens '" + list + "': '" + item +
+                                        "' is not a token id (ids are whole numbers from 0, separated by commas)");
+        ids.push_back(static_cast<int>(v));
+        start = comma + 1;
+    }
+    return ids;
+}
+
+}  // namespace
+
+token_input read_tokens(const std::vector<std::string>& tokens) {
+    if (tokens.empty()) throw std::invalid_argument("give the input: --tokens 0,1,2 (repeatable: one sequence each)");
+    token_input in;
+    for (const auto& t : tokens) in.ids.push_back(parse_ids(t));
+    for (const auto& row : in.ids) {
+        std::vector<std::string> labels;
+        for (int id : row) labels.push_back(in.label(id));
+        in.labels.push_back(labels);
+    }
+    return in;
+}
+
+std::string model_summary(const loaded_model& m) {
+    const auto& c = m.config();
+    return fmt::format("{} · {} layer{} × {} head{} · d_model {} · d_head {} · vocab {} · {} positions{}{} · {}",
+                       m.info.layout, c.n_layer, c.n_layer == 1 ? "" : "s", c.n_head, c.n_head == 1 ? "" : "s",
+                       c.n_embd, c.d_head(), c.vocab_size, c.n_positions, c.has_mlp ? "" : " · attention-only",
+                       c.tied ? " · tied unembedding" : "", m.dtype_name());
+}
+
+}  // namespace attn::cli

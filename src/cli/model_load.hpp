@@ -1,0 +1,54 @@
+// cli/model_load.hpp — what the `attn model` sub-verbs share: a checkpoint read in
+// the dtype asked for (--dtype auto: float64 for an F64 file, else float32), the token
+// sequences of --tokens with their labels, and --dtype's option.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/checkpoint.hpp"
+#include "model/gpt_params.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace attn::cli {
+
+struct loaded_model {
+    model::checkpoint_info info;
+    std::optional<model::gpt_params<float>> f32;   // exactly one of the two is set
+    std::optional<model::gpt_params<double>> f64;
+    const model::gpt_config& config() const { return f64 ? f64->config : f32->config; }
+    const char* dtype_name() const { return f64 ? "float64" : "float32"; }
+};
+
+// dtype: "auto" | "float32" | "float64".
+loaded_model load_model(const std::string& path, const std::string& dtype);
+
+// Calls fn(params) with the parameters in the dtype they were read in.
+template <class Fn>
+void with_params(const loaded_model& m, Fn&& fn) {
+    if (m.f64) fn(*m.f64);
+    else fn(*m.f32);
+}
+
+// Adds --dtype auto|float32|float64 to a sub-verb.
+void add_dtype_option(CLI::App& sub, std::string& dtype);
+
+// The sequences a run is given and how its tokens are shown.
+struct token_input {
+    std::vector<std::vector<int>> ids;                  // [B][P]
+    std::vector<std::vector<std::string>> labels;       // [B][P] "#464"
+    std::string label(int id) const;                    // "#id"
+};
+
+// From "--tokens 0,1,2" (one string per sequence). Throws std::invalid_argument naming
+// the bad flag and value.
+token_input read_tokens(const std::vector<std::string>& tokens);
+
+// A one-line summary: "GPT-2 (Hugging Face) · 2 layers × 4 heads · d_model 64 · …".
+std::string model_summary(const loaded_model& m);
+
+}  // namespace attn::cli

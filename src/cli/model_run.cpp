@@ -1,0 +1,154 @@
+// cli/model_run.cpp — `attn model run CKPT --tokens 0,1,2 [--tokens …] [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
+// [--json FILE|-] [--npy DIR] [--dtype auto|float32|float64] [--width N] [--full]
+// [--color …]`: a GPT checkpoint's forward with every stage kept (model/gpt_forward).
+// Prints each sequence's greedy next token per position and the top-k next tokens;
+// with --layer and --head, that head as `attn trace` shows a run (tables, heatmap, or
+// --query's per-token walk-through). With --json/--npy, every stage to files instead.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/layout.hpp"
+#include "cli/model_load.hpp"
+#include "cli/model_verbs.hpp"
+#include "io/output_writer.hpp"
+#include "model/gpt_forward.hpp"
+#include "trace/heatmap.hpp"
+#include "trace/model_export.hpp"
+#include "trace/model_head.hpp"
+#include "trace/model_report.hpp"
+#include "trace/trace_report.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct run_options {
+    std::string checkpoint;
+    std::vector<std::string> tokens;
+    std::size_t top = 5;
+    int layer = -1, head = -1, batch = -1;
+    std::string query;
+    std::vector<std::string> stages;
+    std::string json, npy;
+    std::string dtype = "auto";
+    layout_options layout;
+};
+
+void check_choice(const run_options& o) {
+    if ((o.layer >= 0) != (o.head >= 0)) throw std::invalid_argument("--layer and --head go together: give both to see one head");
+    if (o.layer < 0 && (!o.query.empty() || !o.stages.empty()))
+        throw std::invalid_argument(std::string(o.query.empty() ? "--stage" : "--query") + " shows a head: give --layer L --head H too");
+}
+
+template <class T>
+void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const run_options& o) {
+    trace::model_run_meta meta{m.info.layout, {}};
+    std::unique_ptr<io::staged_directory> npy;
+    std::unique_ptr<io::staged_file> json;
+    if (!o.npy.empty()) {
+        npy = std::make_unique<io::staged_directory>(o.npy);
+        trace::write_model_npy(a, m.config(), *npy);
+    }
+    if (!o.json.empty() && o.json != "-") {
+        json = std::make_unique<io::staged_file>(o.json);
+        trace::write_model_json(a, m.config(), meta, [&](const char* p, std::size_t n) { json->write(p, n); });
+    }
+    if (npy) npy->commit(), std::cerr << "attn model run: wrote " << npy->files() << " .npy files to " << o.npy << "\n";
+    if (json) json->commit(), std::cerr << "attn model run: wrote " << o.json << "\n";
+    if (o.json == "-")
+        trace::write_model_json(a, m.config(), meta, [](const char* p, std::size_t n) { std::cout.write(p, static_cast<std::streamsize>(n)); });
+}
+
+// One head as `attn trace` shows a run: stage tables and heatmap, or --query's walk-through.
+template <class T>
+std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const token_input& in, const run_options& o,
+                      const trace::style& st) {
+    trace::model_head_choice c;
+    c.layer = static_cast<std::size_t>(o.layer);
+    c.head = static_cast<std::size_t>(o.head);
+    c.batch = o.batch >= 0 ? static_cast<std::size_t>(o.batch) : 0;
+    if (c.batch < in.labels.size()) c.tokens = in.labels[c.batch];
+    c.title = fmt::format("blocks.{}.attn · head {} of {}", c.layer, c.head, m.config().n_head);
+    if (a.batch > 1) c.title += fmt::format(" · sequence {}", c.batch);
+    const trace::trace_run run = trace::model_head_run(a, m.config(), c);
+    trace::report_options ro;
+    ro.st = st;
+    ro.truecolor = trace::heatmap_style_for(st.color).truecolor;
+    if (!o.query.empty()) ro.query = o.query;
+    for (const auto& s : o.stages) {
+        auto id = trace::parse_head_stage(s);
+        if (!id) throw std::invalid_argument("--stage '" + s + "': a model head has the stages " + trace::stage_alias_list());
+        ro.tables.push_back(*id);
+    }
+    std::string out = fmt::format("Layers and heads count from 0, as the hook names do (blocks.{}.attn.hook_pattern,\n"
+                                  "head {}); the lessons count heads from 1: this is their head {}.\n\n",
+                                  c.layer, c.head, c.head + 1);
+    return out + trace::render_trace_report(run, ro);
+}
+
+template <class T>
+void run_with(const model::gpt_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
+    const model::gpt_acts<T> a = model::gpt_forward(p, in.ids);
+    if (!o.json.empty() || !o.npy.empty()) {
+        write_exports(a, m, o);
+        return;
+    }
+    const trace::style st = make_style(o.layout);
+    std::string out = "Model: " + model_summary(m) + "\n";
+    for (std::size_t b = 0; b < in.labels.size(); ++b) {
+        std::string line = a.batch > 1 ? fmt::format("Sequence {} ({} tokens):", b, a.n_pos) : fmt::format("Tokens ({}):", a.n_pos);
+        for (const auto& t : in.labels[b]) line += " " + t;
+        out += line + "\n";
+    }
+    out += "\n";
+    if (o.layer >= 0) out += head_view(a, m, in, o, st);
+    else out += trace::render_predictions(a, [&](int id) { return in.label(id); }, o.top, st);
+    print_fitted(out, st);
+}
+
+void run_model_run(const run_options& o) {
+    check_choice(o);
+    const token_input in = read_tokens(o.tokens);
+    const loaded_model m = load_model(o.checkpoint, o.dtype);
+    model::check_tokens(m.config(), in.ids);  // before any work: which sequence and token is wrong
+    if (o.layer >= 0) {  // the head exists before the forward runs
+        const auto& c = m.config();
+        if (static_cast<std::size_t>(o.layer) >= c.n_layer)
+            throw std::invalid_argument(fmt::format("--layer {} does not exist: the model has {} layers (0..{})", o.layer, c.n_layer, c.n_layer - 1));
+        if (static_cast<std::size_t>(o.head) >= c.n_head)
+            throw std::invalid_argument(fmt::format("--head {} does not exist: the model has {} heads (0..{})", o.head, c.n_head, c.n_head - 1));
+        if (o.batch >= 0 && static_cast<std::size_t>(o.batch) >= in.ids.size())
+            throw std::invalid_argument(fmt::format("--batch {} does not exist: {} sequence{} given (0..{})", o.batch, in.ids.size(),
+                                                    in.ids.size() == 1 ? "" : "s", in.ids.size() - 1));
+    }
+    with_params(m, [&](const auto& p) { run_with(p, m, in, o); });
+}
+
+void setup_model_run(CLI::App& model) {
+    auto o = std::make_shared<run_options>();
+    auto* sub = model.add_subcommand("run", "Run a GPT checkpoint on tokens: next-token predictions, one head traced, every stage exported");
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors; its config in __metadata__ or a config.json beside it)")->required();
+    sub->add_option("--tokens", o->tokens, "Token ids of one sequence, comma-separated (repeatable: one batch row each)");
+    sub->add_option("--top", o->top, "How many next tokens to list (default 5)")->check(CLI::PositiveNumber);
+    sub->add_option("--layer", o->layer, "Show this layer's head --head (counted from 0, as blocks.L)")->check(CLI::NonNegativeNumber);
+    sub->add_option("--head", o->head, "The head of --layer to show (counted from 0)")->check(CLI::NonNegativeNumber);
+    sub->add_option("--batch", o->batch, "With --layer/--head: the sequence (--tokens row) to show, from 0")->check(CLI::NonNegativeNumber);
+    sub->add_option("--query", o->query, "With --layer/--head: per-token walk-through of this query (its token or 0-based position)");
+    sub->add_option("--stage", o->stages, "With --layer/--head: print only these stage tables (repeatable)");
+    sub->add_option("--json", o->json, "Write every stage as JSON to FILE, or '-' for stdout");
+    sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
+    add_dtype_option(*sub, o->dtype);
+    add_layout_options(*sub, o->layout);
+    sub->callback([o] { run_model_run(*o); });
+}
+
+}  // namespace
+
+static const bool registered = register_model_verb({"run", 10, setup_model_run});
+
+}  // namespace attn::cli
