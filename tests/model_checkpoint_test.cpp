@@ -220,6 +220,21 @@ TEST_CASE("F16 and BF16 tensors convert to the values their bits encode", "[chec
     CHECK(t[3] == 5.9604644775390625e-08f);
 }
 
+TEST_CASE("an F64 value past float32's range reads as double and is refused as float", "[checkpoint]") {
+    attn::io::clear_inputs();
+    const double v[3] = {1.0, 1e300, -2.5};
+    const std::string bytes = raw_file(R"({"w":{"dtype":"F64","shape":[3],"data_offsets":[0,24]}})", std::string(reinterpret_cast<const char*>(v), 24));
+    const st_header h = parse(bytes);
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    double d[3];
+    read_elements<double>(h, *h.find("w"), data, d);
+    CHECK(d[1] == 1e300);
+    float f[3];
+    const auto e = error_of([&] { read_elements<float>(h, *h.find("w"), data, f); });
+    CHECK(e.offset == h.data_start + 8);
+    CHECK_THAT(e.what(), Catch::Contains("element [1] of tensor 'w' is too large for float32"));
+}
+
 TEST_CASE("a malformed safetensors header is refused with the byte offset of the problem", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
     const std::string d8(8, '\0');
