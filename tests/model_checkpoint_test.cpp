@@ -242,7 +242,7 @@ TEST_CASE("a malformed safetensors header is refused with the byte offset of the
         const char* what;
         std::string bytes;
         std::uint64_t offset;
-        const char* says;
+        std::string says;
     };
     const std::string big_len = std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8) + "{}";
     const std::vector<bad_case> cases = {
@@ -278,6 +278,8 @@ TEST_CASE("a malformed safetensors header is refused with the byte offset of the
         {"a control character in a name", raw_file("{\"a\x01\":{}}", ""), 11, "control character"},
         {"nesting past 64 levels", raw_file("{\"__metadata__\":" + std::string(70, '[') + std::string(70, ']') + "}", ""), 24, "to be an object"},
         {"text after the header", raw_file("{} {}", ""), 11, "expected the end"},
+        {"a long name, cut in the message", raw_file("{\"" + std::string(200, 'x') + R"(":{"dtype":"F33","shape":[],"data_offsets":[0,0]}})", ""), 9,
+         "'" + std::string(80, 'x') + "…' has the unknown dtype"},
     };
     for (const auto& c : cases) {
         INFO(c.what);

@@ -13,7 +13,6 @@
 #include <type_traits>
 
 #include "io/mapped_file.hpp"
-#include "io/terminal_safe.hpp"
 #include "model/checkpoint_layout.hpp"
 #include "model/file_error.hpp"
 
@@ -76,10 +75,10 @@ bool check_tensors(const st_header& h, const layout_scan& s, const gpt_config& c
         auto want = param_shape(key, c);
         if (transposed_in_file(s.linear, kind, key)) std::swap(want[0], want[1]);
         if (t.shape != want)
-            throw file_error("invalid", h.file, t.shape_at, "tensor '" + io::terminal_safe(t.name) + "' has the shape " + shape_text(t.shape) +
+            throw file_error("invalid", h.file, t.shape_at, "tensor '" + shown(t.name) + "' has the shape " + shape_text(t.shape) +
                                                                 ", expected " + shape_text(want) + " (" + (s.linear ? layout_mingpt : layout_hugging_face) + ")");
         if (!dtype_readable(t.dtype))
-            throw file_error("unsupported", h.file, t.entry_at, "tensor '" + io::terminal_safe(t.name) + "' has dtype " + t.dtype +
+            throw file_error("unsupported", h.file, t.entry_at, "tensor '" + shown(t.name) + "' has dtype " + t.dtype +
                                                                     "; attn reads F64, F32, F16 and BF16");
         dtypes.insert(t.dtype);
     });

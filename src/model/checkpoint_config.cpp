@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "io/input_read.hpp"
-#include "io/terminal_safe.hpp"
 #include "model/checkpoint_layout.hpp"
 #include "model/file_error.hpp"
 #include "model/json_scan.hpp"
@@ -41,7 +40,7 @@ double metadata_number(const st_header& h, const std::string& key) {
     const auto r = std::from_chars(v.data(), v.data() + v.size(), d);
     if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(d))
         throw file_error("invalid", h.file, h.metadata_at.at(key), "__metadata__ " + key + " should be a number written as a string, found \"" +
-                                                                       io::terminal_safe(v) + "\"");
+                                                                       shown(v) + "\"");
     return d;
 }
 

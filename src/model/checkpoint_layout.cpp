@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "io/terminal_safe.hpp"
 #include "model/file_error.hpp"
 
 namespace attn::model {
@@ -21,7 +20,7 @@ const std::set<std::string>& block_parts() {
     return parts;
 }
 
-std::string q(const std::string& s) { return "'" + io::terminal_safe(s) + "'"; }
+std::string q(const std::string& s) { return "'" + shown(s) + "'"; }
 
 [[noreturn]] void unexpected(const st_header& h, const st_tensor& t) {
     throw file_error("invalid", h.file, t.entry_at, "unexpected tensor " + q(t.name) +

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "io/input_error.hpp"
+#include "io/terminal_safe.hpp"
 
 namespace attn::model {
 
@@ -19,5 +21,13 @@ struct file_error : io::input_error {
           file(path),
           offset(at) {}
 };
+
+// Text from a file, as a message shows it: terminal-safe and cut to about 80 bytes
+// (at a character boundary) with "…", since a tensor name or number may be megabytes.
+inline std::string shown(std::string_view text) {
+    std::size_t n = text.size() <= 96 ? text.size() : 80;
+    while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    return io::terminal_safe(std::string(text.substr(0, n))) + (n < text.size() ? "…" : "");
+}
 
 }  // namespace attn::model

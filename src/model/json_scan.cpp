@@ -6,7 +6,6 @@
 #include <cmath>
 #include <set>
 
-#include "io/terminal_safe.hpp"
 #include "model/file_error.hpp"
 
 namespace attn::model {
@@ -178,10 +177,10 @@ std::uint64_t json_scan::uint_value() {
     const std::size_t n = number_span();
     const std::string_view text = s_.substr(at, n);
     if (text.find_first_of(".eE") != std::string_view::npos)
-        fail_at(at, "expected an integer, found " + io::terminal_safe(std::string(text)));
+        fail_at(at, "expected an integer, found " + shown(text));
     std::uint64_t v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (r.ec != std::errc()) fail_at(at, "an integer larger than 2^64 - 1: " + io::terminal_safe(std::string(text)));
+    if (r.ec != std::errc()) fail_at(at, "an integer larger than 2^64 - 1: " + shown(text));
     i_ += n;
     return v;
 }
@@ -194,7 +193,7 @@ double json_scan::number_value() {
     double v = 0;
     const auto r = std::from_chars(s_.data() + at, s_.data() + at + n, v);
     if (r.ec != std::errc() || !std::isfinite(v))
-        fail_at(at, "a number out of range: " + io::terminal_safe(std::string(s_.substr(at, n))));
+        fail_at(at, "a number out of range: " + shown(s_.substr(at, n)));
     i_ += n;
     return v;
 }
@@ -218,7 +217,7 @@ void json_scan::object(const std::function<void(const std::string&, std::size_t)
         if (peek() != '"') fail_at(i_, "expected a key (a string), found " + found_here());
         const std::size_t at = i_;  // the key's opening quote
         const std::string key = string_value();
-        if (!seen.insert(key).second) fail_at(at, "the key \"" + io::terminal_safe(key) + "\" appears twice");
+        if (!seen.insert(key).second) fail_at(at, "the key \"" + shown(key) + "\" appears twice");
         expect(':', "':' after the key");
         on_member(key, at);
         const char c = peek();

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "io/terminal_safe.hpp"
 #include "model/file_error.hpp"
 #include "model/json_scan.hpp"
 
@@ -14,7 +13,7 @@ namespace attn::model {
 
 namespace {
 
-std::string quoted(const std::string& name) { return "'" + io::terminal_safe(name) + "'"; }
+std::string quoted(const std::string& name) { return "'" + shown(name) + "'"; }
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
     std::string s = "[";

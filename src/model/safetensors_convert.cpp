@@ -7,7 +7,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "io/terminal_safe.hpp"
 #include "model/file_error.hpp"
 #include "model/safetensors.hpp"
 
@@ -130,9 +129,9 @@ template <class T>
             continue;
         const std::string what = std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "too large for float32";
         throw file_error("invalid", h.file, t.begin + i * es, "element " + index_text(t, i) + " of tensor '" +
-                                                                  io::terminal_safe(t.name) + "' is " + what);
+                                                                  shown(t.name) + "' is " + what);
     }
-    throw file_error("invalid", h.file, t.begin, "tensor '" + io::terminal_safe(t.name) + "' holds a value that is not finite");
+    throw file_error("invalid", h.file, t.begin, "tensor '" + shown(t.name) + "' holds a value that is not finite");
 }
 
 }  // namespace
@@ -141,7 +140,7 @@ template <class T>
 void read_elements(const st_header& h, const st_tensor& t, const unsigned char* bytes, T* out, bool transpose) {
     const int kind = t.dtype == "F64" ? 0 : t.dtype == "F32" ? 1 : t.dtype == "F16" ? 2 : t.dtype == "BF16" ? 3 : -1;
     if (kind < 0)
-        throw file_error("unsupported", h.file, t.entry_at, "tensor '" + io::terminal_safe(t.name) + "' has dtype " + t.dtype +
+        throw file_error("unsupported", h.file, t.entry_at, "tensor '" + shown(t.name) + "' has dtype " + t.dtype +
                                                                 "; attn reads F64, F32, F16 and BF16");
     const unsigned char* p = bytes + t.begin;
     bool finite = true;
