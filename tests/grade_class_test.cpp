@@ -106,7 +106,7 @@ const gradebook& the_class() {
 
 TEST_CASE("the hand-made class: every submission has its row, the broken ones too", "[grade][class][cli]") {
     const gradebook& book = the_class();
-    CHECK(book.size() == 30);  // 25 graded + 5 not gradable; none stops the class
+    CHECK(book.size() == 38);  // 33 graded + 5 not gradable; none stops the class (vic's two files are one row)
     const double max = sum_of(numeric_points) + sum_of(other_points);
     for (const auto& [student, row] : book) {
         INFO(student);
@@ -167,6 +167,62 @@ TEST_CASE("the hand-made class: a copy earns at most 20% of the numeric points a
     CHECK_THAT(dan["notes"], Catch::Contains("the file's student key says 'ben' (graded as 'dan', its submitter)"));
     CHECK_THAT(dan["notes"], Catch::Contains("matches the numbers of student ben"));
     CHECK(the_class().at("ben").at("percent") == "100.0");  // the victim keeps the marks
+}
+
+TEST_CASE("the hand-made class: a copy with noise below the tolerance is flagged with its source", "[grade][class][cli]") {
+    auto carla = the_class().at("carla");  // ana's answers, each number moved by up to 4e-4; her own 03-blind and 09-xxtx
+    double copied = 0;
+    for (const char* ex : {"04-cross-the", "03-causal-cat", "06-padded"}) copied += std::stod(carla[ex]);
+    CHECK(copied <= 0.2 * (numeric_points.at("04-cross-the") + numeric_points.at("03-causal-cat") + numeric_points.at("06-padded")));
+    CHECK_THAT(carla["notes"], Catch::Contains("matches the numbers of student ana: 9 of 11 numeric parts "
+                                               "(04-cross-the, 03-causal-cat, 06-padded)"));
+    CHECK(the_class().at("ana").at("notes").empty());  // the source is not accused
+}
+
+TEST_CASE("the hand-made class: a mixed copy is flagged with the copied share", "[grade][class][cli]") {
+    auto mo = the_class().at("mo");  // his own 04-cross-the (4 parts right) and 09-xxtx, ana's 03-causal-cat and 06-padded (5 parts)
+    CHECK(std::stod(mo["04-cross-the"]) == Approx(4));
+    CHECK_THAT(mo["notes"], Catch::Contains("matches the numbers of student ana: 5 of 11 numeric parts (03-causal-cat, 06-padded)"));
+}
+
+TEST_CASE("the hand-made class: honest mistakes are never called copies", "[grade][class][cli]") {
+    auto who = GENERATE(as<std::string>{}, "max", "wes", "rory", "pat");  // mask after softmax, another query row, rounding, placeholders
+    INFO(who);
+    auto row = the_class().at(who);
+    CHECK_THAT(row["notes"], !Catch::Contains("numbers of student"));
+    CHECK_THAT(row["notes"], !Catch::Contains("someone else"));
+}
+
+TEST_CASE("the hand-made class: a file planted under a classmate's name never costs them", "[grade][class][cli]") {
+    auto vic = the_class().at("vic");  // vic.toml right; "VIC .toml", broken, planted by someone else
+    CHECK(vic["percent"] == "100.0");
+    CHECK(vic["status"] == "graded");
+    CHECK_THAT(vic["notes"], Catch::Contains("2 files for this student: 'VIC .toml' (not counted, not gradable: syntax), "
+                                             "'vic.toml' (counted, 18/18)"));
+}
+
+TEST_CASE("the hand-made class: ticking every choice earns nothing and names nothing", "[grade][class][cli]") {
+    auto sally = the_class().at("sally");
+    CHECK(sally["09-nonlinear"] == "0");
+    CHECK(std::stod(sally["total"]) == Approx(sum_of(numeric_points) + sum_of(other_points) - 1));
+    int code = -1;
+    const std::string report = run_command(shell_quote(ATTN_BIN) + " grade " + shell_quote(fixtures + "class-cheaters/sally.toml") +
+                                               " --exercises 09-nonlinear --feedback mistakes --format json 2>&1", &code);
+    CHECK_THAT(report, Catch::Contains("every choice is picked: no credit, and no choice is named right or wrong"));
+    CHECK_THAT(report, !Catch::Contains("not it"));  // no choice named as wrong
+}
+
+TEST_CASE("the hand-made class: rounding to 2 decimals costs only the entries it moves, and names no mistake", "[grade][class][cli]") {
+    auto rory = the_class().at("rory");
+    CHECK(rory["mistakes"].empty());
+    CHECK(std::stod(rory["total"]) > 0.5 * (sum_of(numeric_points) + sum_of(other_points)));
+    CHECK(std::stod(rory["total"]) < sum_of(numeric_points) + sum_of(other_points));
+}
+
+TEST_CASE("the hand-made class: -1e9 for minus infinity is accepted where lesson 03 teaches it", "[grade][class][cli]") {
+    auto ines = the_class().at("ines");
+    CHECK(ines["percent"] == "100.0");
+    CHECK(ines["mistakes"].empty());
 }
 
 TEST_CASE("the hand-made class: malformed files are not gradable, at 0, with reason and place", "[grade][class][cli]") {

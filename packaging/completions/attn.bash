@@ -34,13 +34,14 @@ _attn() {
     esac
 
     if [ -z "$verb" ]; then
-        COMPREPLY=($(compgen -W "lessons lesson trace shapes exercise grade model --lessons --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "lessons lesson trace shapes exercise grade model course --lessons --version --help" -- "$cur"))
         return
     fi
     if [[ "$cur" == -* ]]; then
         local help_of=("$verb")
         [ "$verb" = exercise ] && [ -n "$sub" ] && help_of+=("$sub")
         [ "$verb" = model ] && [ -n "$sub" ] && help_of+=("$sub")
+        [ "$verb" = course ] && [ -n "$sub" ] && help_of+=("$sub")
         COMPREPLY=($(compgen -W "$(_attn_verb_options "$cmd" "${help_of[@]}")" -- "$cur"))
         return
     fi
@@ -66,6 +67,8 @@ _attn() {
             else
                 COMPREPLY=($(compgen -f -X '!*.safetensors' -- "$cur") $(compgen -d -- "$cur"))
             fi ;;
+        course)
+            if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "secret" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
     esac
 }
 complete -o filenames -F _attn attn

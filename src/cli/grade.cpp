@@ -53,6 +53,7 @@ struct grade_cli {
     std::string feedback;    // --feedback LEVEL ("" = the assignment's, else the mode's default)
     layout_options layout;  // --width/--full of the text report
     bool fingerprint = false;
+    bool guessable_secret_ok = false;  // accept a secret grade/secret.hpp calls guessable
     std::string reviews;       // the teacher's filled-in review sheet (open exercises)
     std::string review_sheet;  // where to write the review sheet
 };
@@ -74,7 +75,7 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     g.feedback = level;
     g.student = o.student;
     g.lesson_numbers = o.lesson_numbers;
-    g.secret = grade::course_secret(o.secret_file);
+    g.secret = grade::course_secret(o.secret_file, o.guessable_secret_ok);
     say_fingerprint(o, g.secret);
     g.exercise_ids = o.exercises;
     if (!o.reviews.empty()) g.reviews = std::make_shared<grade::review_table>(grade::review_table::read(o.reviews, set));
@@ -225,16 +226,18 @@ int run_gradescope(const grade_cli& o) {
         g.practice_ok = false;
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
-        // Who submitted: Gradescope's metadata (or --student when testing the set-up),
-        // never the `student` key inside the submission.
-        if (g.student.empty()) g.student = grade::gradescope_student(o.metadata);
+        // Who submitted: Gradescope's metadata (every member of a group), or --student
+        // when testing the set-up; never the `student` key inside the submission.
+        std::vector<std::string> members = g.student.empty() ? grade::gradescope_students(o.metadata)
+                                                             : std::vector<std::string>{g.student};
+        if (!members.empty()) g.student = members.front();
         try {
-            if (g.student.empty())
+            if (members.empty())
                 throw grade::submission_error("identity", {o.metadata, 0, 0},
-                                              o.metadata + " names no submitter (users[0].sid, email or id), so the autograder "
+                                              o.metadata + " names no submitter (a user's sid, email or id), so the autograder "
                                                            "cannot tell whose numbers to grade; please tell your teacher");
             const grade::submission sub = grade::read_submission_path(o.submission_dir, limits);
-            r = grade::grade_submission(sub, set, g);
+            r = grade::grade_group(sub, set, g, members);
             grade::make_paths_relative(r, o.submission_dir);
         } catch (const grade::submission_error& e) {
             r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids, g);
@@ -287,6 +290,8 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--review-sheet", o->review_sheet,
                     "Also write the open answers as a CSV sheet for the teacher to fill in (points, comment)");
     sub->add_option("--reviews", o->reviews, "The teacher's filled-in review sheet: its points count for the open exercises");
+    sub->add_flag("--guessable-secret-ok", o->guessable_secret_ok,
+                  "Accept a guessable course secret (students' variant codes then let anyone find it, and every student's numbers)");
     sub->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
         ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));

@@ -12,6 +12,7 @@
 #include "cli/layout.hpp"
 #include "cli/step_viewer.hpp"
 #include "cli/verbs.hpp"
+#include "grade/exercise.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
@@ -103,7 +104,8 @@ void run_lesson(const lesson_options& o) {
 void run_check(const lesson_options& o) {
     int bad = 0;
     for (const auto& file : o.check_files) {
-        const auto problems = lessons::check_lesson_file(file);
+        auto problems = lessons::check_lesson_file(file);
+        if (problems.empty()) grade::read_exercises(lessons::load_lesson(file), problems);  // what grade will refuse (issue 18)
         if (problems.empty()) {
             const lessons::lesson l = lessons::load_lesson(file);
             std::cout << io::terminal_safe(file) << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "

@@ -28,6 +28,7 @@ int run_main(int argc, char** argv) {
     attn::cli::setup_exercise(app);
     attn::cli::setup_grade(app);
     attn::cli::setup_model(app);
+    attn::cli::setup_course(app);
     try {
         app.parse(argc, argv);
         if (app.get_subcommands().empty()) {

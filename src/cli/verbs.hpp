@@ -15,6 +15,7 @@ void setup_shapes(CLI::App& app);    // cli/shapes.cpp   (shape tables)
 void setup_exercise(CLI::App& app);  // cli/exercise.cpp (exercise list|show|template)
 void setup_grade(CLI::App& app);     // cli/grade.cpp    (grade submissions)
 void setup_model(CLI::App& app);     // cli/model.cpp    (real models; sub-verbs in cli/model_*.cpp)
+void setup_course(CLI::App& app);    // cli/course.cpp   (the teacher's set-up: course secret)
 
 // The numbered lessons with titles (what `attn lessons` prints).
 void print_lesson_list();

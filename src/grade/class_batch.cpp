@@ -9,8 +9,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "grade/answer_matrix.hpp"
-#include "grade/grade_parts.hpp"
+#include "grade/copies.hpp"
+#include "grade/limits.hpp"
+#include "grade/parallel.hpp"
 
 #include <fmt/format.h>
 
@@ -74,96 +75,18 @@ struct entry {
     std::string name;     // as listed
 };
 
-// Every student's expected answers, hashed coarsely per (exercise, part) so a wrong
-// answer can be looked up among the class's numbers; a hit is confirmed by recomputing
-// that student's part within the tolerance (no false "copy" from the coarse hash).
-class copy_index {
-public:
-    copy_index(const exercise_set& set, const std::vector<std::string>& ids, const grade_options& o,
-               const std::vector<entry>& students)
-        : options_(o) {
-        for (const auto& id : ids)
-            if (const exercise* x = set.find(id);
-                x && x->kind == exercise_kind::numeric && x->variant.enabled && !x->setup.student_inputs && !o.lesson_numbers)
-                xs_.push_back(x);
-        for (std::size_t i = 0; i < students.size(); ++i) {
-            names_.push_back(students[i].student);
-            for (const exercise* x : xs_) {
-                const stage_values right = compute_correct(numbers_of(*x, students[i].student).inputs);
-                for (const auto& p : x->parts)
-                    if (auto m = select_stage(right, p.stage, p.rows, p.cols)) index_.emplace(key(x->id, p.id, *m), i);
-            }
-        }
-    }
+std::string quoted_name(const std::string& name) { return "'" + name + "'"; }
 
-    // "matches the numbers of student X" when every answered part of one exercise (two
-    // parts at least, or six numbers) is right, within the tolerance, for student X's
-    // numbers and not for r's own: single parts of halves collide by chance in a large
-    // class, whole exercises do not.
-    std::vector<std::string> matches(const grade_report& r, const submission& sub) const {
-        std::vector<std::string> out;
-        for (const exercise* x : xs_) {
-            const answer_value* a = sub.find(x->id);
-            const exercise_result* er = nullptr;
-            for (const auto& e : r.exercises) er = e.id == x->id ? &e : er;
-            if (!a || !er || er->score >= er->max - 1e-9) continue;
-            std::optional<std::set<std::size_t>> common;  // students matching every answered part so far
-            std::size_t parts = 0, numbers = 0;
-            for (const auto& p : x->parts) {
-                const answer_value* pa = part_answer(*x, p, a);
-                if (!pa || is_unanswered(pa)) continue;
-                const read_result rr = read_matrix(*pa);
-                if (!rr.m) continue;
-                ++parts;
-                numbers += rr.m->size();
-                std::set<std::size_t> here;
-                auto [lo, hi] = index_.equal_range(key(x->id, p.id, *rr.m));
-                std::size_t tried = 0;
-                for (auto it = lo; it != hi && tried < 16; ++it, ++tried) {  // a crowded bucket is a constant answer, not a copy
-                    const std::string& other = names_[it->second];
-                    if (other == r.student || (common && !common->count(it->second))) continue;
-                    const auto m = select_stage(compute_correct(numbers_of(*x, other).inputs), p.stage, p.rows, p.cols);
-                    if (!m) continue;
-                    const matrix got = conform(*rr.m, *m);
-                    if (got.shape() == m->shape() && all_close(got, *m, p.tol)) here.insert(it->second);
-                }
-                common = common ? [&] {
-                    std::set<std::size_t> both;
-                    for (auto i : here)
-                        if (common->count(i)) both.insert(i);
-                    return both;
-                }()
-                                : here;
-                if (common->empty()) break;
-            }
-            if (!common || common->empty() || (parts < 2 && numbers < 6)) continue;
-            const std::string f = "matches the numbers of student " + names_[*common->begin()] + " (" + x->id + ")";
-            out.push_back(f);
-        }
-        return out;
-    }
-
-private:
-    exercise_numbers numbers_of(const exercise& x, const std::string& student) const {
-        variant_request req;
-        req.student = student;
-        req.secret = options_.secret;
-        req.practice_ok = false;
-        return numbers_for(x, req);
-    }
-    static std::uint64_t key(const std::string& ex, const std::string& part, const matrix& m) {
-        std::uint64_t h = std::hash<std::string>{}(ex + "\x1f" + part) ^ (m.size() * 0x9E3779B97F4A7C15ULL);
-        for (double e : m) {  // to 0.05: answers within the tolerance land together (almost always; confirmed after)
-            const double c = std::isfinite(e) ? std::round(e * 20.0) : (e > 0 ? 1e18 : -1e18);
-            h = (h * 1099511628211ULL) ^ std::hash<double>{}(c + 0.0);
-        }
-        return h;
-    }
-    grade_options options_;
-    std::vector<const exercise*> xs_;
-    std::vector<std::string> names_;
-    std::unordered_multimap<std::uint64_t, std::size_t> index_;
-};
+// The one-submission guess "ID: … (someone else's numbers?)" of each exercise a copy
+// match explains (grader.cpp writes it without a class to compare with).
+void drop_guesses(std::vector<std::string>& flags, const std::vector<std::string>& exercises) {
+    for (const auto& id : exercises)
+        flags.erase(std::remove_if(flags.begin(), flags.end(),
+                                   [&](const std::string& f) {
+                                       return f.rfind(id + ": ", 0) == 0 && f.find("(someone else's numbers?)") != std::string::npos;
+                                   }),
+                    flags.end());
+}
 
 submission read_entry(const entry& en, const read_limits& limits) {
     std::error_code ec;
@@ -194,18 +117,18 @@ void tally(class_result& out, const grade_report& r) {
                 mine.insert(p.mistake);
             }
     for (const auto& id : mine) ++out.mistakes[id].students;
-    bool copy = false;
-    for (const auto& f : r.flags) copy = copy || f.rfind("matches the numbers of student", 0) == 0;
-    out.copies += copy ? 1 : 0;
 }
 
 }  // namespace
 
-class_result grade_class(const std::string& dir, const exercise_set& set, const grade_options& options,
-                         const read_limits& limits, const report_sink& each) {
+namespace {
+
+// Every entry of the folder, grouped by the student id its name normalises to (ana.toml,
+// "ANA .toml" and ana/ are one student), in id order, each group in name order.
+std::vector<std::vector<entry>> list_students(const std::string& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw std::invalid_argument(dir + ": not a folder (--class takes the folder of submissions)");
-    std::vector<entry> entries;  // names only: the submissions are read one at a time below
+    std::vector<entry> entries;  // names only: the submissions are read one at a time later
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         const std::string name = e.path().filename().string();
         if (name.empty() || name[0] == '.') continue;
@@ -214,53 +137,132 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
         entries.push_back({normalize_student_id(printable(id)), e.path().string(), printable(name)});
     }
     if (ec) throw std::invalid_argument(dir + ": cannot list the folder (" + ec.message() + ")");
-    std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) { return a.student < b.student; });
+    std::sort(entries.begin(), entries.end(),
+              [](const entry& a, const entry& b) { return a.student != b.student ? a.student < b.student : a.name < b.name; });
+    std::vector<std::vector<entry>> groups;
+    for (auto& en : entries) {
+        if (groups.empty() || groups.back().front().student != en.student) groups.emplace_back();
+        groups.back().push_back(std::move(en));
+    }
+    return groups;
+}
 
-    class_result out;
-    out.exercise_ids = options.exercise_ids;
-    if (out.exercise_ids.empty()) {  // every exercise anyone answered, in lesson order (a first, light pass)
-        std::set<std::string> answered;
-        for (const auto& en : entries) {
+// Every exercise anyone answered, in lesson order (a first, light pass).
+std::vector<std::string> answered_exercises(const std::vector<std::vector<entry>>& groups, const exercise_set& set,
+                                            const read_limits& limits) {
+    std::set<std::string> answered;
+    for (const auto& g : groups)
+        for (const auto& en : g) {
             try {
                 for (const auto& [id, v] : read_entry(en, limits).answers) answered.insert(id);
             } catch (const std::exception&) {  // reported in the real pass
             }
         }
-        for (const auto& x : set.all)
-            if (answered.count(x.id)) out.exercise_ids.push_back(x.id);
+    std::vector<std::string> out;
+    for (const auto& x : set.all)
+        if (answered.count(x.id)) out.push_back(x.id);
+    return out;
+}
+
+struct graded {
+    grade_report report;
+    std::optional<submission> sub;  // the file that counted, when it could be read
+    std::string several;            // "2 files for this student: …" ("" for one)
+};
+
+// One file or folder of a student: read, graded; any problem of the submission ends in
+// the report (variant_error is the teacher's setup and goes up).
+graded grade_entry(const entry& en, const exercise_set& set, grade_options per, const read_limits& limits) {
+    graded g;
+    per.student = en.student;  // the file's name is who it is, whatever the file says
+    try {
+        g.sub = read_entry(en, limits);
+        try {
+            g.report = grade_submission(*g.sub, set, per);
+        } catch (const variant_error&) {
+            throw;
+        } catch (const std::exception& err) {
+            g.report = not_gradable(en.student, en.path, submission_error("internal", {en.path, 0, 0}, en.path + ": " + err.what()),
+                                    set, per.exercise_ids, per);
+        }
+    } catch (const submission_error& err) {
+        g.report = not_gradable(en.student, en.path, err, set, per.exercise_ids, per);
+    } catch (const variant_error&) {
+        throw;
+    } catch (const std::exception& err) {  // a filesystem surprise: still one row
+        g.report = not_gradable(en.student, en.path, submission_error("unreadable", {en.name, 0, 0}, en.name + ": " + err.what()),
+                                set, per.exercise_ids, per);
     }
+    if (!g.report.gradable) g.sub.reset();
+    g.report.student = en.student;
+    return g;
+}
+
+// A student with several files (names that normalise alike, a file and a folder): each is
+// graded, the best gradable one counts (a broken or planted file under someone's name
+// never costs them), and the teacher is told which counted and what the others were.
+graded grade_student(const std::vector<entry>& files, const exercise_set& set, const grade_options& per,
+                     const read_limits& limits, const std::string& dir) {
+    std::vector<graded> all;
+    for (const auto& en : files) {
+        all.push_back(grade_entry(en, set, per, limits));
+        make_paths_relative(all.back().report, dir);
+    }
+    if (all.size() == 1) return std::move(all.front());
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < all.size(); ++i) {
+        const auto& a = all[i].report;
+        const auto& b = all[best].report;
+        if ((a.gradable && !b.gradable) || (a.gradable == b.gradable && a.score > b.score + 1e-9)) best = i;
+    }
+    std::string list;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& r = all[i].report;
+        list += (list.empty() ? "" : ", ") + quoted_name(files[i].name) + " (" +
+                (i == best ? "counted, " : "not counted, ") +
+                (r.gradable ? points_str(r.score) + "/" + points_str(r.max) : "not gradable: " + r.reason_word) + ")";
+    }
+    graded out = std::move(all[best]);
+    out.several = capped_text(std::to_string(files.size()) + " files for this student: " + list, 4 * max_note_bytes);
+    out.report.flags.insert(out.report.flags.begin(), out.several);
+    return out;
+}
+
+}  // namespace
+
+class_result grade_class(const std::string& dir, const exercise_set& set, const grade_options& options,
+                         const read_limits& limits, const report_sink& each) {
+    const std::vector<std::vector<entry>> groups = list_students(dir);
+    class_result out;
+    out.exercise_ids = options.exercise_ids.empty() ? answered_exercises(groups, set, limits) : options.exercise_ids;
     for (const auto& id : out.exercise_ids)
         if (!set.find(id)) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
 
     grade_options per = options;
     per.exercise_ids = out.exercise_ids;
-    const copy_index copies(set, out.exercise_ids, options, entries);
-    for (const auto& en : entries) {
-        grade_report r;
-        try {
-            const submission sub = read_entry(en, limits);
-            per.student = en.student;  // the file's name is who it is, whatever the file says
-            try {
-                r = grade_submission(sub, set, per);
-                for (auto& f : copies.matches(r, sub)) r.flags.push_back(std::move(f));
-            } catch (const variant_error&) {
-                throw;  // the teacher's setup, not the student's submission
-            } catch (const std::exception& err) {
-                r = not_gradable(en.student, en.path, submission_error("internal", {en.path, 0, 0}, en.path + ": " + err.what()),
-                                 set, out.exercise_ids, per);
-            }
-        } catch (const submission_error& err) {
-            r = not_gradable(en.student, en.path, err, set, out.exercise_ids, per);
-        } catch (const variant_error&) {
-            throw;
-        } catch (const std::exception& err) {  // a filesystem surprise: still one row
-            r = not_gradable(en.student, en.path, submission_error("unreadable", {en.name, 0, 0}, en.name + ": " + err.what()),
-                             set, out.exercise_ids, per);
+    std::vector<std::string> ids;
+    for (const auto& g : groups) ids.push_back(g.front().student);
+    copy_finder copies(set, out.exercise_ids, per, ids);
+    // Graded on every core a batch at a time; copies, tallies and the reports then go out
+    // in id order, so the output is the same whatever the number of threads.
+    const std::size_t threads = grading_threads();
+    const std::size_t batch = 16 * threads;
+    for (std::size_t start = 0; start < groups.size(); start += batch) {
+        const std::size_t n = std::min(batch, groups.size() - start);
+        std::vector<graded> done(n);
+        parallel_for(n, threads, [&](std::size_t i) { done[i] = grade_student(groups[start + i], set, per, limits, dir); });
+        for (std::size_t i = 0; i < n; ++i) {
+            grade_report& r = done[i].report;
+            if (done[i].sub)
+                if (const auto m = copies.check(start + i, r, *done[i].sub)) {
+                    drop_guesses(r.flags, m->exercises);  // the source is known: no "someone else's numbers?" left
+                    r.flags.push_back(copy_finder::flag(*m));
+                    out.copies.push_back({r.student, r.flags.back()});
+                }
+            if (!done[i].several.empty()) out.several_files.push_back({r.student, done[i].several});
+            tally(out, r);
+            each(r);
         }
-        r.student = en.student;
-        make_paths_relative(r, dir);
-        tally(out, r);
-        each(r);
     }
     return out;
 }
@@ -309,6 +311,7 @@ std::string histogram_csv(const class_result& c) {
 }
 
 std::string class_summary_text(const class_result& c) {
+    constexpr std::size_t max_listed = 50;  // the rest are counted, and all are in the gradebook
     std::string out = fmt::format("Class: {} submissions, {} graded, {} not gradable\n", c.students, c.graded, c.students - c.graded);
     std::string ids;
     for (const auto& id : c.exercise_ids) ids += (ids.empty() ? "" : ", ") + id;
@@ -329,7 +332,16 @@ std::string class_summary_text(const class_result& c) {
         for (const auto& [ex, n] : m.by_exercise)
             out += fmt::format("      {:<{}}  {:>4} {}\n", ex, w - 4, n, n == 1 ? "part" : "parts");
     }
-    if (c.copies) out += fmt::format("\nCopies: {} student(s) hand in answers that match another student's numbers (gradebook notes)\n", c.copies);
+    if (!c.copies.empty())
+        out += fmt::format("\nCopies ({} {}; the same notes are in the gradebook, never in a student's report):\n", c.copies.size(),
+                           c.copies.size() == 1 ? "student" : "students");
+    for (std::size_t i = 0; i < c.copies.size() && i < max_listed; ++i)
+        out += "  " + terminal_visible(c.copies[i].first) + "  " + terminal_visible(c.copies[i].second) + "\n";
+    if (c.copies.size() > max_listed) out += fmt::format("  … and {} more (gradebook notes)\n", c.copies.size() - max_listed);
+    if (!c.several_files.empty()) out += "\nStudents with several files (the best counted; gradebook notes):\n";
+    for (std::size_t i = 0; i < c.several_files.size() && i < max_listed; ++i)
+        out += "  " + terminal_visible(c.several_files[i].first) + "  " + terminal_visible(c.several_files[i].second) + "\n";
+    if (c.several_files.size() > max_listed) out += fmt::format("  … and {} more (gradebook notes)\n", c.several_files.size() - max_listed);
     if (!c.not_gradable.empty()) out += "\nNot gradable:\n";
     for (const auto& [student, why] : c.not_gradable) out += "  " + terminal_visible(student) + "  " + terminal_visible(why) + "\n";
     return out;

@@ -2,9 +2,8 @@
 // file or one folder per student), graded one at a time and handed to the caller
 // before the next is read, so memory stays flat however large the class (10,000
 // submissions: see README, Performance). What is kept is small: counts, the
-// misconception histogram (overall and per exercise), the not-gradable list, and an
-// index of every student's expected answers used to flag copies ("matches the numbers
-// of student X"). A submission that cannot be read is listed as not gradable with its
+// misconception histogram (overall and per exercise), the not-gradable list, and the
+// copy finder's indexes (grade/copies.hpp: "matches the numbers of student X"). A submission that cannot be read is listed as not gradable with its
 // reason and the batch goes on; nothing is executed.
 #pragma once
 
@@ -35,7 +34,8 @@ struct class_result {
     bool all_full = true;
     std::map<std::string, misconception> mistakes;
     std::vector<std::pair<std::string, std::string>> not_gradable;  // student, "reason: message"
-    std::size_t copies = 0;                                         // students flagged as matching another's numbers
+    std::vector<std::pair<std::string, std::string>> copies;        // student, the copy note (grade/copies.hpp)
+    std::vector<std::pair<std::string, std::string>> several_files; // student, which of their files counted
 };
 
 using report_sink = std::function<void(const grade_report&)>;

@@ -13,6 +13,10 @@
 
 namespace attn::grade {
 
+namespace {
+constexpr double max_points = 1000;  // a typo such as 1e308 would overflow every total
+}  // namespace
+
 const char* kind_name(exercise_kind k) {
     switch (k) {
         case exercise_kind::numeric: return "numeric";
@@ -186,7 +190,8 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
         return std::nullopt;
     }
     auto pts = rd.number(t, "points", true);
-    if (pts && *pts <= 0) rd.fail(t.get("points"), "'points' must be positive");
+    if (pts && !(std::isfinite(*pts) && *pts > 0 && *pts <= max_points))
+        rd.fail(t.get("points"), "'points' must be a positive number up to " + std::to_string(static_cast<int>(max_points)));
     x.points = pts.value_or(0.0);
     if ((x.kind == exercise_kind::choice || x.kind == exercise_kind::multi) && x.choices.size() < 2)
         rd.fail(&t, std::string("a ") + kind_name(x.kind) + " exercise needs 'choices' with at least two entries");
@@ -221,7 +226,8 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
             for (const auto& other : x.parts)
                 if (other.id == p.id) rd.fail(pt->get("id"), "part id '" + p.id + "' is used twice");
             if (auto pp = rd.number(*pt, "points", false)) {
-                if (*pp < 0) rd.fail(pt->get("points"), "part 'points' must be ≥ 0");
+                if (!(std::isfinite(*pp) && *pp >= 0 && *pp <= max_points))
+                    rd.fail(pt->get("points"), "part 'points' must be a number from 0 to " + std::to_string(static_cast<int>(max_points)));
                 p.points = *pp;
             } else {
                 p.points = -1.0;  // shares the exercise's points

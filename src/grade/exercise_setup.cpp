@@ -66,11 +66,11 @@ const matrix* exercise_reader::named_matrix(const toml::table& t, const std::str
 
 tolerance exercise_reader::read_tol(const toml::table& t, tolerance base) {
     if (auto r = rd.number(t, "rtol", false)) {
-        if (*r < 0) rd.fail(t.get("rtol"), "'rtol' must be ≥ 0");
+        if (!(std::isfinite(*r) && *r >= 0 && *r < 1)) rd.fail(t.get("rtol"), "'rtol' must be a number from 0 to below 1");
         else base.rtol = *r;
     }
     if (auto a = rd.number(t, "atol", false)) {
-        if (*a < 0) rd.fail(t.get("atol"), "'atol' must be ≥ 0");
+        if (!(std::isfinite(*a) && *a >= 0)) rd.fail(t.get("atol"), "'atol' must be a finite number ≥ 0");
         else base.atol = *a;
     }
     return base;

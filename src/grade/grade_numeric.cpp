@@ -63,7 +63,47 @@ struct earlier_answer {
     part_status status;
     bool genuine = false;  // close to the reference or to a catalogued mistake: may carry credit
     bool placeholder = false;  // a constant, uniform weights or the mean of V (or carried from one)
+    bool own = false;          // worked from the student's own numbers (a named mistake, another query row)
+    bool own_rows = false;     // other rows of the student's own stage (or carried from such rows)
 };
+
+// Lesson 03 teaches that a large negative constant works as −∞ in double precision: a
+// finite −1e9 or below where −∞ is expected reads as −∞ (a query that sees no key is
+// another matter: its weights then differ, and finite_fill names that).
+constexpr double taught_minus_infinity = -1e9;
+matrix as_taught(matrix got, const matrix& expected) {
+    if (got.shape() != expected.shape()) return got;
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (std::isinf(expected.flat(i)) && expected.flat(i) < 0 && std::isfinite(got.flat(i)) && got.flat(i) <= taught_minus_infinity)
+            got.flat(i) = expected.flat(i);
+    return got;
+}
+
+// k (1 to 3) when got is expected rounded to k decimals (half away from zero or half to
+// even, as people and NumPy round), else 0.
+int rounded_decimals(const matrix& got, const matrix& expected) {
+    if (got.shape() != expected.shape()) return 0;
+    const tolerance exact{0.0, 1e-9};
+    for (int k = 1; k <= 3; ++k)
+        if (all_close(got, round_to(expected, k), exact, true) || all_close(got, round_to(expected, k, true), exact, true)) return k;
+    return 0;
+}
+
+// Every row of got is, within the tolerance, some row of the student's own stage: the
+// wrong query row, not someone else's numbers.
+bool rows_of_own_stage(const matrix& got, const stage_values& right, const part_spec& p) {
+    const auto all = select_stage(right, p.stage, {}, p.cols);
+    if (!all || all->shape(1) != got.shape(1)) return false;
+    for (std::size_t i = 0; i < got.shape(0); ++i) {
+        bool found = false;
+        for (std::size_t j = 0; j < all->shape(0) && !found; ++j) {
+            found = true;
+            for (std::size_t c = 0; c < got.shape(1) && found; ++c) found = is_close(got(i, c), (*all)(j, c), p.tol, true);
+        }
+        if (!found) return false;
+    }
+    return true;
+}
 
 // ── fair credit (lessons/README.md, "Fair credit") ──
 
@@ -416,7 +456,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             out.push_back(r);
             continue;
         }
-        const matrix got = conform(*rr.m, *expected);
+        const matrix got = as_taught(conform(*rr.m, *expected), *expected);
         if (!candidates) candidates = mistake_candidates(in);
 
         if (got.shape() != expected->shape()) {
@@ -455,7 +495,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         }
         // Right given the student's own earlier answer? Then the error counts once.
         const std::string prev = predecessor_of(p.stage, in.mask.has_value());
-        bool carried = false, from_placeholder = false;
+        bool carried = false, from_placeholder = false, from_own = false;
         for (auto e = seen.rbegin(); e != seen.rend() && !carried; ++e) {
             if (e->stage != prev && !(p.stage == "weights" && e->stage == "scaled")) continue;
             if (e->status == part_status::correct) break;
@@ -470,18 +510,23 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                                               " above, which are not an attempt at your numbers: no credit carries";
                 genuine_chain = genuine_chain && e->genuine;
                 // Not genuine and not a placeholder: computed, but from other numbers than the student's.
-                r.other_numbers = !e->genuine && !e->placeholder;
+                r.other_numbers = !e->genuine && !e->placeholder && !e->own;
                 from_placeholder = e->placeholder;
+                from_own = e->own;
+                r.own_rows = e->own_rows;
+                r.placeholder = e->placeholder;
             }
         }
         if (carried) {
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), from_placeholder});
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), from_placeholder, from_own,
+                            r.own_rows});
             continue;
         }
         const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
         const credit_count cc = count_credit(got, *expected, info, p.tol);
         const bool placeholder = is_placeholder(got, p, in, p.tol);
+        r.placeholder = placeholder;
         r.score = placeholder || cc.informative == 0 ? 0.0 : r.max * static_cast<double>(cc.close) / static_cast<double>(cc.informative);
         r.status = r.score > 0.0 ? part_status::partial : part_status::wrong;
         r.feedback = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " + p.tol.str() +
@@ -500,11 +545,22 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.feedback_without_expected += why;
         }
         bool genuine = !placeholder && cc.informative > 0 && 2 * cc.close >= cc.informative;
+        // The right numbers rounded to k decimals: only the entries rounding moved beyond
+        // the tolerance cost anything, in this part only; no mistake is named.
+        const int rounded = placeholder ? 0 : rounded_decimals(got, *expected);
+        if (rounded > 0) {
+            const std::string why = ". These are your right numbers rounded to " + std::to_string(rounded) + " decimal" +
+                                    (rounded > 1 ? "s" : "") + ": only the entries rounding moved beyond the tolerance cost "
+                                    "points; give 4 decimals";
+            r.feedback += why;
+            r.feedback_without_expected += why;
+            genuine = true;
+        }
         // A placeholder is never diagnosed: on some draws a mistake's answer is itself a
         // constant (no softmax gives 0 where a score is 0), and naming it would hand the
         // placeholder the named-mistake credit (03-blind, tests/grade_blind_test.cpp).
         static const std::vector<mistake_candidate> none;
-        for (const auto& cand : placeholder ? none : *candidates) {
+        for (const auto& cand : placeholder || rounded > 0 ? none : *candidates) {
             auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (all_close(*m, *expected, p.tol, true)) continue;  // indistinguishable from right here
@@ -530,7 +586,9 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             r.mistake_by_property = true;  // a diagnosis, not a recomputed method: no named-mistake credit
         }
         out.push_back(r);
-        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder});
+        r.own_rows = rows_of_own_stage(got, right, p);
+        const bool own = genuine || !r.mistake.empty() || r.own_rows;
+        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder, own, r.own_rows});
     }
     apply_named_mistake_cost(out);
     return out;

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "core/shapes.hpp"
+#include <algorithm>
+
 #include "grade/grade_parts.hpp"
 
 namespace attn::grade {
@@ -274,6 +276,12 @@ part_result grade_multi_part(const exercise& x, const part_spec& p, const answer
         return r;
     }
     r.status = part_status::wrong;
+    if (std::count(picked.begin(), picked.end(), true) == static_cast<std::ptrdiff_t>(picked.size()) && picked.size() > 1) {
+        // Ticking everything earns nothing and names nothing: "not b; not d" would hand
+        // the student the answer as its complement.
+        r.feedback = "every choice is picked: no credit, and no choice is named right or wrong (pick only the ones you mean)";
+        return r;
+    }
     const std::string missed_words =
         missed ? std::to_string(missed) + " right choice" + (missed > 1 ? "s" : "") + " not picked" : "";
     for (const auto& w : wrong) {

@@ -1,6 +1,7 @@
 // grade/grader.cpp — see grader.hpp: picks the exercises, finds each answer,
 // regenerates the student's numbers and hands every part to its kind's grader.
 #include "grade/grader.hpp"
+#include "grade/limits.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -60,6 +61,12 @@ std::string shown_feedback(const exercise_result& x, const part_result& p) {
 bool shows_mistakes(const exercise_result& x) { return x.feedback != feedback_level::score; }
 
 bool grade_report::full_marks() const { return gradable && max > 0 && score >= max - 1e-9; }
+
+bool grade_report::teacher_view() const {
+    for (const auto& x : exercises)
+        if (x.feedback != feedback_level::full) return false;
+    return true;
+}
 
 std::vector<std::string> grade_report::mistake_ids() const {
     std::vector<std::string> out;
@@ -222,7 +229,28 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
         rep.max += r.max;
         rep.exercises.push_back(std::move(r));
     }
+    cap_lines(rep.notes, max_notes, max_note_bytes, "notes");
+    cap_lines(rep.flags, max_notes, max_note_bytes, "flags");
     return rep;
+}
+
+grade_report grade_group(const submission& sub, const exercise_set& set, grade_options options,
+                         const std::vector<std::string>& members) {
+    grade_report best;
+    bool first = true;
+    for (const auto& m : members) {
+        options.student = m;
+        grade_report r = grade_submission(sub, set, options);
+        if (first || r.score > best.score + 1e-9) best = std::move(r);
+        first = false;
+    }
+    if (members.size() > 1) {
+        std::string names;
+        for (const auto& m : members) names += (names.empty() ? "" : ", ") + normalize_student_id(m);
+        best.notes.push_back("a group submission of " + std::to_string(members.size()) + " (" + names + "): graded on " +
+                             best.student + "'s numbers, which it answers best; the grade counts for every member");
+    }
+    return best;
 }
 
 grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,

@@ -43,6 +43,11 @@ struct grade_options {
 // and std::invalid_argument for an unknown exercise id in exercise_ids.
 grade_report grade_submission(const submission& sub, const exercise_set& set, const grade_options& options);
 
+// A group submission (Gradescope lists every member): graded on each member's numbers;
+// the best grade counts for the whole group, and a note says whose numbers it was.
+grade_report grade_group(const submission& sub, const exercise_set& set, grade_options options,
+                         const std::vector<std::string>& members);
+
 // The report of a submission that could not be read (every assigned exercise at 0).
 grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
                           const exercise_set& set, const std::vector<std::string>& exercise_ids,

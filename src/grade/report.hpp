@@ -42,8 +42,10 @@ struct part_result {
     std::string answer_text;     // open parts: the student's text, for the review sheet
     std::string review_comment;  // open parts: the teacher's comment, once reviewed
     std::string review_note;     // open parts: why a review in the sheet was not applied
-    bool other_numbers = false;
-    bool mistake_by_property = false;  // named from a property of the answer (rows not summing to 1), not recomputed  // right given an earlier part that is not an attempt at these numbers
+    bool other_numbers = false;        // right given an earlier part that is not an attempt at these numbers
+    bool placeholder = false;          // a constant, uniform weights or the mean of V: no computation
+    bool own_rows = false;             // other rows of the student's own numbers (or carried from them): not a copy
+    bool mistake_by_property = false;  // named from a property of the answer (rows not summing to 1), not recomputed
 };
 
 struct exercise_result {
@@ -82,6 +84,9 @@ struct grade_report {
     bool answered_only = false;      // no assignment named the exercises: only the answered ones were graded
 
     bool full_marks() const;
+    // Every exercise at the full level: the teacher's own view, where flags are shown.
+    // At mistakes or score (what students read) flags never are.
+    bool teacher_view() const;
     std::vector<std::string> mistake_ids() const;  // every recognised mistake, in order
     std::vector<std::string> shown_mistake_ids() const;  // those the feedback levels let the student see
 };

@@ -25,9 +25,10 @@ nlohmann::json report_json(const grade_report& r);
 nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility = "visible",
                                   const std::string& release_expected = "");
 
-// The submitter's id from Gradescope's submission_metadata.json: the first user's
-// sid, else email, else id; "" when the file is missing or says nothing usable.
-std::string gradescope_student(const std::string& metadata_path);
+// The submitters' ids from Gradescope's submission_metadata.json, one per user (a group
+// submission has several): each user's sid, else email, else id — an empty or blank
+// field falls through to the next; none when the file is missing or says nothing usable.
+std::vector<std::string> gradescope_students(const std::string& metadata_path);
 
 // JUnit XML: one <testsuite> per student, one <testcase> per part, <failure> for lost points.
 std::string junit_xml(const std::vector<grade_report>& reports);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "grade/report_format.hpp"
+#include "grade/variant.hpp"
 #include "io/input_read.hpp"
 
 namespace attn::grade {
@@ -48,6 +49,13 @@ nlohmann::json released_test(const exercise_result& x, int number, const std::st
 
 }  // namespace
 
+// Of two Gradescope visibilities, the one that shows less: hidden (never) before
+// after_published, before after_due_date, before visible.
+std::string stricter_visibility(const std::string& a, const std::string& b) {
+    auto rank = [](const std::string& v) { return v == "hidden" ? 3 : v == "after_published" ? 2 : v == "after_due_date" ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
+}
+
 nlohmann::json report_json(const grade_report& r) {
     nlohmann::json j;
     j["student"] = r.student;
@@ -90,7 +98,7 @@ nlohmann::json report_json(const grade_report& r) {
     j["mistakes"] = r.shown_mistake_ids();
     if (r.answered_only) j["graded"] = answered_only_line(r);
     j["notes"] = r.notes;
-    j["flags"] = r.flags;
+    j["flags"] = r.teacher_view() ? r.flags : std::vector<std::string>{};  // teacher-only: never at a student's level
     if (!r.claimed_student.empty()) j["claimed_student"] = r.claimed_student;
     return j;
 }
@@ -108,7 +116,9 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
         output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " +
                  (r.answered_only ? answered_only_line(r) + "." : std::to_string(r.exercises.size()) + " exercise(s) graded.");
     }
-    for (const auto& f : r.flags) output += "\nFlag: " + f;
+    // Flags (copies, a file naming another student) are the teacher's: they go to the
+    // autograder's stdout (run_gradescope prints the text report there, and
+    // stdout_visibility is hidden), never into what the student reads.
     for (const auto& n : r.notes) output += "\nNote: " + n;
     j["output"] = output;
     j["tests"] = nlohmann::json::array();
@@ -138,26 +148,33 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
                                   {"output", part_output(x, p)},
                                   {"visibility", shown}});
         }
-        if (!release_expected.empty() && x.feedback != feedback_level::full)
-            j["tests"].push_back(released_test(x, number, release_expected));
+        if (!release_expected.empty() && x.feedback != feedback_level::full)  // never shown before the exercise itself
+            j["tests"].push_back(released_test(x, number, stricter_visibility(release_expected, shown)));
     }
     return j;
 }
 
-std::string gradescope_student(const std::string& metadata_path) {
+std::vector<std::string> gradescope_students(const std::string& metadata_path) {
     std::string text;
     try {
         text = io::read_input_file(metadata_path);
     } catch (const io::input_error&) {
-        return "";  // no metadata: the report names no student
+        return {};  // no metadata: the report names no student
     }
     const auto meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (meta.is_discarded() || !meta.contains("users") || !meta["users"].is_array() || meta["users"].empty()) return "";
-    const auto& u = meta["users"][0];
-    for (const char* key : {"sid", "email", "id"})
-        if (u.is_object() && u.contains(key) && (u[key].is_string() || u[key].is_number()))
-            return u[key].is_string() ? u[key].get<std::string>() : u[key].dump();
-    return "";
+    if (meta.is_discarded() || !meta.contains("users") || !meta["users"].is_array()) return {};
+    std::vector<std::string> out;
+    for (const auto& u : meta["users"]) {  // a group submission lists every member
+        if (!u.is_object()) continue;
+        for (const char* key : {"sid", "email", "id"}) {  // an empty or blank field falls through to the next
+            if (!u.contains(key) || !(u[key].is_string() || u[key].is_number())) continue;
+            const std::string id = u[key].is_string() ? u[key].get<std::string>() : u[key].dump();
+            if (normalize_student_id(id).empty()) continue;
+            out.push_back(id);
+            break;
+        }
+    }
+    return out;
 }
 
 std::string xml_escape(const std::string& s) {

@@ -81,7 +81,8 @@ std::string report_text(const grade_report& r) {
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
-    for (const auto& f : r.flags) out += wrap("FLAG: " + terminal_visible(f), "");
+    if (r.teacher_view())  // flags are the teacher's: never at a student's feedback level
+        for (const auto& f : r.flags) out += wrap("FLAG: " + terminal_visible(f), "");
     if (!r.notes.empty()) {
         out += "Notes:\n";
         for (const auto& n : r.notes) out += wrap(terminal_visible(n), "  ");

@@ -2,6 +2,8 @@
 // read back, and the grading of open parts against it.
 #include "grade/reviews.hpp"
 
+#include "grade/limits.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -123,7 +125,8 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
                                   p.status != part_status::invalid;
             out += csv_cell(r.student) + "," + csv_cell(x.id) + "," + csv_cell(p.id) + "," + points_str(max) + "," +
                    (reviewed ? points_str(p.max > 0 ? p.score / p.max * max : 0.0) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
-                   csv_cell(p.answer_text) + "," + csv_cell(ps ? ps->rubric : "") + "\n";
+                   csv_cell(capped_text(p.answer_text, max_cell_bytes)) + "," +
+                   csv_cell(capped_text(ps ? ps->rubric : "", max_cell_bytes)) + "\n";
         }
     }
     return out;

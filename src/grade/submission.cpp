@@ -3,6 +3,7 @@
 #include "grade/submission.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -282,28 +283,46 @@ submission read_submission_file(const std::string& path, const read_limits& limi
     return read_submission_text(text, path, looks_json(path, text), limits);
 }
 
-submission read_submission_dir(const std::string& dir, const read_limits& limits) {
+namespace {
+
+constexpr int max_folder_depth = 4;  // answers one or a few folders down (a zip's own folder)
+
+// The answer files under dir (subfolders too, to max_folder_depth), in path order; what is
+// skipped is noted. Hidden entries and links are never followed.
+std::vector<fs::path> answer_files(const std::string& dir, std::vector<lessons::diagnostic>& notes, std::size_t& total) {
     std::vector<fs::path> files;
-    std::vector<lessons::diagnostic> notes;
     std::error_code ec;
-    std::size_t total = 0;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
-        if (!name.empty() && name[0] == '.') continue;
-        const auto st = e.symlink_status(ec);
-        const std::string ext = e.path().extension().string();
-        if (fs::is_symlink(st)) {
-            notes.push_back({{e.path().string(), 0, 0}, "a symbolic link, not followed"});
+    fs::recursive_directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const fs::path& path = it->path();
+        const std::string name = path.filename().string();
+        const auto st = it->symlink_status(ec);
+        if ((!name.empty() && name[0] == '.') || name == "__MACOSX" || fs::is_symlink(st) ||
+            (fs::is_directory(st) && it.depth() + 1 >= max_folder_depth)) {
+            if (fs::is_directory(st)) it.disable_recursion_pending();
+            if (fs::is_symlink(st)) notes.push_back({{path.string(), 0, 0}, "a symbolic link, not followed"});
             continue;
         }
+        if (fs::is_directory(st)) continue;
+        const std::string ext = path.extension().string();
         if (!fs::is_regular_file(st) || (ext != ".toml" && ext != ".json")) {
-            notes.push_back({{e.path().string(), 0, 0}, "ignored: not a .toml or .json answer file"});
+            notes.push_back({{path.string(), 0, 0}, "ignored: not a .toml or .json answer file"});
             continue;
         }
-        files.push_back(e.path());
-        total += static_cast<std::size_t>(fs::file_size(e.path(), ec));
+        files.push_back(path);
+        total += static_cast<std::size_t>(fs::file_size(path, ec));
     }
     if (ec) throw submission_error("unreadable", {dir, 0, 0}, dir + ": cannot read the folder (" + ec.message() + ")");
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+submission read_submission_dir(const std::string& dir, const read_limits& limits) {
+    std::vector<lessons::diagnostic> notes;
+    std::size_t total = 0;
+    const std::vector<fs::path> files = answer_files(dir, notes, total);
     if (files.empty())
         throw submission_error("no-answers", {dir, 0, 0}, dir + ": no .toml or .json answer file in the folder");
     if (files.size() > limits.max_files)
@@ -314,13 +333,19 @@ submission read_submission_dir(const std::string& dir, const read_limits& limits
         throw submission_error("too-large", {dir, 0, 0},
                                dir + ": the answer files hold " + std::to_string(total) + " bytes, more than the limit of " +
                                    std::to_string(limits.max_bytes));
-    std::sort(files.begin(), files.end());
     submission all;
+    std::optional<submission_error> first_error;
     for (const auto& f : files) {
-        submission one = read_submission_file(f.string(), limits);
-        if (all.files.empty()) all = std::move(one);
-        else merge_submission(all, std::move(one));
+        try {  // a stray file beside the answers (a broken or foreign .json) is noted, not fatal
+            submission one = read_submission_file(f.string(), limits);
+            if (all.files.empty()) all = std::move(one);
+            else merge_submission(all, std::move(one));
+        } catch (const submission_error& e) {
+            if (!first_error) first_error = e;
+            notes.push_back({{f.string(), 0, 0}, std::string("ignored, not readable as answers (") + e.what() + ")"});
+        }
     }
+    if (all.files.empty()) throw *first_error;  // no file could be read: the first one's reason
     for (auto& n : all.notes) notes.push_back(std::move(n));
     all.notes = std::move(notes);
     return all;

@@ -9,6 +9,7 @@
 
 #include "core/prng.hpp"
 #include "grade/keyed_hash.hpp"
+#include "grade/secret.hpp"
 #include "grade/variant_check.hpp"
 #include "io/input_read.hpp"
 
@@ -37,7 +38,20 @@ std::string secret_from_text(const std::string& text) {
     return trim(text.substr(0, text.find('\n')), " \t\r\n");
 }
 
-std::string course_secret(const std::string& secret_file) {
+namespace {
+
+// Refuses a secret that is guessable, unless the teacher accepts the risk (secret.hpp).
+std::string checked_secret(std::string s, const std::string& from, bool guessable_ok) {
+    const char* env = std::getenv("ATTN_ALLOW_GUESSABLE_SECRET");
+    if (s.empty() || guessable_ok || (env && std::string(env) == "1")) return s;
+    const std::string why = secret_weakness(s);
+    if (!why.empty()) throw variant_error(from + ": " + why);
+    return s;
+}
+
+}  // namespace
+
+std::string course_secret(const std::string& secret_file, bool guessable_ok) {
     if (!secret_file.empty()) {
         io::input_limits limits;
         limits.max_bytes = 64 * 1024;  // a secret is one line
@@ -48,12 +62,14 @@ std::string course_secret(const std::string& secret_file) {
         } catch (const io::input_error& e) {
             throw variant_error(e.what());
         }
+        const std::string bad = secret_encoding_problem(text);
+        if (!bad.empty()) throw variant_error("the course secret file " + secret_file + " cannot be used: " + bad);
         const std::string s = secret_from_text(text);
         if (s.empty()) throw variant_error("the course secret file " + secret_file + " is empty (its first line is the secret)");
-        return s;
+        return checked_secret(s, "the course secret file " + secret_file, guessable_ok);
     }
     const char* env = std::getenv("ATTN_COURSE_SECRET");
-    return env ? secret_from_text(env) : std::string();
+    return env ? checked_secret(secret_from_text(env), "ATTN_COURSE_SECRET", guessable_ok) : std::string();
 }
 
 std::string secret_fingerprint(const std::string& secret) {

@@ -58,8 +58,10 @@ struct exercise_numbers {
 std::string secret_from_text(const std::string& text);
 
 // The course secret: from the file if given, else $ATTN_COURSE_SECRET, else "".
-// Throws variant_error for an unreadable or empty file.
-std::string course_secret(const std::string& secret_file);
+// Throws variant_error for an unreadable or empty file, a file that is not plain bytes
+// (UTF-16, a byte-order mark), and a guessable secret unless guessable_ok (or
+// ATTN_ALLOW_GUESSABLE_SECRET=1): grade/secret.hpp.
+std::string course_secret(const std::string& secret_file, bool guessable_ok = false);
 
 // "K3QF-7XZA": a short fingerprint of the secret so a teacher can see that the hand-out
 // and the autograder use the same one ("" for no secret).

@@ -14,7 +14,7 @@ rendered=$(groff -man -Tutf8 -P-cbou "$page" 2>/dev/null)
 model_verbs=$("$attn" model --help 2>/dev/null | sed -n '/^[Ss][Uu][Bb][Cc][Oo][Mm][Mm][Aa][Nn][Dd][Ss]:/,$p' |
               sed -n 's/^  \([a-z][a-z-]*\) .*/model_\1/p' | tr '\n' ' ')
 for verb in "" lessons lesson "lesson check" trace shapes exercise "exercise list" "exercise show" \
-            "exercise template" "exercise check" grade model $model_verbs; do
+            "exercise template" "exercise check" grade course "course secret" model $model_verbs; do
   case "$verb" in
     "exercise "*) pattern="^ *${verb#exercise }" ;;   # the exercise sub-verbs are items of 'attn exercise'
     model_*) verb="model ${verb#model_}"; pattern="attn $verb" ;;

@@ -69,6 +69,7 @@ with tempfile.TemporaryDirectory() as d:
         if files is not None:
             os.makedirs(sub)
             for name, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(sub, name)), exist_ok=True)
                 open(os.path.join(sub, name), "w").write(text)
         return run(d)
 
@@ -117,6 +118,49 @@ with tempfile.TemporaryDirectory() as d:
         validate(res, label)
         check(res["score"] == 0, f"{label}: score 0")
         check("could not be graded" in res["output"], f"{label}: the output says why: {res['output'][:120]}")
+
+    # Issue 20, identity: empty ids fall back to the next field; a group is graded for
+    # every member; answers in a subfolder count; a stray file is noted, not fatal; the
+    # file's `student` key is never obeyed and the teacher's flag never reaches the student.
+    def with_meta(users):
+        json.dump({"users": users}, open(os.path.join(d, "submission_metadata.json"), "w"))
+
+    with_meta([{"sid": "", "email": "ana@uni.edu", "id": 1}])
+    res = submit({"answers.json": json.dumps(good)})
+    validate(res, "empty sid")
+    check(res["score"] == 7.0, f"an empty sid falls back to the email: {res['score']}")
+    with_meta([{"sid": "  ", "email": "bob@uni.edu", "id": 2}, {"sid": "", "email": "ana@uni.edu", "id": 1}])
+    res = submit({"answers.json": json.dumps(good)})
+    validate(res, "group")
+    check(res["score"] == 7.0, f"a group submission is graded for every member (ana's numbers count): {res['score']}")
+    check("group submission of 2 (bob@uni.edu, ana@uni.edu)" in res["output"], f"the group is named: {res['output'][:300]}")
+    with_meta([{"email": "ana@uni.edu", "id": 1}])
+    res = submit({"hw3/answers/answers.json": json.dumps(good)})
+    check(res["score"] == 7.0, f"answers in a subfolder count: {res['score']} {res['output'][:200]}")
+    res = submit({"answers.json": json.dumps(good), "package.json": "{\"name\": ", "notes.txt": "hi"})
+    check(res["score"] == 7.0, f"a stray file beside the answers is ignored: {res['score']} {res['output'][:300]}")
+    check("package.json" in res["output"] and "ignored" in res["output"], f"and noted: {res['output'][:300]}")
+    claimed = dict(good, student="bob@uni.edu")
+    res = submit({"answers.json": json.dumps(claimed)})
+    check(res["score"] == 7.0, f"the file's student key is not obeyed: {res['score']}")
+    shown = res["output"] + "".join(t["output"] for t in res["tests"])
+    check("Flag" not in shown and "student key says" not in shown, f"no teacher flag reaches the student: {res['output'][:300]}")
+    # Limits: thousands of unknown exercise ids with long names give a small results.json.
+    junk = dict(good, **{f"no-such-exercise-{i}-" + "x" * 400: 1 for i in range(1500)})
+    res = submit({"answers.json": json.dumps(junk)})
+    size = len(json.dumps(res))
+    check(res["score"] == 7.0 and size < 40000, f"notes are capped: results.json {size} bytes")
+    check("more notes (cut)" in res["output"] and "more bytes cut]" in res["output"], f"and say what was cut: {res['output'][-300:]}")
+    # Visibility: a released test never shows before its exercise (hidden stays hidden).
+    os.makedirs(os.path.join(d, "results"), exist_ok=True)
+    open(assignment, "w").write('release_expected = "after_due_date"\n[[exercise]]\nid = "04-cross-the"\n')
+    p = subprocess.run([attn, "grade", "--gradescope", "--assignment", assignment, "--secret-file",
+                        os.path.join(d, "source", "course.secret"), "--submission", os.path.join(d, "submission"),
+                        "--metadata", os.path.join(d, "submission_metadata.json"), "--results", "-", "--visibility", "hidden"],
+                       capture_output=True, text=True)
+    res = json.loads(p.stdout)
+    check(res["tests"] and all(t["visibility"] == "hidden" for t in res["tests"]),
+          f"--visibility hidden reaches the released tests: {[t['visibility'] for t in res['tests']]}")
 
 if failures:
     print(f"{len(failures)} check(s) failed")
