@@ -1,17 +1,19 @@
-// cli/model_info.cpp — `attn model info CKPT [--dtype …]`: what a checkpoint holds —
-// its layout, the dtype of its tensors, the config and where it came from, the
-// parameter count, and what the reader assumed.
-#include <iostream>
+// cli/model_info.cpp — `attn model info CKPT [--hooks [--positions P]]`: what a
+// checkpoint holds — its layout, the dtype of its tensors, the config and where it came
+// from, the parameter count, what the reader assumed; with --hooks every hook of its
+// forward (model/hooks.hpp) with its shape.
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/layout.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/hooks.hpp"
+#include "trace/model_report.hpp"
 
 namespace attn::cli {
 
@@ -19,6 +21,9 @@ namespace {
 
 struct info_options {
     std::string checkpoint;
+    bool hooks = false;
+    std::size_t positions = 0;  // 0: the model's n_positions
+    layout_options layout;
 };
 
 // 124439808 → "124,439,808"
@@ -48,15 +53,21 @@ void run_model_info(const info_options& o) {
     out += fmt::format("LN epsilon:  {}\n", c.ln_eps);
     out += std::string("Unembedding: ") + (c.tied ? "tied to wte (no lm_head)" : "lm_head, its own matrix") + "\n";
     out += "Parameters:  " + grouped(model::parameter_count(c)) + "\n";
-    out += fmt::format("Hooks:       {} per forward (attn model run --json lists them)\n", model::hook_names(c).size());
+    out += fmt::format("Hooks:       {} per forward (--hooks lists them)\n", model::hook_names(c).size());
     for (const auto& n : m.info.notes) out += "Note:        " + io::terminal_safe(n) + "\n";
-    std::cout << out;
+    const trace::style st = make_style(o.layout);
+    if (o.hooks) out += "\n" + trace::render_hook_table(c, o.positions ? o.positions : c.n_positions, st);
+    print_fitted(out, st);
 }
 
 void setup_model_info(CLI::App& model) {
     auto o = std::make_shared<info_options>();
     auto* sub = model.add_subcommand("info", "What a GPT checkpoint holds: layout, config, parameter count, dtype");
     sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors)")->required();
+    sub->add_flag("--hooks", o->hooks, "Also list every hook of a forward: name, axes, shape, what it holds");
+    sub->add_option("--positions", o->positions, "With --hooks: shapes for this many tokens (default: all positions)")
+        ->check(CLI::PositiveNumber);
+    add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_info(*o); });
 }
 

@@ -122,4 +122,37 @@ std::string render_head_scores(const model::head_scores& s, const std::string& i
     return out;
 }
 
+namespace {
+
+// The size of one axis of a hook for a config and P positions of one sequence.
+std::string axis_size(const std::string& axis, const model::gpt_config& c, std::size_t P) {
+    if (axis == "batch") return "1";
+    if (axis == "pos" || axis == "query_pos" || axis == "key_pos") return std::to_string(P);
+    if (axis == "head") return std::to_string(c.n_head);
+    if (axis == "d_head") return std::to_string(c.d_head());
+    if (axis == "d_model") return std::to_string(c.n_embd);
+    if (axis == "d_mlp") return std::to_string(c.d_mlp());
+    if (axis == "d_vocab") return std::to_string(c.vocab_size);
+    return "?";
+}
+
+}  // namespace
+
+std::string render_hook_table(const model::gpt_config& c, std::size_t P, const style& st) {
+    std::string out = st.heading(fmt::format("The hooks of one forward ({} positions, one sequence)", P)) + "\n";
+    for (const auto& h : model::hook_names(c)) {
+        if (h.info->scope == model::hook_scope::block && h.layer > 0) continue;
+        std::string axes, shape;
+        for (const char* a : h.info->axes) {
+            axes += (axes.empty() ? "" : ", ") + std::string(a);
+            shape += (shape.empty() ? "" : " × ") + axis_size(a, c, P);
+        }
+        out += fmt::format("  {} = {}\n      [{}] {}\n", st.label(h.name), shape, axes, h.info->what);
+        if (h.info->scope == model::hook_scope::block && c.n_layer > 1 && std::string(h.info->name) == "hook_resid_post")
+            out += (c.n_layer == 2 ? std::string("  blocks.1") : fmt::format("  blocks.1 … blocks.{}", c.n_layer - 1)) +
+                   ": the same hooks as blocks.0\n";
+    }
+    return out;
+}
+
 }  // namespace attn::trace

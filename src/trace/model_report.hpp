@@ -32,4 +32,9 @@ std::vector<int> top_tokens(const model::gpt_acts<T>& acts, std::size_t b, std::
 // counted from 0) and one heatmap (0 … 1) per kind, and the best head of each kind.
 std::string render_head_scores(const model::head_scores& s, const std::string& input_note, const style& st);
 
+// Every hook a model of this config keeps (model/hooks.hpp), in forward order: its
+// name, its shape for `positions` tokens of one sequence, and what it holds. Blocks
+// after the first are summarised in one line (their hooks are the first block's).
+std::string render_hook_table(const model::gpt_config& config, std::size_t positions, const style& st);
+
 }  // namespace attn::trace

@@ -154,6 +154,15 @@ def views(tmp):
     check(r.returncode == 0 and "minGPT" in r.stdout and "F32" in r.stdout, f"model info: {r.stdout} {r.stderr}")
     n_params = sum(t.numel() for t in ref.named_tensors(cfg, p, "mingpt").values())  # the file's tensors
     check(f"{n_params:,}" in r.stdout, f"model info: parameter count {n_params:,} not in {r.stdout}")
+    r = subprocess.run([ATTN, "model", "info", ckpt, "--hooks", "--positions", "30", "--color", "never"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"model info --hooks: exit {r.returncode}: {r.stderr}")
+    cache = ref.forward(cfg, ref.cast_params(p, torch.float64), [list(range(30))])
+    for name, t in cache.items():
+        if name.startswith("blocks.1."):
+            continue  # later blocks are summarised in one line
+        shape = " × ".join(str(n) for n in t.shape)
+        check(f"  {name} = {shape}\n" in r.stdout, f"model info --hooks: no '{name} = {shape}' in:\n{r.stdout}")
     r = subprocess.run([ATTN, "model", "heads", ckpt, "--width", "80", "--color", "never"], capture_output=True,
                        text=True, timeout=60)
     check(r.returncode == 0, f"model heads: exit {r.returncode}: {r.stderr}")
