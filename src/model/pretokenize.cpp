@@ -1,0 +1,67 @@
+// model/pretokenize.cpp — see pretokenize.hpp. The pattern's alternatives are tried in
+// order at each position, as JavaScript's (and Python's) regex engines do:
+//   1. a contraction: ' then s, t, m, d, re, ve or ll (ASCII, case-sensitive);
+//   2–4. an optional U+0020 then a run of letters, of numbers, or of "other"
+//        characters (the space belongs to the run only when a run follows it);
+//   5. \s+(?!\S): a whitespace run up to the end of the text, or all of the run but its
+//      last character when something non-space follows (that character then leads
+//      the next piece, as the optional space of 2–4 or on its own);
+//   6. \s+: one whitespace character followed by non-space (what 5 leaves).
+#include "model/pretokenize.hpp"
+
+#include "model/unicode_classes.hpp"
+#include "model/utf8.hpp"
+
+namespace attn::model {
+
+namespace {
+
+// The contraction at code point i, as a length in code points (0: none).
+std::size_t contraction_length(const std::vector<code_point>& cps, std::size_t i) {
+    const std::size_t n = cps.size();
+    if (cps[i].cp != U'\'' || i + 1 >= n) return 0;
+    const char32_t a = cps[i + 1].cp;
+    if (a == U's' || a == U't' || a == U'm' || a == U'd') return 2;
+    if (i + 2 >= n) return 0;
+    const char32_t b = cps[i + 2].cp;
+    if ((a == U'r' && b == U'e') || (a == U'v' && b == U'e') || (a == U'l' && b == U'l')) return 3;
+    return 0;
+}
+
+// The end of the run of class `c` starting at code point j.
+std::size_t run_end(const std::vector<char_class>& cls, std::size_t j, char_class c) {
+    while (j < cls.size() && cls[j] == c) ++j;
+    return j;
+}
+
+// The end (in code points) of the piece that starts at code point i.
+std::size_t piece_end(const std::vector<code_point>& cps, const std::vector<char_class>& cls, std::size_t i) {
+    const std::size_t n = cps.size();
+    if (const std::size_t c = contraction_length(cps, i)) return i + c;
+    if (cps[i].cp == U' ' && i + 1 < n && cls[i + 1] != char_class::space)
+        return run_end(cls, i + 1, cls[i + 1]);  // 2–4 with the leading space
+    if (cls[i] != char_class::space) return run_end(cls, i, cls[i]);  // 2–4 without it
+    const std::size_t j = run_end(cls, i, char_class::space);
+    if (j == n) return n;          // 5: the run reaches the end of the text
+    if (j - i >= 2) return j - 1;  // 5: leave the last space to the next piece
+    return j;                      // 6: one space before non-space
+}
+
+}  // namespace
+
+std::vector<pretoken> pretokenize(std::string_view utf8) {
+    const std::vector<code_point> cps = decode_utf8(utf8);  // [n] code points with byte offsets
+    std::vector<char_class> cls(cps.size());               // [n] class of each code point
+    for (std::size_t i = 0; i < cps.size(); ++i) cls[i] = classify(cps[i].cp);
+
+    std::vector<pretoken> pieces;
+    std::size_t i = 0;
+    while (i < cps.size()) {
+        const std::size_t e = piece_end(cps, cls, i);
+        pieces.push_back({cps[i].offset, e < cps.size() ? cps[e].offset : utf8.size()});
+        i = e;
+    }
+    return pieces;
+}
+
+}  // namespace attn::model
