@@ -1,0 +1,111 @@
+// cli/model_tokenize.cpp — `attn model tokenize --tokenizer DIR (--file F | TEXT)…
+// [--json]`: GPT-2's tokenizer (model/tokenizer) on the command line. Each input is
+// tokenized on its own: its ids, then one row per token with a readable label; with
+// --json one line {"ids": […], "tokens": […]} per input (tokens spelled as the
+// vocabulary spells them: "Ġworld"), so a list of texts is JSON Lines.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/model_verbs.hpp"
+#include "io/input_error.hpp"
+#include "io/input_read.hpp"
+#include "io/terminal_safe.hpp"
+#include "model/tokenizer.hpp"
+#include "model/tokenizer_files.hpp"
+#include "model/utf8.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct tokenize_options {
+    std::string tokenizer;
+    std::vector<std::string> files;
+    std::vector<std::string> texts;
+    bool json = false;
+};
+
+struct named_text {
+    std::string name;  // the file, or "text N" for the N-th TEXT
+    std::string text;
+};
+
+// The inputs in command-line order: TEXT arguments first, then the files.
+std::vector<named_text> read_inputs(const tokenize_options& o) {
+    std::vector<named_text> inputs;
+    for (std::size_t k = 0; k < o.texts.size(); ++k) inputs.push_back({"text " + std::to_string(k + 1), o.texts[k]});
+    io::input_limits limits;
+    limits.what = "text";
+    for (const auto& f : o.files) inputs.push_back({f == "-" ? io::stdin_name : f, io::read_input_file(f, limits)});
+    return inputs;
+}
+
+// The ids of one input; invalid UTF-8 is reported at its line and column.
+std::vector<std::uint32_t> encode_input(const model::bpe_tokenizer& tok, const named_text& in) {
+    try {
+        return tok.encode(in.text);
+    } catch (const model::invalid_utf8& e) {
+        throw io::input_error("invalid", model::position_in(in.name, in.text, e.offset),
+                              "expected UTF-8 text (byte offset " + std::to_string(e.offset) + "): " + e.detail);
+    }
+}
+
+std::string json_line(const model::bpe_tokenizer& tok, const std::vector<std::uint32_t>& ids) {
+    nlohmann::json tokens = nlohmann::json::array();
+    for (const auto id : ids) tokens.push_back(tok.token_piece(id));
+    nlohmann::json j = {{"ids", ids}, {"tokens", std::move(tokens)}};
+    return j.dump() + "\n";
+}
+
+std::string readable(const model::bpe_tokenizer& tok, const named_text& in, const std::vector<std::uint32_t>& ids) {
+    std::string out = fmt::format("{}: {} token{} from {} byte{}\n", io::terminal_safe(in.name), ids.size(),
+                                  ids.size() == 1 ? "" : "s", in.text.size(), in.text.size() == 1 ? "" : "s");
+    if (ids.empty()) return out;
+    out += "ids:";
+    for (const auto id : ids) out += fmt::format(" {}", id);
+    out += "\n";
+    const std::size_t pos_w = std::max<std::size_t>(3, std::to_string(ids.size() - 1).size());
+    const std::size_t id_w = std::max<std::size_t>(2, std::to_string(tok.vocab_size() - 1).size());
+    out += fmt::format("{:>{}}  {:>{}}  token\n", "pos", pos_w, "id", id_w);
+    for (std::size_t p = 0; p < ids.size(); ++p)
+        out += fmt::format("{:>{}}  {:>{}}  {}\n", p, pos_w, ids[p], id_w, tok.token_label(ids[p]));
+    return out;
+}
+
+void run_model_tokenize(const tokenize_options& o) {
+    if (o.texts.empty() && o.files.empty())
+        throw std::invalid_argument("model tokenize: give a TEXT or --file F (or --file - for standard input)");
+    const auto inputs = read_inputs(o);
+    const auto tok = model::bpe_tokenizer::load(o.tokenizer);
+    std::string out;  // all of it, so that a bad input prints nothing
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const auto ids = encode_input(tok, inputs[k]);
+        out += o.json ? json_line(tok, ids) : (k ? "\n" : "") + readable(tok, inputs[k], ids);
+    }
+    std::cout << out;
+}
+
+void setup_model_tokenize(CLI::App& model) {
+    auto opt = std::make_shared<tokenize_options>();
+    auto* sub = model.add_subcommand("tokenize", "GPT-2's tokenizer: the token ids of a text");
+    sub->add_option("--tokenizer", opt->tokenizer,
+                    "Folder holding vocab.json + merges.txt (Hugging Face) or encoder.json + vocab.bpe (OpenAI)")
+        ->required();
+    sub->add_option("--file", opt->files, "Tokenize the text of this file (- for standard input); may be repeated");
+    sub->add_flag("--json", opt->json, "One line {\"ids\": […], \"tokens\": […]} per input");
+    sub->add_option("TEXT", opt->texts, "The text(s) to tokenize, each on its own");
+    sub->callback([opt] { run_model_tokenize(*opt); });
+}
+
+const bool registered = register_model_verb({"tokenize", 40, setup_model_tokenize});
+
+}  // namespace
+
+}  // namespace attn::cli
