@@ -35,7 +35,7 @@ void run_model_heads(const heads_options& o) {
     std::vector<std::vector<int>> ids;
     std::string note;
     if (!o.tokens.empty()) {
-        ids = read_tokens(o.tokens).ids;
+        ids = read_tokens(o.tokens, "", "").ids;
         note = fmt::format("Input: {} given sequence{} of {} tokens (scores averaged over them).", ids.size(),
                            ids.size() == 1 ? "" : "s", ids[0].size());
     } else {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "model/tokenizer.hpp"
 #include "trace/model_head.hpp"
 
 namespace attn::cli {
@@ -29,7 +30,10 @@ void add_dtype_option(CLI::App& sub, std::string& dtype) {
         ->check(CLI::IsMember({"auto", "float32", "float64"}));
 }
 
-std::string token_input::label(int id) const { return trace::id_label(id); }
+std::string token_input::label(int id) const {
+    if (id >= 0 && static_cast<std::size_t>(id) < vocabulary_labels.size()) return vocabulary_labels[static_cast<std::size_t>(id)];
+    return trace::id_label(id);
+}
 
 namespace {
 
@@ -57,14 +61,33 @@ std::vector<int> parse_ids(const std::string& list) {
 
 }  // namespace
 
-token_input read_tokens(const std::vector<std::string>& tokens) {
-    if (tokens.empty()) throw std::invalid_argument("give the input: --tokens 0,1,2 (repeatable: one sequence each)");
+token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_dir) {
+    if (!tokens.empty() && !text.empty()) throw std::invalid_argument("give either --tokens or --text, not both");
+    if (tokens.empty() && text.empty()) throw std::invalid_argument("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer DIR");
+    if (!text.empty() && tokenizer_dir.empty()) throw std::invalid_argument("--text needs --tokenizer DIR (a folder with vocab.json + merges.txt, or encoder.json + vocab.bpe)");
     token_input in;
-    for (const auto& t : tokens) in.ids.push_back(parse_ids(t));
+    std::optional<model::bpe_tokenizer> tok;
+    if (!tokenizer_dir.empty()) {
+        tok = model::bpe_tokenizer::load(tokenizer_dir);
+        in.vocabulary_labels.resize(tok->vocab_size());
+        for (std::size_t id = 0; id < tok->vocab_size(); ++id) in.vocabulary_labels[id] = tok->token_label(static_cast<std::uint32_t>(id));
+    }
+    if (!text.empty()) {
+        std::vector<int> ids;
+        for (auto id : tok->encode(text)) ids.push_back(static_cast<int>(id));
+        if (ids.empty()) throw std::invalid_argument("--text: the text holds no tokens");
+        in.ids.push_back(ids);
+    } else {
+        for (const auto& t : tokens) in.ids.push_back(parse_ids(t));
+    }
     for (const auto& row : in.ids) {
-        std::vector<std::string> labels;
-        for (int id : row) labels.push_back(in.label(id));
+        std::vector<std::string> labels, texts;
+        for (int id : row) {
+            labels.push_back(in.label(id));
+            if (tok && static_cast<std::size_t>(id) < tok->vocab_size()) texts.push_back(tok->token_bytes(static_cast<std::uint32_t>(id)));
+        }
         in.labels.push_back(labels);
+        if (tok) in.texts.push_back(texts);
     }
     return in;
 }

@@ -1,6 +1,6 @@
 // cli/model_load.hpp — what the `attn model` sub-verbs share: a checkpoint read in
 // the dtype asked for (--dtype auto: float64 for an F64 file, else float32), the token
-// sequences of --tokens with their labels, and --dtype's option.
+// sequences of --tokens / --text with their readable labels, and --dtype's option.
 #pragma once
 
 #include <optional>
@@ -40,13 +40,15 @@ void add_dtype_option(CLI::App& sub, std::string& dtype);
 // The sequences a run is given and how its tokens are shown.
 struct token_input {
     std::vector<std::vector<int>> ids;                  // [B][P]
-    std::vector<std::vector<std::string>> labels;       // [B][P] "#464"
-    std::string label(int id) const;                    // "#id"
+    std::vector<std::vector<std::string>> labels;       // [B][P] readable, terminal-safe
+    std::vector<std::vector<std::string>> texts;        // [B][P] token text (with a tokenizer), else empty
+    std::vector<std::string> vocabulary_labels;         // per id (with a tokenizer), else empty
+    std::string label(int id) const;                    // vocabulary_labels[id], or "#id"
 };
 
-// From "--tokens 0,1,2" (one string per sequence). Throws std::invalid_argument naming
-// the bad flag and value.
-token_input read_tokens(const std::vector<std::string>& tokens);
+// From "--tokens 0,1,2" (one string per sequence) or --text with --tokenizer DIR.
+// Throws std::invalid_argument naming the bad flag and value.
+token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_dir);
 
 // A one-line summary: "GPT-2 (Hugging Face) · 2 layers × 4 heads · d_model 64 · …".
 std::string model_summary(const loaded_model& m);

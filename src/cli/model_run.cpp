@@ -1,4 +1,5 @@
-// cli/model_run.cpp — `attn model run CKPT --tokens 0,1,2 [--tokens …] [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
+// cli/model_run.cpp — `attn model run CKPT (--tokens 0,1,2 [--tokens …] | --text "…"
+// --tokenizer DIR) [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
 // [--json FILE|-] [--npy DIR] [--dtype auto|float32|float64] [--width N] [--full]
 // [--color …]`: a GPT checkpoint's forward with every stage kept (model/gpt_forward).
 // Prints each sequence's greedy next token per position and the top-k next tokens;
@@ -30,6 +31,7 @@ namespace {
 struct run_options {
     std::string checkpoint;
     std::vector<std::string> tokens;
+    std::string text, tokenizer;
     std::size_t top = 5;
     int layer = -1, head = -1, batch = -1;
     std::string query;
@@ -46,8 +48,8 @@ void check_choice(const run_options& o) {
 }
 
 template <class T>
-void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const run_options& o) {
-    trace::model_run_meta meta{m.info.layout, {}};
+void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const token_input& in, const run_options& o) {
+    trace::model_run_meta meta{m.info.layout, in.texts};
     std::unique_ptr<io::staged_directory> npy;
     std::unique_ptr<io::staged_file> json;
     if (!o.npy.empty()) {
@@ -95,7 +97,7 @@ template <class T>
 void run_with(const model::gpt_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
     const model::gpt_acts<T> a = model::gpt_forward(p, in.ids);
     if (!o.json.empty() || !o.npy.empty()) {
-        write_exports(a, m, o);
+        write_exports(a, m, in, o);
         return;
     }
     const trace::style st = make_style(o.layout);
@@ -113,7 +115,7 @@ void run_with(const model::gpt_params<T>& p, const loaded_model& m, const token_
 
 void run_model_run(const run_options& o) {
     check_choice(o);
-    const token_input in = read_tokens(o.tokens);
+    const token_input in = read_tokens(o.tokens, o.text, o.tokenizer);
     const loaded_model m = load_model(o.checkpoint, o.dtype);
     model::check_tokens(m.config(), in.ids);  // before any work: which sequence and token is wrong
     if (o.layer >= 0) {  // the head exists before the forward runs
@@ -131,9 +133,11 @@ void run_model_run(const run_options& o) {
 
 void setup_model_run(CLI::App& model) {
     auto o = std::make_shared<run_options>();
-    auto* sub = model.add_subcommand("run", "Run a GPT checkpoint on tokens: next-token predictions, one head traced, every stage exported");
+    auto* sub = model.add_subcommand("run", "Run a GPT checkpoint on tokens or text: next-token predictions, one head traced, every stage exported");
     sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors; its config in __metadata__ or a config.json beside it)")->required();
     sub->add_option("--tokens", o->tokens, "Token ids of one sequence, comma-separated (repeatable: one batch row each)");
+    sub->add_option("--text", o->text, "Text to run, tokenized with --tokenizer");
+    sub->add_option("--tokenizer", o->tokenizer, "GPT-2 tokenizer folder: vocab.json + merges.txt (or encoder.json + vocab.bpe)");
     sub->add_option("--top", o->top, "How many next tokens to list (default 5)")->check(CLI::PositiveNumber);
     sub->add_option("--layer", o->layer, "Show this layer's head --head (counted from 0, as blocks.L)")->check(CLI::NonNegativeNumber);
     sub->add_option("--head", o->head, "The head of --layer to show (counted from 0)")->check(CLI::NonNegativeNumber);

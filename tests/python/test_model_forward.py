@@ -114,6 +114,8 @@ def failure_paths(tmp):
         ((ckpt, "--tokens", "1,2", "--tokens", "3"), "sequence 2: 1 tokens, but sequence 1 has 2"),
         ((ckpt, "--tokens", ",".join(["1"] * 10)), "10 tokens, but the model has 9 positions"),
         ((ckpt,), "give the input"),
+        ((ckpt, "--text", "hi"), "--text needs --tokenizer"),
+        ((ckpt, "--tokens", "1", "--text", "hi"), "either --tokens or --text"),
         ((ckpt, "--tokens", "1,2", "--layer", "0"), "--layer and --head go together"),
         ((ckpt, "--tokens", "1,2", "--layer", "1", "--head", "0"), "--layer 1 does not exist: the model has 1 layers"),
         ((ckpt, "--tokens", "1,2", "--layer", "0", "--head", "2"), "--head 2 does not exist"),
