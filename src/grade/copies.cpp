@@ -116,6 +116,14 @@ const part_result* result_of(const grade_report& r, const std::string& ex, const
     return nullptr;
 }
 
+// Entries that say something about whose numbers these are: finite, and not the 0 and 1
+// a mask or a one-key row fixes for everyone.
+std::size_t informative_numbers(const matrix& m) {
+    std::size_t n = 0;
+    for (double v : m) n += std::isfinite(v) && v != 0.0 && std::fabs(v) != 1.0 ? 1 : 0;
+    return n;
+}
+
 bool suspicious(const part_result& p) {
     const bool off = p.status == part_status::wrong || p.status == part_status::partial || p.status == part_status::carried;
     return off && !p.placeholder && p.mistake.empty();
@@ -289,7 +297,7 @@ void copy_finder::impl::weigh_part(std::uint32_t pi, std::uint32_t who, const gr
     if (!a) return;
     ++ev.answered;
     const bool off = pr->status == part_status::wrong || pr->status == part_status::partial || pr->status == part_status::carried;
-    if (!off || pr->placeholder || pr->own_rows || all_close(*a, *pl.lesson, pl.tol)) return;
+    if (!off || pr->placeholder || pr->own_rows || pr->explained || all_close(*a, *pl.lesson, pl.tol)) return;
     const auto mine = select_stage(cached(cache, pl.x, who), pl.p->stage, pl.p->rows, pl.p->cols);
     if (mine && mine->shape() == a->shape() && all_close(*a, *mine, pl.tol)) return;  // own numbers, rounded
     if (suspicious(*pr)) {
@@ -299,7 +307,7 @@ void copy_finder::impl::weigh_part(std::uint32_t pi, std::uint32_t who, const gr
         for (auto t : sources) {
             source_tally& c = ev.by_source[t];
             ++c.parts;
-            c.numbers += a->size();
+            c.numbers += informative_numbers(*a);
             c.from_submission = c.from_submission && !from_numbers.count(t);
             c.exercises.insert(pl.x->id);
         }
@@ -307,8 +315,7 @@ void copy_finder::impl::weigh_part(std::uint32_t pi, std::uint32_t who, const gr
     keep(who, pi, *a);
 }
 
-// The classmate most parts match (right answers before submissions on a tie); two parts
-// or six numbers at least, as single parts of halves collide by chance in a large class.
+// The classmate most parts match (right answers before submissions on a tie).
 std::optional<copy_match> copy_finder::impl::verdict(const evidence& ev) const {
     const source_tally* best = nullptr;
     std::uint32_t best_id = 0;
@@ -317,7 +324,10 @@ std::optional<copy_match> copy_finder::impl::verdict(const evidence& ev) const {
             best = &c;
             best_id = t;
         }
-    if (!best || (best->parts < 2 && best->numbers < 6)) return std::nullopt;
+    // Two parts with eight informative numbers between them, or one part with twelve: single
+    // low-information parts (a causal row of two weights) collide by chance among 10,000.
+    // Submissions alike need two parts: a shared wrong strategy is not a copy's proof.
+    if (!best || best->numbers < 8 || (best->parts < 2 && (best->from_submission || best->numbers < 12))) return std::nullopt;
     copy_match m;
     m.source = students[best_id];
     m.from_submission = best->from_submission;

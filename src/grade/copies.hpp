@@ -1,8 +1,8 @@
 // grade/copies.hpp — copies found in a class of any size, in time about linear in it.
 //
 // A numeric part of a per-student exercise is evidence of copying when it is wrong for
-// the student's own numbers, names no catalogued mistake (an honest mistake is never a
-// copy), is no placeholder, is not the lesson's own numbers, and is right — within the
+// the student's own numbers, names no catalogued mistake and follows from none (an honest
+// mistake is never a copy), is no placeholder nor another row of their own numbers, is not the lesson's own numbers, and is right — within the
 // grading tolerance loosened to 2-decimal rounding — for a classmate's numbers (an index
 // over every student's expected values) or equals a classmate's submitted numbers (an
 // index over the submissions graded so far). Both indexes key a part on a few of its
@@ -42,7 +42,8 @@ public:
 
     // Student number `who` (an index into students): compared with every classmate's
     // numbers and with the submissions checked before; then its own submitted numbers
-    // are remembered for those after. Two matched parts (or six numbers) make a copy.
+    // are remembered for those after. Two matched parts with eight informative numbers
+    // (or one with twelve; submissions alike: two parts) make a copy.
     std::optional<copy_match> check(std::size_t who, const grade_report& r, const submission& sub);
 
     // "matches the numbers of student ana: 6 of 6 numeric parts (03-causal-cat, 04-cross-the)"

@@ -65,6 +65,7 @@ struct earlier_answer {
     bool placeholder = false;  // a constant, uniform weights or the mean of V (or carried from one)
     bool own = false;          // worked from the student's own numbers (a named mistake, another query row)
     bool own_rows = false;     // other rows of the student's own stage (or carried from such rows)
+    bool explained = false;    // a named mistake, or carried from one
 };
 
 // Lesson 03 teaches that a large negative constant works as −∞ in double precision: a
@@ -514,13 +515,14 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                 from_placeholder = e->placeholder;
                 from_own = e->own;
                 r.own_rows = e->own_rows;
+                r.explained = e->explained;
                 r.placeholder = e->placeholder;
             }
         }
         if (carried) {
             out.push_back(r);
             seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), from_placeholder, from_own,
-                            r.own_rows});
+                            r.own_rows, r.explained});
             continue;
         }
         const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
@@ -588,7 +590,8 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         out.push_back(r);
         r.own_rows = rows_of_own_stage(got, right, p);
         const bool own = genuine || !r.mistake.empty() || r.own_rows;
-        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder, own, r.own_rows});
+        r.explained = !r.mistake.empty();
+        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder, own, r.own_rows, r.explained});
     }
     apply_named_mistake_cost(out);
     return out;

@@ -45,6 +45,7 @@ struct part_result {
     bool other_numbers = false;        // right given an earlier part that is not an attempt at these numbers
     bool placeholder = false;          // a constant, uniform weights or the mean of V: no computation
     bool own_rows = false;             // other rows of the student's own numbers (or carried from them): not a copy
+    bool explained = false;            // a named mistake, or carried from one: an honest chain, never a copy
     bool mistake_by_property = false;  // named from a property of the answer (rows not summing to 1), not recomputed
 };
 
