@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/adamw.hpp"
+#include "model/gpt_forward.hpp"
 #include "model/init.hpp"
 #include "model/tasks.hpp"
 #include "model/train_step.hpp"
@@ -191,4 +192,29 @@ TEST_CASE("The sort task feeds 11 tokens and scores only the sorted half", "[mod
     CHECK(task_sequence(make_task("reverse"), {2, 0, 1}) == std::vector<std::int32_t>{2, 0, 1, 1, 0, 2});
     CHECK(task_sequence(make_task("induction"), {3, 5}) == std::vector<std::int32_t>{0, 3, 5, 3, 5});
     CHECK_THROWS_WITH(make_task("sorting"), Catch::Contains("sort, reverse, copy or induction"));
+}
+
+TEST_CASE("Training's forward computes what the model floor's traced forward computes", "[model][train]") {
+    const bool mlp = GENERATE(true, false);
+    const bool tied = GENERATE(true, false);
+    const auto c = tiny_config(mlp, tied);
+    const auto p = random_params(c, 21);
+    const tiny_batch batch;
+    auto acts = make_train_acts<double>(c, 2, 6);
+    train_forward(p, acts, batch.tokens.data(), batch.targets.data());
+    std::vector<std::vector<int>> rows(2);
+    for (std::size_t i = 0; i < 12; ++i) rows[i / 6].push_back(batch.tokens[i]);
+    const auto ref = gpt_forward(p, rows);
+    const auto near = [](const double* a, const double* b, std::size_t n) {
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
+        return worst;
+    };
+    CHECK(near(acts.logits.data(), ref.logits.data(), acts.logits.size()) < 1e-12);
+    CHECK(near(acts.probs.data(), ref.probs.data(), acts.probs.size()) < 1e-12);
+    for (std::size_t l = 0; l < c.n_layer; ++l) {
+        CHECK(near(acts.blocks[l].pattern.data(), ref.blocks[l].pattern.data(), acts.blocks[l].pattern.size()) < 1e-12);
+        CHECK(near(acts.blocks[l].z.data(), ref.blocks[l].z.data(), acts.blocks[l].z.size()) < 1e-12);
+        CHECK(near(acts.blocks[l].ln1.data(), ref.blocks[l].ln1.out.data(), acts.blocks[l].ln1.size()) < 1e-12);
+    }
 }

@@ -195,7 +195,7 @@ std::vector<train_stage<T>> list_stages(const gpt_config& c, const train_acts<T>
     for (std::size_t l = 0; l < c.n_layer; ++l) {
         const auto& k = a.blocks[l];
         const std::string b = "blocks." + std::to_string(l) + ".";
-        add(b + "ln1.hook_normalized", {B, Tn, C}, k.ln1);
+        add(b + "ln1.out", {B, Tn, C}, k.ln1);  // after weight and bias (the forward's norm_acts::out)
         add(b + "attn.hook_qkv", {B, Tn, 3 * C}, k.qkv);
         add(b + "attn.hook_attn_scores", {B, H, Tn, Tn}, k.scores);
         add(b + "attn.hook_pattern", {B, H, Tn, Tn}, k.pattern);
@@ -203,14 +203,14 @@ std::vector<train_stage<T>> list_stages(const gpt_config& c, const train_acts<T>
         add(b + "hook_attn_out", {B, Tn, C}, k.attn_out);
         add(b + "hook_resid_mid", {B, Tn, C}, k.resid_mid);
         if (c.has_mlp) {
-            add(b + "ln2.hook_normalized", {B, Tn, C}, k.ln2);
+            add(b + "ln2.out", {B, Tn, C}, k.ln2);
             add(b + "mlp.hook_pre", {B, Tn, c.d_mlp()}, k.mlp_pre);
             add(b + "mlp.hook_post", {B, Tn, c.d_mlp()}, k.mlp_post);
             add(b + "hook_mlp_out", {B, Tn, C}, k.mlp_out);
         }
         add(b + "hook_resid_post", {B, Tn, C}, k.resid_post);
     }
-    add("ln_final.hook_normalized", {B, Tn, C}, a.lnf);
+    add("ln_final.out", {B, Tn, C}, a.lnf);
     add("logits", {B, Tn, c.vocab_size}, a.logits);
     if (!grad) add("probs", {B, Tn, c.vocab_size}, a.probs);
     return s;

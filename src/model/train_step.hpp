@@ -20,14 +20,14 @@ namespace attn::model {
 // One block's stages. Sizes: N = batch·pos rows, C = d_model, NH heads, T positions.
 template <class T>
 struct train_block_acts {
-    std::vector<T> ln1, ln1_mean, ln1_rstd;  // [N, C], [N], [N]   ln1.hook_normalized
+    std::vector<T> ln1, ln1_mean, ln1_rstd;  // [N, C], [N], [N]   ln1.out (after weight and bias)
     std::vector<T> qkv;                      // [N, 3C]             q | k | v (hook_q/k/v side by side)
     std::vector<T> scores;                   // [B, NH, T, T]       attn.hook_attn_scores
     std::vector<T> pattern;                  // [B, NH, T, T]       attn.hook_pattern
     std::vector<T> z;                        // [N, C]              attn.hook_z (heads side by side)
     std::vector<T> attn_out;                 // [N, C]              hook_attn_out
     std::vector<T> resid_mid;                // [N, C]              hook_resid_mid
-    std::vector<T> ln2, ln2_mean, ln2_rstd;  // [N, C], [N], [N]   ln2.hook_normalized (MLP only)
+    std::vector<T> ln2, ln2_mean, ln2_rstd;  // [N, C], [N], [N]   ln2.out (MLP only)
     std::vector<T> mlp_pre, mlp_post;        // [N, 4C]             mlp.hook_pre / hook_post
     std::vector<T> mlp_tanh;                 // [N, 4C]             GELU's tanh, kept for the backward
     std::vector<T> mlp_out;                  // [N, C]              hook_mlp_out
@@ -41,7 +41,7 @@ struct train_acts {
     std::size_t B = 0, Tn = 0;
     std::vector<T> embed;                   // [N, C]  hook_embed + hook_pos_embed = blocks.0.hook_resid_pre
     std::vector<train_block_acts<T>> blocks;      // [n_layer]
-    std::vector<T> lnf, lnf_mean, lnf_rstd; // [N, C], [N], [N]  ln_final.hook_normalized
+    std::vector<T> lnf, lnf_mean, lnf_rstd; // [N, C], [N], [N]  ln_final.out
     std::vector<T> logits, probs;           // [N, V]
     std::vector<T> losses;                  // [N]     per-position cross-entropy (0 where ignored)
 };
