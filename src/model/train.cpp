@@ -1,11 +1,11 @@
 // model/train.cpp — one training step at a time (see the header).
 #include "model/train.hpp"
 
-#include <cblas.h>
+#include "model/train_layers.hpp"
 
 namespace attn::model {
 
-void set_train_threads(unsigned threads) { openblas_set_num_threads(static_cast<int>(threads)); }
+void set_train_threads(unsigned threads) { training::set_threads(threads); }
 
 std::uint64_t init_seed(std::uint64_t seed) { return combine_seed(seed, 1); }
 std::uint64_t data_seed(std::uint64_t seed) { return combine_seed(seed, 2); }

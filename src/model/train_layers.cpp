@@ -3,11 +3,49 @@
 #include "model/train_layers.hpp"
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
 
+#include <cblas.h>
+
+#include "core/fast_parallel.hpp"
 #include "core/matmul.hpp"
 
 namespace attn::model::training {
+
+// ---- threads: fixed blocks, whatever the thread count ------------------------------
+//
+// Work is cut into blocks whose bounds depend on the sizes only (never on the thread
+// count), and each block is computed by one thread, whole, with a single-threaded
+// product: so every number is computed the same way with 1 thread or 8, and a seed
+// gives the same checkpoint bytes. (OpenBLAS's own threading does not promise that.)
+
+namespace {
+std::unique_ptr<row_pool>& pool() {
+    static std::unique_ptr<row_pool> p;  // the training's threads (set_threads)
+    return p;
+}
+
+// Calls body(first, last) over blocks of `block` items covering [0, n), in parallel.
+void for_blocks(std::size_t n, std::size_t block, const std::function<void(std::size_t, std::size_t)>& body) {
+    const std::size_t blocks = (n + block - 1) / block;
+    const auto run = [&](std::size_t b0, std::size_t b1) {
+        for (std::size_t b = b0; b < b1; ++b) body(b * block, std::min(n, (b + 1) * block));
+    };
+    if (!pool() || blocks < 2) return run(0, blocks);
+    pool()->run(blocks, run);
+}
+
+constexpr std::size_t row_block = 64;  // rows of a product's output per block
+constexpr std::size_t col_block = 16;  // rows of a weight gradient per block
+}  // namespace
+
+void set_threads(unsigned threads) {
+    openblas_set_num_threads(1);  // one thread per block; the blocks make the parallelism
+    pool().reset();
+    if (threads > 1) pool() = std::make_unique<row_pool>(threads);
+}
 
 // ---- embeddings ------------------------------------------------------------------
 
@@ -44,20 +82,22 @@ void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens,
 template <class T>
 void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, const T* b, std::size_t N,
                        std::size_t C, double eps) {
-    for (std::size_t r = 0; r < N; ++r) {
-        const T* x = inp + r * C;
-        T m = 0;
-        for (std::size_t i = 0; i < C; ++i) m += x[i];
-        m /= static_cast<T>(C);
-        T v = 0;
-        for (std::size_t i = 0; i < C; ++i) v += (x[i] - m) * (x[i] - m);
-        v /= static_cast<T>(C);
-        const T s = T(1) / std::sqrt(v + static_cast<T>(eps));
-        T* o = out + r * C;
-        for (std::size_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
-        mean[r] = m;
-        rstd[r] = s;
-    }
+    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            const T* x = inp + r * C;
+            T m = 0;
+            for (std::size_t i = 0; i < C; ++i) m += x[i];
+            m /= static_cast<T>(C);
+            T v = 0;
+            for (std::size_t i = 0; i < C; ++i) v += (x[i] - m) * (x[i] - m);
+            v /= static_cast<T>(C);
+            const T s = T(1) / std::sqrt(v + static_cast<T>(eps));
+            T* o = out + r * C;
+            for (std::size_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
+            mean[r] = m;
+            rstd[r] = s;
+        }
+    });
 }
 
 template <class T>
@@ -93,17 +133,23 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
 template <class T>
 void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
                     std::size_t OC) {
-    matmul(false, false, N, OC, IC, T(1), inp, IC, w, OC, T(0), out, OC);
-    if (b == nullptr) return;
-    for (std::size_t r = 0; r < N; ++r)
-        for (std::size_t o = 0; o < OC; ++o) out[r * OC + o] += b[o];
+    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
+        matmul(false, false, r1 - r0, OC, IC, T(1), inp + r0 * IC, IC, w, OC, T(0), out + r0 * OC, OC);
+        if (b == nullptr) return;
+        for (std::size_t r = r0; r < r1; ++r)
+            for (std::size_t o = 0; o < OC; ++o) out[r * OC + o] += b[o];
+    });
 }
 
 template <class T>
 void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, std::size_t N,
                      std::size_t IC, std::size_t OC) {
-    matmul(false, true, N, IC, OC, T(1), dout, OC, w, OC, T(1), dinp, IC);  // dinp += dout · wᵀ
-    matmul(true, false, IC, OC, N, T(1), inp, IC, dout, OC, T(1), dw, OC);  // dw += inpᵀ · dout
+    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {  // dinp += dout · wᵀ
+        matmul(false, true, r1 - r0, IC, OC, T(1), dout + r0 * OC, OC, w, OC, T(1), dinp + r0 * IC, IC);
+    });
+    for_blocks(IC, col_block, [&](std::size_t i0, std::size_t i1) {  // dw += inpᵀ · dout, rows i0…i1 of dw
+        matmul(true, false, i1 - i0, OC, N, T(1), inp + i0, IC, dout, OC, T(1), dw + i0 * OC, OC);
+    });
     if (db == nullptr) return;
     for (std::size_t r = 0; r < N; ++r)
         for (std::size_t o = 0; o < OC; ++o) db[o] += dout[r * OC + o];
@@ -111,14 +157,20 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
 
 template <class T>
 void unembed_forward(T* logits, const T* x, const T* w, std::size_t N, std::size_t C, std::size_t V) {
-    matmul(false, true, N, V, C, T(1), x, C, w, C, T(0), logits, V);
+    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
+        matmul(false, true, r1 - r0, V, C, T(1), x + r0 * C, C, w, C, T(0), logits + r0 * V, V);
+    });
 }
 
 template <class T>
 void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, std::size_t N, std::size_t C,
                       std::size_t V) {
-    matmul(false, false, N, C, V, T(1), dlogits, V, w, C, T(1), dx, C);  // dx += dlogits · W
-    matmul(true, false, V, C, N, T(1), dlogits, V, x, C, T(1), dw, C);   // dW += dlogitsᵀ · x
+    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {  // dx += dlogits · W
+        matmul(false, false, r1 - r0, C, V, T(1), dlogits + r0 * V, V, w, C, T(1), dx + r0 * C, C);
+    });
+    for_blocks(V, col_block, [&](std::size_t v0, std::size_t v1) {  // dW += dlogitsᵀ · x, rows v0…v1
+        matmul(true, false, v1 - v0, C, N, T(1), dlogits + v0, V, x, C, T(1), dw + v0 * C, C);
+    });
 }
 
 // ---- attention -------------------------------------------------------------------
@@ -128,7 +180,7 @@ void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B,
                        std::size_t C, std::size_t NH) {
     const std::size_t hs = C / NH, C3 = 3 * C;
     const T scale = T(1) / std::sqrt(static_cast<T>(hs));
-    for (std::size_t b = 0; b < B; ++b)
+    for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // batch rows are independent
         for (std::size_t h = 0; h < NH; ++h)
             for (std::size_t t = 0; t < Tn; ++t) {
                 const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
@@ -159,6 +211,7 @@ void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B,
                     for (std::size_t i = 0; i < hs; ++i) zo[i] += a[u] * v[i];
                 }
             }
+    });
 }
 
 template <class T>
@@ -166,7 +219,7 @@ void attention_backward(T* dqkv, T* dscores, T* dpattern, const T* dz, const T* 
                         std::size_t B, std::size_t Tn, std::size_t C, std::size_t NH) {
     const std::size_t hs = C / NH, C3 = 3 * C;
     const T scale = T(1) / std::sqrt(static_cast<T>(hs));
-    for (std::size_t b = 0; b < B; ++b)
+    for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // a batch row writes only its own rows of dqkv
         for (std::size_t h = 0; h < NH; ++h)
             for (std::size_t t = 0; t < Tn; ++t) {
                 const T* a = pattern + ((b * NH + h) * Tn + t) * Tn;  // [T]
@@ -199,6 +252,7 @@ void attention_backward(T* dqkv, T* dscores, T* dpattern, const T* dz, const T* 
                 }
                 for (std::size_t u = t + 1; u < Tn; ++u) da[u] = ds[u] = 0;
             }
+    });
 }
 
 // ---- GELU and residuals ----------------------------------------------------------
@@ -218,23 +272,27 @@ inline double fast_tanh(double u) { return std::tanh(u); }  // float64 stays exa
 
 template <class T>
 void gelu_forward(T* out, T* tanh_out, const T* inp, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        const T x = inp[i];
-        const T th = fast_tanh(gelu_c<T>() * (x + T(0.044715) * x * x * x));
-        tanh_out[i] = th;  // kept: the backward needs it again
-        out[i] = T(0.5) * x * (T(1) + th);
-    }
+    for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
+        for (std::size_t i = i0; i < i1; ++i) {
+            const T x = inp[i];
+            const T th = fast_tanh(gelu_c<T>() * (x + T(0.044715) * x * x * x));
+            tanh_out[i] = th;  // kept: the backward needs it again
+            out[i] = T(0.5) * x * (T(1) + th);
+        }
+    });
 }
 
 template <class T>
 void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        const T x = inp[i];
-        const T th = tanh_in[i];
-        const T sech2 = T(1) - th * th;
-        const T du = gelu_c<T>() * (T(1) + T(3) * T(0.044715) * x * x);
-        dinp[i] += dout[i] * (T(0.5) * (T(1) + th) + T(0.5) * x * sech2 * du);
-    }
+    for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
+        for (std::size_t i = i0; i < i1; ++i) {
+            const T x = inp[i];
+            const T th = tanh_in[i];
+            const T sech2 = T(1) - th * th;
+            const T du = gelu_c<T>() * (T(1) + T(3) * T(0.044715) * x * x);
+            dinp[i] += dout[i] * (T(0.5) * (T(1) + th) + T(0.5) * x * sech2 * du);
+        }
+    });
 }
 
 template <class T>

@@ -16,6 +16,10 @@
 
 namespace attn::model::training {
 
+// The threads the layers below use (1: the calling thread only). Work is split in
+// blocks fixed by the sizes, never by the thread count: results are the same bits.
+void set_threads(unsigned threads);
+
 // hook_embed + hook_pos_embed: out[b,t] = wte[tokens[b,t]] + wpe[t].
 template <class T>
 void embed_forward(T* out, const std::int32_t* tokens, const T* wte, const T* wpe, std::size_t B,

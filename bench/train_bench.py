@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""bench/train_bench.py — training side by side: `attn model train sort` against the same
+training in PyTorch (bench/peers/train_torch_sort.py: minGPT's GPT, same model, batch,
+optimiser, clipping, steps, float32, same threads), as whole processes, each side run
+back to back per round so a burst of load hits both. Prints the median wall time, the
+iterations per second, the peak RSS (wait4's ru_maxrss) and the ratio, and checks with
+PyTorch that attn's checkpoint sorts 1,000 fresh inputs.
+
+    bench/train_bench.py --attn build-bench/attn [--iters 2000] [--threads 2] [--rounds 1] [--out FILE]
+OPENBLAS_CORETYPE is unset for both sides; OMP_WAIT_POLICY=PASSIVE for both."""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
+
+
+def run(cmd, env):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    out, err = p.stdout.read().decode(), p.stderr.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"train_bench: {' '.join(cmd)} failed: {err}")
+    return wall, usage.ru_maxrss * 1024, out + err
+
+
+def sorted_count(path):
+    import torch
+    import model_train_reference as ref
+    model, _ = ref.load_model(path, torch.float32)
+    g = torch.Generator().manual_seed(1234)
+    inputs = torch.randint(0, 3, (1000, 6), generator=g)
+    seq = inputs.clone()
+    with torch.no_grad():
+        for _ in range(6):
+            logits, _ = model(seq)
+            seq = torch.cat([seq, logits[:, -1, :].argmax(-1, keepdim=True)], dim=1)
+    return (seq[:, 6:] == inputs.sort(dim=1).values).all(dim=1).sum().item()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attn", required=True)
+    ap.add_argument("--iters", type=int, default=2000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE", OMP_NUM_THREADS=str(a.threads),
+               OPENBLAS_NUM_THREADS=str(a.threads))
+    env.pop("OPENBLAS_CORETYPE", None)
+    tmp = tempfile.mkdtemp(prefix="attn-train-bench-")
+    ckpt = os.path.join(tmp, "sort.safetensors")
+    ours, peer = [], []
+    load0 = os.getloadavg()[0]
+    for _ in range(a.rounds):
+        ours.append(run([a.attn, "model", "train", "sort", "--iters", str(a.iters), "--threads", str(a.threads),
+                         "--out", ckpt], env))
+        peer.append(run(["/usr/bin/python3", os.path.join(HERE, "peers", "train_torch_sort.py"), str(a.iters),
+                         str(a.threads)], env))
+    load1 = os.getloadavg()[0]
+    t_ours = statistics.median(w for w, _, _ in ours)
+    t_peer = statistics.median(w for w, _, _ in peer)
+    rows = [
+        "| side | wall (s) | it/s | peak RSS (MB) |",
+        "|---|---:|---:|---:|",
+        f"| attn model train sort | {t_ours:.2f} | {a.iters / t_ours:.1f} | {max(r for _, r, _ in ours) / 1e6:.1f} |",
+        f"| PyTorch (minGPT loop) | {t_peer:.2f} | {a.iters / t_peer:.1f} | {max(r for _, r, _ in peer) / 1e6:.1f} |",
+    ]
+    text = (f"Training minGPT's sort model: {a.iters} steps, batch 64, float32, {a.threads} threads, "
+            f"median of {a.rounds} round(s); load {load0:.2f} → {load1:.2f}\n\n" + "\n".join(rows) +
+            f"\n\nattn is {t_peer / t_ours:.2f}× faster; its checkpoint, read by PyTorch, sorts "
+            f"{sorted_count(ckpt)} of 1000 fresh inputs.\n")
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

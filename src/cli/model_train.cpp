@@ -1,0 +1,288 @@
+// cli/model_train.cpp — `attn model train TASK --out CKPT [--iters N] [--batch B]
+// [--seed S] [--threads T] [--lr X] [--layers L --heads H --d-model D] [--watch L.H]
+// [--data FILE] …`: trains a small GPT on a task (model/tasks) with attn's own backward
+// and AdamW (model/train), showing progress, and writes a safetensors checkpoint in
+// minGPT's naming (model/checkpoint) that `attn model run/heads` and PyTorch read.
+// Ctrl-C stops between two steps and saves the checkpoint so far.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/model_train_view.hpp"
+#include "cli/model_verbs.hpp"
+#include "cli/verbs.hpp"
+#include "io/output_writer.hpp"
+#include "model/checkpoint.hpp"
+#include "model/init.hpp"
+#include "model/train.hpp"
+#include "trace/heatmap.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct train_cli {
+    std::string task, out, data, init, watch, dtype = "float32", losses, grads;
+    std::optional<std::size_t> iters, batch, layers, heads, d_model;
+    std::uint64_t seed = 1;
+    unsigned threads = 1;
+    std::optional<double> lr;
+    double weight_decay = 0.1, clip = 1.0;
+    std::size_t warmup = 0, every = 0;
+    bool cosine = false, sequential = false;
+};
+
+volatile std::sig_atomic_t stop_requested = 0;
+extern "C" void on_train_stop(int) { stop_requested = 1; }
+
+// Ctrl-C (and SIGTERM) only ask the loop to stop after the current step.
+void install_stop_handlers() {
+    for (int sig : {SIGINT, SIGTERM}) {
+        struct sigaction sa {};
+        sa.sa_handler = on_train_stop;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(sig, &sa, nullptr);
+    }
+}
+
+struct head_ref {
+    std::size_t layer = 0, head = 0;
+};
+
+head_ref parse_watch(const std::string& s, const model::gpt_config& c) {
+    const auto dot = s.find('.');
+    const auto number = [&](const std::string& part) -> std::size_t {
+        if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
+            throw CLI::ValidationError("--watch", "expected LAYER.HEAD like 1.0, found '" + s + "'");
+        return std::stoul(part);
+    };
+    if (dot == std::string::npos) throw CLI::ValidationError("--watch", "expected LAYER.HEAD like 1.0, found '" + s + "'");
+    head_ref h{number(s.substr(0, dot)), number(s.substr(dot + 1))};
+    if (h.layer >= c.n_layer || h.head >= c.n_head)
+        throw CLI::ValidationError("--watch", fmt::format("the model has layers 0 … {} and heads 0 … {}, asked for {}",
+                                                          c.n_layer - 1, c.n_head - 1, s));
+    return h;
+}
+
+// The task's model, with the sizes asked for on the command line.
+model::gpt_config model_config(const train_cli& o, const model::train_task& task) {
+    model::gpt_config c = task.model;
+    if (o.layers) c.n_layer = *o.layers;
+    if (o.heads) c.n_head = *o.heads;
+    if (o.d_model) c.n_embd = *o.d_model;
+    if (c.n_layer < 1 || c.n_layer > 48) throw CLI::ValidationError("--layers", "expected 1 … 48 layers");
+    if (c.n_head < 1 || c.n_head > 64) throw CLI::ValidationError("--heads", "expected 1 … 64 heads");
+    if (c.n_embd < 1 || c.n_embd > 2048) throw CLI::ValidationError("--d-model", "expected a width of 1 … 2048");
+    if (c.n_embd % c.n_head != 0)
+        throw CLI::ValidationError("--d-model", fmt::format("d_model {} is not a multiple of the {} heads", c.n_embd, c.n_head));
+    return c;
+}
+
+model::adamw_config optim_config(const train_cli& o, std::size_t iters) {
+    model::adamw_config a;
+    if (o.lr) a.lr = *o.lr;
+    if (!(a.lr > 0 && a.lr < 10)) throw CLI::ValidationError("--lr", "expected a learning rate in (0, 10)");
+    a.weight_decay = o.weight_decay;
+    a.clip = o.clip;
+    a.warmup = o.warmup;
+    a.cosine = o.cosine;
+    a.total_steps = iters;
+    a.min_lr = a.lr / 10;  // nanoGPT's floor for the cosine decay
+    return a;
+}
+
+// The first sequence of a fixed batch (seed 0 of the task) whose pattern --watch draws.
+struct probe_batch {
+    std::vector<std::int32_t> tokens, targets;
+};
+probe_batch make_probe(const model::train_task& task) {
+    probe_batch p{std::vector<std::int32_t>(task.seq_len), std::vector<std::int32_t>(task.seq_len)};
+    prng g(0);
+    if (task.lines.empty()) task.fill_batch(g, p.tokens.data(), p.targets.data(), 1);
+    else task.fill_line(task.lines.front(), p.tokens.data(), p.targets.data());
+    return p;
+}
+
+template <class T>
+std::string watch_view(model::trainer<T>& tr, const probe_batch& probe, head_ref h, const std::vector<double>& losses) {
+    const auto& acts = tr.probe(probe.tokens, probe.targets, 1, nullptr);
+    const std::size_t n = probe.tokens.size(), H = tr.params().config.n_head;
+    matrix m({n, n});
+    bool_matrix attend({n, n});
+    const T* pat = acts.blocks[h.layer].pattern.data() + h.head * n * n;  // [n, n] of batch row 0
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < n; ++i) {
+        labels.push_back(std::to_string(probe.tokens[i]));
+        for (std::size_t j = 0; j < n; ++j) {
+            m(i, j) = static_cast<double>(pat[i * n + j]);
+            attend(i, j) = j <= i;
+        }
+    }
+    (void)H;
+    trace::heatmap_input in;
+    in.title = fmt::format("layer {} head {} at step {}", h.layer, h.head, tr.steps_done());
+    in.row_labels = labels;
+    in.col_labels = labels;
+    in.values = &m;
+    in.attend = &attend;
+    in.unit_range = true;
+    in.width = 48;
+    const std::string map = trace::render_heatmap(in, trace::heatmap_style{});
+    return side_by_side(map, loss_curve(losses, 30, 8), 80);
+}
+
+std::size_t count_lines(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+}
+
+// The folder an output goes into must exist (checked before training, not after).
+void check_folder(const std::string& path) {
+    const auto folder = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+        throw std::runtime_error("cannot write " + path + ": the folder " + folder.string() + " does not exist");
+}
+
+template <class T>
+model::gpt_params<T> initial_params(const train_cli& o, const model::train_task& task) {
+    if (o.init.empty()) return model::init_params<T>(model_config(o, task), model::init_seed(o.seed));
+    auto p = model::read_checkpoint<T>(o.init);
+    if (p.config.vocab_size < task.vocab_size || p.config.n_positions < task.seq_len)
+        throw std::runtime_error(fmt::format(
+            "{}: the model has {} tokens and {} positions; the task needs {} tokens and {} positions", o.init,
+            p.config.vocab_size, p.config.n_positions, task.vocab_size, task.seq_len));
+    return p;
+}
+
+std::map<std::string, std::string> run_metadata(const train_cli& o, const model::train_task& task, std::size_t steps,
+                                                std::size_t batch) {
+    return {{"attn.task", o.data.empty() ? task.name : std::string("data")},
+            {"attn.seed", std::to_string(o.seed)},
+            {"attn.steps", std::to_string(steps)},
+            {"attn.batch", std::to_string(batch)},
+            {"attn.dtype", o.dtype}};
+}
+
+template <class T>
+int train_loop(const train_cli& o, const model::train_task& task) {
+    model::train_options to;
+    to.iters = o.iters.value_or(2000);
+    to.batch = o.batch.value_or(64);
+    to.seed = o.seed;
+    to.sequential = o.sequential;
+    to.optim = optim_config(o, to.iters);
+    auto initial = initial_params<T>(o, task);
+    std::optional<head_ref> watch;
+    if (!o.watch.empty()) watch = parse_watch(o.watch, initial.config);
+    io::output_writer writer;
+    check_folder(o.out);  // a bad --out fails now, not after the training
+    writer.check_file(o.out);
+    for (const auto* extra : {&o.losses, &o.grads})
+        if (!extra->empty()) check_folder(*extra), writer.check_file(*extra);
+
+    model::trainer<T> tr(task, to, std::move(initial));
+    const probe_batch probe = make_probe(task);
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    const std::size_t every = o.every > 0 ? o.every : (tty ? 10 : std::max<std::size_t>(1, to.iters / 20));
+    std::vector<double> losses;
+    losses.reserve(to.iters);
+    std::size_t drawn = 0;  // lines of the last watch view, to redraw over it
+    install_stop_handlers();
+    const auto start = std::chrono::steady_clock::now();
+    while (tr.steps_done() < to.iters && !stop_requested) {
+        losses.push_back(tr.forward_backward());
+        if (tr.steps_done() == 0 && !o.grads.empty())  // the first step's gradients, before clipping
+            model::write_checkpoint<T>(o.grads, tr.grads(), {{"attn.content", "gradients of step 1"}});
+        tr.update();
+        const std::size_t s = tr.steps_done();
+        if (s % every != 0 && s != to.iters) continue;
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string line = progress_text(s, to.iters, losses.back(), secs > 0 ? static_cast<double>(s) / secs : 0);
+        std::string frame = watch ? watch_view(tr, probe, *watch, losses) : std::string();
+        if (tty) {
+            if (drawn > 0) std::cerr << "\x1b[" << drawn << "A\x1b[J";
+            std::cerr << frame << "\r\x1b[K" << line << (s == to.iters ? "\n" : "") << std::flush;
+            drawn = count_lines(frame);
+        } else {
+            std::cerr << frame << line << "\n";
+        }
+    }
+    const bool stopped = tr.steps_done() < to.iters;
+    if (tty && stopped) std::cerr << "\n";
+    model::write_checkpoint<T>(o.out, tr.params(), run_metadata(o, task, tr.steps_done(), to.batch));
+    if (!o.losses.empty()) {
+        std::string csv = "step,loss\n";
+        for (std::size_t i = 0; i < losses.size(); ++i) csv += fmt::format("{},{:.17g}\n", i + 1, losses[i]);
+        writer.write_file(o.losses, csv);
+    }
+    if (stopped) {
+        std::cerr << fmt::format("attn model train: stopped at step {} of {}; the checkpoint so far is in {}\n",
+                                 tr.steps_done(), to.iters, o.out);
+        return 130;
+    }
+    std::cerr << fmt::format("attn model train: wrote {} ({} steps, final loss {:.4f})\n", o.out, tr.steps_done(),
+                             losses.empty() ? 0.0 : losses.back());
+    return 0;
+}
+
+void run_model_train(const train_cli& o) {
+    if (o.task.empty() == o.data.empty())
+        throw CLI::ValidationError("TASK", "give a task (sort, reverse, copy, induction) or --data FILE, not both");
+    const model::train_task task = o.data.empty() ? model::make_task(o.task) : model::load_data_task(o.data);
+    model::set_train_threads(o.threads);
+    const int code = o.dtype == "float64" ? train_loop<double>(o, task) : train_loop<float>(o, task);
+    if (code != 0) throw exit_request{code};
+}
+
+void setup_model_train(CLI::App& model) {
+    auto o = std::make_shared<train_cli>();
+    auto* sub = model.add_subcommand(
+        "train", "Train a small GPT on a task (sort, reverse, copy, induction) or your own token sequences");
+    sub->add_option("TASK", o->task, "sort | reverse | copy | induction (or give --data FILE)")
+        ->check(CLI::IsMember({"sort", "reverse", "copy", "induction"}));
+    sub->add_option("--out", o->out, "The checkpoint to write (safetensors, minGPT naming)")->required();
+    sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
+    sub->add_option("--iters", o->iters, "Training steps (default 2000)")->check(CLI::Range(1, 10000000));
+    sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
+    sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
+    sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
+        ->check(CLI::Range(1, 256));
+    sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4)");
+    sub->add_option("--weight-decay", o->weight_decay, "AdamW's weight decay, linear weights only (default 0.1)")
+        ->check(CLI::Range(0.0, 1.0));
+    sub->add_option("--clip", o->clip, "Clip the gradients to this global norm; 0: no clipping (default 1.0)")
+        ->check(CLI::Range(0.0, 1e6));
+    sub->add_option("--warmup", o->warmup, "Raise the learning rate linearly over the first N steps");
+    sub->add_flag("--cosine", o->cosine, "Decay the learning rate to a tenth of it along a cosine");
+    sub->add_option("--layers", o->layers, "Blocks of the model (sort: 3, induction: 2)");
+    sub->add_option("--heads", o->heads, "Attention heads per block (sort: 3, induction: 4)");
+    sub->add_option("--d-model", o->d_model, "Width of the residual stream (sort: 48, induction: 64)");
+    sub->add_option("--dtype", o->dtype, "float32 (default, faster) or float64")
+        ->check(CLI::IsMember({"float32", "float64"}));
+    sub->add_option("--init", o->init, "Start from this checkpoint's weights instead of fresh ones");
+    sub->add_flag("--sequential", o->sequential, "With --data: take the lines in order, a batch after another");
+    sub->add_option("--watch", o->watch, "Draw head L.H's pattern beside the loss curve as it trains (e.g. 1.0)");
+    sub->add_option("--every", o->every, "Redraw every N steps (default: 10 on a terminal, else a twentieth)");
+    sub->add_option("--losses", o->losses, "Write every step's loss to FILE (CSV: step,loss)");
+    sub->add_option("--grads", o->grads, "Write the first step's gradients (before clipping) to FILE (safetensors)");
+    sub->callback([o] { run_model_train(*o); });
+}
+
+const bool registered = register_model_verb({"train", 50, setup_model_train});
+
+}  // namespace
+
+}  // namespace attn::cli
