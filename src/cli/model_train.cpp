@@ -89,9 +89,9 @@ model::gpt_config model_config(const train_cli& o, const model::train_task& task
     return c;
 }
 
-model::adamw_config optim_config(const train_cli& o, std::size_t iters) {
+model::adamw_config optim_config(const train_cli& o, const model::train_task& task, std::size_t iters) {
     model::adamw_config a;
-    if (o.lr) a.lr = *o.lr;
+    a.lr = o.lr.value_or(task.lr);
     if (!(a.lr > 0 && a.lr < 10)) throw CLI::ValidationError("--lr", "expected a learning rate in (0, 10)");
     a.weight_decay = o.weight_decay;
     a.clip = o.clip;
@@ -183,7 +183,7 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     to.batch = o.batch.value_or(64);
     to.seed = o.seed;
     to.sequential = o.sequential;
-    to.optim = optim_config(o, to.iters);
+    to.optim = optim_config(o, task, to.iters);
     auto initial = initial_params<T>(o, task);
     std::optional<head_ref> watch;
     if (!o.watch.empty()) watch = parse_watch(o.watch, initial.config);
@@ -260,7 +260,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
         ->check(CLI::Range(1, 256));
-    sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4)");
+    sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4; induction: 2e-3)");
     sub->add_option("--weight-decay", o->weight_decay, "AdamW's weight decay, linear weights only (default 0.1)")
         ->check(CLI::Range(0.0, 1.0));
     sub->add_option("--clip", o->clip, "Clip the gradients to this global norm; 0: no clipping (default 1.0)")

@@ -7,8 +7,10 @@
 //              (the first 5 targets are −1). 3 layers, 3 heads, d_model 48, untied.
 //   reverse    the same, the second half the input reversed.
 //   copy       the same, the second half the input again.
-//   induction  BOS (token 0), a block of 10 random tokens from 1 … 15, the same block
-//              again: only an induction head predicts the second copy. 2 layers,
+//   induction  BOS (token 0), then a block of 4 … 10 random tokens from 1 … 15 (its
+//              length drawn too) repeated to fill 21 tokens: once the block has been
+//              seen, only finding the current token's previous occurrence and copying
+//              the token after it (an induction head) predicts the next. 2 layers,
 //              4 heads, d_model 64, attention only; scored on every position.
 //   --data F   sequences read from a file (one per line, tokens as non-negative
 //              integers separated by spaces or commas; '#' starts a comment; one '|'
@@ -31,8 +33,10 @@ struct train_task {
     std::size_t vocab_size = 0;
     std::size_t seq_len = 0;                   // tokens fed per sequence (T)
     std::size_t digits = 0;                    // sort/reverse/copy: the input's length
-    std::size_t block = 0;                     // induction: the repeated block's length
+    std::size_t block = 0;                     // induction: the repeated block's longest length
+    std::size_t min_block = 0;                 // induction: its shortest
     gpt_config model;                          // the default model (vocab and positions set)
+    double lr = 5e-4;                          // the default learning rate (induction: 2e-3)
     struct data_line {
         std::vector<std::int32_t> tokens;
         std::size_t score_from = 1;  // the first token whose prediction is scored
