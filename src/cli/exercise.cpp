@@ -21,7 +21,10 @@
 #include "grade/show.hpp"
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"
+#include "io/terminal_safe.hpp"
+#include "lessons/key_check.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "lessons/progress.hpp"
 
 namespace attn::cli {
 
@@ -88,9 +91,35 @@ std::vector<const grade::exercise*> pick(const grade::exercise_set& set, const s
                 if (x.lesson == n) out.push_back(&x);
             if (out.size() > before) continue;
         }
-        throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+        std::vector<std::string> ids;
+        for (const auto& x : set.all) ids.push_back(x.id);
+        throw std::invalid_argument("no exercise '" + id + "'" + lessons::hint_suffix(id, ids) +
+                                    " (`attn exercise list` shows them)");
     }
     return out;
+}
+
+// A practice check counts in `attn lessons` as answering in the lesson does: each
+// graded exercise is right (full marks) or tried. A progress file that cannot be
+// read or written is named, never fatal.
+void record_progress(const grade::grade_report& r) {
+    const std::string path = lessons::progress_path();
+    if (path.empty()) return;
+    lessons::progress_load saved = lessons::load_progress(path);
+    if (!saved.problem.empty())
+        std::cerr << io::terminal_safe_text("attn: progress file " + path + " ignored: " + saved.problem) << "\n";
+    bool any = false;
+    for (const auto& x : r.exercises) {
+        if (!x.answered) continue;
+        saved.p.record(x.id, x.max > 0 && x.score >= x.max);
+        any = true;
+    }
+    if (!any) return;
+    try {
+        lessons::save_progress(path, saved.p);
+    } catch (const std::exception& e) {
+        std::cerr << io::terminal_safe_text(std::string("attn: progress not saved: ") + e.what()) << "\n";
+    }
 }
 
 void emit(const exercise_options& o, const std::string& text) {
@@ -169,7 +198,9 @@ void setup_exercise(CLI::App& app) {
     auto* check = sub->add_subcommand(
         "check", "Check answers to the practice numbers (ANSWERS files); without files, check every [[exercise]] of the lessons");
     check->add_option("ANSWERS", o->answer_files, "Answer files written from `attn exercise template` without a course secret");
-    check->callback([o] {
+    auto check_layout = std::make_shared<layout_options>();
+    add_layout_options(*check, *check_layout, false);
+    check->callback([o, check_layout] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         if (o->answer_files.empty()) {
             std::cout << "ok: " << set.all.size() << " exercises\n";
@@ -186,7 +217,9 @@ void setup_exercise(CLI::App& app) {
         grade::submission anon = std::move(all);
         anon.student.clear();  // practice numbers are the same for everyone
         const grade::grade_report r = grade::grade_submission(anon, set, g);
-        std::cout << "Practice check (the practice variant, not a class's numbers)\n" << grade::report_text(r);
+        print_fitted("Practice check (the practice variant, not a class's numbers)\n" + grade::report_text(r),
+                     make_style(*check_layout));
+        record_progress(r);
         if (!r.full_marks()) throw exit_request{1};
     });
 }

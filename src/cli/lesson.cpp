@@ -28,6 +28,7 @@ struct lesson_options {
     bool step_given = false;
     bool no_pause = false;
     bool no_pager = false;
+    bool pager = false;
     layout_options layout;
     std::string token;
     std::string run;
@@ -55,17 +56,21 @@ std::string progress_lines(const lessons::lesson_entry& e, const lessons::progre
     return fmt::format("\n      {}{}/{} questions right:{}\n", all ? "✓ " : "", right, e.exercise_ids.size(), each);
 }
 
-}  // namespace
-
-void print_lesson_list() {
+void print_lessons(const trace::style& st) {
     const std::string path = lessons::progress_path();
     const lessons::progress_load saved = lessons::load_progress(path);
     if (!saved.problem.empty())
         std::cerr << io::terminal_safe_text("attn: progress file " + path + " ignored: " + saved.problem) << "\n";
+    std::string out;
     for (const auto& e : lessons::list_lessons(lessons::lessons_dir()))
-        std::cout << (e.number < 10 ? " " : "") << e.number << "  " << io::terminal_safe(e.title)
-                  << progress_lines(e, saved.p);
+        out += (e.number < 10 ? " " : "") + std::to_string(e.number) + "  " + io::terminal_safe(e.title) +
+               progress_lines(e, saved.p);
+    print_fitted(out, st);
 }
+
+}  // namespace
+
+void print_lesson_list() { print_lessons(make_style(layout_options{})); }
 
 namespace {
 
@@ -94,7 +99,7 @@ void run_lesson(const lesson_options& o) {
     }
     if (!o.run.empty()) throw std::invalid_argument("--run only applies together with --token");
     const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-    if (interactive) return view_lesson(l, o.layout, o.step, !o.no_pager);
+    if (interactive) return view_lesson(l, o.layout, o.step_given ? o.step : 0, o.pager && !o.no_pager);
     lessons::render_options ro;  // a file, a pipe or --no-pause: everything at once
     ro.style = st;
     ro.first_step = o.step;
@@ -124,20 +129,26 @@ void run_check(const lesson_options& o) {
 void setup_lessons(CLI::App& app) {
     auto* sub = app.add_subcommand(
         "lessons", "List the numbered lessons with their titles, and the questions answered right in each");
-    sub->callback(print_lesson_list);
+    auto layout = std::make_shared<layout_options>();
+    add_layout_options(*sub, *layout, false);
+    sub->callback([layout] { print_lessons(make_style(*layout)); });
 }
 
 void setup_lesson(CLI::App& app) {
     auto opt = std::make_shared<lesson_options>();
     auto* sub = app.add_subcommand("lesson", "Run lesson N step by step (pauses only on a terminal)");
-    sub->footer("On a terminal the prompt line names the keys: Enter, Space or n next step; p or b back; a step\n"
-                "number then Enter jumps; a answers the lesson's questions (graded at once, a hint after a wrong\n"
-                "try, s for the worked solution; progress kept in $XDG_STATE_HOME/attn/progress.toml);\n"
-                "? lists the keys; q quits at once. A resize redraws the step at the new width.");
+    sub->footer("On a terminal the prompt line names the keys: Enter or n next page (the intro, each step, then\n"
+                "the recap and questions); a tall step scrolls with Space, PgDn, Down or j and PgUp, Up or k\n"
+                "(Home, End); p or b back; a step number then Enter jumps; a answers the lesson's questions\n"
+                "(graded at once, a hint after a wrong try, s for the worked solution; progress kept in\n"
+                "$XDG_STATE_HOME/attn/progress.toml); ? lists the keys; q quits (on the last step: the recap\n"
+                "first). A resize redraws the page at the new width.");
     sub->add_option("N", opt->which, "Lesson number (see `attn lessons`), or a lesson file (path ending in .toml)");
     sub->add_option("--step", opt->step, "Start at step K (steps count from 1)");
     sub->add_flag("--no-pause", opt->no_pause, "Never wait for Enter between steps");
-    sub->add_flag("--no-pager", opt->no_pager, "Print tall steps directly instead of through $PAGER (less -FRX)");
+    sub->add_flag("--pager", opt->pager,
+                  "Show steps taller than the screen through $PAGER (less -FRX) instead of scrolling them in the viewer");
+    sub->add_flag("--no-pager", opt->no_pager, "Never use $PAGER (the default: tall steps scroll in the viewer)");
     add_layout_options(*sub, opt->layout);
     sub->add_option("--token", opt->token,
                     "Trace one query token of the lesson's main run (its text or 0-based index)");

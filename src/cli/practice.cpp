@@ -119,7 +119,24 @@ std::string part_label(const grade::exercise& x, const grade::part_spec& p) {
     return p.prompt.empty() ? grade::kind_name(x.kind) : p.prompt;
 }
 
+// A part id as words: "per_head" → "per head".
+std::string readable_part(const std::string& id) {
+    std::string out = id;
+    for (char& c : out)
+        if (c == '_') c = ' ';
+    return out;
+}
+
 enum class typed { answered, solution, back };
+
+// Only the answers of the parts already right are kept for the next try.
+void keep_right(grade::answer_value& answers, const std::vector<std::string>& right_parts) {
+    std::vector<std::pair<std::string, grade::answer_value>> kept;
+    for (auto& f : answers.fields)
+        for (const auto& r : right_parts)
+            if (f.first == r) kept.push_back(f);
+    answers.fields = kept;
+}
 
 // Asks every part not yet right; their values go into `answers` (part id → value).
 typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_parts, grade::answer_value& answers,
@@ -131,7 +148,7 @@ typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_
         for (;;) {
             const std::string label = part_label(x, p);
             if (label != x.prompt)  // a one-part question's prompt is already on the screen
-                print_fitted(io::terminal_safe_text((x.parts.size() > 1 ? p.id + ": " : "") + label) + "\n", st);
+                print_fitted(io::terminal_safe_text((x.parts.size() > 1 ? readable_part(p.id) + ": " : "") + label) + "\n", st);
             const auto line = read_line("answer> ");
             if (!line || line->empty() || *line == "q" || *line == "Q") return typed::back;
             if (*line == "s" || *line == "S") return typed::solution;
@@ -148,17 +165,33 @@ typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_
     return typed::answered;
 }
 
-// The grader's word on each part; the ids of the parts now right.
-std::vector<std::string> show_result(const grade::exercise_result& r, const trace::style& st) {
+// Parts the grader could not read as an answer of their kind ("abc" for a
+// number, a letter that is no choice): asked again without using a try.
+bool only_unreadable(const grade::exercise_result& r) {
+    bool any = false;
+    for (const auto& p : r.parts) {
+        if (p.status == grade::part_status::correct || p.status == grade::part_status::carried) continue;
+        if (p.status != grade::part_status::invalid) return false;
+        any = true;
+    }
+    return any;
+}
+
+// The grader's word on each part; the ids of the parts now right. The marks are
+// coloured after the grader's text is made safe, so colour shows as colour.
+// Before the last try the feedback never names the expected value.
+std::vector<std::string> show_result(const grade::exercise_result& r, bool reveal, const trace::style& st) {
     std::vector<std::string> right;
     std::string out;
     for (const auto& p : r.parts) {
         const bool ok = p.status == grade::part_status::correct || p.status == grade::part_status::carried;
         if (ok) right.push_back(p.id);
-        std::string line = fmt::format("  {} {}", ok ? st.good("✓") : st.bad("✗"), p.id);
-        if (!ok && !p.mistake_name.empty()) line += " — looks like: " + p.mistake_name;
-        out += io::terminal_safe_text(line) + "\n";
-        if (!ok && !p.feedback.empty()) out += "    " + io::terminal_safe_text(p.feedback) + "\n";
+        std::string words = readable_part(p.id);
+        if (!ok && !p.mistake_name.empty()) words += " — looks like: " + p.mistake_name;
+        out += "  " + (ok ? st.good("✓") : st.bad("✗")) + " " + io::terminal_safe_text(words) + "\n";
+        const std::string& said =
+            reveal || p.feedback_without_expected.empty() ? p.feedback : p.feedback_without_expected;
+        if (!ok && !said.empty()) out += "    " + io::terminal_safe_text(said) + "\n";
     }
     print_fitted(out, st);
     return right;
@@ -195,7 +228,14 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
         grade::submission sub;
         sub.answers = {{x.id, answers}};
         const grade::grade_report report = grade::grade_submission(sub, set, g);
-        right_parts = show_result(report.exercises.front(), st);
+        const grade::exercise_result& result = report.exercises.front();
+        const bool unreadable = only_unreadable(result);
+        right_parts = show_result(result, !unreadable && wrong + 1 >= tries_before_solution, st);
+        if (unreadable) {  // not an answer: asked again, no try used, nothing saved
+            print_fitted("That is not an answer of this kind; no try used. " + how_to_type(x) + "\n", st);
+            keep_right(answers, right_parts);
+            continue;
+        }
         store.record(x.id, report.full_marks());
         if (report.full_marks()) {
             print_fitted(st.good("✓ Right.") + " Saved: `attn lessons` shows your progress.\n", st);
@@ -207,11 +247,7 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
                                  "solution. Enter alone: back to the lesson.\n",
                                  wrong, tries_before_solution),
                      st);
-        std::vector<std::pair<std::string, grade::answer_value>> kept;
-        for (auto& f : answers.fields)
-            for (const auto& r : right_parts)
-                if (f.first == r) kept.push_back(f);
-        answers.fields = kept;
+        keep_right(answers, right_parts);
     }
     const std::string on = x.kind != grade::exercise_kind::numeric ? ""
                            : x.variant.enabled                      ? " (the practice numbers)"
@@ -238,7 +274,10 @@ void practise_questions(const lessons::lesson& l, const trace::style& st) {
         const auto k = pick_question(xs, store.p, st);
         if (!k) return;
         answer_one(xs[*k], xs, store, st);
-        if (xs.size() == 1) return;
+        if (xs.size() == 1) {  // the viewer redraws the page: the result stays until Enter
+            (void)read_line("Enter: back to the lesson ");
+            return;
+        }
     }
 }
 

@@ -1,251 +1,222 @@
-// cli/step_viewer.cpp — see step_viewer.hpp. The terminal is touched in three
-// places only: raw mode around one key read, the window size, and the pager.
+// cli/step_viewer.cpp — see step_viewer.hpp. The pages are rendered by the
+// lessons floor (header, intro, step k, recap + questions); this file keeps which
+// page and which of its lines show, draws them with the prompt on the last row,
+// and moves on the keys of step_viewer_keys.hpp.
 #include "cli/step_viewer.hpp"
 
-#include <cctype>
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
-#include <poll.h>
-#include <sys/ioctl.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include "cli/practice.hpp"
+#include "cli/step_viewer_keys.hpp"
 #include "lessons/lesson_render.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-// The terminal's settings before raw mode, restored by every way out.
-termios saved_terminal;
-volatile std::sig_atomic_t in_raw_mode = 0;
-volatile std::sig_atomic_t resized = 0;  // set by SIGWINCH; the prompt redraws the step at the new width
-
-void restore_terminal() {
-    if (in_raw_mode) {
-        tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal);
-        in_raw_mode = 0;
-    }
-}
-
-// Async-signal-safe: restore, then die of the same signal as if never caught.
-void restore_and_reraise(int sig) {
-    restore_terminal();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-}
-
-void install_restorers() {
-    static bool done = false;
-    if (done) return;
-    done = true;
-    std::atexit(restore_terminal);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
-        struct sigaction sa {};
-        sa.sa_handler = restore_and_reraise;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sig, &sa, nullptr);
-    }
-    struct sigaction winch {};  // no SA_RESTART: a resize interrupts the key read
-    winch.sa_handler = [](int) { resized = 1; };
-    sigemptyset(&winch.sa_mask);
-    sigaction(SIGWINCH, &winch, nullptr);
-}
-
-// Raw mode for the life of one key read (TCSANOW: keys typed ahead are kept):
-// no line buffering, no echo; Ctrl-C
-// still sends SIGINT (ISIG kept), which restores the terminal on its way.
-struct raw_mode {
-    raw_mode() {
-        if (tcgetattr(STDIN_FILENO, &saved_terminal) != 0) return;
-        termios raw = saved_terminal;
-        raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
-        raw.c_cc[VMIN] = 1;
-        raw.c_cc[VTIME] = 0;
-        in_raw_mode = 1;
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-    }
-    ~raw_mode() { restore_terminal(); }
-    raw_mode(const raw_mode&) = delete;
-    raw_mode& operator=(const raw_mode&) = delete;
-};
-
-enum class action { next, back, jump, help, quit, answer, redraw };
-
-struct command {
-    action what;
-    int step = 0;  // for jump
-};
-
-// The prompt is printed once raw mode is on, so a key typed as soon as the
-// prompt shows is read as a key.
-command read_command(const std::string& prompt) {
-    raw_mode raw;
-    std::cout << prompt << std::flush;
-    std::string digits;
-    for (;;) {
-        // A resize that lands between the prompt and the read must not wait for a
-        // key: the flag is looked at before every wait, and the wait is short.
-        if (resized) {
-            resized = 0;
-            return {action::redraw};
-        }
-        pollfd in{STDIN_FILENO, POLLIN, 0};
-        if (poll(&in, 1, 200) <= 0) continue;  // timeout, or EINTR from SIGWINCH
-        unsigned char c = 0;
-        const ssize_t got = read(STDIN_FILENO, &c, 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got != 1) return {action::quit};  // end of input
-        if (c == 'q' || c == 'Q' || c == 4) return {action::quit};  // 4: Ctrl-D, end of input in raw mode
-        if (std::isdigit(c) && digits.size() < 4) {
-            digits += static_cast<char>(c);
-            std::cout << c << std::flush;
-        } else if (c == '\r' || c == '\n') {
-            if (!digits.empty()) return {action::jump, std::stoi(digits)};
-            return {action::next};
-        } else if ((c == 127 || c == 8) && !digits.empty()) {
-            digits.pop_back();
-            std::cout << "\b \b" << std::flush;
-        } else if (digits.empty() && (c == ' ' || c == 'n' || c == 'N')) {
-            return {action::next};
-        } else if (digits.empty() && (c == 'p' || c == 'P' || c == 'b' || c == 'B')) {
-            return {action::back};
-        } else if (digits.empty() && (c == 'a' || c == 'A')) {
-            return {action::answer};
-        } else if (c == '?') {
-            return {action::help};
-        }  // anything else (arrows, other letters) is ignored
-    }
-}
-
-std::size_t screen_rows() {
-    winsize ws{};
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) return ws.ws_row;
-    return 24;
-}
-
-std::size_t line_count(const std::string& text) {
-    std::size_t n = 0;
-    for (char c : text) n += c == '\n';
-    return n;
-}
-
-// A screenful or less is printed; more goes through the pager, as git does.
-// While the pager runs, Ctrl-C is the pager's business, not ours.
-void show(const std::string& text, bool use_pager) {
-    const char* env = std::getenv("PAGER");
-    const std::string pager = env ? env : "less -FRX";
-    if (!use_pager || pager.empty() || line_count(text) + 2 <= screen_rows()) {
-        std::cout << text << std::flush;
-        return;
-    }
-    std::cout << std::flush;
-    struct sigaction ignore {}, old_int {}, old_pipe {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGPIPE, &ignore, &old_pipe);
-    FILE* p = popen(pager.c_str(), "w");
-    if (p) {
-        std::fwrite(text.data(), 1, text.size(), p);
-        pclose(p);
-    } else {
-        std::cout << text << std::flush;
-    }
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGPIPE, &old_pipe, nullptr);
-    resized = 0;  // a resize while the pager ran was the pager's to follow; redrawing would reopen it
-}
+using viewer::action;
 
 const char* const key_help =
-    "\nkeys: Enter, Space or n  next step\n"
-    "      p or b             previous step\n"
-    "      a number, Enter    go to that step\n"
-    "      a                  answer the lesson's questions (graded at once)\n"
-    "      q                  quit (at once)\n"
-    "      ?                  this list\n";
+    "Keys of the lesson viewer\n"
+    "\n"
+    "  Enter or n            next page (from anywhere in a page)\n"
+    "  Space, PgDn, f        a screenful down (at the bottom: next page)\n"
+    "  Down or j, Up or k    one line down, one line up\n"
+    "  PgUp or u             a screenful up\n"
+    "  Home or g, End or G   top, bottom of the page\n"
+    "  p or b                previous page\n"
+    "  a number, Enter       go to that step\n"
+    "  a                     answer the lesson's questions\n"
+    "  q                     quit (on the last step: the recap first)\n"
+    "  ?                     this list\n";
 
-}  // namespace
-
-namespace {
-
-// The step k as shown: the header (and intro before step 1) when opening, the
-// questions after the last step.
-std::string step_text(const lessons::lesson& l, int k, bool opening, const trace::style& st) {
-    const int total = static_cast<int>(l.steps.size());
-    std::string text = opening ? lessons::render_lesson_header(l, st) + (k == 1 ? lessons::render_intro(l, st) : "") : "";
-    text += lessons::render_step(l, k, st);
-    if (k == total) text += lessons::render_questions(l, st);
-    return text;
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t at = text.find_first_not_of('\n');
+    while (at != std::string::npos && at < text.size()) {
+        const std::size_t end = text.find('\n', at);
+        out.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+        at = end == std::string::npos ? end : end + 1;
+    }
+    while (!out.empty() && out.back().empty()) out.pop_back();
+    return out;
 }
 
-// What the prompt line offers: every key a student needs is named on it.
-// Below 70 columns the short form (55 columns) keeps it on one line.
-std::string prompt_line(const lessons::lesson& l, int k, std::size_t width) {
-    const int total = static_cast<int>(l.steps.size());
-    const bool answers = !l.exercises.empty();
-    if (width < 70)
-        return fmt::format("\n[{}/{} · Enter next · p back{} · ? keys · q quit] ", k, total, answers ? " · a answer" : "");
-    return fmt::format("\n[step {}/{} · Enter: next · p: back{} · ?: keys · q: quit] ", k, total, answers ? " · a: answer" : "");
+struct viewer_state {
+    const lessons::lesson& l;
+    const layout_options& layout;
+    bool use_pager;
+    trace::style st;
+    int total;                 // steps; page 0 is the intro, total + 1 the recap and questions
+    int page;
+    int opening_page;          // the first page shown carries the lesson's header
+    std::size_t top = 0;       // first line of the page on the screen
+    std::vector<std::string> lines;
+    std::string note;          // one line above the prompt ("this is the first page")
+    bool help = false;
+    bool closing_seen = false;
+
+    int closing() const { return total + 1; }
+
+    void load() {
+        std::string text;
+        if (page == 0) text = lessons::render_lesson_header(l, st) + lessons::render_intro(l, st);
+        else if (page == closing()) text = lessons::render_questions(l, st);
+        else text = (page == opening_page ? lessons::render_lesson_header(l, st) : "") + lessons::render_step(l, page, st);
+        lines = split_lines(text);
+        if (page == closing()) closing_seen = true;
+    }
+    void go(int p) {
+        page = p;
+        top = 0;
+        load();
+    }
+};
+
+std::string prompt_line(const viewer_state& v) {
+    const bool wide = v.st.width >= 70;
+    const std::string answer = v.l.exercises.empty() ? "" : wide ? " · a: answer" : " · a answer";
+    if (v.help) return "[Enter: back to the page · q: quit] ";
+    if (v.page == 0)
+        return wide ? fmt::format("[intro · Enter: step 1{} · ?: keys · q: quit] ", answer)
+                    : fmt::format("[intro · Enter step 1{} · ? keys · q quit] ", answer);
+    if (v.page == v.closing())
+        return wide ? fmt::format("[recap · Enter: end · p: back{} · ?: keys · q: quit] ", answer)
+                    : fmt::format("[recap · Enter end · p back{} · q quit] ", answer);
+    return wide ? fmt::format("[step {}/{} · Enter: next · p: back{} · ?: keys · q: quit] ", v.page, v.total, answer)
+                : fmt::format("[{}/{} · Enter next · p back{} · ? keys · q quit] ", v.page, v.total, answer);
+}
+
+// "↓ more below: lines 1–22 of 60 (Space ↓ down, ↑ up)" or, at the bottom, where
+// the page ends; the short form below 60 columns.
+std::string marker_line(std::size_t first, std::size_t last, std::size_t n, std::size_t width) {
+    const bool bottom = last == n;
+    if (width < 60)
+        return fmt::format("{} {}–{}/{}", bottom ? "— end:" : "↓ more:", first, last, n);
+    if (bottom) return fmt::format("— end of page: lines {}–{} of {} (↑ up, Enter next)", first, last, n);
+    return fmt::format("↓ more below: lines {}–{} of {} (Space ↓ down, ↑ up)", first, last, n);
+}
+
+// Clears the screen and shows as many lines from `top` as leave room for the
+// marker, the note and the prompt; returns the number of page lines shown.
+std::size_t draw(viewer_state& v) {
+    static const std::vector<std::string> help_lines = split_lines(key_help);
+    const std::vector<std::string>& body = v.help ? help_lines : v.lines;
+    const std::size_t rows = viewer::screen_rows();
+    std::size_t room = rows > 2 ? rows - 1 : 1;
+    if (!v.note.empty() && room > 2) --room;
+    const bool tall = body.size() > room;
+    if (tall && room > 2) --room;
+    const std::size_t last_top = body.size() > room ? body.size() - room : 0;
+    v.top = std::min(v.top, last_top);
+    std::string out = "\x1b[H\x1b[2J";
+    const std::string reset = v.st.color ? "\x1b[0m" : "";
+    for (std::size_t i = v.top; i < std::min(body.size(), v.top + room); ++i) out += body[i] + reset + "\n";
+    if (tall) out += v.st.muted(marker_line(v.top + 1, std::min(body.size(), v.top + room), body.size(), v.st.width)) + "\n";
+    if (!v.note.empty()) out += v.note + "\n";
+    std::cout << out;
+    return room;
+}
+
+// Pager mode: the page printed, or through $PAGER when taller than the screen.
+void print_page(const viewer_state& v) {
+    std::string text;
+    for (const auto& line : v.help ? split_lines(key_help) : v.lines) text += line + "\n";
+    const bool tall = v.lines.size() + 2 > viewer::screen_rows();
+    if (!v.help && tall && v.use_pager && viewer::through_pager(text)) return;
+    std::cout << "\n" << text;
+    if (!v.note.empty()) std::cout << v.note << "\n";
+}
+
+// The goodbye line; where to go on from is the page after the one shown.
+void say_stopped(const viewer_state& v) {
+    if (v.page == v.closing()) std::cout << fmt::format("\nend of lesson {:02d}\n", v.l.number);
+    else if (v.page == 0)
+        std::cout << fmt::format("\nstopped before step 1; go on later with `attn lesson {}`\n", v.l.number);
+    else
+        std::cout << fmt::format("\nstopped after step {} of {}; go on later with `attn lesson {} --step {}`\n", v.page,
+                                 v.total, v.l.number, v.page < v.total ? v.page + 1 : v.page);
+}
+
+// One command applied; false when the lesson ends.
+bool apply(viewer_state& v, const viewer::command& c, std::size_t room) {
+    const std::size_t n = v.lines.size();
+    const bool at_bottom = v.top + room >= n;
+    v.note.clear();
+    if (v.help && c.what != action::quit && c.what != action::redraw) {
+        v.help = false;
+        return true;
+    }
+    switch (c.what) {
+        case action::quit:
+            if (v.page == v.total && !v.closing_seen) {  // the recap is never skipped silently
+                v.go(v.closing());
+                v.note = "The recap and the questions close the lesson: q again quits.";
+                return true;
+            }
+            say_stopped(v);
+            return false;
+        case action::more:
+            if (!v.use_pager && !at_bottom) {
+                v.top += room;
+                return true;
+            }
+            [[fallthrough]];
+        case action::next:
+            if (v.page == v.closing()) {
+                std::cout << fmt::format("\nend of lesson {:02d}\n", v.l.number);
+                return false;
+            }
+            v.go(v.page + 1);
+            return true;
+        case action::line_down: v.top += at_bottom ? 0 : 1; return true;
+        case action::line_up: v.top -= v.top > 0 ? 1 : 0; return true;
+        case action::page_up: v.top -= std::min(v.top, room); return true;
+        case action::home: v.top = 0; return true;
+        case action::end: v.top = n; return true;  // draw() stops it at the last screenful
+        case action::back:
+            if (v.page == 0) v.note = "This is the first page.";
+            else v.go(v.page - 1);
+            return true;
+        case action::jump:
+            if (c.step < 1 || c.step > v.total) v.note = fmt::format("No step {}: steps are 1..{}.", c.step, v.total);
+            else v.go(c.step);
+            return true;
+        case action::help: v.help = true; return true;
+        case action::answer:
+            std::cout << "\n";
+            practise_questions(v.l, v.st);
+            return true;
+        case action::redraw:  // the terminal changed size: the same page at the new width
+            v.st = make_style(v.layout);
+            v.load();
+            return true;
+    }
+    return true;
 }
 
 }  // namespace
 
 void view_lesson(const lessons::lesson& l, const layout_options& layout, int first_step, bool use_pager) {
+    const trace::style st = make_style(layout);
+    if (first_step > 0) (void)lessons::render_step(l, first_step, st);  // a bad --step fails before anything is shown
+    viewer::install_restorers();
     const int total = static_cast<int>(l.steps.size());
-    trace::style st = make_style(layout);
-    (void)lessons::render_step(l, first_step, st);  // a bad --step fails before anything is shown
-    install_restorers();
-    int k = first_step;
-    bool opening = true;
+    const int first = first_step > 0 ? first_step : l.intro.empty() ? 1 : 0;
+    viewer_state v{l, layout, use_pager, st, total, first, first, 0, {}, {}, false, false};
+    v.load();
     for (;;) {
-        show(step_text(l, k, opening, st), use_pager);
-        opening = false;
-        for (bool moved = false; !moved;) {
-            const command c = read_command(prompt_line(l, k, st.width));
-            std::cout << "\n";
-            switch (c.what) {
-                case action::quit:
-                    std::cout << fmt::format("stopped after step {} of {}; go on later with `attn lesson {} --step {}`\n",
-                                             k, total, l.number, k < total ? k + 1 : k);
-                    return;
-                case action::help: std::cout << key_help; break;
-                case action::answer: practise_questions(l, st); break;
-                case action::redraw:  // the terminal changed size: the same step at the new width
-                    st = make_style(layout);
-                    moved = true;
-                    break;
-                case action::next:
-                    if (k == total) {
-                        std::cout << fmt::format("end of lesson {:02d}\n", l.number);
-                        return;
-                    }
-                    ++k;
-                    moved = true;
-                    break;
-                case action::back:
-                    if (k == 1) std::cout << "this is step 1\n";
-                    else {
-                        --k;
-                        moved = true;
-                    }
-                    break;
-                case action::jump:
-                    if (c.step < 1 || c.step > total) std::cout << fmt::format("no step {}: steps are 1..{}\n", c.step, total);
-                    else {
-                        k = c.step;
-                        moved = true;
-                    }
-                    break;
-            }
-        }
+        std::size_t room = viewer::screen_rows();
+        if (use_pager) print_page(v);
+        else room = draw(v);
+        const viewer::command c = viewer::read_command((use_pager ? "\n" : "") + prompt_line(v));
+        if (!apply(v, c, room)) return;
     }
 }
 

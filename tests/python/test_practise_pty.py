@@ -54,16 +54,14 @@ def display_width(line):
 
 
 def to_questions(s):
-    """Enter through the steps until the prompt shows the last step; returns the prompt."""
+    """Enter from the intro through the steps to the last page: the recap and the questions."""
     check("the prompt names the answer key", s.read_until("a: answer"), s.screen[-300:])
-    m = re.search(r"\[step (\d+)/(\d+)", s.screen)
-    total = int(m.group(2))
-    for k in range(int(m.group(1)), total):
-        s.send("\r")
-        if not s.read_until(f"[step {k + 1}/{total}"):
+    for _ in range(40):
+        if "[recap" in s.screen:
             break
-    check("the last step shows the questions", "Questions" in s.screen and f"[step {total}/{total}" in s.screen,
-          s.screen[-400:])
+        s.send("\r")
+        s.read_until("a: answer")
+    check("the last page shows the questions", "Questions" in s.screen and "[recap" in s.screen, s.screen[-400:])
 
 
 def screen_table(screen, name):
@@ -107,10 +105,15 @@ def student_path(state):
     check("question 1 shows its numbers and how to type an answer",
           s.read_until("answer> ") and "the lesson's own numbers" in s.screen and "Type numbers on one line" in s.screen,
           s.screen[-600:])
+    s.send("abc\r")  # not a number: asked again, no try used
+    check("input that is not an answer costs no try",
+          s.read_until("answer> ") and "no try used" in s.screen and "Try again" not in s.screen, s.screen[-600:])
     s.send(f"{scale * scale:g}\r")  # d_k itself: the divisor without the square root
     check("a wrong divisor is marked wrong with the hint",
           s.read_until("answer> ") and "✗" in s.screen and "Hint: " in s.screen and "Try again (1 of 3" in s.screen,
           s.screen[-600:])
+    check("the first wrong try does not give the expected value away",
+          "expected" not in s.screen and f"{scale:.4f}" not in s.screen, s.screen[-600:])
     s.send(f"{scale:g}\r")
     check("the right divisor is marked right", s.read_until("✓ Right."), s.screen[-400:])
     check("back at the question list", s.read_until("Which question ("), s.screen[-300:])
@@ -198,6 +201,7 @@ def three_wrong_tries(state):
     check("the third wrong try shows the worked solution with the divisor",
           s.read_until("Which question (") and "Worked solution (the lesson's numbers)" in s.screen
           and f"√d_k = {scale:g}" in s.screen, s.screen[-500:])
+    check("the last wrong try gives the expected value", "expected" in s.screen, s.screen[-500:])
     s.send("\r")
     s.read_until("a: answer")
     s.send("q")
@@ -226,8 +230,29 @@ def corrupt_progress(state):
           "progress" in out.stderr and "ignored" in out.stderr and "\x1b" not in out.stderr, out.stderr)
 
 
+def colour_marks(state):
+    """--color always: the ✗ and ✓ of a try are coloured, never printed as escape text."""
+    scale = lesson_numbers()[0]
+    s = Session("lesson", "1", "--color", "always", env={"XDG_STATE_HOME": state})
+    s.read_until("a: answer")
+    s.send("a")
+    s.read_until("Which question (")
+    s.send("1\r")
+    s.read_until("answer> ")
+    s.send(f"{scale * scale:g}\r")
+    check("colour: a wrong try shows a red ✗, no escape text",
+          s.read_until("Try again") and "\x1b[31m✗" in s.screen and "\\x1b" not in s.screen, s.screen[-400:])
+    s.send(f"{scale:g}\r")
+    check("colour: a right try shows a green ✓, no escape text",
+          s.read_until("Right.") and "\x1b[32m✓" in s.screen and "\\x1b" not in s.screen, s.screen[-400:])
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
+
+
 def resize():
-    s = Session("lesson", "1", "--no-pager", "--color", "never")
+    s = Session("lesson", "1", "--step", "1", "--color", "never")
     check("resize: prompt shown", s.read_until("a: answer"), s.screen[-300:])
     s.screen = ""
     fcntl.ioctl(s.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # the kernel sends SIGWINCH
@@ -253,6 +278,7 @@ with tempfile.TemporaryDirectory() as tmp:
     interrupt_at_answer(os.path.join(tmp, "b"))
     corrupt_progress(os.path.join(tmp, "c"))
     three_wrong_tries(os.path.join(tmp, "d"))
+    colour_marks(os.path.join(tmp, "e"))
 no_pause_on_a_terminal()
 resize()
 pipes_unchanged()

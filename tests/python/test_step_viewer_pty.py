@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """tests/python/test_step_viewer_pty.py — the lesson step viewer on a real
-pseudo-terminal (80×24): keys in, screen out. Next (n, Space, Enter), back (p),
-jump (a number then Enter), ? lists the keys, q quits at once with no Enter, and
+pseudo-terminal (80×24): keys in, screen out. The intro its own page, next (n,
+Enter), back (p), jump (a number then Enter), ? lists the keys, the recap and the
+questions the last page, q quits at once with no Enter, --pager with a pager that
+works or fails, and
 after q, end of input or SIGINT (Ctrl-C) the terminal is back in its cooked
 mode: canonical input and echo on, exactly the settings it had before."""
 import fcntl
@@ -75,24 +77,35 @@ def cooked(attrs):
 
 def navigation():
     s = Session("lesson", "1", "--no-pager", "--color", "never")
-    check("step 1 then the prompt", s.read_until("[step 1/6"), s.screen[-300:])
+    check("the intro is its own page", s.read_until("[intro") and "Step 1/6" not in s.screen, s.screen[-300:])
     check("raw mode while waiting for a key", not (s.modes()[3] & termios.ICANON))
     s.send("n")
+    check("n goes to step 1", s.read_until("[step 1/6") and "Step 1/6" in s.screen, s.screen[-300:])
+    s.send("n")
     check("n goes to step 2", s.read_until("[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
-    s.send(" ")
-    check("Space goes to step 3", s.read_until("[step 3/6") and "Step 3/6" in s.screen, s.screen[-300:])
+    s.send("\r")
+    check("Enter goes to step 3", s.read_until("[step 3/6") and "Step 3/6" in s.screen, s.screen[-300:])
     s.send("p")
     check("p goes back to step 2", s.read_until("[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
     s.send("5\r")
     check("5 Enter jumps to step 5", s.read_until("[step 5/6") and "Step 5/6" in s.screen, s.screen[-300:])
     s.send("9\r")
-    check("a step that does not exist is refused", s.read_until("no step 9: steps are 1..6"), s.screen[-300:])
+    check("a step that does not exist is refused", s.read_until("No step 9: steps are 1..6"), s.screen[-300:])
     s.send("?")
-    check("? lists the keys", s.read_until("previous step") and s.read_until("[step 5/6"), s.screen[-300:])
+    check("? lists the keys", s.read_until("previous page") and s.read_until("[Enter: back"), s.screen[-300:])
     s.send("\r")
-    check("Enter goes to step 6 with the questions", s.read_until("[step 6/6") and "Questions" in s.screen, s.screen[-400:])
+    check("a key after ? shows the page again", s.read_until("[step 5/6"), s.screen[-300:])
+    s.send("\r")
+    check("Enter goes to step 6", s.read_until("[step 6/6") and "Step 6/6" in s.screen, s.screen[-400:])
+    s.send("\r")
+    check("Enter after the last step: the recap and the questions", s.read_until("[recap") and "Questions" in s.screen,
+          s.screen[-400:])
+    s.send("p")
+    check("p goes back from the recap to step 6", s.read_until("[step 6/6"), s.screen[-300:])
+    s.send("3\r")
+    s.read_until("[step 3/6")
     s.send("q")  # no Enter after it
-    check("q quits at once and says how to come back", s.read_until("attn lesson 1 --step 6"), s.screen[-300:])
+    check("q quits at once and says how to come back", s.read_until("attn lesson 1 --step 4"), s.screen[-300:])
     status = s.wait()
     check("exit 0 after q", status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status)
     check("terminal cooked again after q", cooked(s.modes()) and s.modes()[3] == s.cooked[3], s.modes()[3])
@@ -100,7 +113,7 @@ def navigation():
 
 def interrupt(sig_keys, name):
     s = Session("lesson", "4", "--no-pager", "--color", "never")
-    check(f"{name}: prompt shown", s.read_until("[step 1/"), s.screen[-300:])
+    check(f"{name}: prompt shown", s.read_until("[intro"), s.screen[-300:])
     check(f"{name}: raw mode at the prompt", not (s.modes()[3] & termios.ICANON))
     if sig_keys == "SIGTERM":
         os.kill(s.pid, signal.SIGTERM)
@@ -114,26 +127,34 @@ def interrupt(sig_keys, name):
 
 
 def pager():
-    s = Session("lesson", "1", "--color", "never", env={"PAGER": "cat"})
-    check("a tall step goes through $PAGER and comes back to the prompt", s.read_until("[step 1/6"), s.screen[-300:])
+    s = Session("lesson", "1", "--pager", "--color", "never", env={"PAGER": "cat"})
+    check("--pager: a tall page goes through $PAGER and comes back to the prompt", s.read_until("[intro"), s.screen[-300:])
     s.send("q")
     s.wait()
 
 
+def pager_fails():
+    """A pager that fails (exit status 1, or not found) leaves the page printed."""
+    for pager_cmd in ("false", "/nonexistent/pager"):
+        s = Session("lesson", "1", "--pager", "--color", "never", env={"PAGER": pager_cmd})
+        check(f"--pager with PAGER={pager_cmd}: the page is printed all the same",
+              s.read_until("[intro") and "Attention is" in s.screen, s.screen[-300:])
+        s.send("q")
+        s.wait()
+
+
 def pager_less():
-    """The default pager: a step taller than the screen opens in less at its top, Space
-    scrolls, q comes back to the step prompt."""
+    """--pager with the default pager: a step taller than the screen opens in less at
+    its top, Space scrolls, q comes back to the step prompt."""
     if not os.path.exists("/usr/bin/less"):
         print("skip less: not installed")
         return
     os.environ.pop("PAGER", None)  # attn's default: less -FRX
-    s = Session("lesson", "1", "--color", "never")
-    check("less: the tall first step opens at its top", s.read_until("Self-attention step by step") and
-          s.read_until(":") and "[step" not in s.screen, s.screen[-300:])
-    s.send(" ")
-    check("less: Space scrolls on", s.read_until("Step 1/"), s.screen[-300:])
+    s = Session("lesson", "1", "--pager", "--color", "never")
+    check("less: the tall first page opens at its top", s.read_until("Self-attention step by step") and
+          s.read_until(":") and "[intro" not in s.screen, s.screen[-300:])
     s.send("q")
-    check("less: q comes back to the step prompt", s.read_until("[step 1/"), s.screen[-300:])
+    check("less: q comes back to the prompt", s.read_until("[intro"), s.screen[-300:])
     s.send("q")
     s.wait()
 
@@ -149,6 +170,7 @@ if __name__ == "__main__":  # test_practise_pty.py imports the driver above
     interrupt("\x03", "Ctrl-C")
     interrupt("SIGTERM", "SIGTERM")
     pager()
+    pager_fails()
     pager_less()
     pipes_unchanged()
     sys.exit(1 if failures else 0)
