@@ -16,3 +16,24 @@ add_custom_command(
   DEPENDS ${ATTN_EMBEDDED_LESSONS} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
   COMMENT "Embedding lessons/*.toml into attn"
   VERBATIM)
+
+# The trace examples travel the same way (`attn examples`, `attn trace --example NAME`):
+# examples/trace/*.toml whose inputs are all inline. A spec that reads .npy or .csv
+# files next to it stays in the source tree only (its data would not travel with it).
+file(GLOB ATTN_EXAMPLE_SPECS CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/examples/trace/*.toml")
+list(SORT ATTN_EXAMPLE_SPECS)
+set(ATTN_EMBEDDED_EXAMPLES "")
+foreach(spec IN LISTS ATTN_EXAMPLE_SPECS)
+  file(READ "${spec}" spec_text)
+  if(NOT spec_text MATCHES "\\.(npy|csv)\"")
+    list(APPEND ATTN_EMBEDDED_EXAMPLES "${spec}")
+  endif()
+endforeach()
+set(ATTN_EMBEDDED_EXAMPLES_CPP "${PROJECT_BINARY_DIR}/generated/embedded_examples.cpp")
+add_custom_command(
+  OUTPUT "${ATTN_EMBEDDED_EXAMPLES_CPP}"
+  COMMAND "${CMAKE_COMMAND}" "-DOUTPUT=${ATTN_EMBEDDED_EXAMPLES_CPP}" "-DFILES=${ATTN_EMBEDDED_EXAMPLES}"
+          -DFUNCTION=embedded_examples -P "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+  DEPENDS ${ATTN_EXAMPLE_SPECS} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+  COMMENT "Embedding examples/trace/*.toml into attn"
+  VERBATIM)

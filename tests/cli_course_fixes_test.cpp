@@ -47,10 +47,12 @@ TEST_CASE("lesson 10's pre-norm table says the stream is the residual sum, not a
     (void)post;
 }
 
-TEST_CASE("a Reading table prints its own shape and never a blocked key as runner-up", "[cli][course]") {
+TEST_CASE("a Reading table prints the shape of the weights it reads and never a blocked key as runner-up",
+          "[cli][course]") {
     const std::string five = attn_out("lesson 5 --no-pause --color never --width 200");
-    CHECK(has(five, "where each query looks  \\[2 × 5\\]"));
-    CHECK(has(five, "of weights 2 × 3"));
+    CHECK(has(five, "where each target token looks  \\[2 × 3\\]"));
+    CHECK(has(five, "Hello I love you: where each query looks  \\[4 × 4\\]"));
+    CHECK_FALSE(has(five, "Hello I love you: where each query looks  \\[4 × 5\\]"));  // a second shape of 4 × 4 weights
     const std::string six = attn_out("lesson 6 --no-pause --color never --width 200");
     CHECK(has(six, "\\n  Le +The +1\\.0000 +none +— +1\\.0000"));
     CHECK_FALSE(has(six, "then at[^\\n]*\\n(?:[^\\n]*\\n)*?[^\\n]* 0\\.0000 +1\\.0000\\n"));

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attn_version.hpp"
+#include "cli/examples.hpp"
 #include "cli/verbs.hpp"
 #include "io/stdout_check.hpp"
 #include "io/terminal_safe.hpp"
@@ -24,6 +25,7 @@ int run_main(int argc, char** argv) {
     attn::cli::setup_lessons(app);
     attn::cli::setup_lesson(app);
     attn::cli::setup_trace(app);
+    attn::cli::setup_examples(app);
     attn::cli::setup_shapes(app);
     attn::cli::setup_exercise(app);
     attn::cli::setup_grade(app);

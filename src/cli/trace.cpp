@@ -16,6 +16,7 @@
 #include "cli/verbs.hpp"
 #include "io/output_writer.hpp"
 #include "io/size_budget.hpp"
+#include "cli/examples.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
 #include "trace/heatmap.hpp"
@@ -29,6 +30,7 @@ namespace {
 
 struct trace_options {
     std::string spec;
+    std::string example;  // --example NAME: a spec built into attn (cli/examples.hpp)
     std::string query;
     int head = -1, batch = -1;
     std::vector<std::string> stages, heatmaps;
@@ -95,10 +97,13 @@ void run_trace_verb(const trace_options& o) {
         std::cout << trace::stage_markdown_table();
         return;
     }
-    if (o.spec.empty()) throw CLI::RequiredError("SPEC");
+    if (o.spec.empty() && o.example.empty()) throw CLI::RequiredError("SPEC (or --example NAME)");
+    if (!o.spec.empty() && !o.example.empty())
+        throw std::invalid_argument("give a spec file or --example NAME, not both");
     const trace::report_options ro = report_options_of(o);  // unknown stage names fail here, before any work
     io::set_max_elements(o.max_elements);
-    const io::trace_spec spec = io::load_trace_spec(o.spec);
+    const io::trace_spec spec = o.example.empty() ? io::load_trace_spec(o.spec)
+                                                  : io::parse_trace_spec(example_spec(o.example), o.example + ".toml");
     const io::trace_inputs in = io::resolve_trace_inputs(spec);  // checks the element budget
     if (!o.html.empty())  // before computing: a page past the cell limit is refused at once
         io::check_html_cells(o.batch >= 0 ? 1 : in.batch, o.head >= 0 ? 1 : in.heads, in.n_q, in.n_k);
@@ -127,6 +132,7 @@ void setup_trace(CLI::App& app) {
     auto* sub = app.add_subcommand("trace", "Trace one attention computation on your own matrices (a spec file)");
     sub->add_option("SPEC", o->spec, "Spec file (TOML): kind, tokens, Q/K/V or X with W_Q/W_K/W_V — see README");
     sub->add_flag("--list-stages", o->list_stages, "Print the stage vocabulary (name, axes, what) and exit");
+    sub->add_option("--example", o->example, "Trace an example built into attn instead of a spec file (`attn examples` lists them)");
     sub->add_option("--query", o->query, "Per-token trace of this query (its token or 0-based index)");
     sub->add_option("--head", o->head, "Only this head (0-based)")->check(CLI::NonNegativeNumber);
     sub->add_option("--batch", o->batch, "Only this batch item (0-based)")->check(CLI::NonNegativeNumber);

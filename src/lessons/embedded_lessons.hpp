@@ -16,4 +16,8 @@ struct embedded_file {
 // Sorted by name.
 const std::vector<embedded_file>& embedded_lessons();
 
+// examples/trace/*.toml with every input inline ("cat-window.toml"), sorted by name:
+// `attn examples` and `attn trace --example NAME` (cli/examples.cpp).
+const std::vector<embedded_file>& embedded_examples();
+
 }  // namespace attn::lessons

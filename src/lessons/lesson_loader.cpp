@@ -4,6 +4,7 @@
 // not thrown one by one, so `lesson check` can list them all; a lesson with any
 // problem is never run.
 #include "lessons/lesson_loader.hpp"
+#include "lessons/embedded_lessons.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string>& top_level_keys() {
     static const std::vector<std::string> keys = {"number", "title",   "summary", "seeds", "primary", "intro",
                                                   "tokens", "matrices", "derived", "runs", "step",    "exercise", "blocks",
-                                                  "recap"};
+                                                  "recap", "sources", "token_trace", "example"};
     return keys;
 }
 
@@ -52,6 +53,14 @@ void loader::read_header(const toml::table& doc) {
     out.summary = rd.string(doc, "summary", false).value_or("");
     out.intro = rd.string(doc, "intro", false).value_or("");
     out.seeds = rd.strings(doc, "seeds", false).value_or(std::vector<std::string>{});
+    (void)rd.strings(doc, "sources", false);  // checked here, printed by the header (lesson_render.cpp)
+    if (const auto ex = rd.string(doc, "example", false)) {  // the trace example the lesson points at
+        std::vector<std::string> names;
+        for (const auto& f : embedded_examples()) names.push_back(std::string(f.name.substr(0, f.name.size() - 5)));
+        if (std::find(names.begin(), names.end(), *ex) == names.end())
+            rd.fail(doc.get("example"), "'example' = '" + *ex + "' is not a trace example built into attn" +
+                                            hint_suffix(*ex, names) + " (`attn examples` lists them)");
+    }
     out.recap = rd.strings(doc, "recap", false).value_or(std::vector<std::string>{});
     if (const toml::node* r = doc.get("recap"); r && (out.recap.size() < 3 || out.recap.size() > 5))
         rd.fail(r, "'recap' holds 3 to 5 takeaways, found " + std::to_string(out.recap.size()));
@@ -112,6 +121,19 @@ void loader::read_steps(const toml::table& doc) {
         }
         out.steps.push_back(std::move(s));
     }
+    read_token_trace(doc);
+}
+
+// [token_trace]: a show item whose `token` is what `attn lesson N --token T` gives,
+// so a lesson of a variant (a window, RoPE, tiles) traces that variant.
+void loader::read_token_trace(const toml::table& doc) {
+    const toml::node* n = doc.get("token_trace");
+    if (!n) return;
+    const toml::table* t = n->as_table();
+    if (!t) return rd.fail(n, "[token_trace] must be a table (a show item without its token), found " +
+                                  toml_reader::type_name(n));
+    if (t->contains("token")) return rd.fail(t->get("token"), "[token_trace] takes its token from --token: leave 'token' out");
+    (void)rd.string(*t, "kind", true);  // the item itself is checked with the show items (check_show_items)
 }
 
 void loader::read_exercises(const toml::table& doc) {

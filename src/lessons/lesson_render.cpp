@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "io/terminal_safe.hpp"
 #include "lessons/key_check.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/show_kinds.hpp"
@@ -43,6 +45,26 @@ std::string source_title(const std::string& seed) {
     };
     auto it = titles.find(seed);
     return it == titles.end() ? "document " + seed : it->second;
+}
+
+// `sources = [...]`: papers beyond the seed documents, as the file names them.
+std::vector<std::string> paper_sources(const lesson& l) {
+    std::vector<std::string> out;
+    if (!l.document) return out;
+    if (const toml::array* a = l.document->get_as<toml::array>("sources"))
+        for (const auto& e : *a)
+            if (const auto s = e.value<std::string>()) out.push_back(io::terminal_safe(*s));
+    return out;
+}
+
+// `[token_trace]`: the show item `--token` fills in (the lesson's own variant).
+std::optional<show_item> token_trace_item(const lesson& l) {
+    if (!l.document) return std::nullopt;
+    const toml::table* t = l.document->get_as<toml::table>("token_trace");
+    const auto kind = t ? t->get("kind") : nullptr;
+    if (!kind || !kind->is_string()) return std::nullopt;
+    return show_item{*kind->value<std::string>(), std::shared_ptr<const toml::table>(l.document, t),
+                     {l.path, static_cast<int>(t->source().begin.line), static_cast<int>(t->source().begin.column)}};
 }
 
 std::vector<std::string> kind_names() {
@@ -116,6 +138,18 @@ std::vector<diagnostic> check_show_items(const lesson& l, const std::set<std::st
                 problems.push_back({item.where, "show kind '" + item.kind + "': " + e.what()});
             }
         }
+    if (const auto item = token_trace_item(l); item && !names_broken(*item, broken)) {
+        const auto run = l.runs.find(l.primary_run);
+        const std::string first = run == l.runs.end() || run->second.labels.query_tokens.empty()
+                                      ? "0" : run->second.labels.query_tokens.front();
+        try {
+            (void)render_token_trace(l, first, "", trace::style{});
+        } catch (const lesson_error& e) {
+            problems.insert(problems.end(), e.problems.begin(), e.problems.end());
+        } catch (const std::exception& e) {
+            problems.push_back({item->where, std::string("[token_trace]: ") + e.what()});
+        }
+    }
     return problems;
 }
 
@@ -139,7 +173,7 @@ std::vector<diagnostic> check_lesson_file(const std::string& path) {
 
 std::string render_lesson_header(const lesson& l, const trace::style& st) {
     std::string out = trace::fit_line(st.heading(fmt::format("Lesson {:02d} · {}", l.number, l.title)), st.width) + "\n";
-    if (!l.seeds.empty()) {
+    if (!l.seeds.empty() || !paper_sources(l).empty()) {
         std::vector<std::string> titles;  // two seeds may be one document (000 and 003)
         for (const auto& s : l.seeds) {
             const std::string t = source_title(s);
@@ -147,6 +181,7 @@ std::string render_lesson_header(const lesson& l, const trace::style& st) {
         }
         std::string sources;
         for (const auto& t : titles) sources += (sources.empty() ? "" : "; ") + t;
+        for (const auto& t : paper_sources(l)) sources += (sources.empty() ? "" : "; ") + t;
         out += trace::fit_line(st.muted("Sources: " + sources), st.width) + "\n";
     }
     return out;
@@ -208,8 +243,11 @@ std::string render_questions(const lesson& l, const trace::style& st) {
         out += trace::fit_line("    (replace each TODO in " + file + " with your answer)", st.width) + "\n";
         out += trace::fit_line("    attn exercise check " + file, st.width) + "\n";
     }
-    out += "\n" + trace::fit_line("See any attention as tables and heatmaps of its weights:", st.width) + "\n";
-    out += trace::fit_line("    attn trace examples/trace/cat-causal.toml", st.width) + "\n";
+    const toml::node* ex = l.document ? l.document->get("example") : nullptr;
+    const std::string example = ex && ex->is_string() ? *ex->value<std::string>() : "cat-causal";
+    out += "\n" + trace::fit_line("Trace this lesson's kind of attention yourself (`attn examples`", st.width) + "\n";
+    out += trace::fit_line("lists every example; each is a spec file to start from):", st.width) + "\n";
+    out += trace::fit_line("    attn trace --example " + example, st.width) + "\n";
     out += "\n" + trace::fit_line(st.heading(next_lesson_line(l)), st.width) + "\n";
     return out;
 }
@@ -228,8 +266,21 @@ void render_lesson(const lesson& l, std::ostream& out, const render_options& o) 
     out << render_questions(l, st);
 }
 
+namespace {
+
+// The lesson's [token_trace] item with `token` filled in.
+std::string render_token_item(const lesson& l, const show_item& item, const std::string& token, const trace::style& st) {
+    auto spec = std::make_shared<toml::table>(*item.spec);
+    spec->insert_or_assign("token", token);
+    return render_show(l, show_item{item.kind, spec, item.where}, st);
+}
+
+}  // namespace
+
 std::string render_token_trace(const lesson& l, const std::string& token, const std::string& run_name,
                                const trace::style& st) {
+    if (run_name.empty())
+        if (const auto item = token_trace_item(l)) return render_token_item(l, *item, token, st);
     const std::string name = run_name.empty() ? l.primary_run : run_name;
     auto it = l.runs.find(name);
     if (it == l.runs.end()) {

@@ -57,6 +57,7 @@ struct loader {
     void read_tokens(const toml::table& doc);
     void read_matrices(const toml::table& doc);
     void read_steps(const toml::table& doc);
+    void read_token_trace(const toml::table& doc);
     void read_exercises(const toml::table& doc);
 
     // loader_compute.cpp

@@ -40,9 +40,10 @@ std::string show_strongest(const lesson& l, const show_item& item, const trace::
     const int dp = opt_decimals(item, 4);
     trace::table t;
     t.title = opt_string(item, "title", "Reading " + title + ": where each query looks");
-    t.axes = "rows: " + query_side + " · the two " + key_side + " with the largest weights";
-    t.shape = "[" + std::to_string(w->shape(0)) + " × 5]";  // this table's own shape, not the weights'
-    if (!item.spec->get("title")) t.axes += " · of weights " + std::to_string(w->shape(0)) + " × " + std::to_string(w->shape(1));
+    t.axes = "rows: " + query_side + " · the two " + key_side + " with the largest weights of each row";
+    // The shape in the title is the weights' (the summary's own [n × 5] would read as a
+    // second shape of the same weights).
+    t.shape = "[" + std::to_string(w->shape(0)) + " × " + std::to_string(w->shape(1)) + "]";
     t.corner = "query";
     t.col_labels = {"looks most at", "weight", "then at", "weight", "row sum"};
     t.row_labels = rows;

@@ -11,6 +11,7 @@
 #include "core/positional.hpp"
 #include "core/rope.hpp"
 #include "lessons/show_kinds.hpp"
+#include "trace/explain.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stages.hpp"
 #include "trace/table.hpp"
@@ -48,8 +49,8 @@ std::string show_rope_rotation(const lesson& l, const show_item& item, const tra
     const rope_steps r = rotary_embed(x, base);
     const int dp = opt_decimals(item, 4);
     trace::table t;
-    t.title = opt_string(item, "title", fmt::format("Rotating \"{}\" at position {}, base {}", need_string(item, "token"), p,
-                                                    trace::compact(base)));
+    t.title = opt_string(item, "title", fmt::format("Rotating \"{}\" at position {}, base {:g}", need_string(item, "token"), p,
+                                                    base));
     t.axes = "rows: pairs of columns";
     t.corner = "pair";
     t.col_labels = {"freq", "θ = p·freq", "cos θ", "sin θ", "before", "after"};
@@ -105,7 +106,8 @@ std::string show_rope_run(const lesson& l, const show_item& item, const trace::s
     if (run.steps.d_k() % 2 != 0) bad(item, "rotary embeddings turn pairs of columns: the run's d_k is odd", "run");
     const std::string stage = need_string(item, "stage");
     const auto s = trace::parse_stage(stage);
-    if (!s) bad(item, "'stage' must be a stage name such as raw or weights" + stage_hint(stage), "stage");
+    if (!s && stage != "trace")
+        bad(item, "'stage' must be trace (with 'token') or a stage name such as raw or weights" + stage_hint(stage), "stage");
     attention_options o;
     if (!xt::all(run.steps.attend)) o.mask = run.steps.attend;
     o.scale_divisor = run.steps.scale;
@@ -114,6 +116,7 @@ std::string show_rope_run(const lesson& l, const show_item& item, const trace::s
                                                            rotary_embed(run.steps.k, base).rotated, run.steps.v, o);
     trace::run_labels labels = run.labels;
     labels.title = opt_string(item, "title", "Rotated,");
+    if (!s) return trace::explain_query(r, need_query(run, item), labels, st);  // one query, q and k rotated
     return trace::render(trace::stage_table(r, *s, labels, opt_decimals(item, -1)), st);
 }
 
@@ -125,7 +128,7 @@ std::vector<show_kind> rope_kinds() {
          "every pair of columns of one token turned by its rotary angle"},
         {"rope_shift", show_rope_shift, {"q", "k", "rows", "q_token", "k_token", "positions"}, {"base", "title"},
          "one q·k at several pairs of positions: rotated (depends on m − n only) and with P added"},
-        {"rope_run", show_rope_run, {"run", "stage"}, {"base", "decimals", "title"},
+        {"rope_run", show_rope_run, {"run", "stage"}, {"token", "base", "decimals", "title"},
          "a stage of a run computed with q and k rotated by position"},
     };
 }

@@ -104,7 +104,7 @@ std::string show_online_softmax(const lesson& l, const show_item& item, const tr
     xt::view(both, 1, xt::all()) = xt::view(once_row, 0, xt::all());
     xt::view(both, 2, xt::all()) = xt::view(wrong_row, 0, xt::all());
     out += "\n" + trace::render(trace::make_table("Output for \"" + tok + "\"", "rows: how it was computed", "O",
-                                                  {"o / l", "one-shot", "no rescale"},
+                                                  {"o / l", "one-shot", "o not rescaled"},
                                                   trace::dimension_labels(run.steps.d_v()), both, dp),
                                 st);
     out += compare_line(tiled_row, once_row, dp);
@@ -137,7 +137,7 @@ std::string show_tiled_memory(const lesson&, const show_item& item, const trace:
     if (!sizes || sizes->empty()) bad(item, "needs 'sizes', a list of sequence lengths such as [5, 1024, 32768]", "sizes");
     const std::size_t tile = tile_of(item);
     trace::table t;
-    t.title = opt_string(item, "title", "Memory for the scores (8-byte numbers)");
+    t.title = opt_string(item, "title", fmt::format("Memory for the scores (8-byte numbers), blocks of {} keys", tile));
     t.axes = "rows: sequence length n";
     t.corner = "n";
     t.col_labels = {"one-shot n×n", "bytes", "online 2n+block", "bytes"};
@@ -146,7 +146,8 @@ std::string show_tiled_memory(const lesson&, const show_item& item, const trace:
         if (!e.is_integer() || *e.value<int64_t>() < 1 || *e.value<int64_t>() > 10000000)
             bad(item, "'sizes' must hold whole numbers from 1 to 10000000", "sizes");
         const auto n = static_cast<double>(*e.value<int64_t>());
-        const double full = n * n, online = 2.0 * n + static_cast<double>(tile);
+        // One block of scores is `tile` keys, or all n when the text is shorter than a block.
+        const double full = n * n, online = 2.0 * n + std::min(n, static_cast<double>(tile));
         t.row_labels.push_back(std::to_string(*e.value<int64_t>()));
         t.cells.push_back({fmt::format("{:.0f}", full), human_bytes(8.0 * full), fmt::format("{:.0f}", online),
                            human_bytes(8.0 * online)});

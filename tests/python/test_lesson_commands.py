@@ -3,9 +3,12 @@
 printed. Commands are taken from what `attn lesson N` prints: `attn …` between
 backticks, indented command lines ("    attn exercise template 1 > answers-01.toml")
 and the closing "Next: attn lesson N+1". Each runs through the shell, in order,
-in a scratch folder that has the source tree's examples/ (as a student's checkout
-does); none may end in a usage or input error (exit 2), and a file a command
-writes must be there for the next one (template, then check). And a command is
+in an empty scratch folder (no source tree: the examples travel with attn), and
+each that neither writes a file nor reads one an earlier command wrote runs
+from / as well; every one exits 0 (`attn exercise
+check` of a fresh template may say 1: not yet right), and a file a command
+writes must be there for the next one (template, then check). Every lesson
+points at a trace example (`attn trace --example NAME`). And a command is
 never broken over two lines, at any width the width test uses (60, 80, 120): a
 student copies it from one line."""
 import os
@@ -42,23 +45,32 @@ def main():
     os.symlink(os.path.abspath(ATTN), os.path.join(bindir, "attn"))
     env = {**os.environ, "PATH": bindir + os.pathsep + os.environ["PATH"]}
     env.pop("ATTN_COURSE_SECRET", None)
+    env.pop("ATTN_LESSONS_DIR", None)
+    state = tempfile.mkdtemp(prefix="attn-cmds-state-")
+    env["XDG_STATE_HOME"] = state  # `exercise check` keeps progress: never in the tester's home
     ran = 0
     for n in numbers:
         text = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", "200"],
                               capture_output=True, text=True).stdout
         work = tempfile.mkdtemp(prefix="attn-cmds-")
-        os.symlink(os.path.join(os.path.abspath(SRC), "examples"), os.path.join(work, "examples"))
         cmds = commands_of(text)
+        written = set()  # files earlier commands of this lesson wrote
         if n <= 14 and not any("exercise template" in c for c in cmds):
             failures.append(f"lesson {n}: never mentions attn exercise template")
-        if n <= 14 and not any(c.startswith("attn trace") for c in cmds):
-            failures.append(f"lesson {n}: never mentions attn trace")
+        if not any(c.startswith("attn trace --example ") for c in cmds):
+            failures.append(f"lesson {n}: never points at a trace example (attn trace --example NAME)")
         for c in cmds:
+            allowed = (0, 1) if c.startswith("attn exercise check") else (0,)
             p = subprocess.run("( " + c + " ) < /dev/null > out.txt 2> err.txt", shell=True, cwd=work, env=env)
             ran += 1
             err = open(os.path.join(work, "err.txt"), encoding="utf-8", errors="replace").read().strip()
-            if p.returncode not in (0, 1):
+            if p.returncode not in allowed:
                 failures.append(f"lesson {n}: `{c}` exits {p.returncode}: {err[:200]}")
+            written |= set(re.findall(r">\s*(\S+)", c))
+            if ">" not in c and not any(w in c for w in written):  # no file written or read back: from / too
+                q = subprocess.run(c, shell=True, cwd="/", env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+                if q.returncode not in allowed:
+                    failures.append(f"lesson {n}: `{c}` run from / exits {q.returncode}: {q.stderr.strip()[:200]}")
         shutil.rmtree(work)
         for width in (60, 80, 120):
             shown = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", str(width)],
@@ -67,6 +79,7 @@ def main():
                 if "\n" in m.group(1):
                     failures.append(f"lesson {n} at width {width}: `{' '.join(m.group(1).split())}` is broken over lines")
     shutil.rmtree(bindir)
+    shutil.rmtree(state)
     for f in failures:
         print("FAIL", f)
     print(f"{ran} commands run from {len(numbers)} lessons")
