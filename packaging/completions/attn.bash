@@ -34,7 +34,7 @@ _attn() {
     esac
 
     if [ -z "$verb" ]; then
-        COMPREPLY=($(compgen -W "lessons lesson trace shapes exercise grade model course --lessons --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "lessons lesson trace examples shapes exercise grade model course --lessons --version --help" -- "$cur"))
         return
     fi
     if [[ "$cur" == -* ]]; then
