@@ -110,7 +110,9 @@ void record_progress(const grade::grade_report& r) {
         std::cerr << io::terminal_safe_text("attn: progress file " + path + " ignored: " + saved.problem) << "\n";
     bool any = false;
     for (const auto& x : r.exercises) {
-        if (!x.answered) continue;
+        bool tried = false;  // a template's TODO is no try
+        for (const auto& part : x.parts) tried = tried || part.status != grade::part_status::unanswered;
+        if (!tried) continue;
         saved.p.record(x.id, x.max > 0 && x.score >= x.max);
         any = true;
     }
