@@ -123,10 +123,12 @@ std::string show_permutation(const lesson& l, const show_item& item, const trace
     t.axes = "rows: key positions · each sentence's key at that position and its weight";
     t.shape = fmt::format("[{} × 4]", n);
     t.corner = "position";
-    t.col_labels = {readable_name(names[0]), "α", readable_name(names[1]), "α"};
+    const auto labels = item.spec->get("labels") ? need_strings(item, "labels", 2)
+                                                 : std::vector<std::string>{readable_name(names[0]), readable_name(names[1])};
+    t.col_labels = {labels[0], "α", labels[1], "α"};
     std::vector<double> wa, wb;
     for (std::size_t j = 0; j < n; ++j) {
-        t.row_labels.push_back(std::to_string(j + 1));
+        t.row_labels.push_back(std::to_string(j));  // positions count from 0, as everywhere
         wa.push_back(r[0]->steps.weights(qa, j));
         wb.push_back(r[1]->steps.weights(qb, j));
         t.cells.push_back({r[0]->labels.key_tokens[j], trace::fixed(wa.back(), 4), r[1]->labels.key_tokens[j],
@@ -248,7 +250,7 @@ std::vector<show_kind> model_kinds() {
         {"dot_growth", show_dot_growth, {"dims", "samples", "seed"}, {"title"},
          "measures q·k of random vectors for each d: its spread grows like √d"},
         {"spread", show_spread, {"runs"}, {"title"}, "per query: the largest weight and the entropy of the row, per run"},
-        {"permutation", show_permutation, {"runs", "token"}, {"title"},
+        {"permutation", show_permutation, {"runs", "token"}, {"title", "labels"},
          "one query's weights in two runs whose keys are the same tokens reordered"},
         {"sublayers", show_sublayers, {"block"}, {"title"},
          "each sub-layer of an encoder or decoder block with its shape and output"},

@@ -19,6 +19,7 @@ SYMBOL = re.compile(r"^(?:[A-Za-z]{1,3}_[A-Za-z0-9]{1,5}|[A-Za-z]{1,8}_[A-Za-z0-
 DOTTED = re.compile(r"\b[a-z][a-z0-9_]*\.(?:[a-z_]+[0-9]*\.)*[a-z_]*[a-z][a-z0-9_]*\b")
 SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 SEED = re.compile(r"\bseeds? \d{3}\b")
+HOOK = re.compile(r"\bhook_[a-z_]+\b")
 failures = []
 
 
@@ -44,7 +45,32 @@ def internal_names(text):
             found.add(m.group(0))
     for m in SEED.finditer(text):
         found.add(m.group(0))
+    for m in HOOK.finditer(text):
+        found.add(m.group(0))
     return found
+
+
+def lesson_ids(n):
+    """A lesson's own ids a student must never read: its runs' and blocks' names with
+    an underscore ("oven_p"), and matrix names whose subscript is a word ("X_oven";
+    K_enc, Q_dec, X_src stay: notation)."""
+    path = glob.glob(os.path.join(SRC, "lessons", f"{n:02d}-*.toml"))
+    if not path:
+        return set()
+    import tomllib
+    with open(path[0], "rb") as f:
+        doc = tomllib.load(f)
+    ids = {k for k in list(doc.get("runs", {})) + list(doc.get("blocks", {})) if "_" in k}
+    for k in list(doc.get("matrices", {})) + list(doc.get("derived", {})):
+        m = re.fullmatch(r"[A-Za-z]+_([a-z]{4,})", k)
+        if m:
+            ids.add(k)
+    return ids
+
+
+def ids_shown(n, text):
+    text = visible_prose(text)
+    return {i for i in lesson_ids(n) if re.search(r"(?<![A-Za-z0-9_])" + re.escape(i) + r"(?![A-Za-z0-9_])", text)}
 
 
 def documented_traces(lesson_texts):
@@ -68,9 +94,13 @@ def main():
         out = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", "200"],
                              capture_output=True, text=True).stdout
         texts.append(out)
-        found = internal_names(out)
+        found = internal_names(out) | ids_shown(n, out)
         if found:
             failures.append(f"lesson {n}: {sorted(found)}")
+    listed = subprocess.run([ATTN, "exercise", "list", "--width", "200"], capture_output=True, text=True).stdout
+    found = {m.group(0) for m in SEED.finditer(listed)} | {m.group(0) for m in HOOK.finditer(listed)}
+    if found:
+        failures.append(f"attn exercise list: {sorted(found)}")
     traces = documented_traces(texts)
     for t in traces:
         out = subprocess.run([ATTN, "lesson", *t, "--color", "never", "--width", "200"], capture_output=True, text=True).stdout
