@@ -2,6 +2,8 @@
 // wake once per run(); slice i of n rows is [i·n/t, (i+1)·n/t).
 #include "core/fast_parallel.hpp"
 
+#include <memory>
+
 namespace attn {
 
 row_pool::row_pool(unsigned threads) {
@@ -62,6 +64,16 @@ void row_pool::worker_loop(unsigned index) {
         }
         if (last) done_.notify_one();
     }
+}
+
+bool run_on_shared_pool(unsigned threads, std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+    static std::mutex busy;
+    static std::unique_ptr<row_pool> pool;
+    std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    if (!pool || pool->threads() != threads) pool = std::make_unique<row_pool>(threads);
+    pool->run(n, body);
+    return true;
 }
 
 }  // namespace attn

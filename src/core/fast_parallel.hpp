@@ -41,4 +41,10 @@ private:
     bool stop_ = false;
 };
 
+// The process-wide pool of the products (core/matmul.cpp) and the model floor's fused
+// attention (core/fast_fused.cpp): runs body over [0, n) on `threads` threads and returns
+// true, or returns false at once when the pool is busy (another thread's call, or a call
+// from inside the pool): the caller then runs the work alone.
+bool run_on_shared_pool(unsigned threads, std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);
+
 }  // namespace attn

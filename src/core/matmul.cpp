@@ -1,30 +1,138 @@
-// core/matmul.cpp — matmul() through the BLAS (OpenBLAS). A first implementation:
-// issue 23 replaces it with kernels whose speed does not hang on OpenBLAS's CPU table.
+// core/matmul.cpp — matmul() on attn's own kernels (core/kernels.hpp), BLIS-style:
+// B in [kc, nc] blocks packed once per block, A in [mc, kc] blocks, the tiles in
+// registers. Its speed no longer hangs on the BLAS build's CPU table (issue 23).
+//
+// Threads split C into column (or row) ranges on whole tiles; each thread packs what
+// its range reads and runs the same loops, so every entry of C sums over k in the same
+// blocks and order whatever the thread count (the bits never change with threads).
 #include "core/matmul.hpp"
 
-#include <cblas.h>
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "core/fast_parallel.hpp"
+#include "core/kernels.hpp"
 
 namespace attn {
 
 namespace {
-CBLAS_TRANSPOSE flag(bool trans) { return trans ? CblasTrans : CblasNoTrans; }
-int as_int(std::size_t v) { return static_cast<int>(v); }
+
+constexpr std::size_t kc_max = 256;  // k per packed block: an A strip + a B strip fit L1
+
+// Block sizes for a kernel set: an A block [mc, kc] in L2, a B block [kc, nc] in L3.
+template <class T>
+struct blocking {
+    std::size_t mc, nc;
+    explicit blocking(const kernels::gemm_ops<T>& ops) : mc(ops.mr * 16), nc(ops.nr * 128) {}
+};
+
+// Packed blocks of one thread, kept between calls (a VM page costs ~12 µs the first time).
+template <class T>
+struct pack_buffers {
+    std::vector<T> a, b;
+};
+template <class T>
+pack_buffers<T>& thread_buffers() {
+    thread_local pack_buffers<T> buffers;
+    return buffers;
+}
+
+// C [m, n] = alpha · op(A) · op(B) + beta · C on this thread. a, b, c point at the
+// sub-matrix's (0, 0) (for a transposed operand that is its stored (0, 0) as well).
+template <class T>
+void matmul_serial(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a,
+                   std::size_t lda, const T* b, std::size_t ldb, T beta, T* c, std::size_t ldc) {
+    const auto& ops = kernels::active().ops<T>();
+    const blocking<T> bl(ops);
+    auto& buf = thread_buffers<T>();
+    const std::size_t kc_top = std::min(k, kc_max);
+    buf.a.resize(kernels::strips(std::min(m, bl.mc), ops.mr) * ops.mr * kc_top);  // [⌈mc/mr⌉, kc, mr]
+    buf.b.resize(kernels::strips(std::min(n, bl.nc), ops.nr) * ops.nr * kc_top);  // [⌈nc/nr⌉, kc, nr]
+    for (std::size_t j0 = 0; j0 < n; j0 += bl.nc) {
+        const std::size_t nc = std::min(bl.nc, n - j0);
+        for (std::size_t p0 = 0; p0 < k; p0 += kc_max) {
+            const std::size_t kc = std::min(kc_max, k - p0);
+            ops.pack_b(tb, kc, nc, tb ? b + j0 * ldb + p0 : b + p0 * ldb + j0, ldb, buf.b.data());
+            const T block_beta = p0 == 0 ? beta : T(1);  // later k blocks add to C
+            for (std::size_t i0 = 0; i0 < m; i0 += bl.mc) {
+                const std::size_t mc = std::min(bl.mc, m - i0);
+                T* cb = c + i0 * ldc + j0;
+                if (!ta) {  // A read in place: as fast as packed here, and no copy (same bits)
+                    ops.block_rows(mc, nc, kc, a + i0 * lda + p0, lda, buf.b.data(), alpha, block_beta, cb, ldc);
+                    continue;
+                }
+                ops.pack_a(ta, mc, kc, a + p0 * lda + i0, lda, buf.a.data());
+                ops.block(mc, nc, kc, buf.a.data(), buf.b.data(), alpha, block_beta, cb, ldc);
+            }
+        }
+    }
+}
+
+// C = beta · C when there is nothing to sum (k = 0); beta = 0 writes zeros.
+template <class T>
+void scale_c(std::size_t m, std::size_t n, T beta, T* c, std::size_t ldc) {
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+}
+
+std::atomic<unsigned> configured_threads{0};  // 0 = the machine's hardware threads
+
+// Below this many multiply-adds a product runs on its caller: waking a thread costs more.
+constexpr double parallel_work = 1 << 20;
+
+template <class T>
+void matmul_any(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a,
+                std::size_t lda, const T* b, std::size_t ldb, T beta, T* c, std::size_t ldc) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) return scale_c(m, n, beta, c, ldc);
+    const unsigned threads = matmul_threads();
+    const auto& ops = kernels::active().ops<T>();
+    const std::size_t row_tiles = kernels::strips(m, ops.mr), col_tiles = kernels::strips(n, ops.nr);
+    const bool by_rows = row_tiles >= col_tiles;
+    const std::size_t tiles = by_rows ? row_tiles : col_tiles;
+    if (threads < 2 || tiles < 2 || double(m) * double(n) * double(k) < parallel_work)
+        return matmul_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    // Slice s of the tiles is [s·tiles/t, (s+1)·tiles/t): whole tiles, so no entry moves to another tile shape.
+    const std::size_t slices = std::min<std::size_t>(threads, tiles);
+    const bool pooled = run_on_shared_pool(threads, slices, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t s = begin; s < end; ++s) {
+            const std::size_t t0 = s * tiles / slices, t1 = (s + 1) * tiles / slices;
+            if (by_rows) {
+                const std::size_t r0 = t0 * ops.mr, r1 = std::min(m, t1 * ops.mr);
+                matmul_serial(ta, tb, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, b, ldb, beta,
+                              c + r0 * ldc, ldc);
+            } else {
+                const std::size_t c0 = t0 * ops.nr, c1 = std::min(n, t1 * ops.nr);
+                matmul_serial(ta, tb, m, c1 - c0, k, alpha, a, lda, tb ? b + c0 * ldb : b + c0, ldb, beta,
+                              c + c0, ldc);
+            }
+        }
+    });
+    if (!pooled) matmul_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);  // the pool was busy
+}
+
 }  // namespace
 
-void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
-                   const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
-                   std::size_t ldc) {
-    if (m == 0 || n == 0) return;
-    cblas_sgemm(CblasRowMajor, flag(trans_a), flag(trans_b), as_int(m), as_int(n), as_int(k), alpha, a,
-                as_int(lda), b, as_int(ldb), beta, c, as_int(ldc));
+unsigned matmul_threads() {
+    const unsigned t = configured_threads.load();
+    if (t > 0) return t;
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw > 0 ? hw : 1;
+}
+
+void set_matmul_threads(unsigned threads) { configured_threads.store(threads); }
+
+void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
+    matmul_any(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
-                    const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
-                    std::size_t ldc) {
-    if (m == 0 || n == 0) return;
-    cblas_dgemm(CblasRowMajor, flag(trans_a), flag(trans_b), as_int(m), as_int(n), as_int(k), alpha, a,
-                as_int(lda), b, as_int(ldb), beta, c, as_int(ldc));
+            const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
+            std::size_t ldc) {
+    matmul_any(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace attn

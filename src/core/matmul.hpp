@@ -5,10 +5,13 @@
 //   b: [k, n] (or [n, k] when trans_b), leading dimension ldb
 //   c: [m, n], leading dimension ldc
 //
-// Every caller goes through here, so the kernels behind it (core/matmul.cpp) can
-// change without touching them. The result never depends on the number of threads:
-// work is split over rows and columns of C only, each entry's sum over k runs in one
-// fixed order (training's "same seed, same bytes" rests on this).
+// Every caller goes through here, so the kernels behind it can change without
+// touching them: attn's own register-blocked kernels (core/kernels.hpp), the widest
+// the CPU runs (AVX-512, AVX2 + FMA, or generic), whatever the BLAS build detects.
+// The result never depends on the number of threads: work is split over rows and
+// columns of C only, each entry's sum over k runs in one fixed order (training's
+// "same seed, same bytes" rests on this). It may differ in the last bits between
+// kernel sets (FMA or not), as BLAS results differ between its kernels.
 #pragma once
 
 #include <cstddef>
@@ -22,5 +25,10 @@ void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_
 void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
             const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
             std::size_t ldc);
+
+// Threads a large product uses (the caller included): set_matmul_threads(0), the
+// default, means the machine's hardware threads. Never changes a result's bits.
+unsigned matmul_threads();
+void set_matmul_threads(unsigned threads);
 
 }  // namespace attn
