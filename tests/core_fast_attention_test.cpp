@@ -1,17 +1,23 @@
 // tests/core_fast_attention_test.cpp — the fast path (core/fast_attention.hpp)
 // against the reference path, stage by stage, on random inputs with masks, biases,
-// fully masked rows and ±1e4 scores; plus the keep modes and the vectorised exp.
+// fully masked rows and ±1e4 scores; plus the keep modes (the fused output-only forward
+// too), every kernel set the CPU runs, the same bits on any thread count, and the
+// vectorised exp.
 // The reference path is itself checked against hand numbers and the seeds.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+
+#include <xtensor/xview.hpp>
 
 #include "core/attention.hpp"
 #include "core/fast_attention.hpp"
 #include "core/fast_softmax.hpp"
+#include "core/kernels.hpp"
 #include "core/shape_error.hpp"
 
 using namespace attn;
@@ -57,6 +63,11 @@ void check_stage(const A& fast, const matrix& ref, double tol, const char* stage
     INFO("worst cell (" << wi << ", " << wj << "): fast " << double(fast(wi, wj)) << " reference " << ref(wi, wj)
                         << ", error " << worst << " vs allowed " << tol * scale);
     CHECK(bad == 0);
+}
+
+template <class T>
+bool same_bits(const fast_matrix<T>& a, const fast_matrix<T>& b) {
+    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 template <class T>
@@ -115,6 +126,70 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
     const attention_steps back = to_attention_steps(fast, as<TestType>(q), as<TestType>(k), as<TestType>(v));
     check_stage(back.scores_masked, ref.scores_masked, tol, "to_attention_steps scores_masked");
     CHECK(back.attend == ref.attend);
+
+    // The fused forward (online softmax over blocks of 256 keys) against the same reference.
+    fo.keep = keep_mode::output_only;
+    fast_steps<TestType> fused;
+    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, fo);
+    check_stage(fused.output, ref.output, tol, "fused output");
+    CHECK(fused.row_fully_masked == ref.row_fully_masked);
+}
+
+TEMPLATE_TEST_CASE("every kernel set the CPU runs gives the reference numbers in every keep mode",
+                   "[core][fast][kernels]", float, double) {
+    // generic, AVX2 + FMA, AVX-512 (a set the CPU lacks is clamped to the best it has,
+    // so nothing runs an instruction it does not know); n_k = 600 spans three key blocks.
+    const double tol = std::is_same<TestType, double>::value ? 1e-12 : 1e-5;
+    const auto wanted = GENERATE(kernels::isa::generic, kernels::isa::avx2, kernels::isa::avx512);
+    struct restore {
+        ~restore() { kernels::force(kernels::best_supported()); }
+    } guard;
+    INFO("kernel set " << kernels::force(wanted).name);
+    lcg g{99};
+    const matrix q = xt::cast<double>(as<TestType>(random_matrix(g, 70, 40)));
+    const matrix k = xt::cast<double>(as<TestType>(random_matrix(g, 600, 40)));
+    const matrix v = xt::cast<double>(as<TestType>(random_matrix(g, 600, 24)));
+    const attention_steps ref = scaled_dot_product_attention(q, k, v);
+    fast_options<TestType> o;
+    o.threads = 2;
+    fast_steps<TestType> all, fused, one;
+    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), all, o);
+    check_stage(all.scores_raw, ref.scores_raw, tol, "scores_raw");
+    check_stage(all.weights, ref.weights, tol, "weights");
+    check_stage(all.output, ref.output, tol, "output");
+    o.keep = keep_mode::output_only;
+    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, o);
+    check_stage(fused.output, ref.output, tol, "fused output");
+    o.keep = keep_mode::one_query;
+    o.query = 69;
+    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), one, o);
+    const matrix ref_row = xt::view(ref.output, xt::range(69, 70), xt::all());
+    check_stage(one.output, ref_row, tol, "one-query output");
+}
+
+TEMPLATE_TEST_CASE("the fast forward gives the same bits on 1, 2 and 3 threads and any block size",
+                   "[core][fast][threads]", float, double) {
+    lcg g{5};
+    const auto q = as<TestType>(random_matrix(g, 300, 32));
+    const auto k = as<TestType>(random_matrix(g, 520, 32));
+    const auto v = as<TestType>(random_matrix(g, 520, 16));
+    for (const keep_mode mode : {keep_mode::all_stages, keep_mode::output_only}) {
+        fast_options<TestType> o;
+        o.keep = mode;
+        fast_steps<TestType> base;
+        o.threads = 1;
+        fast_attention(q, k, v, base, o);
+        for (const unsigned threads : {2u, 3u})
+            for (const std::size_t block : {std::size_t(0), std::size_t(7)}) {
+                o.threads = threads;
+                o.block_rows = block;
+                fast_steps<TestType> s;
+                fast_attention(q, k, v, s, o);
+                INFO("keep mode " << int(mode) << " threads " << threads << " block " << block);
+                CHECK(same_bits(s.output, base.output));
+                CHECK(same_bits(s.weights, base.weights));
+            }
+    }
 }
 
 TEMPLATE_TEST_CASE("fully masked rows give zero weights, zero output and a flag, never NaN", "[core][fast][mask]",
@@ -175,7 +250,10 @@ TEST_CASE("output-only and one-query modes give the all-stages numbers without t
     fast_attention(q, k, v, only, o);
     CHECK(only.scores_raw.size() == 0);
     CHECK(only.weights.size() == 0);
-    for (std::size_t i = 0; i < all.output.size(); ++i) CHECK(only.output.data()[i] == all.output.data()[i]);
+    // The fused forward rescales as it goes (online softmax): equal up to rounding.
+    for (std::size_t i = 0; i < all.output.size(); ++i)
+        if (std::abs(only.output.data()[i] - all.output.data()[i]) > 1e-6f)
+            CHECK_THAT(only.output.data()[i], WithinAbs(all.output.data()[i], 1e-6));
     o.keep = keep_mode::one_query;
     o.query = 123;
     fast_attention(q, k, v, one, o);

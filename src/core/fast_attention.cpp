@@ -1,32 +1,28 @@
-// core/fast_attention.cpp — the fast forward: per block of query rows, Q Kᵀ through
-// BLAS into the kept scores, the fused softmax, weights V through BLAS; with a pool,
-// each thread runs whole blocks.
-// Blocks keep a block's scores in cache between the three steps.
+// core/fast_attention.cpp — the fast forward on attn's kernels (core/kernels.hpp).
+// Per call: K packed once as product strips, V once per block of 256 keys. Per block
+// of query rows (each thread pulls whole blocks; core/fast_blocks.hpp):
+//   keep all / one query: Q_block Kᵀ into the kept scores, the softmax into the kept
+//     weights, weights · V — the block's scores still in cache for the last two;
+//   output only: fused, the online softmax over blocks of 256 keys.
 #include "core/fast_attention.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
-#include <cblas.h>
 #include <xtensor/xview.hpp>
 
-#include "core/fast_softmax.hpp"
+#include "core/fast_blocks.hpp"
+#include "core/kernels.hpp"
 #include "core/shape_check.hpp"
 #include "core/shape_error.hpp"
 
 namespace attn {
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
 
 // Same checks and messages as the reference path (core/shape_check.hpp).
 template <class T>
@@ -41,63 +37,24 @@ void check_shapes(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast_m
                           std::to_string(q.shape(0)) + " rows");
 }
 
-// C [m, n] = A [m, kk] · B (Bᵀ when transpose_b) + beta · C, all row-major and contiguous.
-void gemm(bool transpose_b, std::size_t m, std::size_t n, std::size_t kk, const float* a, const float* b, float beta,
-          float* c) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-                static_cast<int>(n), static_cast<int>(kk), 1.0f, a, static_cast<int>(kk), b,
-                static_cast<int>(transpose_b ? kk : n), beta, c, static_cast<int>(n));
-}
-void gemm(bool transpose_b, std::size_t m, std::size_t n, std::size_t kk, const double* a, const double* b,
-          double beta, double* c) {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-                static_cast<int>(n), static_cast<int>(kk), 1.0, a, static_cast<int>(kk), b,
-                static_cast<int>(transpose_b ? kk : n), beta, c, static_cast<int>(n));
-}
-
-// y [rows] = A [rows, cols] · x, or y [cols] = Aᵀ · x when transpose_a.
-void gemv(bool transpose_a, std::size_t rows, std::size_t cols, const float* a, const float* x, float* y) {
-    cblas_sgemv(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, static_cast<int>(rows),
-                static_cast<int>(cols), 1.0f, a, static_cast<int>(cols), x, 1, 0.0f, y, 1);
-}
-void gemv(bool transpose_a, std::size_t rows, std::size_t cols, const double* a, const double* x, double* y) {
-    cblas_dgemv(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, static_cast<int>(rows),
-                static_cast<int>(cols), 1.0, a, static_cast<int>(cols), x, 1, 0.0, y, 1);
-}
-
-// Query rows per block. Alone: about 1 MiB of scores per block, so a block is still
-// in cache when the softmax and the second product read it. With a pool: about
-// 512 KiB (one core's L2), and at least one block per thread. Not smaller: every
-// block repacks all of K inside BLAS, which costs most when n_q is small (cross-attention).
+// Query rows per block. Keep all: about 1 MiB of scores per block alone, 512 KiB with
+// a pool (one core's L2), at least one block per thread. Fused: 4 register tiles high.
+// A whole number of tiles either way.
 template <class T>
-std::size_t choose_block_rows(std::size_t requested, std::size_t n_q, std::size_t n_k, unsigned threads) {
-    if (requested > 0) return requested;
+std::size_t choose_block_rows(const fast_options<T>& o, std::size_t mr, std::size_t n_q, std::size_t n_k,
+                              unsigned threads) {
+    if (o.block_rows > 0) return o.block_rows;
+    if (o.keep == keep_mode::output_only) return 4 * mr;
     const std::size_t bytes = threads > 1 ? (std::size_t(1) << 19) : (std::size_t(1) << 20);
     std::size_t rows = bytes / (sizeof(T) * (n_k > 0 ? n_k : 1));
     if (threads > 1) rows = std::min(rows, (n_q + threads - 1) / threads);
-    return std::max<std::size_t>(rows, 16);
+    rows = std::max<std::size_t>(rows, 16);
+    return kernels::strips(rows, mr) * mr;
 }
 
 // Below this many score cells a call runs on the caller alone: waking a worker
 // costs more than it saves.
 constexpr std::size_t parallel_cells = 64 * 1024;
-
-// OpenBLAS at one thread for the lifetime of the guard (our threads call it
-// concurrently, each with its own block), then back to what it was.
-class blas_single_thread {
-public:
-    blas_single_thread() : before_(openblas_get_num_threads()) {
-        if (before_ != 1) openblas_set_num_threads(1);
-    }
-    ~blas_single_thread() {
-        if (before_ != 1) openblas_set_num_threads(before_);
-    }
-    blas_single_thread(const blas_single_thread&) = delete;
-    blas_single_thread& operator=(const blas_single_thread&) = delete;
-
-private:
-    int before_;
-};
 
 }  // namespace
 
@@ -130,9 +87,6 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
     s.bias_ = o.bias;
     s.masked_fill_ = o.masked_fill;
     s.times = {};
-    softmax_row_inputs<T> in;
-    in.inv_scale = T(1) / s.scale;
-    in.fill = o.masked_fill;
 
     const std::size_t rows = o.keep == keep_mode::one_query ? 1 : n_q;  // rows of output
     const std::size_t kept = o.keep == keep_mode::output_only ? 0 : rows;  // rows of scores kept
@@ -146,76 +100,61 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
         return;
     }
 
+    const auto& ops = kernels::active().ops<T>();
+    blocks::pack_kv(ops, n_k, d_k, d_v, k.data(), d_k, v.data(), d_v, s.packed_k_, s.packed_v_);
+    blocks::plan<T> p{ops, n_q, n_k, d_k, d_v, q.data(), d_k, s.packed_k_.data(), s.packed_v_.data(), {}};
+    p.in.inv_scale = T(1) / s.scale;
+    p.in.fill = o.masked_fill;
+    p.bias = o.bias ? o.bias->data() : nullptr;
+    p.attend = o.mask ? o.mask->data() : nullptr;
+    blocks::times total;
+    if (s.slot_scratch_.empty()) s.slot_scratch_.resize(1);
+
     if (o.keep == keep_mode::one_query) {
-        const std::size_t qi = o.query;
-        auto t0 = clock_type::now();
-        gemv(false, n_k, d_k, k.data(), q.data() + qi * d_k, s.scores_raw.data());  // [n_k] K · q_i
-        s.times.scores = seconds_since(t0);
-        t0 = clock_type::now();
-        in.bias = o.bias ? o.bias->data() + qi * n_k : nullptr;
-        in.attend = o.mask ? o.mask->data() + qi * n_k : nullptr;
-        s.row_fully_masked[0] = fast_softmax_row(s.scores_raw.data(), s.weights.data(), n_k, in);
-        s.times.softmax = seconds_since(t0);
-        t0 = clock_type::now();
-        if (d_v > 0) gemv(true, n_k, d_v, v.data(), s.weights.data(), s.output.data());  // [d_v] Vᵀ · w_i
-        s.times.output = seconds_since(t0);
+        unsigned char flag = 0;
+        blocks::kept_block(p, o.query, 1, s.scores_raw.data(), s.weights.data(), s.output.data(), d_v, &flag, total);
+        s.row_fully_masked[0] = flag != 0;
+        s.times = {total.scores, total.softmax, total.output};
         return;
     }
 
     const unsigned threads = o.threads > 0 ? o.threads : 1;
-    const std::size_t block = choose_block_rows<T>(o.block_rows, n_q, n_k, threads);
+    const std::size_t block = choose_block_rows(o, ops.mr, n_q, n_k, threads);
     const std::size_t n_blocks = (n_q + block - 1) / block;
     const bool parallel = threads > 1 && n_blocks > 1 && n_q * n_k >= parallel_cells;
     const std::size_t slots = parallel ? threads : 1;
-    if (o.keep == keep_mode::output_only) s.scratch_.resize({slots * std::min(block, n_q), n_k});
+    if (s.slot_scratch_.size() < slots) s.slot_scratch_.resize(slots);
     s.flags_.assign(n_q, 0);
 
-    // One block: its scores, softmax and output rows; touches only its own rows.
-    auto run_block = [&](std::size_t blk, std::size_t slot, fast_stage_times& t) {
+    // One block: touches only its own rows (and its thread's scratch).
+    auto run_block = [&](std::size_t blk, std::size_t slot, blocks::times& t) {
         const std::size_t r0 = blk * block, b = std::min(block, n_q - r0);
-        T* raw = o.keep == keep_mode::output_only ? s.scratch_.data() + slot * block * n_k
-                                                  : s.scores_raw.data() + r0 * n_k;
-        T* w = o.keep == keep_mode::output_only ? raw : s.weights.data() + r0 * n_k;
-        auto t0 = clock_type::now();
-        // OpenBLAS clears C for beta = 0 with a scalar loop that costs up to a quarter
-        // of this product at d = 64; a vectorised fill and beta = 1 give the same C.
-        std::fill_n(raw, b * n_k, T(0));
-        gemm(true, b, n_k, d_k, q.data() + r0 * d_k, k.data(), T(1), raw);  // [b, n_k] Q_block Kᵀ
-        auto t1 = clock_type::now();
-        softmax_row_inputs<T> row_in = in;
-        for (std::size_t i = 0; i < b; ++i) {
-            const std::size_t qi = r0 + i;
-            row_in.bias = o.bias ? o.bias->data() + qi * n_k : nullptr;
-            row_in.attend = o.mask ? o.mask->data() + qi * n_k : nullptr;
-            s.flags_[qi] = fast_softmax_row(raw + i * n_k, w + i * n_k, n_k, row_in);
-        }
-        auto t2 = clock_type::now();
-        if (d_v > 0) gemm(false, b, d_v, n_k, w, v.data(), T(0), s.output.data() + r0 * d_v);  // [b, d_v] W_block V
-        auto t3 = clock_type::now();
-        t.scores += std::chrono::duration<double>(t1 - t0).count();
-        t.softmax += std::chrono::duration<double>(t2 - t1).count();
-        t.output += std::chrono::duration<double>(t3 - t2).count();
+        if (o.keep == keep_mode::output_only)
+            blocks::fused_block(p, r0, b, s.output.data() + r0 * d_v, d_v, s.flags_.data() + r0, static_cast<T*>(nullptr),
+                                s.slot_scratch_[slot], t);
+        else
+            blocks::kept_block(p, r0, b, s.scores_raw.data() + r0 * n_k, s.weights.data() + r0 * n_k,
+                               s.output.data() + r0 * d_v, d_v, s.flags_.data() + r0, t);
     };
 
     if (!parallel) {
-        for (std::size_t blk = 0; blk < n_blocks; ++blk) run_block(blk, 0, s.times);
+        for (std::size_t blk = 0; blk < n_blocks; ++blk) run_block(blk, 0, total);
     } else {
-        // Each thread pulls whole blocks (no barrier between stages); BLAS runs
-        // single-threaded inside, so the threads are ours and only ours.
+        // Each thread pulls whole blocks (no barrier between stages).
         if (!s.pool_ || s.pool_->threads() != threads) s.pool_ = std::make_unique<row_pool>(threads);
-        const blas_single_thread blas_guard;
         std::atomic<std::size_t> next{0};
-        std::vector<fast_stage_times> per_slot(slots);
+        std::vector<blocks::times> per_slot(slots);
         s.pool_->run(slots, [&](std::size_t begin, std::size_t end) {
             for (std::size_t slot = begin; slot < end; ++slot)
                 for (std::size_t blk = next++; blk < n_blocks; blk = next++) run_block(blk, slot, per_slot[slot]);
         });
         for (const auto& t : per_slot) {
-            s.times.scores += t.scores;
-            s.times.softmax += t.softmax;
-            s.times.output += t.output;
+            total.scores += t.scores;
+            total.softmax += t.softmax;
+            total.output += t.output;
         }
     }
+    s.times = {total.scores, total.softmax, total.output};
     for (std::size_t i = 0; i < n_q; ++i) s.row_fully_masked[i] = s.flags_[i] != 0;
 }
 

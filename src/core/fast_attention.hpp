@@ -1,18 +1,25 @@
 // core/fast_attention.hpp — the fast forward pass for real sizes, in float or double.
 //
-// Same stages as scaled_dot_product_attention (core/attention.hpp), computed into a
-// reusable workspace: both products through BLAS into buffers that live across
-// calls, and a vectorised fused softmax per row (core/fast_softmax.hpp) split over
-// a small thread pool. Two stages are cheap functions of another and stay lazy:
+// Same stages as scaled_dot_product_attention (core/attention.hpp), on attn's own
+// kernels (core/kernels.hpp: register-blocked products and a vectorised softmax, the
+// widest set the CPU runs, whatever the BLAS build detects). K and V are packed once
+// per call; blocks of query rows are spread over a small thread pool. Two stages are
+// cheap functions of another and stay lazy:
 //   scores_scaled = scores_raw / scale              (scores_scaled(), scaled(i, j))
 //   scores_masked = scaled + bias, fill if blocked  (masked(i, j), materialise_masked())
 // The tracer evaluates them when it prints; every other stage is a concrete matrix.
 //
 // keep_mode says what to materialise:
-//   all_stages  (default) scores_raw and weights [n_q, n_k], output [n_q, d_v]
-//   output_only output [n_q, d_v]; scores go through a [block, n_k] scratch only
+//   all_stages  (default) scores_raw and weights [n_q, n_k], output [n_q, d_v]: per
+//               block of query rows, scores into the kept matrix, the softmax into the
+//               kept weights, then weights · V, in one sweep
+//   output_only output [n_q, d_v]: fused, the online softmax of lesson 16 over blocks
+//               of 256 keys (core/tiled.hpp teaches it), so no [n_q, n_k] matrix and no
+//               [rows, n_k] row block ever exists — only [rows, 256] per thread
 //   one_query   row `query` only: scores_raw, weights [1, n_k], output [1, d_v] —
 //               a one-token trace at n = 4096 never builds an n × n matrix
+// output_only equals all_stages up to rounding (the online softmax rescales), not bit
+// for bit. No result depends on the number of threads or the block size.
 #pragma once
 
 #include <array>
@@ -43,10 +50,9 @@ struct fast_options {
     const fast_matrix<T>* bias = nullptr;  // [n_q, n_k] added to the scaled scores; not owned
     T masked_fill = -std::numeric_limits<T>::infinity();
     std::optional<double> scale_divisor;   // absent = √d_k
-    // Threads, the caller included. 1: blocks run in turn and BLAS threads as it is
-    // set up. > 1: blocks of query rows are spread over a pool kept in the steps,
-    // each thread running a block's three steps, with OpenBLAS at one thread for
-    // the duration of the call (restored afterwards).
+    // Threads, the caller included. 1: blocks run in turn on the caller. > 1: blocks
+    // of query rows are spread over a pool kept in the steps, each thread running a
+    // block's steps. The numbers are the same either way, bit for bit.
     unsigned threads = 1;
     std::size_t block_rows = 0;            // query rows per block; 0 = chosen from n_k
 };
@@ -104,7 +110,9 @@ private:
     const bool_matrix* mask_ = nullptr;     // from the options of the last call
     const fast_matrix<T>* bias_ = nullptr;
     T masked_fill_ = 0;
-    fast_matrix<T> scratch_;                // [threads · block, n_k] scores for output_only
+    std::vector<T> packed_k_;               // Kᵀ as product strips [⌈n_k/nr⌉, d_k, nr]
+    std::vector<T> packed_v_;               // V per block of 256 keys: [⌈n_k/256⌉, ⌈d_v/nr⌉, 256, nr]
+    std::vector<std::vector<T>> slot_scratch_;  // per thread: score block and online state of the fused forward
     std::vector<unsigned char> flags_;      // [n_q] fully-masked flags, one byte each (threads write them)
     std::unique_ptr<row_pool> pool_;
 };

@@ -1,0 +1,133 @@
+// core/fast_blocks.cpp — the blocks of the fast forwards (core/fast_blocks.hpp).
+#include "core/fast_blocks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace attn::blocks {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_between(clock_type::time_point a, clock_type::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+// The online softmax of one row over one block of kv scores s (in place → P): the
+// running max m and sum l, and the output row o rescaled when the max grows. Only the
+// first `vis` keys are visible (the causal mask); the rest of P is 0.
+template <class T>
+void online_row(const plan<T>& p, T* s, std::size_t kv, std::size_t vis, const softmax_row_inputs<T>& in, T& m,
+                T& l, bool& any, T* o) {
+    std::fill(s + vis, s + kv, T(0));
+    if (vis == 0) return;
+    bool visible = false;
+    const T block_max = p.ops.row_scores(s, s, vis, in, visible);
+    any = any || visible;
+    const T m_new = std::max(m, block_max);
+    if (!std::isfinite(m_new)) {  // nothing finite yet (or +inf): contributes nothing; flagged at the end if it stays
+        std::fill(s, s + vis, T(0));
+        if (m_new > 0) m = m_new;
+        return;
+    }
+    const T sum = p.ops.exp_sum(s, vis, m_new);
+    if (m_new != m) {
+        const T corr = std::isfinite(m) ? std::exp(m - m_new) : T(0);
+        l *= corr;
+        p.ops.scale(o, p.d_v, corr);
+    }
+    l += sum;
+    m = m_new;
+}
+
+}  // namespace
+
+template <class T>
+void pack_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v, const T* k,
+             std::size_t ldk, const T* v, std::size_t ldv, std::vector<T>& packed_k, std::vector<T>& packed_v) {
+    packed_k.resize(kernels::strips(n_k, ops.nr) * ops.nr * d_k);
+    ops.pack_b(true, d_k, n_k, k, ldk, packed_k.data());  // Kᵀ [d_k, n_k]
+    const std::size_t stride = kernels::strips(d_v, ops.nr) * ops.nr * key_block;
+    packed_v.resize(kernels::strips(n_k, key_block) * stride);
+    for (std::size_t j0 = 0; j0 < n_k && d_v > 0; j0 += key_block)
+        ops.pack_b(false, std::min(key_block, n_k - j0), d_v, v + j0 * ldv, ldv, packed_v.data() + (j0 / key_block) * stride);
+}
+
+template <class T>
+void kept_block(const plan<T>& p, std::size_t r0, std::size_t b, T* raw, T* w, T* out, std::size_t ldo,
+                unsigned char* flags, times& t) {
+    const auto& ops = p.ops;
+    const auto t0 = clock_type::now();
+    ops.block_rows(b, p.n_k, p.d_k, p.q + r0 * p.ldq, p.ldq, p.packed_k, T(1), T(0), raw, p.n_k);  // [b, n_k] Q_block Kᵀ
+    const auto t1 = clock_type::now();
+    for (std::size_t i = 0; i < b; ++i)
+        flags[i] = ops.softmax_row(raw + i * p.n_k, w + i * p.n_k, p.n_k, p.row_inputs(r0 + i, 0));
+    const auto t2 = clock_type::now();
+    for (std::size_t j0 = 0; j0 < p.n_k && p.d_v > 0; j0 += key_block) {  // [b, d_v] W_block V, 256 keys at a time
+        const std::size_t kv = std::min(key_block, p.n_k - j0);
+        ops.block_rows(b, p.d_v, kv, w + j0, p.n_k, p.packed_v + (j0 / key_block) * p.v_stride(), T(1),
+                       j0 == 0 ? T(0) : T(1), out, ldo);
+    }
+    const auto t3 = clock_type::now();
+    t.scores += seconds_between(t0, t1);
+    t.softmax += seconds_between(t1, t2);
+    t.output += seconds_between(t2, t3);
+}
+
+template <class T>
+void fused_block(const plan<T>& p, std::size_t r0, std::size_t b, T* out, std::size_t ldo, unsigned char* flags,
+                 T* lse, std::vector<T>& scratch, times& t) {
+    const auto& ops = p.ops;
+    scratch.resize(b * key_block + 3 * b);
+    T* s = scratch.data();  // [b, 256] scores, then P
+    T* m = s + b * key_block;  // [b] running max
+    T* l = m + b;              // [b] running sum
+    T* any = l + b;            // [b] 1 once a visible key was seen
+    std::fill(m, m + b, -std::numeric_limits<T>::infinity());
+    std::fill(l, l + 2 * b, T(0));
+    for (std::size_t i = 0; i < b; ++i) std::fill(out + i * ldo, out + i * ldo + p.d_v, T(0));
+    for (std::size_t j0 = 0; j0 < p.n_k; j0 += key_block) {
+        const std::size_t kv = std::min(key_block, p.n_k - j0);
+        if (p.visible(r0 + b - 1, j0, kv) == 0) break;  // causal: no row of the block sees these keys or later ones
+        const auto t0 = clock_type::now();
+        ops.block_rows(b, kv, p.d_k, p.q + r0 * p.ldq, p.ldq, p.packed_k + (j0 / ops.nr) * p.d_k * ops.nr, T(1), T(0),
+                       s, key_block);  // [b, kv] Q_block K_blockᵀ
+        const auto t1 = clock_type::now();
+        for (std::size_t i = 0; i < b; ++i) {
+            bool seen = any[i] != T(0);
+            online_row(p, s + i * key_block, kv, p.visible(r0 + i, j0, kv), p.row_inputs(r0 + i, j0), m[i], l[i], seen,
+                       out + i * ldo);
+            any[i] = seen ? T(1) : T(0);
+        }
+        const auto t2 = clock_type::now();
+        if (p.d_v > 0)
+            ops.block_rows(b, p.d_v, kv, s, key_block, p.packed_v + (j0 / key_block) * p.v_stride(), T(1), T(1), out,
+                           ldo);  // out += P V_block
+        const auto t3 = clock_type::now();
+        t.scores += seconds_between(t0, t1);
+        t.softmax += seconds_between(t1, t2);
+        t.output += seconds_between(t2, t3);
+    }
+    for (std::size_t i = 0; i < b; ++i) {  // normalise; a row with no distribution is 0, flagged
+        flags[i] = any[i] == T(0) || !std::isfinite(m[i]);
+        if (flags[i]) std::fill(out + i * ldo, out + i * ldo + p.d_v, T(0));
+        else ops.scale(out + i * ldo, p.d_v, T(1) / l[i]);
+        if (lse) lse[i] = flags[i] ? -std::numeric_limits<T>::infinity() : m[i] + std::log(l[i]);
+    }
+}
+
+#define ATTN_BLOCKS_INSTANTIATE(T)                                                                                   \
+    template void pack_kv<T>(const kernels::gemm_ops<T>&, std::size_t, std::size_t, std::size_t, const T*,            \
+                             std::size_t, const T*, std::size_t, std::vector<T>&, std::vector<T>&);                   \
+    template void kept_block<T>(const plan<T>&, std::size_t, std::size_t, T*, T*, T*, std::size_t, unsigned char*,   \
+                                times&);                                                                             \
+    template void fused_block<T>(const plan<T>&, std::size_t, std::size_t, T*, std::size_t, unsigned char*, T*,      \
+                                 std::vector<T>&, times&);
+ATTN_BLOCKS_INSTANTIATE(float)
+ATTN_BLOCKS_INSTANTIATE(double)
+#undef ATTN_BLOCKS_INSTANTIATE
+
+}  // namespace attn::blocks
