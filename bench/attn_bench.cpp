@@ -4,8 +4,14 @@
 //   attn_bench [--threads N] [--rounds R] [--budget SECONDS] [--min-reps N]
 //              [--out FILE] [--python PATH] [--no-peers] [--quick]
 //
-// tools/bench is the documented command (it builds this with -O3 -march=native,
-// unsets OPENBLAS_CORETYPE for everyone and writes bench/results/latest.md).
+// First it measures the machine's peak (bench_peak.hpp); then each case is timed for
+// ours and for NumPy and PyTorch twice: in their default configuration (whatever
+// OpenBLAS picks in this environment) and with the best kernels their BLAS has for
+// this CPU (OPENBLAS_CORETYPE = the core type of the best sgemm of the peak step).
+// tools/bench is the documented command (it builds this in build-bench/, unsets
+// OPENBLAS_CORETYPE for everyone unless told --blas-core, and writes
+// bench/results/latest.md). Ours is the library everyone installs: the same flags, the
+// kernel set chosen at run time (no -march=native).
 #include <cblas.h>
 
 #include <chrono>
@@ -22,8 +28,11 @@
 #include <thread>
 
 #include "bench_cases.hpp"
+#include "bench_peak.hpp"
 #include "bench_peers.hpp"
 #include "bench_report.hpp"
+#include "core/kernels.hpp"
+#include "core/matmul.hpp"
 
 namespace fs = std::filesystem;
 using namespace attn;
@@ -36,7 +45,7 @@ struct settings {
     double budget = 0.2;  // seconds per case, per side, per round
     std::size_t min_reps = 5;
     std::string out, python = "/usr/bin/python3", command = "tools/bench";
-    bool peers = true, quick = false;
+    bool peers = true, quick = false, rounds_given = false, budget_given = false;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -62,8 +71,8 @@ settings parse(int argc, char** argv) {
             return x;
         };
         if (a == "--threads") s.threads = static_cast<unsigned>(number(1));
-        else if (a == "--rounds") s.rounds = static_cast<unsigned>(number(1));
-        else if (a == "--budget") s.budget = number(0);
+        else if (a == "--rounds") s.rounds = static_cast<unsigned>(number(1)), s.rounds_given = true;
+        else if (a == "--budget") s.budget = number(0), s.budget_given = true;
         else if (a == "--min-reps") s.min_reps = static_cast<std::size_t>(number(1));
         else if (a == "--out") s.out = value();
         else if (a == "--python") s.python = value();
@@ -82,16 +91,23 @@ struct dtype_run {
 };
 
 // One case of one dtype: ours, then each peer, back to back.
+// The four peers: NumPy and PyTorch, default and with their best kernels (null when
+// the best kernels are the default ones: those rows reuse the default times).
+struct peer_set {
+    std::unique_ptr<peer_process> numpy, torch, numpy_best, torch_best;
+};
+
 template <class T>
-void time_case(dtype_run<T>& run, std::size_t i, row_result& row, const settings& s, peer_process* numpy,
-               peer_process* torch) {
+void time_case(dtype_run<T>& run, std::size_t i, row_result& row, const settings& s, const peer_set& peers) {
     // Before each side: let the previous side's idle BLAS/OpenMP threads stop
     // spinning (OpenBLAS spins ~0.1 s after a call) so they do not slow the next one.
     auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(150)); };
     settle();
     time_ours(run.inputs[i], s.threads, s.budget, s.min_reps, row.ours, row.ours_output_only, row.stage_sum,
               run.outputs[i]);
-    for (auto [peer, dst] : {std::pair{numpy, &row.numpy}, std::pair{torch, &row.torch}}) {
+    for (auto [peer, dst] : {std::pair{peers.numpy.get(), &row.numpy}, std::pair{peers.torch.get(), &row.torch},
+                             std::pair{peers.numpy_best.get(), &row.numpy_best},
+                             std::pair{peers.torch_best.get(), &row.torch_best}}) {
         if (!peer || !peer->ok()) continue;
         settle();
         if (!peer->time_case(row.c.slug, row.dtype, row.c.d, s.budget, s.min_reps, *dst))
@@ -128,7 +144,13 @@ std::vector<keep_mode_row> time_keep_modes(std::size_t n, const settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const settings s = parse(argc, argv);
+    if (argc == 4 && std::strcmp(argv[1], "--blas-gemm") == 0)  // a child of the peak step
+        return run_blas_gemm_child(static_cast<unsigned>(std::atoi(argv[2])), std::strcmp(argv[3], "quick") == 0);
+    settings s = parse(argc, argv);
+    if (s.quick) {  // 3 cases, one round, under a minute
+        if (!s.rounds_given) s.rounds = 1;
+        if (!s.budget_given) s.budget = 0.1;
+    }
     std::signal(SIGPIPE, SIG_IGN);  // a peer that dies is reported, not fatal
     run_info info;
     info.date_utc = utc_now();
@@ -137,11 +159,12 @@ int main(int argc, char** argv) {
     info.command = s.command;
     info.threads = s.threads;
     info.rounds = s.rounds;
-    if (std::getenv("OPENBLAS_CORETYPE"))
-        info.notes += "- WARNING: OPENBLAS_CORETYPE was set for this run (tools/bench unsets it)\n";
+    const char* forced_core = std::getenv("OPENBLAS_CORETYPE");
+    info.default_setting = forced_core ? std::string("OPENBLAS_CORETYPE=") + forced_core : "OPENBLAS_CORETYPE unset";
 
-    // Same threads for everyone: our BLAS now, the peers through the environment.
+    // Same threads for everyone: our pool and products now, the peers through the environment.
     openblas_set_num_threads(static_cast<int>(s.threads));
+    set_matmul_threads(s.threads);
     const std::string t = std::to_string(s.threads);
     for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}) setenv(var, t.c_str(), 1);
     // PyTorch's OpenMP threads otherwise spin against OpenBLAS's threads on a small
@@ -149,7 +172,10 @@ int main(int argc, char** argv) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
 
     std::vector<bench_case> cases = standard_cases();
-    if (s.quick) cases = {cases[0], cases[1], cases[5]};
+    if (s.quick) cases = {cases[1], cases[3], cases[5]};  // n = 512, n = 2048, cross 64×2048
+
+    std::cerr << "attn_bench: measuring the machine's peak\n";
+    info.peak = measure_peak(fs::canonical("/proc/self/exe").string(), s.threads, s.quick);
     char tmpl[] = "/tmp/attn_bench.XXXXXX";
     if (!mkdtemp(tmpl)) {
         std::perror("attn_bench: mkdtemp");
@@ -173,7 +199,9 @@ int main(int argc, char** argv) {
                     f64.inputs.push_back(make_inputs<double>(cases[i], seed));
                     write_npy(f64.inputs.back(), prefix);
                 }
-                rows.push_back(row_result{cases[i], dtype, {}, {}, {}, {}, {}, 0, 0});
+                rows.emplace_back();
+                rows.back().c = cases[i];
+                rows.back().dtype = dtype;
             }
     }
     f32.outputs.resize(cases.size());
@@ -184,19 +212,27 @@ int main(int argc, char** argv) {
         rows64.push_back(&rows[cases.size() + i]);
     }
 
-    std::unique_ptr<peer_process> numpy, torch;
+    peer_set peers;
+    info.best_core = info.peak.best_core();
     if (s.peers) {
-        numpy = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "numpy", dir, s.threads);
-        torch = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "torch", dir, s.threads);
-        for (auto* p : {numpy.get(), torch.get()})
-            if (!p->ok()) std::cerr << "attn_bench: a peer did not start: " << p->error() << "\n";
+        peers.numpy = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "numpy", dir, s.threads);
+        peers.torch = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "torch", dir, s.threads);
+        if (info.best_core != info.peak.default_core) {
+            peers.numpy_best = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "numpy", dir, s.threads,
+                                                              info.best_core);
+            peers.torch_best = std::make_unique<peer_process>(s.python, ATTN_BENCH_PEERS_DIR, "torch", dir, s.threads,
+                                                              info.best_core);
+        }
+        for (auto* p : {peers.numpy.get(), peers.torch.get(), peers.numpy_best.get(), peers.torch_best.get()})
+            if (p && !p->ok()) std::cerr << "attn_bench: a peer did not start: " << p->error() << "\n";
     }
     for (unsigned round = 0; round < s.rounds; ++round) {
         std::cerr << "attn_bench: round " << round + 1 << "/" << s.rounds << "\n";
         for (std::size_t i = 0; i < cases.size(); ++i) {
-            time_case(f32, i, *rows32[i], s, numpy.get(), torch.get());
-            time_case(f64, i, *rows64[i], s, numpy.get(), torch.get());
+            time_case(f32, i, *rows32[i], s, peers);
+            time_case(f64, i, *rows64[i], s, peers);
         }
+        remeasure_fma(info.peak, s.threads);
     }
 
     // Same work: every peer output against ours.
@@ -221,10 +257,9 @@ int main(int argc, char** argv) {
     info.keep_n = 4096;
     const auto keep_rows = time_keep_modes(info.keep_n, s);
     info.load_end = load_average();
-    info.numpy_version = numpy && numpy->ok() ? numpy->version() : "NumPy (not run)";
-    info.torch_version = torch && torch->ok() ? torch->version() : "PyTorch (not run)";
-    numpy.reset();  // quit the peers before the report
-    torch.reset();
+    info.numpy_version = peers.numpy && peers.numpy->ok() ? peers.numpy->version() : "NumPy (not run)";
+    info.torch_version = peers.torch && peers.torch->ok() ? peers.torch->version() : "PyTorch (not run)";
+    peers = peer_set{};  // quit the peers before the report
     const std::string report = render_report(info, rows, keep_rows);
     std::cout << report;
     if (!s.out.empty()) {

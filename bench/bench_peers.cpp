@@ -16,8 +16,8 @@
 namespace attn::bench {
 
 peer_process::peer_process(const std::string& python, const std::string& peers_dir, const std::string& peer,
-                           const std::string& dir, unsigned threads)
-    : name_(peer), stderr_path_(dir + "/" + peer + ".stderr") {
+                           const std::string& dir, unsigned threads, const std::string& coretype)
+    : name_(peer), stderr_path_(dir + "/" + peer + (coretype.empty() ? "" : "_" + coretype) + ".stderr") {
     int to_child[2], from_child[2];
     if (pipe(to_child) != 0 || pipe(from_child) != 0) {
         error_ = "pipe failed";
@@ -32,6 +32,7 @@ peer_process::peer_process(const std::string& python, const std::string& peers_d
         if (err >= 0) dup2(err, 2);
         for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], err})
             if (fd > 2) close(fd);
+        if (!coretype.empty()) setenv("OPENBLAS_CORETYPE", coretype.c_str(), 1);
         execl(python.c_str(), python.c_str(), script.c_str(), dir.c_str(), t.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }

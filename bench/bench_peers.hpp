@@ -15,9 +15,10 @@ namespace attn::bench {
 class peer_process {
 public:
     // Starts `python peers_dir/<peer>_peer.py dir threads`; its stderr goes to
-    // dir/<peer>.stderr. The environment (thread variables) is inherited.
+    // dir/<label>.stderr. The environment (thread variables) is inherited; a non-empty
+    // coretype sets OPENBLAS_CORETYPE for this peer only (its BLAS's best kernels).
     peer_process(const std::string& python, const std::string& peers_dir, const std::string& peer,
-                 const std::string& dir, unsigned threads);
+                 const std::string& dir, unsigned threads, const std::string& coretype = "");
     ~peer_process();  // says quit and waits
     peer_process(const peer_process&) = delete;
     peer_process& operator=(const peer_process&) = delete;

@@ -18,10 +18,52 @@ std::string ms_text(double ms) {
     return ms < 1 ? fmt::format("{:.3f}", ms) : ms < 100 ? fmt::format("{:.2f}", ms) : fmt::format("{:.1f}", ms);
 }
 
-// ours/peer as a time ratio, with the speed-up: "0.52 (1.92×)".
-std::string ratio_text(double ours, double peer) {
+}  // namespace
+
+namespace {
+
+// The peak section: what was measured and what the peak is.
+std::string render_peak(const run_info& info) {
+    const machine_peak& p = info.peak;
+    std::string s = fmt::format(
+        "\nPeak of this machine ({} threads), measured by this run: the best of attn's FMA loop ({}; before the "
+        "cases and after every round, the best kept) and a square GEMM of the machine's OpenBLAS with each core "
+        "type this CPU runs (OPENBLAS_CORETYPE set per child process).\n\n| measured with | float32 GFLOP/s | float64 GFLOP/s |\n|---|---:|---:|\n",
+        info.threads, p.kernels);
+    s += fmt::format("| FMA loop, {} | {:.1f} | {:.1f} |\n", p.kernels, p.fma_f32, p.fma_f64);
+    for (const auto& b : p.blas)
+        s += fmt::format("| OpenBLAS GEMM, core {}{} | {:.1f} | {:.1f} |\n", b.core,
+                         b.core == p.default_core ? " (its default here)" : "", b.f32, b.f64);
+    s += fmt::format("| **peak** | **{:.1f}** | **{:.1f}** |\n", p.f32(), p.f64());
+    return s;
+}
+
+std::string speedup_text(double ours, double peer) {
     if (std::isnan(ours) || std::isnan(peer) || ours <= 0) return "n/a";
-    return fmt::format("{:.2f} ({:.2f}×)", ours / peer, peer / ours);
+    return fmt::format("{:.2f}×", peer / ours);
+}
+
+std::string share_text(double gflop, double ms, double peak) {
+    if (std::isnan(ms) || ms <= 0 || peak <= 0) return "n/a";
+    return fmt::format("{:.0f}%", 100 * gflop / (ms * 1e-3) / peak);
+}
+
+// One table row; a best-kernel peer that did not run separately is its default.
+std::string render_row(const run_info& info, const row_result& r) {
+    const double ours = r.ours.median(), only = r.ours_output_only.median();
+    const double peak = r.dtype == "float32" ? info.peak.f32() : info.peak.f64();
+    const double np = r.numpy.median(), pt = r.torch.median();
+    const double np_best = r.numpy_best.ms.empty() ? np : r.numpy_best.median();
+    const double pt_best = r.torch_best.ms.empty() ? pt : r.torch_best.median();
+    const double total = r.stage_sum.scores + r.stage_sum.softmax + r.stage_sum.output;
+    const std::string shares = total > 0 ? fmt::format("{:.0f}% / {:.0f}% / {:.0f}%", 100 * r.stage_sum.scores / total,
+                                                       100 * r.stage_sum.softmax / total, 100 * r.stage_sum.output / total)
+                                         : "n/a";
+    return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.c.name,
+                       r.dtype, ms_text(ours), share_text(r.c.gflop(), ours, peak), ms_text(only),
+                       share_text(r.c.gflop(), only, peak), ms_text(np), speedup_text(ours, np), ms_text(np_best),
+                       speedup_text(ours, np_best), ms_text(pt), speedup_text(ours, pt), ms_text(pt_best),
+                       speedup_text(ours, pt_best), shares);
 }
 
 }  // namespace
@@ -33,34 +75,29 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
     s += fmt::format("- Date: {}\n- Machine: {}\n", info.date_utc, info.machine);
     s += fmt::format("- Load average (1, 5, 15 min): {} at start, {} at end\n", info.load_start, info.load_end);
     s += fmt::format("- Command: `{}`\n", info.command);
+    s += fmt::format("- Ours: attn's kernels, set {} (chosen at run time from the CPU; no OpenBLAS in the forward)\n",
+                     info.peak.kernels);
+    s += fmt::format("- BLAS of the peers: OpenBLAS, core {} in their default configuration ({}); best kernels = "
+                     "OPENBLAS_CORETYPE={} (the best GEMM of the peak step){}\n",
+                     info.peak.default_core, info.default_setting, info.best_core,
+                     info.best_core == info.peak.default_core ? ", the same as the default: one run serves both" : "");
     s += fmt::format("- Peers: {}, {}; {} threads for everyone (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, "
-                     "torch.set_num_threads, our pool); OMP_WAIT_POLICY=PASSIVE (PyTorch's better setting here); "
-                     "OPENBLAS_CORETYPE unset\n",
+                     "torch.set_num_threads, our pool); OMP_WAIT_POLICY=PASSIVE (PyTorch's better setting here)\n",
                      info.numpy_version, info.torch_version, info.threads);
-    s += fmt::format("- Medians over {} rounds; in each round every case is timed for ours, NumPy and PyTorch "
-                     "back to back (each side times its own calls in-process, same inputs written once as .npy)\n",
+    s += fmt::format("- Medians over {} rounds; in each round every case is timed for ours and each peer back to "
+                     "back (each side times its own calls in-process, same inputs written once as .npy)\n",
                      info.rounds);
     if (!info.notes.empty()) s += info.notes;
-    s += "\nOurs keeps every stage (scores_raw and weights [n_q, n_k], output; scaled and masked scores\n"
-         "are lazy views of scores_raw). The peers compute scaled scores, softmax and output.\n"
-         "Ratio = our time / peer time (below 1 we are faster; the speed-up in brackets).\n"
-         "GFLOP/s counts 4·n_q·n_k·d per head. Stage shares are of our keep-all time;\n"
-         "keep-all cost = keep-all time / output-only time − 1.\n\n";
-    s += "| case | dtype | ours ms | NumPy ms | PyTorch ms | ours/NumPy | ours/PyTorch | ours GFLOP/s | "
-         "scores / softmax / output | output only ms | keep-all cost |\n";
-    s += "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n";
-    for (const auto& r : rows) {
-        const double ours = r.ours.median(), only = r.ours_output_only.median();
-        const double total = r.stage_sum.scores + r.stage_sum.softmax + r.stage_sum.output;
-        const std::string shares =
-            total > 0 ? fmt::format("{:.0f}% / {:.0f}% / {:.0f}%", 100 * r.stage_sum.scores / total,
-                                    100 * r.stage_sum.softmax / total, 100 * r.stage_sum.output / total)
-                      : "n/a";
-        s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f} | {} | {} | {:+.0f}% |\n", r.c.name, r.dtype,
-                         ms_text(ours), ms_text(r.numpy.median()), ms_text(r.torch.median()),
-                         ratio_text(ours, r.numpy.median()), ratio_text(ours, r.torch.median()),
-                         r.c.gflop() / (ours * 1e-3), shares, ms_text(only), 100 * (ours / only - 1));
-    }
+    s += render_peak(info);
+    s += "\nOurs keeps every stage (scores_raw and weights [n_q, n_k], output; scaled and masked scores are lazy\n"
+         "views of scores_raw); output only is the fused forward (online softmax, no n × n). The peers compute\n"
+         "scaled scores, softmax and output. GFLOP/s counts 4·n_q·n_k·d per head; \"of peak\" is that over the\n"
+         "peak above. ×peer = peer time / our keep-all time (above 1 we are faster). Stage shares are of our\n"
+         "keep-all time.\n\n";
+    s += "| case | dtype | ours ms | of peak | output only ms | of peak | NumPy ms | ×NumPy | NumPy best ms | "
+         "×NumPy best | PyTorch ms | ×PyTorch | PyTorch best ms | ×PyTorch best | scores / softmax / output |\n";
+    s += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const auto& r : rows) s += render_row(info, r);
     double worst_np = 0, worst_torch = 0;
     for (const auto& r : rows) {
         worst_np = std::isnan(r.numpy_diff) || std::isnan(worst_np) ? NAN : std::max(worst_np, r.numpy_diff);

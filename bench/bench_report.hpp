@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_cases.hpp"
+#include "bench_peak.hpp"
 
 namespace attn::bench {
 
@@ -13,6 +14,7 @@ struct row_result {
     bench_case c;
     std::string dtype;                  // "float32" or "float64"
     samples ours, ours_output_only, numpy, torch;
+    samples numpy_best, torch_best;     // with their BLAS's best kernels (empty: same as default)
     fast_stage_times stage_sum;         // our keep_all calls, summed
     double numpy_diff = 0, torch_diff = 0;  // max |peer − ours| / max |ours|
 };
@@ -25,6 +27,9 @@ struct keep_mode_row {
 
 struct run_info {
     std::string date_utc, machine, load_start, load_end, command, numpy_version, torch_version, notes;
+    std::string default_setting;  // "OPENBLAS_CORETYPE unset" or "OPENBLAS_CORETYPE=Prescott"
+    std::string best_core;        // OPENBLAS_CORETYPE of the peers' best-kernel runs
+    machine_peak peak;
     unsigned threads = 0, rounds = 0;
     std::size_t keep_n = 0;
 };
