@@ -119,12 +119,18 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
     return out;
 }
 
+// By file name alone ("04-cross-attention.toml"): no lesson is read or parsed to
+// find one; the loader then checks that the file's `number` agrees with its name.
 std::string find_lesson(const std::string& dir, int number) {
-    const auto all = list_lessons(dir);
-    for (const auto& e : all)
-        if (e.number == number) return e.path;
+    std::vector<int> numbers;
+    for (const auto& [file, path] : lesson_files_in(dir)) {
+        const int n = lesson_number_of(file);
+        if (n == number) return path;
+        if (n >= 0) numbers.push_back(n);
+    }
+    std::sort(numbers.begin(), numbers.end());
     std::string have;
-    for (const auto& e : all) have += (have.empty() ? "" : ", ") + std::to_string(e.number);
+    for (const int n : numbers) have += (have.empty() ? "" : ", ") + std::to_string(n);
     const std::string where = dir == built_in_lessons ? "the lessons built into attn" : dir;
     throw std::invalid_argument("there is no lesson " + std::to_string(number) + " in " + where +
                                 (have.empty() ? " (no lessons found)" : " (lessons: " + have + ")"));
