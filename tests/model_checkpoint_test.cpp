@@ -168,6 +168,14 @@ TEST_CASE("a Hugging Face GPT-2 checkpoint reads with its Conv1D weights as stor
         CHECK(e.offset == 14);
         CHECK_THAT(e.what(), Catch::Contains("n_embd is 8 but wte.weight has a width of 4"));
     }
+    SECTION("__metadata__ values stay checked when config.json gives n_head") {
+        attn::io::clear_inputs();  // the file was read above
+        write_hugging_face(path, p, prefix, {{"n_layer", "3"}});
+        write_text(dir + "/config.json", "{\"n_head\": 2}");
+        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        CHECK(e.file == path);
+        CHECK_THAT(e.what(), Catch::Contains("n_layer is 3 but the number of blocks"));
+    }
     SECTION("without n_head anywhere the error says how to give it") {
         fs::remove(dir + "/config.json");
         const auto e = error_of([&] { read_checkpoint<float>(path); });

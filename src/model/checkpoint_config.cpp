@@ -86,7 +86,11 @@ std::size_t count_of(const stated_config& c, const std::string& key, std::uint64
 
 gpt_config resolve_config(const st_header& h, const layout_scan& s, const std::string& config_json, checkpoint_info& info) {
     stated_config c = from_metadata(h);
-    if (!c.values.count("n_head") && !config_json.empty() && std::filesystem::exists(config_json)) c = from_config_json(config_json);
+    if (!c.values.count("n_head") && !config_json.empty() && std::filesystem::exists(config_json)) {
+        stated_config j = from_config_json(config_json);  // fills in what __metadata__ left out,
+        for (const auto& [k, v] : c.values) j.values[k] = v;  // and __metadata__'s own values win
+        c = j;
+    }
     if (!c.values.count("n_positions") && c.values.count("n_ctx")) c.values["n_positions"] = c.values["n_ctx"];
     if (!c.values.count("n_head"))
         throw file_error("missing", h.file, 8, "the number of heads (n_head) is not in the file's __metadata__" +
