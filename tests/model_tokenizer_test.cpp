@@ -247,7 +247,11 @@ TEST_CASE("Malformed tokenizer files are refused at file line and column", "[mod
     t.write("vocab.json", "{\"a b\": 0}");
     CHECK_THAT(err(), Catch::Contains(v + ":1:2: expected a token spelled in GPT-2's byte-level alphabet"));
     t.write("vocab.json", "{\"a\": 0, \"b\": 2}");
-    CHECK_THAT(err(), Catch::Contains(v + ": expected ids 0 … 2 each once, found no token with id 1"));
+    CHECK_THAT(err(), Catch::Contains(v + ":1:10: expected ids 0 … 1 for 2 tokens, found id 2"));
+    t.write("vocab.json", "{\"a\": 0, \"b\": 16777215}");  // no 16-million-entry table for one big id
+    CHECK_THAT(err(), Catch::Contains(v + ":1:10: expected ids 0 … 1 for 2 tokens, found id 16777215"));
+    t.write("vocab.json", "{\"a\": 0, \"b\": 0}");
+    CHECK_THAT(err(), Catch::Contains(v + ":1:10: expected each id once, found id 0 again (first at line 1)"));
     t.write("vocab.json", "{\"a\": 0, \"b\": 1}");
     CHECK_THAT(err(), Catch::Contains("found none for byte 0x00"));
     t.write("vocab.json", vocab_ok.substr(0, vocab_ok.size() / 2));

@@ -110,8 +110,11 @@ merge_table read_merges(const std::string& path, const vocabulary& vocab) {
     io::input_limits limits;
     limits.max_bytes = max_vocab_file_bytes;
     limits.what = "merges file";
-    const std::string text = io::read_input_file(path, limits);
-    return merges_reader(path, text, vocab).read();
+    return parse_merges(path, io::read_input_file(path, limits), vocab);
+}
+
+merge_table parse_merges(const std::string& name, std::string_view text, const vocabulary& vocab) {
+    return merges_reader(name, text, vocab).read();
 }
 
 }  // namespace attn::model

@@ -19,7 +19,6 @@ namespace attn::model {
 struct tokenizer_data {
     vocabulary vocab;
     merge_table merges;
-    std::size_t merge_lines = 0;
     std::string files;
 };
 
@@ -85,6 +84,17 @@ bpe_tokenizer bpe_tokenizer::load(const std::string& dir) {
     d->vocab = read_vocabulary((fs::path(dir) / p.vocab).string());
     d->merges = read_merges((fs::path(dir) / p.merges).string(), d->vocab);
     d->files = std::string(p.vocab) + " + " + p.merges;
+    bpe_tokenizer t;
+    t.d_ = std::move(d);
+    return t;
+}
+
+bpe_tokenizer bpe_tokenizer::parse(const std::string& vocab_name, std::string_view vocab_text,
+                                  const std::string& merges_name, std::string_view merges_text) {
+    auto d = std::make_shared<tokenizer_data>();
+    d->vocab = parse_vocabulary(vocab_name, vocab_text);
+    d->merges = parse_merges(merges_name, merges_text, d->vocab);
+    d->files = vocab_name + " + " + merges_name;
     bpe_tokenizer t;
     t.d_ = std::move(d);
     return t;

@@ -22,6 +22,9 @@ public:
     // Reads the folder's files. Throws io::input_error (file:line:col) on a missing or
     // malformed file.
     static bpe_tokenizer load(const std::string& dir);
+    // The same from the two files' text (names for messages): tests and the fuzz target.
+    static bpe_tokenizer parse(const std::string& vocab_name, std::string_view vocab_text,
+                               const std::string& merges_name, std::string_view merges_text);
 
     // The token ids of a UTF-8 text. Throws invalid_utf8 (model/utf8.hpp, with the byte
     // offset) when the text is not valid UTF-8.

@@ -34,10 +34,13 @@ struct vocabulary {
 // Reads a vocabulary file. Ids must be 0 … n−1, each once; every one of the 256 bytes
 // must be a token of its own.
 vocabulary read_vocabulary(const std::string& path);
+// The same on a file's text already read (`name` for messages; the fuzz target).
+vocabulary parse_vocabulary(const std::string& name, std::string_view text);
 
 // Reads a merges file against `vocab`: both halves and their join must be tokens. A
 // pair listed twice keeps its later rank (as encoder.py's dict does).
 merge_table read_merges(const std::string& path, const vocabulary& vocab);
+merge_table parse_merges(const std::string& name, std::string_view text, const vocabulary& vocab);
 
 // file:line:col of byte `offset` in `text` (columns count characters, from 1).
 io::source_pos position_in(const std::string& file, std::string_view text, std::size_t offset);

@@ -4,6 +4,7 @@
 // byte-level alphabet), names its line and column.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "io/input_read.hpp"
 #include "model/byte_level.hpp"
@@ -46,7 +47,13 @@ private:
     char32_t escape();
     std::string string_value();  // the string's code points, UTF-8
     std::uint32_t id_value();
-    void add(std::string key, std::uint32_t id, std::size_t key_at, vocabulary& v, std::vector<std::size_t>& id_at);
+    struct entry {
+        std::string bytes;
+        std::uint32_t id;
+        std::size_t at;  // the key's offset
+    };
+    std::string key_bytes(const std::string& key, std::size_t key_at) const;
+    void place(std::vector<entry>& entries, vocabulary& v) const;
 
     std::string path_;
     std::string_view t_;
@@ -128,10 +135,8 @@ std::uint32_t vocab_parser::id_value() {
     return static_cast<std::uint32_t>(v);
 }
 
-// Adds one entry: the key's characters must be of the byte-level alphabet, the key and
-// the id new.
-void vocab_parser::add(std::string key, std::uint32_t id, std::size_t key_at, vocabulary& v,
-                       std::vector<std::size_t>& id_at) {
+// The key's raw bytes: its characters must be of the byte-level alphabet.
+std::string vocab_parser::key_bytes(const std::string& key, std::size_t key_at) const {
     std::string bytes;
     for (std::size_t k = 0; k < key.size();) {
         char32_t cp = 0;
@@ -145,23 +150,30 @@ void vocab_parser::add(std::string key, std::uint32_t id, std::size_t key_at, vo
         k += len;
     }
     if (bytes.empty()) fail(key_at, "expected a token of at least one byte, found \"\"");
-    if (!v.ids.emplace(bytes, id).second) fail(key_at, "expected each token once, found \"" + key + "\" again");
-    if (id >= v.bytes.size()) {
-        v.bytes.resize(id + 1);
-        id_at.resize(id + 1, std::string::npos);
+    return bytes;
+}
+
+// Puts the entries at their ids: n entries must have the ids 0 … n−1, each once (an id
+// is checked against n before anything is allocated for it).
+void vocab_parser::place(std::vector<entry>& entries, vocabulary& v) const {
+    const std::size_t n = entries.size();
+    std::vector<std::size_t> id_at(n, std::string::npos);  // [n] where each id was defined
+    v.bytes.resize(n);
+    for (entry& e : entries) {
+        if (e.id >= n)
+            fail(e.at, "expected ids 0 … " + std::to_string(n - 1) + " for " + std::to_string(n) + " tokens, found id " +
+                           std::to_string(e.id));
+        if (id_at[e.id] != std::string::npos)
+            fail(e.at, "expected each id once, found id " + std::to_string(e.id) + " again (first at line " +
+                           std::to_string(position_in(path_, t_, id_at[e.id]).line) + ")");
+        id_at[e.id] = e.at;
+        v.bytes[e.id] = std::move(e.bytes);
     }
-    if (id_at[id] != std::string::npos) {
-        const io::source_pos first = position_in(path_, t_, id_at[id]);
-        fail(key_at, "expected each id once, found id " + std::to_string(id) + " again (first at line " +
-                         std::to_string(first.line) + ")");
-    }
-    id_at[id] = key_at;
-    v.bytes[id] = std::move(bytes);
 }
 
 vocabulary vocab_parser::parse() {
     vocabulary v;
-    std::vector<std::size_t> id_at;  // [n_vocab] where each id was defined (npos: not yet)
+    std::vector<entry> entries;  // [n] in file order
     if (t_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte-order mark
     expect('{', "'{' opening the vocabulary object");
     skip_space();
@@ -169,10 +181,12 @@ vocabulary vocab_parser::parse() {
     while (true) {
         skip_space();
         const std::size_t key_at = i_;
-        std::string key = string_value();
+        const std::string key = string_value();
         expect(':', "':' after the token");
         const std::uint32_t id = id_value();
-        add(std::move(key), id, key_at, v, id_at);
+        std::string bytes = key_bytes(key, key_at);
+        if (!v.ids.emplace(bytes, id).second) fail(key_at, "expected each token once, found \"" + key + "\" again");
+        entries.push_back({std::move(bytes), id, key_at});
         skip_space();
         if (i_ < t_.size() && t_[i_] == ',') {
             ++i_;
@@ -183,11 +197,7 @@ vocabulary vocab_parser::parse() {
     }
     skip_space();
     if (i_ < t_.size()) fail(i_, "expected the end of the file after '}', found " + found_at(t_, i_));
-    for (std::size_t id = 0; id < v.bytes.size(); ++id) {
-        if (id_at[id] == std::string::npos)
-            throw io::input_error("invalid", {path_, 0, 0}, "expected ids 0 … " + std::to_string(v.bytes.size() - 1) +
-                                                                 " each once, found no token with id " + std::to_string(id));
-    }
+    place(entries, v);
     for (int b = 0; b < 256; ++b) {
         const auto it = v.ids.find(std::string(1, static_cast<char>(b)));
         if (it == v.ids.end()) {
@@ -220,8 +230,9 @@ vocabulary read_vocabulary(const std::string& path) {
     io::input_limits limits;
     limits.max_bytes = max_vocab_file_bytes;
     limits.what = "vocabulary";
-    const std::string text = io::read_input_file(path, limits);
-    return vocab_parser(path, text).parse();
+    return parse_vocabulary(path, io::read_input_file(path, limits));
 }
+
+vocabulary parse_vocabulary(const std::string& name, std::string_view text) { return vocab_parser(name, text).parse(); }
 
 }  // namespace attn::model

@@ -59,7 +59,7 @@ int answer(const std::uint8_t* data, std::size_t size, bool json) {
 const std::vector<target>& all_targets() {
     static const std::vector<target> t = {{"spec_toml", spec_toml}, {"lesson_toml", lesson_toml}, {"answer_toml", answer_toml},
                                           {"answer_json", answer_json}, {"npy", npy}, {"csv", csv}, {"shape", shape},
-                                          {"safetensors", safetensors}};
+                                          {"safetensors", safetensors}, {"tokenizer", tokenizer}};
     return t;
 }
 

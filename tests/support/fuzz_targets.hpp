@@ -20,7 +20,7 @@ struct target {
     target_fn run;
 };
 
-// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape, safetensors.
+// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape, safetensors, tokenizer.
 const std::vector<target>& all_targets();
 
 int spec_toml(const std::uint8_t* data, std::size_t size);    // io::parse_trace_spec → resolve → trace → report
@@ -31,5 +31,6 @@ int npy(const std::uint8_t* data, std::size_t size);          // io::parse_npy (
 int csv(const std::uint8_t* data, std::size_t size);          // io::parse_csv
 int shape(const std::uint8_t* data, std::size_t size);        // core parse_shape / parse_dim
 int safetensors(const std::uint8_t* data, std::size_t size);  // model::read_checkpoint_bytes (tests/support/fuzz_safetensors.cpp)
+int tokenizer(const std::uint8_t* data, std::size_t size);    // model::bpe_tokenizer (tests/support/fuzz_tokenizer.cpp)
 
 }  // namespace attn::fuzz
