@@ -54,7 +54,7 @@ TEST_CASE("a JSON syntax error names the line, the column and what was found", "
     try {
         read_submission_text(text, "s.json", true);
         FAIL("no error for " << text);
-    } catch (const submission_error& e) {
+    } catch (const attn::error& e) {
         CHECK(e.reason == "syntax");
         CHECK(e.where.line == line);
         CHECK(e.where.column == col);
@@ -64,7 +64,7 @@ TEST_CASE("a JSON syntax error names the line, the column and what was found", "
 
 TEST_CASE("deeply nested JSON is refused rather than recursed into", "[grade]") {
     const std::string text = "{\"a\": " + std::string(10000, '[') + std::string(10000, ']') + "}";
-    CHECK_THROWS_AS(read_submission_text(text, "deep.json", true), submission_error);
+    CHECK_THROWS_AS(read_submission_text(text, "deep.json", true), attn::error);
 }
 
 TEST_CASE("TOML answers keep positions and read nan as a number", "[grade]") {
@@ -91,7 +91,7 @@ TEST_CASE("a submission that cannot be read says why", "[grade]") {
     try {
         read_submission_text(text, "f", json);
         FAIL("no error for " << text);
-    } catch (const submission_error& e) {
+    } catch (const attn::error& e) {
         CHECK(e.reason == reason);
     }
 }
@@ -103,7 +103,7 @@ TEST_CASE("a submission over the size limit is refused before it is parsed", "[g
     try {
         read_submission_text(big, "big.toml", false, limits);
         FAIL("a 200-byte file passed a 64-byte limit");
-    } catch (const submission_error& e) {
+    } catch (const attn::error& e) {
         CHECK(e.reason == "too-large");
         CHECK_THAT(e.what(), Catch::Contains("64"));
     }

@@ -114,7 +114,7 @@ TEST_CASE("malformed answer files are not gradable, with the place and the reaso
     try {
         read_submission_file(fixture(file));
         FAIL(file << " was read");
-    } catch (const submission_error& e) {
+    } catch (const attn::error& e) {
         CHECK(e.reason == reason);
         CHECK_THAT(e.what(), Catch::Contains(where));
     }

@@ -21,14 +21,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-submission_error refusal(const std::string& text, const std::string& name) {
+attn::error refusal(const std::string& text, const std::string& name) {
     try {
         read_submission_text(text, name, name.size() > 5 && name.substr(name.size() - 5) == ".json");
-    } catch (const submission_error& e) {
+    } catch (const attn::error& e) {
         return e;
     }
     FAIL("accepted " << name << ":\n" << text);
-    return submission_error("", {}, "");
+    return attn::error("");
 }
 
 std::string attn_cmd(const std::string& args) {
@@ -62,7 +62,7 @@ TEST_CASE("an exercise answered twice in one file is refused with both places", 
         row{"e.json", "{\"student\": \"a\",\n \"01-scale\": {\"answer\": 2.0},\n \"01-scale\": 2}\n", "e.json:3:2", "e.json:2:2"},
     }));
     INFO(name);
-    const submission_error e = refusal(text, name);
+    const attn::error e = refusal(text, name);
     CHECK(e.where.str() == second);
     CHECK_THAT(e.what(), Catch::StartsWith(second) && Catch::Contains(first) && Catch::Contains("twice"));
     CHECK((e.reason == "duplicate" || e.reason == "syntax"));
@@ -80,12 +80,12 @@ TEST_CASE("the same exercise in two files of one student's folder is merged, not
 }
 
 TEST_CASE("a file in the other format says which it looks like", "[grade][input]") {
-    const submission_error toml_in_json = refusal("student = \"a\"\n[01-scale]\nanswer = 2.0\n", "t.json");
+    const attn::error toml_in_json = refusal("student = \"a\"\n[01-scale]\nanswer = 2.0\n", "t.json");
     CHECK_THAT(toml_in_json.what(), Catch::Contains("t.json: this looks like TOML, not JSON") && Catch::Contains("rename it .toml"));
-    const submission_error json_in_toml = refusal("{\"student\": \"a\", \"01-scale\": {\"answer\": 2.0}}\n", "j.toml");
+    const attn::error json_in_toml = refusal("{\"student\": \"a\", \"01-scale\": {\"answer\": 2.0}}\n", "j.toml");
     CHECK_THAT(json_in_toml.what(), Catch::Contains("j.toml: this looks like JSON, not TOML") && Catch::Contains("rename it .json"));
     // Broken in both formats: the plain syntax error, no guess.
-    const submission_error broken = refusal("{\"a\": [1, 2 3]}", "b.json");
+    const attn::error broken = refusal("{\"a\": [1, 2 3]}", "b.json");
     CHECK_THAT(broken.what(), !Catch::Contains("looks like"));
     CHECK(broken.where.str() == "b.json:1:13");
 }

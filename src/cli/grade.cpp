@@ -106,12 +106,7 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
 // in reports is <stdin>.
 grade::submission read_one(const std::string& path, const grade::read_limits& limits) {
     if (path != "-") return grade::read_submission_path(path, limits);
-    std::string text;
-    try {
-        text = io::read_input_file("-", io::input_limits{limits.max_bytes, false});
-    } catch (const io::input_error& e) {
-        throw grade::submission_error(e.reason, e.where, e.what());
-    }
+    const std::string text = io::read_input_file("-", io::input_limits{limits.max_bytes, false});
     const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     return grade::read_submission_text(text, "<stdin>", first != std::string::npos && text[first] == '{', limits);
 }
@@ -136,7 +131,7 @@ int run_files(const grade_cli& o) {
             if (all.files.empty()) all = std::move(one);
             else grade::merge_submission(all, std::move(one));
         }
-    } catch (const grade::submission_error& e) {
+    } catch (const error& e) {  // the submission's problem (input, syntax, layout ...)
         std::cerr << "attn grade: not gradable (" << e.reason << "): " << io::terminal_safe(e.what()) << "\n";
         if (!o.junit.empty()) {
             auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids, g);
@@ -164,6 +159,8 @@ int run_class(const grade_cli& o) {
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = o.gradebook == "-" ? std::cerr : std::cout;
     std::optional<grade::streamed_file> book, junit, json, sheet;
+    if (!o.histogram.empty() && o.histogram != "-")  // refused before the gradebook is written, not after
+        io::output_writer(false, true).check_file(o.histogram);
     book.emplace(o.gradebook);
     if (!o.review_sheet.empty()) sheet.emplace(o.review_sheet);
     if (sheet) sheet->write(grade::review_sheet_header());
@@ -239,7 +236,9 @@ int run_gradescope(const grade_cli& o) {
             const grade::submission sub = grade::read_submission_path(o.submission_dir, limits);
             r = grade::grade_group(sub, set, g, members);
             grade::make_paths_relative(r, o.submission_dir);
-        } catch (const grade::submission_error& e) {
+        } catch (const grade::variant_error&) {
+            throw;  // the course's setup, not the student's submission
+        } catch (const error& e) {
             r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids, g);
             grade::make_paths_relative(r, o.submission_dir);
         }

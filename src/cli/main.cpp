@@ -1,5 +1,7 @@
-// cli/main.cpp — the front door: registers the verbs and maps failures to exit codes.
+// cli/main.cpp — the front door: registers the verbs and maps failures to exit codes
+// (one mapping: an attn::error carries its own code, core/error.hpp).
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -8,7 +10,6 @@
 #include "cli/verbs.hpp"
 #include "io/stdout_check.hpp"
 #include "io/terminal_safe.hpp"
-#include "lessons/lesson.hpp"
 #include "lessons/lesson_loader.hpp"
 
 namespace {
@@ -46,13 +47,14 @@ int run_main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         app.exit(e);
         return 2;
-    } catch (const attn::cli::exit_request& e) {
-        return e.code;
-    } catch (const attn::lessons::lesson_error& e) {
-        std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";  // messages quote file data
+    } catch (const attn::error& e) {  // every attn error: its message (it quotes file data) and its code
+        if (*e.what()) std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";
+        return e.exit_code();
+    } catch (const std::bad_alloc&) {
+        std::cerr << "attn: out of memory: an input is larger than this machine can hold\n";
         return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";  // messages quote file data
+    } catch (const std::exception& e) {  // the standard library's own (std::invalid_argument from a check ...)
+        std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";
         return 2;
     }
     return 0;

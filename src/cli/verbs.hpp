@@ -2,6 +2,8 @@
 // Exit codes: 0 success, 1 a check failed, 2 bad input or usage.
 #pragma once
 
+#include "core/error.hpp"
+
 namespace CLI {
 class App;
 }
@@ -20,9 +22,8 @@ void setup_course(CLI::App& app);    // cli/course.cpp   (the teacher's set-up: 
 // The numbered lessons with titles (what `attn lessons` prints).
 void print_lesson_list();
 
-// Returned by verbs through this exception so main() owns the process exit.
-struct exit_request {
-    int code;
-};
+// Returned by verbs through this exception so main() owns the process exit
+// (core/error.hpp: an attn::error with an exit code and nothing to print).
+using attn::exit_request;
 
 }  // namespace attn::cli

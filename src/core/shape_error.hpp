@@ -3,13 +3,14 @@
 //   "K has d_k = 3 but Q has d_k = 4 (Q [n_q=5, d_k=4], K [n_k=5, d_k=3])".
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "core/error.hpp"
 
 namespace attn {
 
-struct shape_error : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
+struct shape_error : error {
+    using error::error;
 };
 
 }  // namespace attn

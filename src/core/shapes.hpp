@@ -26,21 +26,23 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace attn {
 
 using symbol_values = std::map<std::string, std::int64_t>;
 
-struct shape_parse_error : std::invalid_argument {
+struct shape_parse_error : error {
     shape_parse_error(const std::string& message, std::size_t column_, std::string found_)
-        : std::invalid_argument(message), column(column_), found(std::move(found_)) {}
+        : error(message), column(column_), found(std::move(found_)) {}
     std::size_t column;  // 1-based, in characters of the parsed text
     std::string found;   // the offending token, or "end of text"
 };
 
 // A symbol had no value, or a dim did not come out as a whole number ≥ 0.
-struct shape_eval_error : std::invalid_argument {
+struct shape_eval_error : error {
     shape_eval_error(const std::string& message, std::string symbol_ = {})
-        : std::invalid_argument(message), symbol(std::move(symbol_)) {}
+        : error(message), symbol(std::move(symbol_)) {}
     std::string symbol;  // the unbound symbol, empty for other errors
 };
 

@@ -185,10 +185,10 @@ graded grade_entry(const entry& en, const exercise_set& set, grade_options per, 
             g.report = not_gradable(en.student, en.path, submission_error("internal", {en.path, 0, 0}, en.path + ": " + err.what()),
                                     set, per.exercise_ids, per);
         }
-    } catch (const submission_error& err) {
-        g.report = not_gradable(en.student, en.path, err, set, per.exercise_ids, per);
     } catch (const variant_error&) {
         throw;
+    } catch (const error& err) {  // the submission's problem (io::input_error, submission_error ...)
+        g.report = not_gradable(en.student, en.path, err, set, per.exercise_ids, per);
     } catch (const std::exception& err) {  // a filesystem surprise: still one row
         g.report = not_gradable(en.student, en.path, submission_error("unreadable", {en.name, 0, 0}, en.name + ": " + err.what()),
                                 set, per.exercise_ids, per);

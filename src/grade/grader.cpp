@@ -253,7 +253,7 @@ grade_report grade_group(const submission& sub, const exercise_set& set, grade_o
     return best;
 }
 
-grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
+grade_report not_gradable(const std::string& student, const std::string& path, const error& why,
                           const exercise_set& set, const std::vector<std::string>& exercise_ids,
                           const grade_options& options) {
     grade_report rep;

@@ -49,7 +49,7 @@ grade_report grade_group(const submission& sub, const exercise_set& set, grade_o
                          const std::vector<std::string>& members);
 
 // The report of a submission that could not be read (every assigned exercise at 0).
-grade_report not_gradable(const std::string& student, const std::string& path, const submission_error& why,
+grade_report not_gradable(const std::string& student, const std::string& path, const error& why,
                           const exercise_set& set, const std::vector<std::string>& exercise_ids,
                           const grade_options& options = {});
 

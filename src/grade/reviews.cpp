@@ -135,12 +135,7 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
 review_table review_table::read(const std::string& path, const exercise_set& set) {
     io::input_limits limits;
     limits.what = "review sheet";
-    std::string text;
-    try {
-        text = io::read_input_file(path, limits);
-    } catch (const io::input_error& e) {
-        throw review_error(std::string("--reviews: ") + e.what());
-    }
+    const std::string text = io::read_input_file(path, limits);
     return parse(text, path == "-" ? io::stdin_name : path, set);
 }
 

@@ -17,6 +17,8 @@
 #include <string>
 #include <tuple>
 
+#include "core/error.hpp"
+
 #include "grade/answer_value.hpp"
 #include "grade/exercise.hpp"
 #include "grade/report.hpp"
@@ -32,8 +34,8 @@ struct review {
 };
 
 // A sheet the teacher must fix (file:line:col, what was expected, what was found).
-struct review_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct review_error : error {
+    using error::error;
 };
 
 class review_table {

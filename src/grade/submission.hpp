@@ -18,16 +18,17 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
+
 #include "grade/answer_value.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::grade {
 
 // Why a submission could not be read. `reason` is a short stable word for gradebooks
 // (empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers); what() is the
 // full message with file:line:col where there is one.
-struct submission_error : std::runtime_error {
-    std::string reason;
-    source_pos where;
+struct submission_error : error {
     submission_error(std::string reason_word, source_pos pos, const std::string& message);
 };
 
@@ -61,7 +62,8 @@ submission read_submission_path(const std::string& path, const read_limits& limi
 // merged; a part answered twice keeps the first answer and leaves a note.
 void merge_submission(submission& into, submission&& from);
 
-// True when text is valid UTF-8 (no overlongs, no surrogates); bad_offset gets the first bad byte.
-bool valid_utf8(const std::string& text, std::size_t* bad_offset = nullptr);
+// True when text is valid UTF-8 (no overlongs, no surrogates); bad_offset gets the first
+// bad byte. The one validator of io/utf8.hpp.
+using io::valid_utf8;
 
 }  // namespace attn::grade

@@ -22,14 +22,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/error.hpp"
+
 #include "grade/exercise.hpp"
 #include "grade/pipeline.hpp"
 
 namespace attn::grade {
 
 // Refused: a variant was asked for without a course secret, or the secret file is unusable.
-struct variant_error : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
+struct variant_error : error {
+    using error::error;
 };
 
 struct variant_request {

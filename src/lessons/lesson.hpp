@@ -34,7 +34,7 @@ struct diagnostic {
 };
 
 // Thrown when a lesson cannot be loaded; holds every problem found, not only the first.
-struct lesson_error : std::runtime_error {
+struct lesson_error : error {
     std::vector<diagnostic> problems;
     explicit lesson_error(std::vector<diagnostic> p);
 };

@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "io/input_read.hpp"
+#include "io/toml_parse.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/embedded_lessons.hpp"
 #include "lessons/lesson_loader.hpp"
@@ -78,17 +79,13 @@ std::string read_lesson_file(const std::string& path) {
     io::input_limits limits;
     limits.toml = true;  // nesting checked before toml++ sees the text
     limits.what = "lesson file";
-    try {
-        return io::read_input_file(path, limits);  // regular files only, size limit
-    } catch (const io::input_error& e) {
-        throw lesson_error({{e.where, e.detail}});
-    }
+    return io::read_input_file(path, limits);  // regular files only, size limit
 }
 
 std::optional<std::string> read_lesson_text(const std::string& path) {
     try {
         return read_lesson_file(path);
-    } catch (const lesson_error&) {
+    } catch (const error&) {
         return std::nullopt;
     }
 }
@@ -102,7 +99,7 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
         const auto text = read_lesson_text(path);
         try {
             if (!text) throw std::runtime_error("unreadable");
-            const toml::table doc = toml::parse(*text, path);
+            const toml::table doc = io::parse_toml(*text, path);
             entry.title = io::terminal_safe(doc["title"].value_or(std::string("(no title)")));
             entry.summary = io::terminal_safe(doc["summary"].value_or(std::string()));
             if (const toml::array* xs = doc["exercise"].as_array())

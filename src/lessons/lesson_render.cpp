@@ -157,8 +157,8 @@ std::vector<diagnostic> check_lesson_file(const std::string& path) {
     std::string text;
     try {
         text = read_lesson_file(path);
-    } catch (const lesson_error& e) {
-        return e.problems;
+    } catch (const io::input_error& e) {  // missing, not a file, too large, too deep: one problem
+        return {{e.where, e.detail}};
     }
     lesson_draft d = load_lesson_draft(text, path);
     if (!d.parsed) return d.problems;

@@ -238,7 +238,9 @@ std::string show_shape_table(const lesson&, const show_item& item, const trace::
     }
     try {
         return trace::render_shape_table(preset, values, st);
-    } catch (const std::invalid_argument& e) {  // unknown table, or a symbol without a value
+    } catch (const std::invalid_argument& e) {  // unknown table
+        bad(item, e.what(), values.empty() ? "table" : "values");
+    } catch (const error& e) {  // a symbol without a value (shape_eval_error)
         bad(item, e.what(), values.empty() ? "table" : "values");
     }
 }

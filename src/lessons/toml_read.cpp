@@ -15,7 +15,9 @@ std::string join_messages(const std::vector<diagnostic>& p) {
 }
 }  // namespace
 
-lesson_error::lesson_error(std::vector<diagnostic> p) : std::runtime_error(join_messages(p)), problems(std::move(p)) {}
+lesson_error::lesson_error(std::vector<diagnostic> p)
+    : error(error::as_written{}, "lesson", p.empty() ? source_pos{} : p.front().where, join_messages(p)),
+      problems(std::move(p)) {}
 
 source_pos toml_reader::pos(const toml::node* node) const {
     source_pos p{file, 0, 0};
