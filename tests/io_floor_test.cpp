@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <sys/stat.h>
@@ -262,26 +263,65 @@ TEST_CASE("the output writer refuses inputs, special files and symlinks", "[io][
     clear_inputs();
 }
 
+namespace {
+// One export into `dir` through the one directory writer: every (name → bytes).
+void export_files(const fs::path& dir, const std::map<std::string, std::string>& files) {
+    staged_directory d(dir.string());
+    for (const auto& [name, bytes] : files) d.add(name, [&](staged_file& f) { f.write(bytes); });
+    d.commit();
+}
+}  // namespace
+
 TEST_CASE("an export directory is owned through its manifest", "[io][safety]") {
     const fs::path dir = scratch("attn-io-export");
-    const output_writer out;
-    out.write_dir((dir / "out").string(), {{"a.csv", "1\n"}, {"b.csv", "2\n"}});
-    CHECK(slurp(dir / "out" / manifest_name).find("a.csv\nb.csv\n") != std::string::npos);
-    out.write_dir((dir / "out").string(), {{"a.csv", "3\n"}});  // b.csv is stale: removed
+    export_files(dir / "out", {{"a.csv", "1\n"}, {"b.csv", "2\n"}});
+    const std::string m = slurp(dir / "out" / manifest_name);
+    CHECK(m.find(" a.csv\n") != std::string::npos);
+    CHECK(m.find("2 ") != std::string::npos);  // sizes recorded
+    export_files(dir / "out", {{"a.csv", "3\n"}});  // b.csv is stale and still attn's: removed
     CHECK(slurp(dir / "out" / "a.csv") == "3\n");
     CHECK_FALSE(fs::exists(dir / "out" / "b.csv"));
     std::ofstream(dir / "out" / "mine.txt") << "not attn's";
-    out.write_dir((dir / "out").string(), {{"a.csv", "4\n"}});  // a foreign file is left alone
+    export_files(dir / "out", {{"a.csv", "4\n"}});  // a foreign file is left alone
     CHECK(slurp(dir / "out" / "mine.txt") == "not attn's");
-    CHECK(error_of([&] { out.write_dir((dir / "out").string(), {{"mine.txt", "x"}}); }).find("attn did not write it") !=
+    CHECK(error_of([&] { export_files(dir / "out", {{"mine.txt", "x"}}); }).find("attn did not write it") !=
           std::string::npos);
     fs::create_directories(dir / "full");
     std::ofstream(dir / "full" / "notes.txt") << "keep";
-    CHECK(error_of([&] { out.write_dir((dir / "full").string(), {{"a.csv", "1\n"}}); }).find("not empty") != std::string::npos);
+    CHECK(error_of([&] { export_files(dir / "full", {{"a.csv", "1\n"}}); }).find("not empty") != std::string::npos);
     CHECK_FALSE(fs::exists(dir / "full" / "a.csv"));
     std::size_t entries = 0;
     for (const auto& e : fs::directory_iterator(dir / "out")) entries += e.path().filename().string().find("attn-tmp") == std::string::npos;
     CHECK(entries == 3);  // a.csv, mine.txt, the manifest: no temporaries
+}
+
+TEST_CASE("an export removes or replaces only files its manifest vouches for", "[io][safety]") {
+    const fs::path dir = scratch("attn-io-vouch");
+    // A stranger's manifest (names only, as an older attn or anyone could write) vouches for nothing.
+    fs::create_directories(dir / "a");
+    std::ofstream(dir / "a" / "notes.txt") << "my notes";
+    std::ofstream(dir / "a" / manifest_name) << "# attn export manifest\nnotes.txt\n";
+    CHECK(error_of([&] { export_files(dir / "a", {{"x.npy", "1"}}); }).find("not the file attn wrote") !=
+          std::string::npos);  // notes.txt is not attn's: never deleted, and the export says why
+    CHECK(slurp(dir / "a" / "notes.txt") == "my notes");
+    CHECK_FALSE(fs::exists(dir / "a" / "x.npy"));  // refused before anything moved
+    // A file attn wrote and the user changed since: neither removed nor replaced; refused.
+    export_files(dir / "b", {{"x.npy", "1"}, {"y.npy", "2"}});
+    std::ofstream(dir / "b" / "y.npy") << "edited";
+    CHECK(error_of([&] { export_files(dir / "b", {{"x.npy", "3"}}); }).find("not the file attn wrote") !=
+          std::string::npos);
+    CHECK(slurp(dir / "b" / "y.npy") == "edited");
+    CHECK(slurp(dir / "b" / "x.npy") == "1");  // refused before anything moved
+    CHECK(error_of([&] { export_files(dir / "b", {{"y.npy", "3"}}); }).find("not the file attn wrote") !=
+          std::string::npos);
+    CHECK(slurp(dir / "b" / "y.npy") == "edited");
+    // One of this run's inputs, listed by the manifest and not written again: kept.
+    export_files(dir / "c", {{"in.npy", "1"}, {"z.npy", "2"}});
+    register_input((dir / "c" / "in.npy").string());
+    export_files(dir / "c", {{"z.npy", "3"}});
+    CHECK(slurp(dir / "c" / "in.npy") == "1");
+    CHECK(slurp(dir / "c" / manifest_name).find("in.npy") == std::string::npos);  // no longer attn's to remove
+    clear_inputs();
 }
 
 TEST_CASE("temporary files are removed when SIGINT stops the process", "[io][safety]") {

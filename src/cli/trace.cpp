@@ -17,6 +17,7 @@
 #include "io/output_writer.hpp"
 #include "io/size_budget.hpp"
 #include "cli/examples.hpp"
+#include "io/terminal_safe.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
 #include "trace/heatmap.hpp"
@@ -85,10 +86,10 @@ void write_exports(const trace::trace_run& run, const trace_options& o, const tr
         json = std::make_unique<io::staged_file>(o.json);
         trace::write_json(run, [&](const char* p, std::size_t n) { json->write(p, n); });
     }
-    if (npy) npy->commit(), std::cerr << "attn trace: wrote " << npy->files() << " .npy files to " << o.npy << "\n";
-    if (csv) csv->commit(), std::cerr << "attn trace: wrote " << csv->files() << " .csv files to " << o.csv << "\n";
-    if (html) html->commit(), std::cerr << "attn trace: wrote " << o.html << "\n";
-    if (json) json->commit(), std::cerr << "attn trace: wrote " << o.json << "\n";
+    if (npy) npy->commit(), std::cerr << "attn trace: wrote " << npy->files() << " .npy files to " << io::terminal_safe(o.npy) << "\n";
+    if (csv) csv->commit(), std::cerr << "attn trace: wrote " << csv->files() << " .csv files to " << io::terminal_safe(o.csv) << "\n";
+    if (html) html->commit(), std::cerr << "attn trace: wrote " << io::terminal_safe(o.html) << "\n";
+    if (json) json->commit(), std::cerr << "attn trace: wrote " << io::terminal_safe(o.json) << "\n";
     if (o.json == "-") trace::write_json(run, [](const char* p, std::size_t n) { std::cout.write(p, static_cast<std::streamsize>(n)); });
 }
 

@@ -3,19 +3,54 @@
 // written, the temporary beside it, and the export folder's manifest.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
 namespace attn::io::detail {
 
+// A running hash of bytes as they are written (64-bit FNV-1a over 8-byte words, then
+// the length): what the manifest records, so the next export can tell that a file is
+// still exactly the one attn wrote. Not a cryptographic hash: it guards against
+// mistakes (a stranger's manifest, a file edited since), not against an attacker who
+// can write the folder anyway.
+class content_hash {
+public:
+    void add(const void* data, std::size_t bytes);
+    std::uint64_t value() const;
+
+private:
+    std::uint64_t h_ = 14695981039346656037ull;
+    std::uint64_t carry_ = 0;  // bytes of a word not yet complete
+    unsigned carried_ = 0;
+    std::uint64_t length_ = 0;
+    void word(std::uint64_t w) { h_ = (h_ ^ w) * 1099511628211ull; }
+};
+
+// What the manifest says about one file attn wrote: its size and hash. `recorded`
+// is false for a bare name (a manifest of an older attn): such an entry vouches for nothing.
+struct manifest_entry {
+    std::uint64_t size = 0;
+    std::uint64_t hash = 0;
+    bool recorded = false;
+};
+using manifest = std::map<std::string, manifest_entry>;
+
 // Refuses this run's inputs, devices, FIFOs, sockets, symlinks and (unless existing_ok)
 // an existing file; throws write_error with the reason.
 void check_target(const std::string& path, bool existing_ok);
+// Re-checks `target` (as check_target) and renames `temp` over it: the one rename.
+void move_into_place(const std::string& temp, const std::string& target, bool existing_ok);
 // A fresh temporary name in the target's folder, so the final rename stays on one filesystem.
 std::string temp_name_beside(const std::string& target);
-// The names listed in DIR/.attn-manifest; *found says whether the manifest exists.
-std::set<std::string> read_manifest(const std::string& dir, bool* found);
-std::string manifest_text(const std::set<std::string>& names);
+// The entries of DIR/.attn-manifest; *found says whether the manifest exists.
+manifest read_manifest(const std::string& dir, bool* found);
+std::string manifest_text(const manifest& entries);
+// True when `path` is a regular file whose size and content hash are the entry's:
+// the file attn wrote, untouched since. Reads the file (only when the size matches).
+bool vouched(const std::string& path, const manifest_entry& entry);
 // A file name with no folder part, not "." or "..", and not attn's own (.attn*).
 bool plain_name(const std::string& name);
 bool dir_is_empty(const std::string& dir);

@@ -30,7 +30,7 @@ staged_file::staged_file(std::string target, std::string temp)
         temp_ = detail::temp_name_beside(target_);
     }
     slot_ = track_temp(temp_);
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);  // the one mode (less the umask)
     if (fd_ < 0) {
         const int err = errno;
         untrack_temp(slot_);
@@ -63,6 +63,7 @@ void staged_file::flush() {
 
 void staged_file::write(const void* data, std::size_t bytes) {
     written_ += bytes;
+    hash_.add(data, bytes);
     if (buffer_.size() + bytes <= buffer_bytes) {
         buffer_.append(static_cast<const char*>(data), bytes);
         return;
@@ -86,11 +87,9 @@ void staged_file::finish() {
     if (::close(fd) != 0) throw write_error("writing " + terminal_safe(target_) + " failed: " + std::strerror(errno));
 }
 
-void staged_file::commit() {
+void staged_file::commit(bool existing_ok) {
     finish();
-    if (checked_) detail::check_target(target_, true);  // it may have changed while we wrote
-    if (::rename(temp_.c_str(), target_.c_str()) != 0)
-        throw write_error("cannot move the finished file into " + terminal_safe(target_) + ": " + std::strerror(errno));
+    detail::move_into_place(temp_, target_, existing_ok);  // checked again: it may have changed while we wrote
     done_ = true;
 }
 
@@ -112,7 +111,16 @@ staged_directory::~staged_directory() {
     std::error_code ec;
     if (!done_) fs::remove_all(temp_, ec);
     else ::rmdir(temp_.c_str());
+    for (int s : finished_slots_) untrack_temp(s);
     untrack_temp(slot_);
+}
+
+// A file complete under its name in the temporary directory: recorded for the
+// manifest, and tracked so that a signal removes it with the directory.
+void staged_directory::finished(const std::string& name, const staged_file& f) {
+    names_.push_back(name);
+    written_[name] = detail::manifest_entry{f.bytes_written(), f.content_hash(), true};
+    finished_slots_.push_back(track_temp((fs::path(temp_) / name).string()));
 }
 
 void staged_directory::add(const std::string& name, const std::function<void(staged_file&)>& fill) {
@@ -121,7 +129,7 @@ void staged_directory::add(const std::string& name, const std::function<void(sta
     staged_file f(path, path + ".part");
     fill(f);
     f.commit();  // complete under its name in the temporary directory
-    names_.push_back(name);
+    finished(name, f);
 }
 
 staged_file& staged_directory::open(const std::string& name) {
@@ -142,40 +150,60 @@ void staged_directory::close(const std::string& name) {
     auto it = open_.find(name);
     if (it == open_.end()) throw write_error("internal: " + name + " is not open");
     it->second->commit();
+    finished(name, *it->second);
     open_.erase(it);
-    names_.push_back(name);
 }
+
+namespace {
+
+// The previous export's files that this one does not write, to remove: each must be
+// the file attn wrote (size and hash as the manifest records), else the export is
+// refused before anything moves. One of this run's inputs is kept (and forgotten).
+std::vector<std::string> stale_files(const std::string& dir, detail::manifest& old, const detail::manifest& now) {
+    std::vector<std::string> stale;
+    for (auto it = old.begin(); it != old.end();) {
+        const fs::path p = fs::path(dir) / it->first;
+        struct stat st {};
+        const bool here = ::lstat(p.c_str(), &st) == 0;
+        if (now.count(it->first) || !here || input_matching(p.string())) {  // replaced, gone, or in use
+            it = now.count(it->first) ? std::next(it) : old.erase(it);
+            continue;
+        }
+        if (!detail::vouched(p.string(), it->second))
+            throw write_error("refusing to remove " + terminal_safe(p.string()) + " (a file of the previous export " +
+                              "that this one does not write): " + manifest_name +
+                              " lists it, but it is not the file attn wrote there (changed since, or the manifest is "
+                              "not attn's); move it away or choose another directory");
+        stale.push_back(it->first);
+        ++it;
+    }
+    return stale;
+}
+
+}  // namespace
 
 void staged_directory::commit() {
     if (!open_.empty()) throw write_error("internal: " + open_.begin()->first + " was never finished");
     std::map<std::string, std::string> names_only;
     for (const auto& n : names_) names_only[n];
     const output_writer plain;
-    plain.check_dir(dir_, names_only);  // every name: ours (in the manifest) or new
+    plain.check_dir(dir_, names_only);  // every name: new, or the file attn wrote (vouched)
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) throw write_error("cannot create directory " + terminal_safe(dir_) + ": " + ec.message());
     bool has_manifest = false;
-    const std::set<std::string> old = detail::read_manifest(dir_, &has_manifest);
-    std::set<std::string> now(names_.begin(), names_.end());
-    std::set<std::string> both = old;
-    both.insert(now.begin(), now.end());
-    // The manifest first lists old and new names, so a run stopped midway still owns both.
+    detail::manifest old = detail::read_manifest(dir_, &has_manifest);
+    const std::vector<std::string> stale = stale_files(dir_, old, written_);
+    detail::manifest both = old;
+    for (const auto& [name, e] : written_) both[name] = e;
+    // The manifest first lists old and new files, so a run stopped midway still owns both.
     plain.write_file((fs::path(dir_) / manifest_name).string(), detail::manifest_text(both));
     for (const auto& name : names_) {
-        const fs::path to = fs::path(dir_) / name;
-        detail::check_target(to.string(), true);
-        if (::rename((fs::path(temp_) / name).c_str(), to.c_str()) != 0)
-            throw write_error("cannot move " + terminal_safe(name) + " into " + terminal_safe(dir_) + ": " + std::strerror(errno));
+        detail::move_into_place((fs::path(temp_) / name).string(), (fs::path(dir_) / name).string(), true);
     }
     done_ = true;
-    for (const auto& name : old) {  // the previous export's files this one did not write
-        if (now.count(name)) continue;
-        const fs::path p = fs::path(dir_) / name;
-        struct stat st {};
-        if (::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(p.c_str());
-    }
-    plain.write_file((fs::path(dir_) / manifest_name).string(), detail::manifest_text(now));
+    for (const auto& name : stale) ::unlink((fs::path(dir_) / name).c_str());  // vouched for above
+    plain.write_file((fs::path(dir_) / manifest_name).string(), detail::manifest_text(written_));
 }
 
 }  // namespace attn::io

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -26,6 +28,13 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string shown(const std::string& path) { return terminal_safe(path); }
+
+// The refusal for a file in an export folder that the manifest names but cannot vouch for.
+std::string unvouched(const std::string& path, const char* verb) {
+    return std::string("refusing to ") + verb + " " + terminal_safe(path) + ": " + manifest_name +
+           " lists it, but it is not the file attn wrote there (changed since, or the manifest is not attn's); "
+           "move it away or choose another directory";
+}
 
 std::string kind_of(mode_t mode) {
     if (S_ISDIR(mode)) return "a directory";
@@ -62,69 +71,6 @@ std::string temp_name_beside(const fs::path& target) {
         .string();
 }
 
-void write_all(int fd, std::string_view content, const std::string& what) {
-    std::size_t done = 0;
-    while (done < content.size()) {
-        const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            const int err = w < 0 ? errno : EIO;
-            throw write_error("writing " + shown(what) + " failed: " +
-                              (err == ENOSPC ? std::string("the disk is full") : std::strerror(err)));
-        }
-        done += static_cast<std::size_t>(w);
-    }
-}
-
-// A tracked temporary file holding `content`; removed (and untracked) if anything fails.
-struct temp_file {
-    std::string path;
-    int slot = -1;
-    temp_file(const std::string& p, std::string_view content, const std::string& target) : path(p) {
-        slot = track_temp(path);
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-        if (fd < 0) {
-            const int err = errno;
-            untrack_temp(slot);
-            throw write_error("cannot write " + shown(target) + " (cannot create a file in its directory: " +
-                              std::strerror(err) + ")");
-        }
-        try {
-            write_all(fd, content, target);
-        } catch (...) {
-            ::close(fd);
-            discard();
-            throw;
-        }
-        if (::close(fd) != 0) {
-            const int err = errno;
-            discard();
-            throw write_error("writing " + shown(target) + " failed: " + std::strerror(err));
-        }
-    }
-    void discard() {
-        ::unlink(path.c_str());
-        untrack_temp(slot);
-        slot = -1;
-    }
-    // rename() into place; the target is re-checked first (it may have changed since).
-    void move_to(const std::string& target, bool existing_ok) {
-        try {
-            check_target(target, existing_ok);
-        } catch (...) {
-            discard();
-            throw;
-        }
-        if (::rename(path.c_str(), target.c_str()) != 0) {
-            const int err = errno;
-            discard();
-            throw write_error("cannot move the finished file into " + shown(target) + ": " + std::strerror(err));
-        }
-        untrack_temp(slot);
-        slot = -1;
-    }
-};
-
 void make_parent_dirs(const std::string& path) {
     const fs::path p(path);
     if (!p.has_parent_path()) return;
@@ -139,13 +85,31 @@ bool plain_name(const std::string& name) {
            name.find('\0') == std::string::npos && name.compare(0, 5, ".attn") != 0;
 }
 
-// The names listed in dir's manifest; `found` says whether there is one.
-std::set<std::string> read_manifest(const fs::path& dir, bool* found) {
-    std::set<std::string> names;
+// One manifest line: "SIZE HASH NAME" (a file attn wrote: its size in bytes, its
+// content_hash in 16 hex digits), or a bare NAME (an older attn's manifest: vouches for nothing).
+void parse_manifest_line(const std::string& line, detail::manifest& m) {
+    if (line.empty() || line[0] == '#') return;
+    const std::size_t a = line.find(' ');
+    const std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+    if (b != std::string::npos) {
+        const std::string size = line.substr(0, a), hash = line.substr(a + 1, b - a - 1), name = line.substr(b + 1);
+        const bool digits = !size.empty() && size.size() <= 18 && size.find_first_not_of("0123456789") == std::string::npos;
+        const bool hex = hash.size() == 16 && hash.find_first_not_of("0123456789abcdef") == std::string::npos;
+        if (digits && hex && plain_name(name)) {
+            m[name] = detail::manifest_entry{std::stoull(size), std::stoull(hash, nullptr, 16), true};
+            return;
+        }
+    }
+    if (plain_name(line)) m[line] = detail::manifest_entry{};
+}
+
+// The entries of dir's manifest; `found` says whether there is one.
+detail::manifest read_manifest(const fs::path& dir, bool* found) {
+    detail::manifest entries;
     *found = false;
     const fs::path m = dir / manifest_name;
     struct stat st {};
-    if (::lstat(m.c_str(), &st) != 0) return names;
+    if (::lstat(m.c_str(), &st) != 0) return entries;
     if (!S_ISREG(st.st_mode) || st.st_size > (1 << 20))
         throw write_error("refusing to write into " + shown(dir.string()) + ": its " + manifest_name +
                           " is not a regular file of attn's");
@@ -165,17 +129,38 @@ std::set<std::string> read_manifest(const fs::path& dir, bool* found) {
     while (start < text.size()) {
         std::size_t end = text.find('\n', start);
         if (end == std::string::npos) end = text.size();
-        const std::string line = text.substr(start, end - start);
-        if (!line.empty() && line[0] != '#' && plain_name(line)) names.insert(line);
+        parse_manifest_line(text.substr(start, end - start), entries);
         start = end + 1;
     }
-    return names;
+    return entries;
 }
 
-std::string manifest_text(const std::set<std::string>& names) {
-    std::string out = "# attn export manifest: the files attn wrote here last; the next export removes them\n";
-    for (const auto& n : names) out += n + "\n";
+std::string manifest_lines(const detail::manifest& entries) {
+    std::string out =
+        "# attn export manifest: size, content hash and name of each file attn wrote here; the next export "
+        "replaces or removes a file only while it still matches\n";
+    char hex[17];
+    for (const auto& [name, e] : entries) {
+        if (!e.recorded) continue;
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(e.hash));
+        out += std::to_string(e.size) + " " + hex + " " + name + "\n";
+    }
     return out;
+}
+
+bool matches_record(const std::string& path, const detail::manifest_entry& e) {
+    if (!e.recorded) return false;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != e.size)
+        return false;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    detail::content_hash h;
+    std::vector<char> buf(std::size_t(1) << 20);  // [1 MiB] read in chunks: never the whole file
+    ssize_t r = 0;
+    while ((r = ::read(fd, buf.data(), buf.size())) > 0) h.add(buf.data(), static_cast<std::size_t>(r));
+    ::close(fd);
+    return r == 0 && h.value() == e.hash;
 }
 
 bool dir_is_empty(const fs::path& dir) {
@@ -188,10 +173,42 @@ bool dir_is_empty(const fs::path& dir) {
 namespace detail {
 void check_target(const std::string& path, bool existing_ok) { attn::io::check_target(path, existing_ok); }
 std::string temp_name_beside(const std::string& target) { return attn::io::temp_name_beside(target); }
-std::set<std::string> read_manifest(const std::string& dir, bool* found) { return attn::io::read_manifest(dir, found); }
-std::string manifest_text(const std::set<std::string>& names) { return attn::io::manifest_text(names); }
+manifest read_manifest(const std::string& dir, bool* found) { return attn::io::read_manifest(dir, found); }
+std::string manifest_text(const manifest& entries) { return manifest_lines(entries); }
+bool vouched(const std::string& path, const manifest_entry& entry) { return matches_record(path, entry); }
+
+void content_hash::add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    length_ += bytes;
+    while (bytes > 0 && carried_ != 0) {  // finish the word a previous call began
+        carry_ |= std::uint64_t(*p++) << (8 * carried_);
+        --bytes;
+        if (++carried_ == 8) word(carry_), carry_ = 0, carried_ = 0;
+    }
+    for (; bytes >= 8; bytes -= 8, p += 8) {
+        std::uint64_t w = 0;
+        for (int k = 7; k >= 0; --k) w = (w << 8) | p[k];  // little-endian, whatever the machine
+        word(w);
+    }
+    for (; bytes > 0; --bytes) carry_ |= std::uint64_t(*p++) << (8 * carried_++);
+}
+
+std::uint64_t content_hash::value() const {
+    content_hash c = *this;
+    if (c.carried_) c.word(c.carry_);
+    c.word(c.length_);
+    return c.h_;
+}
 bool plain_name(const std::string& name) { return attn::io::plain_name(name); }
 bool dir_is_empty(const std::string& dir) { return attn::io::dir_is_empty(dir); }
+
+// The one rename-into-place of attn: the target is checked again first (it may have
+// changed while the temporary was written), then rename(2) replaces it atomically.
+void move_into_place(const std::string& temp, const std::string& target, bool existing_ok) {
+    attn::io::check_target(target, existing_ok);
+    if (::rename(temp.c_str(), target.c_str()) != 0)
+        throw write_error("cannot move the finished file into " + shown(target) + ": " + std::strerror(errno));
+}
 }  // namespace detail
 
 void output_writer::check_file(const std::string& path, existing e) const {
@@ -209,8 +226,9 @@ void output_writer::write_file(const std::string& path, std::string_view content
     const bool existing_ok = e == existing::replace || force_;
     check_target(path, existing_ok);
     if (make_parents_) make_parent_dirs(path);
-    temp_file tmp(temp_name_beside(path), content, path);
-    tmp.move_to(path, existing_ok);
+    staged_file f(path);  // the one temp-and-rename writer (output_staged.cpp)
+    f.write(content.data(), content.size());
+    f.commit(existing_ok);
 }
 
 void output_writer::check_dir(const std::string& dir, const std::map<std::string, std::string>& files) const {
@@ -224,7 +242,7 @@ void output_writer::check_dir(const std::string& dir, const std::map<std::string
         throw write_error("refusing to write into " + shown(dir) + ": it is " + kind_of(st.st_mode) +
                           ", expected a directory (attn creates it when missing)");
     bool has_manifest = false;
-    const std::set<std::string> ours = read_manifest(dir, &has_manifest);
+    const detail::manifest ours = read_manifest(dir, &has_manifest);
     if (!has_manifest && !dir_is_empty(dir))
         throw write_error("refusing to write into " + shown(dir) + ": the directory is not empty and holds no " +
                           manifest_name + " from an earlier attn export; choose a new or empty directory");
@@ -232,57 +250,12 @@ void output_writer::check_dir(const std::string& dir, const std::map<std::string
         const fs::path p = fs::path(dir) / kv.first;
         struct stat f {};
         if (::lstat(p.c_str(), &f) != 0) continue;
-        if (!ours.count(kv.first))
+        const auto it = ours.find(kv.first);
+        if (it == ours.end())
             throw write_error("refusing to write " + shown(p.string()) + ": the file exists and attn did not write it");
-        check_target(p.string(), true);
+        check_target(p.string(), true);  // never one of this run's inputs
+        if (!matches_record(p.string(), it->second)) throw write_error(unvouched(p.string(), "replace"));
     }
-}
-
-void output_writer::write_dir(const std::string& dir, const std::map<std::string, std::string>& files) const {
-    check_dir(dir, files);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw write_error("cannot create directory " + shown(dir) + ": " + ec.message());
-    bool has_manifest = false;
-    const std::set<std::string> old = read_manifest(dir, &has_manifest);
-    std::set<std::string> now;
-    for (const auto& kv : files) now.insert(kv.first);
-
-    // Every file complete in a temporary directory inside `dir` before the first moves.
-    const fs::path tmp_dir = fs::path(dir) / (".attn-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(temp_counter++));
-    const int dir_slot = track_temp(tmp_dir.string(), true);
-    if (::mkdir(tmp_dir.c_str(), 0777) != 0) {
-        untrack_temp(dir_slot);
-        throw write_error("cannot create a temporary directory in " + shown(dir) + ": " + std::strerror(errno));
-    }
-    std::vector<temp_file> temps;
-    temps.reserve(files.size());
-    const output_writer plain;
-    try {
-        for (const auto& [name, bytes] : files)
-            temps.emplace_back((tmp_dir / name).string(), bytes, (fs::path(dir) / name).string());
-        // The manifest first lists old and new names, so a run stopped midway still owns both.
-        std::set<std::string> both = old;
-        both.insert(now.begin(), now.end());
-        plain.write_file((fs::path(dir) / manifest_name).string(), manifest_text(both));
-        for (auto& t : temps) t.move_to((fs::path(dir) / fs::path(t.path).filename()).string(), true);
-    } catch (...) {
-        for (auto& t : temps)
-            if (t.slot >= 0) t.discard();
-        ::rmdir(tmp_dir.c_str());
-        untrack_temp(dir_slot);
-        throw;
-    }
-    ::rmdir(tmp_dir.c_str());
-    untrack_temp(dir_slot);
-    // Stale files of the previous run: only regular files the manifest names.
-    for (const auto& name : old) {
-        if (now.count(name)) continue;
-        const fs::path p = fs::path(dir) / name;
-        struct stat st {};
-        if (::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(p.c_str());
-    }
-    plain.write_file((fs::path(dir) / manifest_name).string(), manifest_text(now));
 }
 
 }  // namespace attn::io

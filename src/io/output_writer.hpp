@@ -26,10 +26,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
+#include "io/output_checks.hpp"
+
 namespace attn::io {
 
-struct write_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct write_error : error {
+    using error::error;
 };
 
 // What to do when the target file already exists.
@@ -53,11 +56,10 @@ public:
     // Writes `content` to `path` ("-" = standard output).
     void write_file(const std::string& path, std::string_view content, existing e = existing::replace) const;
 
-    // Checks an export directory as write_dir would, without writing.
+    // Checks an export directory as staged_directory::commit does, without writing: a
+    // file about to be replaced must be one the manifest vouches for (size and hash of
+    // what attn wrote) and not one of this run's inputs.
     void check_dir(const std::string& dir, const std::map<std::string, std::string>& files) const;
-    // Writes every (file name → bytes) into `dir` (created if missing), then its manifest,
-    // then removes the files of the previous run that this run did not write.
-    void write_dir(const std::string& dir, const std::map<std::string, std::string>& files) const;
 
 private:
     bool force_;
@@ -80,11 +82,13 @@ public:
     void write(const void* data, std::size_t bytes);
     void write(const std::string& text) { write(text.data(), text.size()); }
     void finish();  // flush and close; the file stays under its temporary name
-    void commit();  // finish() and rename into place
+    void commit(bool existing_ok = true);  // finish() and rename into place (an existing target: replaced if ok)
     std::size_t bytes_written() const { return written_; }
+    std::uint64_t content_hash() const { return hash_.value(); }  // of every byte written
 
 private:
     void flush();
+    detail::content_hash hash_;
     std::string target_, temp_;
     bool checked_;  // a top-level output: the target is checked like output_writer's
     int fd_ = -1, slot_ = -1;
@@ -115,6 +119,9 @@ private:
     std::string dir_, temp_;
     int slot_ = -1;
     std::vector<std::string> names_;
+    detail::manifest written_;  // what each finished file is: its size and hash
+    std::vector<int> finished_slots_;  // finished files in temp_, removed on a signal
+    void finished(const std::string& name, const staged_file& f);
     std::map<std::string, std::unique_ptr<staged_file>> open_;
     bool done_ = false;
 };

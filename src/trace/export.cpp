@@ -361,20 +361,6 @@ std::string to_json(const trace_run& r) {
     return s;
 }
 
-std::size_t write_npy_dir(const trace_run& r, const std::string& dir) {
-    staged_directory d(dir);
-    write_npy_files(r, d);
-    d.commit();
-    return d.files();
-}
-
-std::size_t write_csv_dir(const trace_run& r, const std::string& dir) {
-    staged_directory d(dir);
-    write_csv_files(r, d);
-    d.commit();
-    return d.files();
-}
-
 void write_npy_files(const trace_run& r, staged_directory& d) {
     for_each_source(r, [&](const stage_source& s) {
         d.add(std::string(info(s.id).hook) + ".npy", [&](staged_file& f) {

@@ -37,13 +37,11 @@ using io::staged_file;
 // One "<stage>.npy" per stage into dir (C order, the layouts above). Returns the
 // number of files. Nothing appears in dir until every file is complete (commit()).
 void write_npy_files(const trace_run& run, staged_directory& dir);
-std::size_t write_npy_dir(const trace_run& run, const std::string& dir);
 
 // One CSV per 2-D slice: "<stage>.b<B>.h<H>.csv" with a header row of column labels
 // (key tokens, d0.. or block0..), then one row per token, first cell the token.
 // hook_attn_out: "<stage>.b<B>.csv". Numbers at full precision; blocked cells "-inf".
 void write_csv_files(const trace_run& run, staged_directory& dir);
-std::size_t write_csv_dir(const trace_run& run, const std::string& dir);
 
 // One stage materialised in float64 (tests and small runs).
 struct export_stage {
