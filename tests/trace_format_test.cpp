@@ -9,6 +9,7 @@
 #include "trace/explain.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
+#include "io/utf8.hpp"
 #include "trace/text_width.hpp"
 
 using namespace attn;
@@ -55,8 +56,8 @@ TEST_CASE("display width counts Hangul as two columns", "[trace]") {
     CHECK(display_width("é") == 1);
     CHECK(pad_right("앉았다", 8) == "앉았다  ");
     CHECK(pad_left("The", 5) == "  The");
-    CHECK(is_valid_utf8("고양이"));
-    CHECK_FALSE(is_valid_utf8(std::string("ab\xff", 3)));
+    CHECK(attn::io::valid_utf8("고양이"));
+    CHECK_FALSE(attn::io::valid_utf8(std::string("ab\xff", 3)));
 }
 
 TEST_CASE("a table with Hangul row labels keeps its columns aligned", "[trace]") {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/terminal_safe.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::trace {
 
@@ -169,9 +170,9 @@ table stage_table(const attention_steps& steps, stage s, const run_labels& l, in
 run_labels terminal_safe_labels(const run_labels& labels) {
     run_labels out = labels;
     for (std::string* s : {&out.title, &out.query_side, &out.key_side, &out.q_name, &out.k_name, &out.v_name})
-        *s = io::terminal_safe(*s);
-    for (auto& t : out.query_tokens) t = io::terminal_safe(t);
-    for (auto& t : out.key_tokens) t = io::terminal_safe(t);
+        *s = shorten(io::terminal_safe(*s), max_title_columns);
+    for (auto& t : out.query_tokens) t = shorten(io::terminal_safe(t), max_label_columns);
+    for (auto& t : out.key_tokens) t = shorten(io::terminal_safe(t), max_label_columns);
     return out;
 }
 

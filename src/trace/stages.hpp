@@ -95,6 +95,11 @@ stage_frame frame_of(stage s, const run_labels& labels);
 
 // The same labels with every name made terminal-safe (io/terminal_safe.hpp): token
 // names and titles come from users' files and are printed by every renderer.
+// Also shortened ("…"): a token label to max_label_columns, a title or name to
+// max_title_columns, so that a megabyte token costs no more than a short one in
+// every table, heatmap and per-token trace it labels.
+constexpr std::size_t max_label_columns = 40;
+constexpr std::size_t max_title_columns = 200;
 run_labels terminal_safe_labels(const run_labels& labels);
 
 // The labeled table of one head stage of a run, with the seed's decimals by default.

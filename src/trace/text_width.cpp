@@ -57,23 +57,43 @@ bool is_wide(std::uint32_t cp) {
            (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD);
 }
 
+// One unit of text at s[i] — a code point, or a whole colour sequence ESC [ … final
+// byte — and its columns; advances i. Every width in this file is a sum of these, so
+// measuring a prefix while walking costs nothing extra (text layout stays O(length)).
+std::size_t next_unit_width(const std::string& s, std::size_t& i) {
+    const std::uint32_t cp = next_code_point(s, i);
+    if (cp == 0x1B) {  // a colour sequence takes no column
+        if (i < s.size() && s[i] == '[') {
+            ++i;
+            while (i < s.size() && !(s[i] >= 0x40 && s[i] <= 0x7E)) ++i;
+            if (i < s.size()) ++i;
+        }
+        return 0;
+    }
+    return is_combining(cp) ? 0 : is_wide(cp) ? 2 : 1;
+}
+
 }  // namespace
 
 std::size_t display_width(const std::string& utf8) {
     std::size_t width = 0;
-    for (std::size_t i = 0; i < utf8.size();) {
-        const std::uint32_t cp = next_code_point(utf8, i);
-        if (cp == 0x1B) {  // a colour sequence ESC [ … final byte takes no column
-            if (i < utf8.size() && utf8[i] == '[') {
-                ++i;
-                while (i < utf8.size() && !(utf8[i] >= 0x40 && utf8[i] <= 0x7E)) ++i;
-                if (i < utf8.size()) ++i;
-            }
-            continue;
-        }
-        width += is_combining(cp) ? 0 : is_wide(cp) ? 2 : 1;
-    }
+    for (std::size_t i = 0; i < utf8.size();) width += next_unit_width(utf8, i);
     return width;
+}
+
+std::string shorten(const std::string& text, std::size_t max_cols) {
+    if (text.size() <= max_cols) return text;  // a byte is at most one column... except wide ones:
+    std::size_t i = 0, w = 0, keep = 0;
+    while (i < text.size()) {
+        std::size_t j = i;
+        const std::size_t u = next_unit_width(text, j);
+        if (w + u > max_cols) break;
+        w += u;
+        i = j;
+        if (w + 1 <= max_cols) keep = i;  // room left for the "…"
+    }
+    if (i == text.size()) return text;
+    return text.substr(0, keep) + "…";
 }
 
 std::string pad_right(const std::string& text, std::size_t width) {
@@ -84,15 +104,6 @@ std::string pad_right(const std::string& text, std::size_t width) {
 std::string pad_left(const std::string& text, std::size_t width) {
     const std::size_t w = display_width(text);
     return w >= width ? text : std::string(width - w, ' ') + text;
-}
-
-bool is_valid_utf8(const std::string& bytes) {
-    for (std::size_t i = 0; i < bytes.size();) {
-        const std::size_t before = i;
-        const std::uint32_t cp = next_code_point(bytes, i);
-        if (cp == 0xFFFD && !(i - before == 3 && bytes.compare(before, 3, "\xEF\xBF\xBD") == 0)) return false;
-    }
-    return true;
 }
 
 std::size_t output_width(std::size_t requested) {
@@ -123,17 +134,19 @@ std::size_t bullet_width(const std::string& s, std::size_t from) {
     return 0;
 }
 
-// The longest prefix of `word` that fits `room` columns (at least one code point).
-std::size_t cut_point(const std::string& word, std::size_t room) {
-    std::size_t i = 0, best = 0;
+// How much of word[from..] fits `room` columns (at least one unit): the end of
+// that piece, its columns in *cols. Walks the piece once.
+std::size_t cut_point(const std::string& word, std::size_t from, std::size_t room, std::size_t* cols) {
+    std::size_t i = from, w = 0;
     while (i < word.size()) {
-        std::size_t j = i + 1;
-        while (j < word.size() && (static_cast<unsigned char>(word[j]) & 0xC0) == 0x80) ++j;
-        if (display_width(word.substr(0, j)) > room) break;
-        best = j;
+        std::size_t j = i;
+        const std::size_t u = next_unit_width(word, j);
+        if (w + u > room && i > from) break;
+        w += u;
         i = j;
     }
-    return best ? best : std::min<std::size_t>(word.size(), 1);
+    *cols = w;
+    return i;
 }
 
 // The end of the word that starts at `from`: the next space, except that a word
@@ -183,16 +196,20 @@ std::string fit_line(const std::string& line, std::size_t width) {
             cur += spaces;
             cur_w += spaces.size();
         }
-        std::string rest = word;
-        while (cur_w + display_width(rest) > width) {  // a word wider than a whole line: cut it
-            const std::size_t k = cut_point(rest, width > cur_w ? width - cur_w : 1);
-            out += cur + rest.substr(0, k) + "\n";
-            rest = rest.substr(k);
+        std::size_t from = 0, rest_w = ww;
+        while (cur_w + rest_w > width) {  // a word wider than a whole line: cut it
+            std::size_t cols = 0;
+            const std::size_t k = cut_point(word, from, width > cur_w ? width - cur_w : 1, &cols);
+            out += cur;
+            out.append(word, from, k - from);
+            out += '\n';
+            from = k;
+            rest_w -= cols;
             cur = cont;
             cur_w = hang;
         }
-        cur += rest;
-        cur_w += display_width(rest);
+        cur.append(word, from, std::string::npos);
+        cur_w += rest_w;
         cur_has_word = true;
     }
     return out + cur;

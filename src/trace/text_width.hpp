@@ -15,11 +15,12 @@ namespace attn::trace {
 // else 1. Invalid UTF-8 bytes count 1 each.
 std::size_t display_width(const std::string& utf8);
 
+// `text` cut to at most `max_cols` columns, ending in "…" when cut. Walks only the
+// part it keeps: a label of a megabyte costs what its first columns cost.
+std::string shorten(const std::string& text, std::size_t max_cols);
+
 std::string pad_right(const std::string& text, std::size_t width);
 std::string pad_left(const std::string& text, std::size_t width);
-
-// True when the bytes are well-formed UTF-8.
-bool is_valid_utf8(const std::string& bytes);
 
 // The width output should fit: `requested` when non-zero (--width N), else the
 // terminal's (TIOCGWINSZ on stdout), else $COLUMNS, else 80. Never below 20.

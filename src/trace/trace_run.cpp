@@ -14,6 +14,10 @@
 #include <cblas.h>
 #include <xtensor/xview.hpp>
 
+#include "core/error.hpp"
+#include "io/terminal_safe.hpp"
+#include "trace/text_width.hpp"
+
 namespace attn::trace {
 
 namespace {
@@ -286,14 +290,17 @@ std::size_t find_query_row(const run_labels& labels, const std::string& token) {
     const auto& toks = labels.query_tokens;
     auto it = std::find(toks.begin(), toks.end(), token);
     if (it != toks.end()) return static_cast<std::size_t>(it - toks.begin());
-    if (!token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (!token.empty() && token.size() <= 18 &&
+        std::all_of(token.begin(), token.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
         const std::size_t i = std::stoul(token);
         if (i < toks.size()) return i;
     }
+    std::vector<std::string> shown;  // the message names at most 16 queries, each shortened
+    for (const auto& t : toks) shown.push_back(shorten(io::terminal_safe(t), max_label_columns));
     std::string have;
-    for (std::size_t i = 0; i < toks.size(); ++i) have += (i ? ", " : "") + toks[i];
-    throw std::invalid_argument("--query '" + token + "' is not a query token (queries: " + have + "; or an index 0.." +
-                                std::to_string(toks.size() - 1) + ")");
+    for (const auto& t : elide_items(shown, 8, 7, false)) have += (have.empty() ? "" : ", ") + t;
+    throw error("--query '" + shorten(io::terminal_safe(token), max_label_columns) + "' is not a query token (queries: " +
+                have + "; or an index 0.." + std::to_string(toks.size() - 1) + ")");
 }
 
 }  // namespace attn::trace
