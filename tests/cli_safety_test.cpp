@@ -262,6 +262,12 @@ TEST_CASE("a trace past the element budget is refused before allocating", "[cli]
     CHECK(r.code == 2);
     CHECK(r.out.find("s.toml:2:5: 'Q' = \"X.npy\": ") != std::string::npos);
     CHECK(r.out.find("X.npy: the array [30000 × 2] would hold 60000 numbers, more than the budget of 1000") != std::string::npos);
+    // Each input within the budget, not all three together: refused from the headers, before reading.
+    r = run_attn("trace " + q(d / "s.toml") + " --max-elements 100000");
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("s.toml:1:1: the .npy inputs together (Q X.npy 60000, K X.npy 60000, V X.npy 60000) would hold "
+                     "more numbers than the budget of 100000 (raise it with --max-elements") != std::string::npos);
 }
 
 TEST_CASE("an HTML report past its cell limit is refused with a hint and nothing written", "[cli][safety]") {

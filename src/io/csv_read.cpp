@@ -3,6 +3,8 @@
 // bytes cost.
 #include "io/csv_read.hpp"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
@@ -87,7 +89,8 @@ nd_array parse_csv(const std::string& raw, const std::string& path) {
             while (ce > cb && blank(line[ce - 1])) --ce;
             const source_pos at{path, cur.line_no, static_cast<int>(cb + 1)};
             out.data.push_back(parse_cell(line.substr(cb, ce - cb), at));
-            if (out.data.size() > max_elements()) check_budget(out.data.size(), "the CSV file", source_pos{path, 0, 0});
+            if (out.data.size() > max_elements() - std::min(max_elements(), charged_elements()))
+                charge_budget(out.data.size(), "the CSV file", source_pos{path, 0, 0});  // refused: over the run's budget
             ++n;
             if (comma == std::string_view::npos) break;
             start = comma + 1;
@@ -100,6 +103,7 @@ nd_array parse_csv(const std::string& raw, const std::string& path) {
     }
     if (rows == 0) throw input_error(source_pos{path, 0, 0}, "the CSV file holds no rows of numbers");
     out.shape = {rows, cols};
+    charge_budget(out.data.size(), "the CSV file", source_pos{path, 0, 0});
     return out;
 }
 

@@ -184,8 +184,16 @@ void convert(const char* raw, std::size_t count, const dtype_info& t, double* ou
     }
 }
 
-nd_array read_npy_from(byte_source& src, const std::string& path, const npy_options& options) {
-    const source_pos at{path, 0, 0};
+// What the prefix and header promise: the dtype, the shape and the element count
+// (nothing when the product overflows), all checked; the source is left at the data.
+struct npy_layout {
+    npy_header h;
+    dtype_info t;
+    std::optional<std::size_t> count;
+    std::size_t prefix_len = 0, header_len = 0;
+};
+
+npy_layout read_layout(byte_source& src, const source_pos& at, const npy_options& options) {
     // 1. The prefix: magic, version, header length.
     unsigned char prefix[12];
     if (src.read(reinterpret_cast<char*>(prefix), 10) != 10 || std::memcmp(prefix, "\x93NUMPY", 6) != 0)
@@ -206,14 +214,24 @@ nd_array read_npy_from(byte_source& src, const std::string& path, const npy_opti
     // 2. The header dict.
     std::string header(header_len, '\0');
     if (src.read(header.data(), header_len) != header_len) throw input_error("invalid", at, "the .npy file is truncated in its header");
-    const npy_header h = header_parser(header, at).parse();
-    const dtype_info t = check_dtype(h, options, at);
-    check_shape(h, at);
+    npy_layout l{header_parser(header, at).parse(), {}, std::nullopt, prefix_len, header_len};
+    l.t = check_dtype(l.h, options, at);
+    check_shape(l.h, at);
+    l.count = checked_product(l.h.shape);
+    return l;
+}
+
+nd_array read_npy_from(byte_source& src, const std::string& path, const npy_options& options) {
+    const source_pos at{path, 0, 0};
+    const npy_layout l = read_layout(src, at, options);
+    const npy_header& h = l.h;
+    const dtype_info& t = l.t;
+    const std::size_t prefix_len = l.prefix_len, header_len = l.header_len;
     nd_array out;
     out.origin = path;
     out.shape = h.shape;
-    const auto count = checked_product(h.shape);
-    check_budget(count, "the array " + out.shape_text(), at);
+    const auto count = l.count;
+    charge_budget(count, "the array " + out.shape_text(), at);  // from the header, before reading
     const std::size_t bytes = *count * t.itemsize;  // count ≤ budget: no overflow
     if (src.size && *src.size - prefix_len - header_len != bytes)
         throw input_error("invalid", at, "the .npy header declares " + out.shape_text() + " of '" + h.descr + "' = " +
@@ -243,6 +261,17 @@ nd_array read_npy(const std::string& path, const npy_options& options) {
     byte_source src{[&](char* b, std::size_t n) { return in.read(b, n); },
                     in.sized() ? std::optional<std::size_t>(in.size()) : std::nullopt};
     return read_npy_from(src, path, options);
+}
+
+std::optional<std::size_t> npy_element_count(const std::string& path, const npy_options& options) {
+    try {
+        input_file in(path, ".npy file");
+        byte_source src{[&](char* b, std::size_t n) { return in.read(b, n); },
+                        in.sized() ? std::optional<std::size_t>(in.size()) : std::nullopt};
+        return read_layout(src, source_pos{path, 0, 0}, options).count;
+    } catch (const input_error&) {
+        return std::nullopt;  // read_npy says what is wrong, in the order the spec gives its files
+    }
 }
 
 nd_array parse_npy(const std::string& bytes, const std::string& display_path, const npy_options& options) {

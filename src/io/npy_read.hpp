@@ -9,6 +9,8 @@
 // Everything else is refused with what was found.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 #include "io/nd_array.hpp"
@@ -20,6 +22,11 @@ struct npy_options {
 };
 
 nd_array read_npy(const std::string& path, const npy_options& options = {});
+
+// The element count a .npy header declares, read without the data (nothing when the
+// file or its header is unusable: read_npy then says why). For budgets checked over
+// several inputs before any is read.
+std::optional<std::size_t> npy_element_count(const std::string& path, const npy_options& options = {});
 
 // The same from bytes in memory (the fuzz harness); `display_path` names it in messages.
 nd_array parse_npy(const std::string& bytes, const std::string& display_path, const npy_options& options = {});

@@ -9,9 +9,11 @@
 
 #include "io/csv_read.hpp"
 #include "io/input_read.hpp"
-#include "io/toml_depth.hpp"
+#include "io/toml_parse.hpp"
 #include "io/toml_words.hpp"
 #include "io/npy_read.hpp"
+#include "io/size_budget.hpp"
+#include "io/terminal_safe.hpp"
 #include "io/trace_spec.hpp"
 #include "io/trace_spec_extras.hpp"
 
@@ -104,6 +106,29 @@ struct reader {
     }
 };
 
+// The .npy inputs together, from their headers, before the first is read: two inputs
+// each within the budget but not together are refused without reading either.
+void check_npy_inputs_fit(const std::vector<std::pair<std::string, const toml::node*>>& given, const std::string& file,
+                          const source_pos& root) {
+    namespace fs = std::filesystem;
+    std::size_t total = 0;
+    std::string list;
+    for (const auto& [key, n] : given) {
+        if (!n->is_string()) continue;
+        const std::string rel = *n->value<std::string>();
+        const fs::path p = fs::path(rel).is_absolute() ? fs::path(rel) : fs::path(file).parent_path() / rel;
+        if (p.extension() != ".npy") continue;
+        const auto count = npy_element_count(p.string());
+        if (!count || *count > max_elements()) continue;  // read_npy reports it in its turn
+        total = std::min(total + *count, max_elements() + 1);
+        list += (list.empty() ? "" : ", ") + key + " " + terminal_safe(rel) + " " + std::to_string(*count);
+    }
+    if (total > max_elements() - std::min(max_elements(), charged_elements()))
+        throw input_error("too-large", root,
+                          "the .npy inputs together (" + list + ") would hold more numbers than the budget of " +
+                              std::to_string(max_elements()) + " (raise it with --max-elements, or use smaller inputs)");
+}
+
 const std::set<std::string> input_keys = {"Q", "K", "V", "X", "X_src", "W_Q", "W_K", "W_V", "W_O", "backward"};
 const std::set<std::string> top_keys = {"kind", "title", "tokens", "query_tokens", "key_tokens", "heads",
                                         "scale", "causal", "mask", "bias"};
@@ -118,15 +143,8 @@ trace_spec load_trace_spec(const std::string& path) {
 }
 
 trace_spec parse_trace_spec(const std::string& text, const std::string& path) {
-    check_toml_nesting(text, path);  // toml++ recurses once per level
-    toml::table doc;
-    try {
-        doc = toml::parse(text, path);
-    } catch (const toml::parse_error& e) {
-        const auto& b = e.source().begin;
-        throw input_error(source_pos{path, static_cast<int>(b.line), static_cast<int>(b.column)},
-                          "not valid TOML: " + std::string(e.description()));
-    }
+    reset_charged_elements();  // a spec is one run: its inputs and stages share one budget
+    const toml::table doc = parse_toml(text, path);
     const reader r{path};
     trace_spec s;
     s.file = path;
@@ -196,6 +214,7 @@ trace_spec parse_trace_spec(const std::string& text, const std::string& path) {
         const auto pa = a.second->source().begin, pb = b.second->source().begin;
         return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
     });
+    check_npy_inputs_fit(given, path, s.root);
     for (const auto& [key, n] : given) s.inputs.emplace(key, r.array_value(*n, key, false));
 
     if (const toml::node* n = doc.get("mask")) {

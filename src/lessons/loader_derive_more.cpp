@@ -11,6 +11,7 @@
 #include "core/positional.hpp"
 #include "core/prng.hpp"
 #include "core/shape_error.hpp"
+#include "io/size_budget.hpp"
 #include "lessons/lesson_parts.hpp"
 #include "lessons/loader_internal.hpp"
 
@@ -45,6 +46,11 @@ std::optional<matrix> loader::derive_more(const toml::table& d, const std::strin
             return std::nullopt;
         }
         if (!rows || !cols) return std::nullopt;
+        if (auto why = io::over_budget(*rows * *cols, "random_normal " + std::to_string(*rows) + " × " +
+                                                                     std::to_string(*cols), "(a lesson's matrices are small)")) {
+            rd.fail(&d, *why);  // never std::bad_alloc: the budget of the run (io/size_budget.hpp)
+            return std::nullopt;
+        }
         prng g(static_cast<std::uint64_t>(*s->value<int64_t>()));
         matrix m({*rows, *cols});  // [rows, cols], drawn row by row
         for (auto& x : m) x = g.normal();

@@ -48,7 +48,7 @@ def main():
         if p.returncode != 2 or "cannot open the spec file: no such file" not in p.stderr:
             failures.append("no-spec-file")
             print("FAIL no-spec-file:", p.returncode, p.stderr)
-        case(d, "toml-syntax", 'kind = "self"\nQ = [[1.0, 2.0]\n', ["SPEC:2:17: not valid TOML", "end-of-file"])
+        case(d, "toml-syntax", 'kind = "self"\nQ = [[1.0, 2.0]\n', ["SPEC:2:17: TOML syntax", "end-of-file"])
         case(d, "unknown-key", 'kind = "self"\nq_matrix = 1\n', ["SPEC:2:12: unknown key 'q_matrix'"])
         case(d, "bad-kind", 'kind = "selfish"\n' + GOOD_QKV, ["SPEC:1:8:", "found \"selfish\""])
         case(d, "missing-npy", 'kind = "self"\nQ = "q.npy"\nK = "q.npy"\nV = "q.npy"\n',
