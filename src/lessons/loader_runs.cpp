@@ -7,6 +7,7 @@
 #include "core/shape_error.hpp"
 #include "lessons/key_check.hpp"
 #include "lessons/loader_internal.hpp"
+#include "trace/overflow_check.hpp"
 
 namespace attn::lessons::detail {
 
@@ -121,6 +122,10 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
         run.steps = scaled_dot_product_attention(*q, *k, *v, opt);
     } catch (const shape_error& e) {
         rd.fail(&r, "run '" + name + "': " + e.what());
+        return false;
+    }
+    if (auto why = trace::non_finite_step(run.steps)) {  // finite or refused, as `attn trace` does
+        rd.fail(&r, "run '" + name + "': " + *why);
         return false;
     }
     if (rd.problems->size() != problems_before) return false;

@@ -5,15 +5,29 @@
 #include "trace/overflow_check.hpp"
 
 #include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "io/terminal_safe.hpp"
 
 namespace attn::trace {
 
 namespace {
+
+// "[0, 2, 1]": the index of flat element k of an array of this shape (C order).
+std::string flat_index_text(const std::vector<std::size_t>& shape, std::size_t k) {
+    std::vector<std::size_t> idx(shape.size());
+    for (std::size_t a = shape.size(); a-- > 0;) {
+        idx[a] = shape[a] ? k % shape[a] : 0;
+        k = shape[a] ? k / shape[a] : 0;
+    }
+    return fmt::format("[{}]", fmt::join(idx, ", "));
+}
 
 std::string value_word(double x) { return std::isnan(x) ? "not a number" : x > 0 ? "+infinity" : "-infinity"; }
 
@@ -96,6 +110,39 @@ void require_finite_stages(const trace_run& r, const io::source_pos& spec) {
                     if (r.attends(b, q, j) && !std::isfinite(row[j])) at.fail(stage::scores_masked, row[j], i, j, spec);
             }
         }
+    require_finite_extras(r, spec);
+}
+
+void require_finite_extras(const trace_run& r, const io::source_pos& spec) {
+    for (const extra_stage& e : extra_stages(r))
+        for (std::size_t k = 0; k < e.data.size(); ++k) {
+            const double x = e.data[k];
+            // A running max that has seen only blocked keys is −inf by design (lesson 16).
+            if (std::isfinite(x) || (e.id == stage::tiled_running_max && x == -HUGE_VAL)) continue;
+            throw io::input_error("overflow", spec,
+                                  fmt::format("{} is {} at index {}: the inputs are finite but the computation overflows "
+                                              "a double (beyond ±1.8e308); scale the inputs down (or check `scale`)",
+                                              info(e.id).hook, value_word(x), flat_index_text(e.shape, k)));
+        }
+}
+
+std::optional<std::string> non_finite_step(const attention_steps& s) {
+    const std::pair<stage, const matrix*> all[] = {{stage::q, &s.q},           {stage::k, &s.k},
+                                                   {stage::v, &s.v},           {stage::scores_raw, &s.scores_raw},
+                                                   {stage::scores_scaled, &s.scores_scaled},
+                                                   {stage::scores_masked, &s.scores_masked},
+                                                   {stage::weights, &s.weights}, {stage::z, &s.output}};
+    for (const auto& [st, m] : all)
+        for (std::size_t i = 0; i < m->shape(0); ++i)
+            for (std::size_t j = 0; j < m->shape(1); ++j) {
+                const double x = (*m)(i, j);
+                if (std::isfinite(x)) continue;
+                if (st == stage::scores_masked && x == -HUGE_VAL && !s.attend(i, j)) continue;  // blocked: −inf by design
+                return fmt::format("{} is {} at row {}, column {}: the numbers are finite but the computation overflows "
+                                   "a double (beyond ±1.8e308); use smaller numbers (or check `scale`)",
+                                   info(st).hook, value_word(x), i, j);
+            }
+    return std::nullopt;
 }
 
 }  // namespace attn::trace
