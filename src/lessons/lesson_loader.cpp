@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "io/input_read.hpp"
+#include "io/toml_parse.hpp"
 #include "io/terminal_safe.hpp"
 #include "io/toml_depth.hpp"
 #include "lessons/key_check.hpp"
@@ -194,15 +195,9 @@ lesson_draft load_lesson_draft(const std::string& text, const std::string& displ
     lesson_draft d;
     std::shared_ptr<toml::table> owner;
     try {
-        io::check_toml_nesting(text, display_path);  // toml++ recurses per level
-        owner = std::make_shared<toml::table>(toml::parse(text, display_path));
-    } catch (const io::input_error& e) {
+        owner = std::make_shared<toml::table>(io::parse_toml(text, display_path));
+    } catch (const io::input_error& e) {  // too deep, or a syntax error: one problem of the lesson
         d.problems.push_back({e.where, e.detail});
-        return d;
-    } catch (const toml::parse_error& e) {
-        const auto& b = e.source().begin;
-        d.problems.push_back({{display_path, static_cast<int>(b.line), static_cast<int>(b.column)},
-                              "TOML syntax: " + std::string(e.description())});
         return d;
     }
     d.parsed = true;

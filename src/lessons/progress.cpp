@@ -15,7 +15,7 @@
 #include <toml++/toml.h>
 
 #include "io/output_writer.hpp"
-#include "io/toml_depth.hpp"
+#include "io/toml_parse.hpp"
 
 namespace attn::lessons {
 
@@ -112,11 +112,10 @@ progress_load load_progress(const std::string& path) {
     }
     if (r.text.empty()) return out;
     try {
-        io::check_toml_nesting(r.text, path);
-        const toml::table doc = toml::parse(r.text, path);
+        const toml::table doc = io::parse_toml(r.text, path);
         out.p = from_document(doc, out.problem);
-    } catch (const toml::parse_error& e) {
-        out.problem = "not TOML (line " + std::to_string(e.source().begin.line) + ": " + std::string(e.description()) + ")";
+    } catch (const io::input_error& e) {
+        out.problem = "not TOML (line " + std::to_string(e.where.line) + ": " + e.detail + ")";
     } catch (const std::exception& e) {
         out.problem = e.what();
     }
