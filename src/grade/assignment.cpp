@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include "io/input_read.hpp"
+#include "io/toml_parse.hpp"
 #include "lessons/toml_read.hpp"
 
 namespace attn::grade {
@@ -91,14 +92,7 @@ assignment read_assignment(const std::string& path, const exercise_set& set) {
     limits.what = "assignment file";
     const std::string text = io::read_input_file(path, limits);
     const std::string file = path == "-" ? io::stdin_name : path;
-    toml::table doc;
-    try {
-        doc = toml::parse(text, file);
-    } catch (const toml::parse_error& e) {
-        const auto& b = e.source().begin;
-        throw io::input_error("syntax", {file, static_cast<int>(b.line), static_cast<int>(b.column)},
-                              "TOML syntax: " + std::string(e.description()));
-    }
+    const toml::table doc = io::parse_toml(text, file);
     assignment a;
     a.path = path;
     check_keys(file, doc, {"title", "feedback", "visibility", "release_expected", "exercise"}, "in an assignment file");

@@ -13,6 +13,7 @@
 
 #include "grade/json_read.hpp"
 #include "io/input_read.hpp"
+#include "io/toml_parse.hpp"
 #include "io/toml_depth.hpp"
 
 namespace attn::grade {
@@ -20,7 +21,7 @@ namespace attn::grade {
 namespace fs = std::filesystem;
 
 submission_error::submission_error(std::string reason_word, source_pos pos, const std::string& message)
-    : std::runtime_error(message), reason(std::move(reason_word)), where(std::move(pos)) {}
+    : error(error::as_written{}, reason_word, pos, message) {}
 
 std::string type_name(const answer_value& v) {
     switch (v.kind) {
@@ -38,51 +39,6 @@ const answer_value* submission::find(const std::string& exercise_id) const {
     for (const auto& [id, v] : answers)
         if (id == exercise_id) return &v;
     return nullptr;
-}
-
-bool valid_utf8(const std::string& text, std::size_t* bad_offset) {
-    const auto* b = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const unsigned c = b[i];
-        std::size_t len = 0;
-        unsigned cp = 0;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            if (bad_offset) *bad_offset = i;
-            return false;
-        }
-        if (i + len > n) {
-            if (bad_offset) *bad_offset = i;
-            return false;
-        }
-        for (std::size_t k = 1; k < len; ++k) {
-            if ((b[i + k] & 0xC0) != 0x80) {
-                if (bad_offset) *bad_offset = i;
-                return false;
-            }
-            cp = (cp << 6) | (b[i + k] & 0x3F);
-        }
-        const bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-        if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-            if (bad_offset) *bad_offset = i;
-            return false;
-        }
-        i += len;
-    }
-    return true;
 }
 
 namespace {
@@ -188,20 +144,12 @@ std::string first_definition(const std::string& text, const std::string& descrip
 }
 
 answer_value parse_toml_answer(const std::string& text, const std::string& display_path) {
-    try {
-        io::check_toml_nesting(text, display_path);  // toml++ recurses per level
-        const toml::table t = toml::parse(text, display_path);
-        answer_value doc = from_toml(t, display_path);
-        doc.where = {display_path, 1, 1};
-        return doc;
-    } catch (const toml::parse_error& e) {
-        const auto& b = e.source().begin;
-        const source_pos p{display_path, static_cast<int>(b.line), static_cast<int>(b.column)};
-        const std::string d(e.description());
-        throw submission_error("syntax", p, p.str() + ": TOML syntax: " + d + first_definition(text, d, p));
-    } catch (const io::input_error& e) {
-        throw submission_error(e.reason, e.where, e.what());
-    }
+    const toml::table t = io::parse_toml(text, display_path, [&](const std::string& d, const source_pos& p) {
+        return first_definition(text, d, p);
+    });
+    answer_value doc = from_toml(t, display_path);
+    doc.where = {display_path, 1, 1};
+    return doc;
 }
 
 // True when text reads as an answer file in the other format (a table at the top).
@@ -220,9 +168,9 @@ std::string read_bytes(const std::string& path, std::size_t max_bytes) {
     limits.what = "answer file";
     try {
         return io::read_input_file(path, limits);
-    } catch (const io::input_error& e) {
-        const std::string reason = e.reason == "not-found" || e.reason == "not-a-file" ? "unreadable" : e.reason;
-        throw submission_error(reason, e.where, e.what());
+    } catch (io::input_error& e) {  // one word for the gradebook: the student's file could not be read
+        if (e.reason == "not-found" || e.reason == "not-a-file") e.reason = "unreadable";
+        throw;
     }
 }
 
@@ -260,7 +208,7 @@ submission read_submission_text(const std::string& raw, const std::string& displ
     answer_value doc;
     try {
         doc = json ? parse_json_answer(text, display_path) : parse_toml_answer(text, display_path);
-    } catch (const submission_error& e) {
+    } catch (const error& e) {
         // A file in the other format (a .json file holding TOML, or the reverse) says so.
         if (e.reason != "syntax" || !parses_as(!json, text, display_path)) throw;
         const char* other = json ? "TOML" : "JSON";
