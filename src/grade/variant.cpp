@@ -56,12 +56,7 @@ std::string course_secret(const std::string& secret_file, bool guessable_ok) {
         io::input_limits limits;
         limits.max_bytes = 64 * 1024;  // a secret is one line
         limits.what = "course secret file";
-        std::string text;
-        try {
-            text = io::read_input_file(secret_file, limits);
-        } catch (const io::input_error& e) {
-            throw variant_error(e.what());
-        }
+        const std::string text = io::read_input_file(secret_file, limits);
         const std::string bad = secret_encoding_problem(text);
         if (!bad.empty()) throw variant_error("the course secret file " + secret_file + " cannot be used: " + bad);
         const std::string s = secret_from_text(text);
