@@ -3,13 +3,19 @@
 // compute, render, grade), catching only the refusals attn reports as errors.
 #include "support/fuzz_targets.hpp"
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "core/shapes.hpp"
+#include "grade/assignment.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
 #include "grade/report_format.hpp"
+#include "grade/reviews.hpp"
 #include "grade/submission.hpp"
 #include "io/csv_read.hpp"
 #include "io/npy_read.hpp"
@@ -17,6 +23,7 @@
 #include "io/trace_spec.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
+#include "lessons/progress.hpp"
 #include "trace/overflow_check.hpp"
 #include "trace/trace_report.hpp"
 #include "trace/trace_run.hpp"
@@ -54,12 +61,27 @@ int answer(const std::uint8_t* data, std::size_t size, bool json) {
     });
 }
 
+// The bytes as a file, for the readers that take a path (as attn reads them: through
+// io::read_input_file); removed when done, so nothing is left in the temp folder.
+struct scratch_file {
+    std::string path;
+    scratch_file(const std::uint8_t* data, std::size_t size, const char* suffix) {
+        path = (std::filesystem::temp_directory_path() / ("attn-fuzz-" + std::to_string(::getpid()) + suffix)).string();
+        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    }
+    ~scratch_file() { std::filesystem::remove(path); }
+};
+
 }  // namespace
 
 const std::vector<target>& all_targets() {
-    static const std::vector<target> t = {{"spec_toml", spec_toml}, {"lesson_toml", lesson_toml}, {"answer_toml", answer_toml},
-                                          {"answer_json", answer_json}, {"npy", npy}, {"csv", csv}, {"shape", shape},
-                                          {"safetensors", safetensors}, {"tokenizer", tokenizer}};
+    static const std::vector<target> t = {{"spec_toml", spec_toml},       {"lesson_toml", lesson_toml},
+                                          {"answer_toml", answer_toml},   {"answer_json", answer_json},
+                                          {"npy", npy},                   {"csv", csv},
+                                          {"shape", shape},               {"safetensors", safetensors},
+                                          {"tokenizer", tokenizer},       {"assignment", assignment},
+                                          {"review_sheet", review_sheet}, {"gradescope_metadata", gradescope_metadata},
+                                          {"progress", progress}};
     return t;
 }
 
@@ -103,6 +125,33 @@ int shape(const std::uint8_t* data, std::size_t size) {
         const symbolic_shape s = parse_shape(text);
         (void)to_string(s);
         (void)parse_dim(text);
+    });
+}
+
+int assignment(const std::uint8_t* data, std::size_t size) {
+    const scratch_file f(data, size, ".assignment.toml");
+    return refusals_are_fine([&] {
+        const grade::assignment a = grade::read_assignment(f.path, exercises());
+        grade::grade_options g;
+        grade::apply_assignment(a, g, std::nullopt);
+    });
+}
+
+int review_sheet(const std::uint8_t* data, std::size_t size) {
+    small_budget();
+    return refusals_are_fine([&] { (void)grade::review_table::parse(text_of(data, size), "fuzz-reviews.csv", exercises()); });
+}
+
+int gradescope_metadata(const std::uint8_t* data, std::size_t size) {
+    const scratch_file f(data, size, ".metadata.json");
+    return refusals_are_fine([&] { (void)grade::gradescope_student(f.path); });
+}
+
+int progress(const std::uint8_t* data, std::size_t size) {
+    const scratch_file f(data, size, ".progress.toml");
+    return refusals_are_fine([&] {
+        const lessons::progress_load p = lessons::load_progress(f.path);
+        (void)lessons::progress_text(p.p);
     });
 }
 

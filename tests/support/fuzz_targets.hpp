@@ -20,7 +20,8 @@ struct target {
     target_fn run;
 };
 
-// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape, safetensors, tokenizer.
+// spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape, safetensors, tokenizer,
+// assignment, review_sheet, gradescope_metadata, progress.
 const std::vector<target>& all_targets();
 
 int spec_toml(const std::uint8_t* data, std::size_t size);    // io::parse_trace_spec → resolve → trace → report
@@ -32,5 +33,9 @@ int csv(const std::uint8_t* data, std::size_t size);          // io::parse_csv
 int shape(const std::uint8_t* data, std::size_t size);        // core parse_shape / parse_dim
 int safetensors(const std::uint8_t* data, std::size_t size);  // model::read_checkpoint_bytes (tests/support/fuzz_safetensors.cpp)
 int tokenizer(const std::uint8_t* data, std::size_t size);    // model::bpe_tokenizer (tests/support/fuzz_tokenizer.cpp)
+int assignment(const std::uint8_t* data, std::size_t size);   // grade::read_assignment → apply_assignment
+int review_sheet(const std::uint8_t* data, std::size_t size); // grade::review_table::parse
+int gradescope_metadata(const std::uint8_t* data, std::size_t size);  // grade::gradescope_student
+int progress(const std::uint8_t* data, std::size_t size);     // lessons::load_progress → progress_text
 
 }  // namespace attn::fuzz
