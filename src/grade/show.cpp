@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "grade/pipeline_extras.hpp"
+#include "io/terminal_safe.hpp"
 #include "trace/number_format.hpp"
 #include "trace/style.hpp"
 #include "trace/table.hpp"
@@ -181,7 +182,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
             if (n.personal && n.student.empty())  // --seed: the teacher regenerating a variant
                 out += "\nNumbers from seed " + n.seed_hex() + " (" + n.parameters + "):\n";
             else if (n.personal)
-                out += "\nYour numbers (student " + n.student + ", variant " + n.code + ", " + n.parameters + "):\n";
+                out += "\nYour numbers (student " + io::terminal_safe(n.student) + ", variant " + n.code + ", " + n.parameters + "):\n";
             else if (n.practice)
                 out += "\nPRACTICE numbers (" + n.parameters + "): the same for everyone, for self-study; "
                        "not any class's numbers. Check your answers with `attn exercise check ANSWERS`.\n";

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <iostream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace attn::io {
 
 int finish_stdout(int code) {
@@ -14,10 +17,11 @@ int finish_stdout(int code) {
     std::cout.flush();
     const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
     if (!failed) return code;
-    const int err = errno;
+    int err = errno;
     if (err == EPIPE) return code;
+    if (::fcntl(STDOUT_FILENO, F_GETFD) == -1 && errno == EBADF) err = EBADF;  // `>&-`: not a full disk
     std::fprintf(stderr, "attn: cannot write to standard output: %s\n",
-                 err != 0 ? std::strerror(err) : "write error (disk full?)");
+                 err == EBADF ? "it is closed" : err != 0 ? std::strerror(err) : "write error (disk full?)");
     return 2;
 }
 
