@@ -282,13 +282,13 @@ submission read_submission_dir(const std::string& dir, const read_limits& limits
                                dir + ": the answer files hold " + std::to_string(total) + " bytes, more than the limit of " +
                                    std::to_string(limits.max_bytes));
     submission all;
-    std::optional<submission_error> first_error;
+    std::optional<error> first_error;
     for (const auto& f : files) {
         try {  // a stray file beside the answers (a broken or foreign .json) is noted, not fatal
             submission one = read_submission_file(f.string(), limits);
             if (all.files.empty()) all = std::move(one);
             else merge_submission(all, std::move(one));
-        } catch (const submission_error& e) {
+        } catch (const error& e) {  // submission_error, or io::input_error (syntax, too deep ...)
             if (!first_error) first_error = e;
             notes.push_back({{f.string(), 0, 0}, std::string("ignored, not readable as answers (") + e.what() + ")"});
         }
