@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "io/utf8.hpp"
+
 #include "grade/submission.hpp"
 
 namespace attn::grade {
@@ -176,24 +178,6 @@ struct json_parser {
         return std::strtod(text.c_str(), nullptr);
     }
 
-    static void put_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-    }
-
     unsigned hex4() {
         unsigned cp = 0;
         for (int k = 0; k < 4; ++k) {
@@ -247,7 +231,7 @@ struct json_parser {
                     } else if (cp >= 0xDC00 && cp < 0xE000) {
                         fail("a lone UTF-16 surrogate in \\u escape");
                     }
-                    put_utf8(out, cp);
+                    io::append_utf8(out, cp);
                     break;
                 }
                 default: fail(std::string("unknown escape \\") + e);

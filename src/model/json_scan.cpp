@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "io/utf8.hpp"
 #include "model/file_error.hpp"
 
 namespace attn::model {
@@ -67,25 +68,6 @@ std::uint32_t json_scan::hex4() {
     return v;
 }
 
-// Appends code point cp as UTF-8.
-static void put_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
 void json_scan::escape(std::string& out) {
     const std::size_t at = i_ - 1;  // the backslash
     const char c = i_ < s_.size() ? s_[i_++] : '\0';
@@ -110,7 +92,7 @@ void json_scan::escape(std::string& out) {
         if (lo < 0xDC00 || lo > 0xDFFF) fail_at(at, "a high surrogate \\u escape not followed by a low one");
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
     }
-    put_utf8(out, cp);
+    io::append_utf8(out, cp);
 }
 
 // Copies one UTF-8 encoded character (two to four bytes), refusing invalid sequences.

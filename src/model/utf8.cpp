@@ -78,7 +78,9 @@ std::size_t check_one(std::string_view t, std::size_t i, char32_t& cp, std::stri
 }  // namespace
 
 invalid_utf8::invalid_utf8(std::size_t off, const std::string& d)
-    : std::runtime_error("invalid UTF-8 at byte " + std::to_string(off) + ": " + d), offset(off), detail(d) {}
+    : error("invalid UTF-8 at byte " + std::to_string(off) + ": " + d), offset(off), detail(d) {
+    reason = "not-utf8";
+}
 
 std::size_t decode_one(std::string_view text, std::size_t i, char32_t& cp) {
     return check_one(text, i, cp, nullptr, nullptr);
@@ -99,24 +101,6 @@ std::vector<code_point> decode_utf8(std::string_view text) {
         i += len;
     }
     return out;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 }  // namespace attn::model

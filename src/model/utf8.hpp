@@ -6,16 +6,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/error.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::model {
 
 // Invalid UTF-8 in a text to tokenize. `offset` is the byte where decoding failed;
 // what() reads "invalid UTF-8 at byte 12: expected …, found 0x41".
-struct invalid_utf8 : std::runtime_error {
+struct invalid_utf8 : error {
     std::size_t offset;
     std::string detail;  // the message without "invalid UTF-8 at byte N: "
     invalid_utf8(std::size_t offset, const std::string& detail);
@@ -34,7 +36,7 @@ std::vector<code_point> decode_utf8(std::string_view text);
 // when the bytes at `i` are not valid UTF-8 (then `cp` is unspecified).
 std::size_t decode_one(std::string_view text, std::size_t i, char32_t& cp);
 
-// Appends the UTF-8 form of `cp` (which must be a scalar value) to `out`.
-void append_utf8(std::string& out, char32_t cp);
+// Appends the UTF-8 form of `cp` to `out` (io/utf8.hpp's one encoder).
+using io::append_utf8;
 
 }  // namespace attn::model
