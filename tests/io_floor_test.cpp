@@ -267,7 +267,11 @@ namespace {
 // One export into `dir` through the one directory writer: every (name → bytes).
 void export_files(const fs::path& dir, const std::map<std::string, std::string>& files) {
     staged_directory d(dir.string());
-    for (const auto& [name, bytes] : files) d.add(name, [&](staged_file& f) { f.write(bytes); });
+    // Not a structured binding: C++17 lambdas can't capture one (clang refuses it).
+    for (const auto& entry : files) {
+        const std::string& bytes = entry.second;
+        d.add(entry.first, [&bytes](staged_file& f) { f.write(bytes); });
+    }
     d.commit();
 }
 }  // namespace
