@@ -114,7 +114,7 @@ TEST_CASE("on a terminal --step K pauses from K on and end of input stops", "[cl
 
 TEST_CASE("lesson check passes sound files and lists every problem of a broken one", "[cli][lessons]") {
     int code = -1;
-    std::string out = run_command(attn_cmd("lesson check " + shell_quote(ATTN_SOURCE_DIR "/lessons/03-causal-attention.toml")), &code);
+    std::string out = run_command(attn_cmd("lesson check " + shell_quote((std::string(ATTN_SOURCE_DIR) + "/lessons/03-causal-attention.toml"))), &code);
     CHECK(code == 0);
     CHECK(out.find("ok (lesson 3, 10 steps") != std::string::npos);
 

@@ -16,7 +16,7 @@ using namespace attn;
 
 namespace {
 
-lessons::lesson lesson_no(int n) { return lessons::load_lesson(lessons::find_lesson(ATTN_SOURCE_DIR "/lessons", n)); }
+lessons::lesson lesson_no(int n) { return lessons::load_lesson(lessons::find_lesson((std::string(ATTN_SOURCE_DIR) + "/lessons"), n)); }
 
 }  // namespace
 
@@ -109,7 +109,7 @@ TEST_CASE("lesson 14's caption words look at the patches they name", "[lessons]"
 }
 
 TEST_CASE("every lesson file loads, checks clean and renders without nan", "[lessons]") {
-    const auto all = lessons::list_lessons(ATTN_SOURCE_DIR "/lessons");
+    const auto all = lessons::list_lessons((std::string(ATTN_SOURCE_DIR) + "/lessons"));
     REQUIRE(all.size() >= 6);
     for (const auto& e : all) {
         INFO(e.path);

@@ -17,7 +17,7 @@ using namespace attn::testing;
 namespace fs = std::filesystem;
 
 TEST_CASE("the teachers' guide documents every show kind, op and block", "[lessons]") {
-    const std::string guide = read_file(ATTN_SOURCE_DIR "/lessons/README.md");
+    const std::string guide = read_file((std::string(ATTN_SOURCE_DIR) + "/lessons/README.md"));
     for (const auto& k : attn::lessons::show::all_kinds()) {
         INFO("show kind " << k.name);
         CHECK(guide.find("| `" + k.name + "` |") != std::string::npos);
@@ -34,7 +34,7 @@ TEST_CASE("the teachers' guide documents every show kind, op and block", "[lesso
 }
 
 TEST_CASE("a lesson written by hand from the guide checks clean and runs as lesson 15", "[lessons][cli]") {
-    const std::string fixture = ATTN_SOURCE_DIR "/tests/fixtures/15-from-the-guide.toml";
+    const std::string fixture = (std::string(ATTN_SOURCE_DIR) + "/tests/fixtures/15-from-the-guide.toml");
     CHECK(attn::lessons::check_lesson_file(fixture).empty());
     const fs::path dir = fs::path(attn::testing::scratch_path("attn-guide-lessons"));
     fs::create_directories(dir);
@@ -53,7 +53,7 @@ TEST_CASE("a lesson written by hand from the guide checks clean and runs as less
 
 TEST_CASE("every curriculum lesson ends with the exercises marker above its exercises", "[lessons]") {
     const std::string marker = "# ── exercises (written for the grader; see lessons/README.md) ──";
-    for (const auto& e : attn::lessons::list_lessons(ATTN_SOURCE_DIR "/lessons")) {
+    for (const auto& e : attn::lessons::list_lessons((std::string(ATTN_SOURCE_DIR) + "/lessons"))) {
         INFO(e.path);
         const std::string text = read_file(e.path);
         const auto at = text.find(marker);

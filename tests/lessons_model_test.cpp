@@ -20,7 +20,7 @@ using namespace attn;
 
 namespace {
 
-lessons::lesson lesson_no(int n) { return lessons::load_lesson(lessons::find_lesson(ATTN_SOURCE_DIR "/lessons", n)); }
+lessons::lesson lesson_no(int n) { return lessons::load_lesson(lessons::find_lesson((std::string(ATTN_SOURCE_DIR) + "/lessons"), n)); }
 
 double max_abs_diff(const matrix& a, const matrix& b) {
     REQUIRE(a.shape() == b.shape());
