@@ -1,5 +1,6 @@
 // core/fast_attention.cpp — the fast forward on attn's kernels (core/kernels.hpp).
-// Per call: K packed once as product strips, V once per block of 256 keys. Per block
+// Per call: K packed once as product strips, V once per block of 256 keys (the packing
+// shared by the threads, 256 keys per task). Per block
 // of query rows (each thread pulls whole blocks; core/fast_blocks.hpp):
 //   keep all / one query: Q_block Kᵀ into the kept scores, the softmax into the kept
 //     weights, weights · V — the block's scores still in cache for the last two;
@@ -7,7 +8,7 @@
 #include "core/fast_attention.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -38,13 +39,15 @@ void check_shapes(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast_m
 }
 
 // Query rows per block. Keep all: about 1 MiB of scores per block alone, 512 KiB with
-// a pool (one core's L2), at least one block per thread. Fused: 4 register tiles high.
+// a pool (one core's L2), at least one block per thread. Fused: 4 register tiles high,
+// or less so that every thread gets a block.
 // A whole number of tiles either way.
 template <class T>
 std::size_t choose_block_rows(const fast_options<T>& o, std::size_t mr, std::size_t n_q, std::size_t n_k,
                               unsigned threads) {
     if (o.block_rows > 0) return o.block_rows;
-    if (o.keep == keep_mode::output_only) return 4 * mr;
+    if (o.keep == keep_mode::output_only)  // 4 register tiles, fewer when that leaves a thread idle
+        return std::min(4 * mr, kernels::strips(kernels::strips(n_q, threads), mr) * mr);
     const std::size_t bytes = threads > 1 ? (std::size_t(1) << 19) : (std::size_t(1) << 20);
     std::size_t rows = bytes / (sizeof(T) * (n_k > 0 ? n_k : 1));
     if (threads > 1) rows = std::min(rows, (n_q + threads - 1) / threads);
@@ -54,7 +57,9 @@ std::size_t choose_block_rows(const fast_options<T>& o, std::size_t mr, std::siz
 
 // Below this many score cells a call runs on the caller alone: waking a worker
 // costs more than it saves.
-constexpr std::size_t parallel_cells = 64 * 1024;
+constexpr std::size_t parallel_cells = 16 * 1024;
+
+constexpr std::size_t max_slots = 64;  // threads of one call, at most
 
 }  // namespace
 
@@ -101,16 +106,22 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
     }
 
     const auto& ops = kernels::active().ops<T>();
-    blocks::pack_kv(ops, n_k, d_k, d_v, k.data(), d_k, v.data(), d_v, s.packed_k_, s.packed_v_);
+    blocks::size_packed_kv(ops, n_k, d_k, d_v, s.packed_k_, s.packed_v_);
     blocks::plan<T> p{ops, n_q, n_k, d_k, d_v, q.data(), d_k, s.packed_k_.data(), s.packed_v_.data(), {}};
     p.in.inv_scale = T(1) / s.scale;
     p.in.fill = o.masked_fill;
     p.bias = o.bias ? o.bias->data() : nullptr;
     p.attend = o.mask ? o.mask->data() : nullptr;
+    const std::size_t pack_tasks = kernels::strips(n_k, blocks::key_block);
+    auto pack = [&](std::size_t task) {
+        blocks::pack_kv_task(ops, task, n_k, d_k, d_v, k.data(), d_k, v.data(), d_v, s.packed_k_.data(),
+                             s.packed_v_.data());
+    };
     blocks::times total;
     if (s.slot_scratch_.empty()) s.slot_scratch_.resize(1);
 
     if (o.keep == keep_mode::one_query) {
+        for (std::size_t task = 0; task < pack_tasks; ++task) pack(task);
         unsigned char flag = 0;
         blocks::kept_block(p, o.query, 1, s.scores_raw.data(), s.weights.data(), s.output.data(), d_v, &flag, total);
         s.row_fully_masked[0] = flag != 0;
@@ -118,7 +129,7 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
         return;
     }
 
-    const unsigned threads = o.threads > 0 ? o.threads : 1;
+    const unsigned threads = std::min<unsigned>(o.threads > 0 ? o.threads : 1, max_slots);
     const std::size_t block = choose_block_rows(o, ops.mr, n_q, n_k, threads);
     const std::size_t n_blocks = (n_q + block - 1) / block;
     const bool parallel = threads > 1 && n_blocks > 1 && n_q * n_k >= parallel_cells;
@@ -137,22 +148,13 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
                                s.output.data() + r0 * d_v, d_v, s.flags_.data() + r0, t);
     };
 
-    if (!parallel) {
-        for (std::size_t blk = 0; blk < n_blocks; ++blk) run_block(blk, 0, total);
-    } else {
-        // Each thread pulls whole blocks (no barrier between stages).
-        if (!s.pool_ || s.pool_->threads() != threads) s.pool_ = std::make_unique<row_pool>(threads);
-        std::atomic<std::size_t> next{0};
-        std::vector<blocks::times> per_slot(slots);
-        s.pool_->run(slots, [&](std::size_t begin, std::size_t end) {
-            for (std::size_t slot = begin; slot < end; ++slot)
-                for (std::size_t blk = next++; blk < n_blocks; blk = next++) run_block(blk, slot, per_slot[slot]);
-        });
-        for (const auto& t : per_slot) {
-            total.scores += t.scores;
-            total.softmax += t.softmax;
-            total.output += t.output;
-        }
+    std::array<blocks::times, max_slots> per_slot{};
+    blocks::run_pack_then_blocks(static_cast<unsigned>(slots), pack_tasks, n_blocks, pack,
+                                 [&](std::size_t blk, std::size_t slot) { run_block(blk, slot, per_slot[slot]); });
+    for (const auto& t : per_slot) {
+        total.scores += t.scores;
+        total.softmax += t.softmax;
+        total.output += t.output;
     }
     s.times = {total.scores, total.softmax, total.output};
     for (std::size_t i = 0; i < n_q; ++i) s.row_fully_masked[i] = s.flags_[i] != 0;

@@ -32,7 +32,6 @@
 #include <xtensor/xtensor.hpp>
 
 #include "core/attention.hpp"
-#include "core/fast_parallel.hpp"
 #include "core/types.hpp"
 
 namespace attn {
@@ -50,9 +49,10 @@ struct fast_options {
     const fast_matrix<T>* bias = nullptr;  // [n_q, n_k] added to the scaled scores; not owned
     T masked_fill = -std::numeric_limits<T>::infinity();
     std::optional<double> scale_divisor;   // absent = √d_k
-    // Threads, the caller included. 1: blocks run in turn on the caller. > 1: blocks
-    // of query rows are spread over a pool kept in the steps, each thread running a
-    // block's steps. The numbers are the same either way, bit for bit.
+    // Threads, the caller included. 1: blocks run in turn on the caller. > 1: packing
+    // K and V, then blocks of query rows, are spread over the shared pool
+    // (core/fast_parallel.hpp), each thread running whole blocks. The numbers are the
+    // same either way, bit for bit.
     unsigned threads = 1;
     std::size_t block_rows = 0;            // query rows per block; 0 = chosen from n_k
 };
@@ -114,7 +114,6 @@ private:
     std::vector<T> packed_v_;               // V per block of 256 keys: [⌈n_k/256⌉, ⌈d_v/nr⌉, 256, nr]
     std::vector<std::vector<T>> slot_scratch_;  // per thread: score block and online state of the fused forward
     std::vector<unsigned char> flags_;      // [n_q] fully-masked flags, one byte each (threads write them)
-    std::unique_ptr<row_pool> pool_;
 };
 
 // The kept stages of an all_stages call as the reference struct (double, lazy

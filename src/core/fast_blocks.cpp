@@ -2,9 +2,13 @@
 #include "core/fast_blocks.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
+
+#include "core/fast_parallel.hpp"
 
 namespace attn::blocks {
 
@@ -46,14 +50,29 @@ void online_row(const plan<T>& p, T* s, std::size_t kv, std::size_t vis, const s
 }  // namespace
 
 template <class T>
+void size_packed_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v,
+                    std::vector<T>& packed_k, std::vector<T>& packed_v) {
+    packed_k.resize(kernels::strips(n_k, ops.nr) * ops.nr * d_k);  // Kᵀ strips [⌈n_k/nr⌉, d_k, nr]
+    packed_v.resize(kernels::strips(n_k, key_block) * kernels::strips(d_v, ops.nr) * ops.nr * key_block);
+}
+
+// Key blocks of 256 hold whole strips of K (nr divides 256 in every set), so a task's
+// strips are exactly the strips pack_b would write for the whole of K.
+template <class T>
+void pack_kv_task(const kernels::gemm_ops<T>& ops, std::size_t task, std::size_t n_k, std::size_t d_k, std::size_t d_v,
+                  const T* k, std::size_t ldk, const T* v, std::size_t ldv, T* packed_k, T* packed_v) {
+    const std::size_t j0 = task * key_block, kv = std::min(key_block, n_k - j0);
+    ops.pack_b(true, d_k, kv, k + j0 * ldk, ldk, packed_k + (j0 / ops.nr) * d_k * ops.nr);  // Kᵀ [d_k, kv]
+    if (d_v > 0)
+        ops.pack_b(false, kv, d_v, v + j0 * ldv, ldv, packed_v + task * kernels::strips(d_v, ops.nr) * ops.nr * key_block);
+}
+
+template <class T>
 void pack_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v, const T* k,
              std::size_t ldk, const T* v, std::size_t ldv, std::vector<T>& packed_k, std::vector<T>& packed_v) {
-    packed_k.resize(kernels::strips(n_k, ops.nr) * ops.nr * d_k);
-    ops.pack_b(true, d_k, n_k, k, ldk, packed_k.data());  // Kᵀ [d_k, n_k]
-    const std::size_t stride = kernels::strips(d_v, ops.nr) * ops.nr * key_block;
-    packed_v.resize(kernels::strips(n_k, key_block) * stride);
-    for (std::size_t j0 = 0; j0 < n_k && d_v > 0; j0 += key_block)
-        ops.pack_b(false, std::min(key_block, n_k - j0), d_v, v + j0 * ldv, ldv, packed_v.data() + (j0 / key_block) * stride);
+    size_packed_kv(ops, n_k, d_k, d_v, packed_k, packed_v);
+    for (std::size_t task = 0; task < kernels::strips(n_k, key_block); ++task)
+        pack_kv_task(ops, task, n_k, d_k, d_v, k, ldk, v, ldv, packed_k.data(), packed_v.data());
 }
 
 template <class T>
@@ -119,9 +138,31 @@ void fused_block(const plan<T>& p, std::size_t r0, std::size_t b, T* out, std::s
     }
 }
 
+void run_pack_then_blocks(unsigned slots, std::size_t n_pack, std::size_t n_blocks,
+                          const std::function<void(std::size_t)>& pack,
+                          const std::function<void(std::size_t, std::size_t)>& block) {
+    std::atomic<std::size_t> next_pack{0}, packed{0}, next_block{0};
+    auto work = [&](std::size_t slot) {
+        for (std::size_t task = next_pack++; task < n_pack; task = next_pack++) {
+            pack(task);
+            packed.fetch_add(1, std::memory_order_release);
+        }
+        while (packed.load(std::memory_order_acquire) < n_pack) std::this_thread::yield();  // others' last tasks
+        for (std::size_t blk = next_block++; blk < n_blocks; blk = next_block++) block(blk, slot);
+    };
+    const bool pooled = slots > 1 && run_on_shared_pool(slots, slots, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t slot = begin; slot < end; ++slot) work(slot);
+    });
+    if (!pooled) work(0);
+}
+
 #define ATTN_BLOCKS_INSTANTIATE(T)                                                                                   \
     template void pack_kv<T>(const kernels::gemm_ops<T>&, std::size_t, std::size_t, std::size_t, const T*,            \
                              std::size_t, const T*, std::size_t, std::vector<T>&, std::vector<T>&);                   \
+    template void size_packed_kv<T>(const kernels::gemm_ops<T>&, std::size_t, std::size_t, std::size_t,               \
+                                    std::vector<T>&, std::vector<T>&);                                                \
+    template void pack_kv_task<T>(const kernels::gemm_ops<T>&, std::size_t, std::size_t, std::size_t, std::size_t,    \
+                                  const T*, std::size_t, const T*, std::size_t, T*, T*);                             \
     template void kept_block<T>(const plan<T>&, std::size_t, std::size_t, T*, T*, T*, std::size_t, unsigned char*,   \
                                 times&);                                                                             \
     template void fused_block<T>(const plan<T>&, std::size_t, std::size_t, T*, std::size_t, unsigned char*, T*,      \

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "core/fast_softmax.hpp"
@@ -57,6 +58,24 @@ struct plan {
 template <class T>
 void pack_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v, const T* k,
              std::size_t ldk, const T* v, std::size_t ldv, std::vector<T>& packed_k, std::vector<T>& packed_v);
+
+// pack_kv in pieces threads can share: size the buffers once, then task i packs keys
+// [256·i, 256·i + 256) of K and that block of V (⌈n_k/256⌉ tasks; same bits as pack_kv).
+template <class T>
+void size_packed_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v,
+                    std::vector<T>& packed_k, std::vector<T>& packed_v);
+template <class T>
+void pack_kv_task(const kernels::gemm_ops<T>& ops, std::size_t task, std::size_t n_k, std::size_t d_k, std::size_t d_v,
+                  const T* k, std::size_t ldk, const T* v, std::size_t ldv, T* packed_k, T* packed_v);
+
+// The work of one call on `slots` threads of the shared pool (core/fast_parallel.hpp), or
+// on the caller alone when slots = 1 or the pool is busy: every thread pulls packing
+// tasks pack(task), task < n_pack, waits until all are packed, then pulls blocks
+// block(blk, slot), blk < n_blocks (slot < slots names the thread's scratch). A thread
+// that starts late finds the work done by the others; no result depends on who ran what.
+void run_pack_then_blocks(unsigned slots, std::size_t n_pack, std::size_t n_blocks,
+                          const std::function<void(std::size_t)>& pack,
+                          const std::function<void(std::size_t, std::size_t)>& block);
 
 // Rows r0 … r0 + b: raw and w [b, n_k] (row stride n_k), out [b, d_v] (row stride ldo);
 // flags[i] = 1 when row i has no distribution (weights and output 0).

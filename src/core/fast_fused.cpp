@@ -1,17 +1,15 @@
 // core/fast_fused.cpp — the model floor's fused attention (core/fast_fused.hpp): K and V
-// packed once, then blocks of 4 register tiles of query rows, each thread pulling whole
-// blocks (with the causal mask the last blocks cost most, so they are handed out one by
-// one rather than split evenly).
+// packed once (the threads share the packing), then blocks of 4 register tiles of query
+// rows, each thread pulling whole blocks (with the causal mask the last blocks cost most,
+// so they are handed out one by one rather than split evenly).
 #include "core/fast_fused.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "core/fast_blocks.hpp"
-#include "core/fast_parallel.hpp"
 #include "core/kernels.hpp"
 
 namespace attn {
@@ -40,7 +38,7 @@ void fused_attention(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::siz
     if (n_q == 0) return;
     const auto& ops = kernels::active().ops<T>();
     auto& buf = buffers<T>();
-    blocks::pack_kv(ops, n_k, d_k, d_v, k, ldk, v, ldv, buf.packed_k, buf.packed_v);
+    blocks::size_packed_kv(ops, n_k, d_k, d_v, buf.packed_k, buf.packed_v);
     blocks::plan<T> p{ops, n_q, n_k, d_k, d_v, q, ldq, buf.packed_k.data(), buf.packed_v.data(), {}};
     const double divisor = o.scale_divisor ? *o.scale_divisor : std::sqrt(static_cast<double>(d_k));
     p.in.inv_scale = static_cast<T>(1.0 / divisor);
@@ -50,19 +48,16 @@ void fused_attention(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::siz
     const unsigned threads = o.threads > 1 && n_blocks > 1 ? o.threads : 1;
     if (buf.scratch.size() < threads) buf.scratch.resize(threads);
     buf.flags.assign(n_q, 0);
-    std::atomic<std::size_t> next{0};
-    auto work = [&](std::size_t slot) {
-        blocks::times t;
-        for (std::size_t blk = next++; blk < n_blocks; blk = next++) {
-            const std::size_t r0 = blk * block, b = std::min(block, n_q - r0);
-            blocks::fused_block(p, r0, b, out + r0 * ldo, ldo, buf.flags.data() + r0, o.lse ? o.lse + r0 : nullptr,
-                                buf.scratch[slot], t);
-        }
+    auto pack = [&](std::size_t task) {
+        blocks::pack_kv_task(ops, task, n_k, d_k, d_v, k, ldk, v, ldv, buf.packed_k.data(), buf.packed_v.data());
     };
-    const bool pooled = threads > 1 && run_on_shared_pool(threads, threads, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t slot = begin; slot < end; ++slot) work(slot);
-    });
-    if (!pooled) work(0);
+    auto run_block = [&](std::size_t blk, std::size_t slot) {
+        blocks::times t;
+        const std::size_t r0 = blk * block, b = std::min(block, n_q - r0);
+        blocks::fused_block(p, r0, b, out + r0 * ldo, ldo, buf.flags.data() + r0, o.lse ? o.lse + r0 : nullptr,
+                            buf.scratch[slot], t);
+    };
+    blocks::run_pack_then_blocks(threads, kernels::strips(n_k, blocks::key_block), n_blocks, pack, run_block);
 }
 
 template void fused_attention<float>(std::size_t, std::size_t, std::size_t, std::size_t, const float*, std::size_t,
