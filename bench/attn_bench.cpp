@@ -2,7 +2,7 @@
 // the same inputs, same dtype, same threads, and prints one Markdown table.
 //
 //   attn_bench [--threads N] [--rounds R] [--budget SECONDS] [--min-reps N]
-//              [--out FILE] [--python PATH] [--no-peers] [--quick]
+//              [--out FILE] [--python PATH] [--no-peers] [--quick] [--cases SLUG,…]
 //
 // First it measures the machine's peak (bench_peak.hpp); then each case is timed for
 // ours and for NumPy and PyTorch twice: in their default configuration (whatever
@@ -14,6 +14,7 @@
 // kernel set chosen at run time (no -march=native).
 #include <cblas.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -45,13 +46,14 @@ struct settings {
     double budget = 0.2;  // seconds per case, per side, per round
     std::size_t min_reps = 5;
     std::string out, python = "/usr/bin/python3", command = "tools/bench";
+    std::string cases;  // comma-separated slugs (single512,cross64x2048); empty = all
     bool peers = true, quick = false, rounds_given = false, budget_given = false;
 };
 
 [[noreturn]] void usage(const std::string& why) {
     std::cerr << "attn_bench: " << why
               << "\nusage: attn_bench [--threads N] [--rounds R] [--budget SECONDS] [--min-reps N] [--out FILE]"
-                 " [--python PATH] [--no-peers] [--quick] [--command TEXT]\n";
+                 " [--python PATH] [--no-peers] [--quick] [--cases SLUG,...] [--command TEXT]\n";
     std::exit(2);
 }
 
@@ -79,6 +81,7 @@ settings parse(int argc, char** argv) {
         else if (a == "--command") s.command = value();
         else if (a == "--no-peers") s.peers = false;
         else if (a == "--quick") s.quick = true;
+        else if (a == "--cases") s.cases = value();
         else usage("unknown argument '" + a + "'");
     }
     return s;
@@ -141,6 +144,26 @@ std::vector<keep_mode_row> time_keep_modes(std::size_t n, const settings& s) {
     return rows;
 }
 
+// The cases named in a comma-separated list of slugs, in the standard order; an
+// unknown slug is a usage error naming the known ones.
+std::vector<bench_case> select_cases(const std::vector<bench_case>& all, const std::string& list) {
+    std::vector<std::string> wanted;
+    for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        wanted.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    std::string known;
+    for (const auto& c : all) known += (known.empty() ? "" : ", ") + c.slug;
+    for (const auto& w : wanted)
+        if (std::none_of(all.begin(), all.end(), [&](const bench_case& c) { return c.slug == w; }))
+            usage("--cases: unknown case '" + w + "' (known: " + known + ")");
+    std::vector<bench_case> chosen;
+    for (const auto& c : all)
+        if (std::find(wanted.begin(), wanted.end(), c.slug) != wanted.end()) chosen.push_back(c);
+    return chosen;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,7 +195,8 @@ int main(int argc, char** argv) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
 
     std::vector<bench_case> cases = standard_cases();
-    if (s.quick) cases = {cases[1], cases[3], cases[5]};  // n = 512, n = 2048, cross 64×2048
+    if (!s.cases.empty()) cases = select_cases(cases, s.cases);  // --cases wins over --quick's three
+    else if (s.quick) cases = {cases[1], cases[3], cases[5]};     // n = 512, n = 2048, cross 64×2048
 
     std::cerr << "attn_bench: measuring the machine's peak\n";
     info.peak = measure_peak(fs::canonical("/proc/self/exe").string(), s.threads, s.quick);
