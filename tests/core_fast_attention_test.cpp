@@ -1,8 +1,8 @@
 // tests/core_fast_attention_test.cpp — the fast path (core/fast_attention.hpp)
 // against the reference path, stage by stage, on random inputs with masks, biases,
 // fully masked rows and ±1e4 scores; plus the keep modes (the fused output-only forward
-// too), every kernel set the CPU runs, the same bits on any thread count, and the
-// vectorised exp.
+// too), every kernel set the CPU runs, the same bits on any thread count, the
+// unmasked softmax row against the masked one, and the vectorised exp.
 // The reference path is itself checked against hand numbers and the seeds.
 #include <catch2/catch.hpp>
 
@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include <xtensor/xview.hpp>
 
@@ -322,4 +324,35 @@ TEMPLATE_TEST_CASE("the vectorised exp matches std::exp from -750 to 0", "[core]
     CHECK(bad == 0);
     CHECK(y[x.size() - 2] == 0);  // e^−inf
     CHECK(y[x.size() - 1] == 1);  // e^−0
+}
+
+TEMPLATE_TEST_CASE("a row with no mask and no bias gets the bits of the masked softmax with nothing masked",
+                   "[core][fast][kernels]", float, double) {
+    // softmax_row takes a shorter road when nothing is masked (the max read from the raw
+    // scores, the scaled scores never written): it must give the same bits, NaN and ±inf included.
+    const auto wanted = GENERATE(kernels::isa::generic, kernels::isa::avx2, kernels::isa::avx512);
+    struct restore {
+        ~restore() { kernels::force(kernels::best_supported()); }
+    } guard;
+    const auto& ops = kernels::force(wanted).template ops<TestType>();
+    INFO("kernel set " << kernels::active().name);
+    lcg g{123};
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(5), std::size_t(37), std::size_t(300)})
+        for (const double scale : {0.125, 3.0, 1e-3}) {
+            std::vector<TestType> raw(n);
+            for (auto& x : raw) x = TestType(g.next() * 40.0);
+            if (n == 37) raw[36] = std::numeric_limits<TestType>::quiet_NaN();  // in the scalar tail
+            if (n == 300) raw[7] = std::numeric_limits<TestType>::infinity();
+            std::unique_ptr<bool[]> all(new bool[n + 1]);  // [n] every key visible
+            std::fill(all.get(), all.get() + n + 1, true);
+            softmax_row_inputs<TestType> plain, masked;
+            plain.inv_scale = masked.inv_scale = TestType(scale);
+            masked.attend = all.get();
+            std::vector<TestType> w_plain(n, TestType(-1)), w_masked(n, TestType(-2));
+            const bool none_plain = ops.softmax_row(raw.data(), w_plain.data(), n, plain);
+            const bool none_masked = ops.softmax_row(raw.data(), w_masked.data(), n, masked);
+            INFO("n " << n << " inv_scale " << scale);
+            CHECK(none_plain == none_masked);
+            CHECK((n == 0 || std::memcmp(w_plain.data(), w_masked.data(), n * sizeof(TestType)) == 0));
+        }
 }

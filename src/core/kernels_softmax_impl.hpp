@@ -185,11 +185,74 @@ void scale_in_place(typename V::T* x, std::size_t n, typename V::T f) {
     for (; j < n; ++j) x[j] *= f;
 }
 
+// The max of the scaled scores of a row with no mask and no bias, reading raw only:
+// (max raw) · inv_scale is the max of raw · inv_scale for inv_scale > 0 (rounding is
+// monotone), and the lanes and the tail are reduced as in scores_of_row, NaN included.
+template <class V>
+typename V::T plain_row_max(const typename V::T* raw, std::size_t n, typename V::T inv_scale) {
+    using T = typename V::T;
+    using reg = typename V::reg;
+    constexpr std::size_t w = V::width;
+    reg m0 = V::set1(-__builtin_huge_val()), m1 = m0;
+    std::size_t j = 0;
+    for (; j + 2 * w <= n; j += 2 * w) {
+        const reg s0 = V::load(raw + j) * V::set1(inv_scale), s1 = V::load(raw + j + w) * V::set1(inv_scale);
+        m0 = s0 > m0 ? s0 : m0;
+        m1 = s1 > m1 ? s1 : m1;
+    }
+    T m = lanes_max<V>(m1 > m0 ? m1 : m0);
+    for (; j < n; ++j) m = max_of(m, raw[j] * inv_scale);
+    return m;
+}
+
+// weights = e^(raw · inv_scale − m), returns their sum: exp_shifted_sum on the scaled
+// scores without writing them first (same operations, same bits).
+template <class V>
+typename V::T exp_scaled_sum(const typename V::T* raw, typename V::T* weights, std::size_t n, typename V::T inv_scale,
+                             typename V::T m) {
+    using T = typename V::T;
+    using reg = typename V::reg;
+    constexpr std::size_t w = V::width;
+    const reg vm = V::set1(m), vi = V::set1(inv_scale);
+    reg s0 = V::zero(), s1 = V::zero();
+    std::size_t j = 0;
+    for (; j + 2 * w <= n; j += 2 * w) {
+        const reg e0 = exp_le0<V>(V::load(raw + j) * vi - vm), e1 = exp_le0<V>(V::load(raw + j + w) * vi - vm);
+        V::store(weights + j, e0);
+        V::store(weights + j + w, e1);
+        s0 += e0;
+        s1 += e1;
+    }
+    T s = lanes_sum<V>(s0 + s1);
+    for (; j < n; ++j) {
+        weights[j] = exp_le0_scalar(raw[j] * inv_scale - m);
+        s += weights[j];
+    }
+    return s;
+}
+
+// The softmax of a row with no mask and no bias in two reads of raw and one of the
+// weights (scores_of_row would write the scaled scores and read them back).
+template <class V>
+bool plain_softmax_row(const typename V::T* raw, typename V::T* weights, std::size_t n, typename V::T inv_scale) {
+    using T = typename V::T;
+    const T m = plain_row_max<V>(raw, n, inv_scale);
+    if (n == 0 || !__builtin_isfinite(m)) {
+        for (std::size_t j = 0; j < n; ++j) weights[j] = T(0);
+        return true;
+    }
+    const T sum = exp_scaled_sum<V>(raw, weights, n, inv_scale, m);  // ≥ 1: the max cell gives e^0
+    scale_in_place<V>(weights, n, T(1) / sum);
+    return false;
+}
+
 // The whole softmax of one row (core/fast_softmax.hpp's contract): true = no distribution.
 template <class V>
 bool softmax_row(const typename V::T* raw, typename V::T* weights, std::size_t n,
                  const softmax_row_inputs<typename V::T>& in) {
     using T = typename V::T;
+    if (!in.attend && !in.bias && in.inv_scale > T(0) && __builtin_isfinite(in.inv_scale))
+        return plain_softmax_row<V>(raw, weights, n, in.inv_scale);
     bool any = false;
     const T m = scores_of_row<V>(raw, weights, n, in, any);
     if (!any || !__builtin_isfinite(m)) {
