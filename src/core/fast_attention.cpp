@@ -112,6 +112,7 @@ void fast_attention(const fast_matrix<T>& q, const fast_matrix<T>& k, const fast
     p.in.fill = o.masked_fill;
     p.bias = o.bias ? o.bias->data() : nullptr;
     p.attend = o.mask ? o.mask->data() : nullptr;
+    if (blocks::v_in_place(ops, d_v)) p.v = v.data(), p.ldv = d_v;
     const std::size_t pack_tasks = kernels::strips(n_k, blocks::key_block);
     auto pack = [&](std::size_t task) {
         blocks::pack_kv_task(ops, task, n_k, d_k, d_v, k.data(), d_k, v.data(), d_v, s.packed_k_.data(),

@@ -111,7 +111,7 @@ private:
     const fast_matrix<T>* bias_ = nullptr;
     T masked_fill_ = 0;
     std::vector<T> packed_k_;               // Kᵀ as product strips [⌈n_k/nr⌉, d_k, nr]
-    std::vector<T> packed_v_;               // V per block of 256 keys: [⌈n_k/256⌉, ⌈d_v/nr⌉, 256, nr]
+    std::vector<T> packed_v_;               // V per block of 256 keys: [⌈n_k/256⌉, ⌈d_v/nr⌉, 256, nr] (empty: V read in place)
     std::vector<std::vector<T>> slot_scratch_;  // per thread: score block and online state of the fused forward
     std::vector<unsigned char> flags_;      // [n_q] fully-masked flags, one byte each (threads write them)
 };

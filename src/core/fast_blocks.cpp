@@ -47,13 +47,23 @@ void online_row(const plan<T>& p, T* s, std::size_t kv, std::size_t vis, const s
     m = m_new;
 }
 
+// out [b, d_v] (row stride ldo) = P [b, kv] (row stride ldp) · V [j0 … j0 + kv) + beta · out.
+template <class T>
+void times_v(const plan<T>& p, std::size_t b, std::size_t j0, std::size_t kv, const T* pr, std::size_t ldp, T beta,
+             T* out, std::size_t ldo) {
+    if (p.v)
+        p.ops.block_rows_b(b, p.d_v, kv, pr, ldp, p.v + j0 * p.ldv, p.ldv, T(1), beta, out, ldo);
+    else
+        p.ops.block_rows(b, p.d_v, kv, pr, ldp, p.packed_v + (j0 / key_block) * p.v_stride(), T(1), beta, out, ldo);
+}
+
 }  // namespace
 
 template <class T>
 void size_packed_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v,
                     std::vector<T>& packed_k, std::vector<T>& packed_v) {
     packed_k.resize(kernels::strips(n_k, ops.nr) * ops.nr * d_k);  // Kᵀ strips [⌈n_k/nr⌉, d_k, nr]
-    packed_v.resize(kernels::strips(n_k, key_block) * kernels::strips(d_v, ops.nr) * ops.nr * key_block);
+    packed_v.resize(v_in_place(ops, d_v) ? 0 : kernels::strips(n_k, key_block) * kernels::strips(d_v, ops.nr) * ops.nr * key_block);
 }
 
 // Key blocks of 256 hold whole strips of K (nr divides 256 in every set), so a task's
@@ -63,7 +73,7 @@ void pack_kv_task(const kernels::gemm_ops<T>& ops, std::size_t task, std::size_t
                   const T* k, std::size_t ldk, const T* v, std::size_t ldv, T* packed_k, T* packed_v) {
     const std::size_t j0 = task * key_block, kv = std::min(key_block, n_k - j0);
     ops.pack_b(true, d_k, kv, k + j0 * ldk, ldk, packed_k + (j0 / ops.nr) * d_k * ops.nr);  // Kᵀ [d_k, kv]
-    if (d_v > 0)
+    if (d_v > 0 && !v_in_place(ops, d_v))
         ops.pack_b(false, kv, d_v, v + j0 * ldv, ldv, packed_v + task * kernels::strips(d_v, ops.nr) * ops.nr * key_block);
 }
 
@@ -87,8 +97,7 @@ void kept_block(const plan<T>& p, std::size_t r0, std::size_t b, T* raw, T* w, T
     const auto t2 = clock_type::now();
     for (std::size_t j0 = 0; j0 < p.n_k && p.d_v > 0; j0 += key_block) {  // [b, d_v] W_block V, 256 keys at a time
         const std::size_t kv = std::min(key_block, p.n_k - j0);
-        ops.block_rows(b, p.d_v, kv, w + j0, p.n_k, p.packed_v + (j0 / key_block) * p.v_stride(), T(1),
-                       j0 == 0 ? T(0) : T(1), out, ldo);
+        times_v(p, b, j0, kv, w + j0, p.n_k, j0 == 0 ? T(0) : T(1), out, ldo);
     }
     const auto t3 = clock_type::now();
     t.scores += seconds_between(t0, t1);
@@ -123,8 +132,7 @@ void fused_block(const plan<T>& p, std::size_t r0, std::size_t b, T* out, std::s
         }
         const auto t2 = clock_type::now();
         if (p.d_v > 0)
-            ops.block_rows(b, p.d_v, kv, s, key_block, p.packed_v + (j0 / key_block) * p.v_stride(), T(1), T(1), out,
-                           ldo);  // out += P V_block
+            times_v(p, b, j0, kv, s, key_block, T(1), out, ldo);  // out += P V_block
         const auto t3 = clock_type::now();
         t.scores += seconds_between(t0, t1);
         t.softmax += seconds_between(t1, t2);

@@ -38,6 +38,8 @@ struct plan {
     const T* bias = nullptr;     // [n_q, n_k] added to the scaled scores, or null
     const bool* attend = nullptr;  // [n_q, n_k] true = attend, or null
     bool causal = false;         // query i sees keys j ≤ i + (n_k − n_q)
+    const T* v = nullptr;        // [n_k, d_v] row stride ldv, read in place when v_in_place (packed_v unused)
+    std::size_t ldv = 0;
     std::size_t v_stride() const { return kernels::strips(d_v, ops.nr) * ops.nr * key_block; }
     softmax_row_inputs<T> row_inputs(std::size_t qi, std::size_t j0) const {
         softmax_row_inputs<T> r = in;
@@ -58,6 +60,11 @@ struct plan {
 template <class T>
 void pack_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, std::size_t d_v, const T* k,
              std::size_t ldk, const T* v, std::size_t ldv, std::vector<T>& packed_k, std::vector<T>& packed_v);
+
+// V needs no packing when its rows are whole strips (d_v a multiple of nr, d_v = 64):
+// the products read it in place (kernels block_rows_b) — same arithmetic, same bits.
+template <class T>
+bool v_in_place(const kernels::gemm_ops<T>& ops, std::size_t d_v) { return d_v % ops.nr == 0; }
 
 // pack_kv in pieces threads can share: size the buffers once, then task i packs keys
 // [256·i, 256·i + 256) of K and that block of V (⌈n_k/256⌉ tasks; same bits as pack_kv).

@@ -44,6 +44,7 @@ void fused_attention(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::siz
     p.in.inv_scale = static_cast<T>(1.0 / divisor);
     p.in.fill = -std::numeric_limits<T>::infinity();
     p.causal = o.causal;  // with n_k < n_q the first n_q − n_k rows see nothing (output 0)
+    if (blocks::v_in_place(ops, d_v)) p.v = v, p.ldv = ldv;
     const std::size_t block = 4 * ops.mr, n_blocks = (n_q + block - 1) / block;
     const unsigned threads = o.threads > 1 && n_blocks > 1 ? o.threads : 1;
     if (buf.scratch.size() < threads) buf.scratch.resize(threads);

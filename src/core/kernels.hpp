@@ -41,6 +41,9 @@ struct gemm_ops {
     // block() with A unpacked: element (i, p) at a[i·lda + p].
     void (*block_rows)(std::size_t mc, std::size_t nc, std::size_t kc, const T* a, std::size_t lda,
                        const T* packed_b, T alpha, T beta, T* c, std::size_t ldc) = nullptr;
+    // block_rows() with B unpacked too: element (p, j) at b[p·ldb + j]; nc a multiple of nr.
+    void (*block_rows_b)(std::size_t mc, std::size_t nc, std::size_t kc, const T* a, std::size_t lda, const T* b,
+                         std::size_t ldb, T alpha, T beta, T* c, std::size_t ldc) = nullptr;
 
     // The softmax pieces (core/kernels_softmax_impl.hpp), vectorised the same way.
     // softmax_row: fast_softmax_row's contract. row_scores: out = raw · inv_scale (+ bias,

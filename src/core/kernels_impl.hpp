@@ -67,8 +67,9 @@ struct tile {
     }
 
     // The same sum with A read in place, row-major: row i of the tile at rows[i], k contiguous.
+    // pb advances by b_step per value of k: NR for a packed strip, ldb for B read in place.
     static ATTN_KERNEL_INLINE void sum_rows(std::size_t kc, const T* const (&rows)[MR], const T* pb,
-                                            reg (&acc)[MR][NV]) {
+                                            reg (&acc)[MR][NV], std::size_t b_step = NR) {
 #pragma GCC unroll 32
         for (std::size_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8
@@ -83,7 +84,7 @@ struct tile {
 #pragma GCC unroll 8
                 for (std::size_t j = 0; j < NV; ++j) acc[i][j] = V::fma(a, b[j], acc[i][j]);
             }
-            pb += NR;
+            pb += b_step;
         }
     }
 
@@ -203,7 +204,7 @@ typename V::T fma_loop(std::size_t steps) {
 template <class V, std::size_t MR, std::size_t NV>
 void block_rows(std::size_t mc, std::size_t nc, std::size_t kc, const typename V::T* a, std::size_t lda,
                 const typename V::T* pb, typename V::T alpha, typename V::T beta, typename V::T* c,
-                std::size_t ldc) {
+                std::size_t ldc, std::size_t ldb = 0) {
     using tl = tile<V, MR, NV>;
     using T = typename V::T;
     constexpr std::size_t NR = tl::NR;
@@ -212,10 +213,10 @@ void block_rows(std::size_t mc, std::size_t nc, std::size_t kc, const typename V
         const T* row[MR];
         for (std::size_t i = 0; i < MR; ++i) row[i] = a + (i0 + (i < rows ? i : 0)) * lda;
         for (std::size_t j0 = 0; j0 < nc; j0 += NR) {
-            const T* b = pb + (j0 / NR) * kc * NR;
+            const T* b = ldb ? pb + j0 : pb + (j0 / NR) * kc * NR;  // in place: column j0 of row 0
             const std::size_t cols = nc - j0 < NR ? nc - j0 : NR;
             typename tl::reg acc[MR][NV];
-            tl::sum_rows(kc, row, b, acc);
+            tl::sum_rows(kc, row, b, acc, ldb ? ldb : NR);
             if (rows == MR && cols == NR) {
                 tl::store(acc, alpha, beta, c + i0 * ldc + j0, ldc);
             } else {
@@ -231,6 +232,23 @@ void block_rows(std::size_t mc, std::size_t nc, std::size_t kc, const typename V
     }
 }
 
+// block_rows() on a packed B (the gemm_ops entry).
+template <class V, std::size_t MR, std::size_t NV>
+void block_rows_packed(std::size_t mc, std::size_t nc, std::size_t kc, const typename V::T* a, std::size_t lda,
+                       const typename V::T* pb, typename V::T alpha, typename V::T beta, typename V::T* c,
+                       std::size_t ldc) {
+    block_rows<V, MR, NV>(mc, nc, kc, a, lda, pb, alpha, beta, c, ldc);
+}
+
+// block_rows() with B [kc, nc] read in place, row stride ldb: nc must be a multiple of
+// NR (no edge strip to pad). P · V reads V this way at d_v = 64, unpacked.
+template <class V, std::size_t MR, std::size_t NV>
+void block_rows_b(std::size_t mc, std::size_t nc, std::size_t kc, const typename V::T* a, std::size_t lda,
+                  const typename V::T* b, std::size_t ldb, typename V::T alpha, typename V::T beta,
+                  typename V::T* c, std::size_t ldc) {
+    block_rows<V, MR, NV>(mc, nc, kc, a, lda, b, alpha, beta, c, ldc, ldb);
+}
+
 // The gemm_ops of one element type for this file's vector type.
 template <class V, std::size_t MR, std::size_t NV>
 gemm_ops<typename V::T> make_ops() {
@@ -241,7 +259,8 @@ gemm_ops<typename V::T> make_ops() {
     o.pack_a = &pack_a<T, MR>;
     o.pack_b = &pack_b<T, NV * V::width>;
     o.block = &block<V, MR, NV>;
-    o.block_rows = &block_rows<V, MR, NV>;
+    o.block_rows = &block_rows_packed<V, MR, NV>;
+    o.block_rows_b = &block_rows_b<V, MR, NV>;
     o.softmax_row = &softmax_row<V>;
     o.row_scores = &scores_of_row<V>;
     o.exp_sum = &exp_shifted_sum<V>;
