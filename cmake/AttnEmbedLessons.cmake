@@ -37,3 +37,19 @@ add_custom_command(
   DEPENDS ${ATTN_EXAMPLE_SPECS} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
   COMMENT "Embedding examples/trace/*.toml into attn"
   VERBATIM)
+
+# The checkpoints of lessons 20–22 (lessons/models/*.safetensors and the loss histories
+# *.csv, each trained by attn
+# itself with the command its lesson documents) travel the same way: `attn lesson 20`
+# reads them from the binary (lessons/trained_models.hpp).
+file(GLOB ATTN_EMBEDDED_MODELS CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/lessons/models/*.safetensors"
+     "${PROJECT_SOURCE_DIR}/lessons/models/*.csv")
+list(SORT ATTN_EMBEDDED_MODELS)
+set(ATTN_EMBEDDED_MODELS_CPP "${PROJECT_BINARY_DIR}/generated/embedded_models.cpp")
+add_custom_command(
+  OUTPUT "${ATTN_EMBEDDED_MODELS_CPP}"
+  COMMAND "${CMAKE_COMMAND}" "-DOUTPUT=${ATTN_EMBEDDED_MODELS_CPP}" "-DFILES=${ATTN_EMBEDDED_MODELS}"
+          -DFUNCTION=embedded_models -P "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+  DEPENDS ${ATTN_EMBEDDED_MODELS} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+  COMMENT "Embedding lessons/models/*.safetensors into attn"
+  VERBATIM)

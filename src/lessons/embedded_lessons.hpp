@@ -20,4 +20,8 @@ const std::vector<embedded_file>& embedded_lessons();
 // `attn examples` and `attn trace --example NAME` (cli/examples.cpp).
 const std::vector<embedded_file>& embedded_examples();
 
+// lessons/models/*.safetensors ("sort.safetensors"), sorted by name: the checkpoints
+// of lessons 20–22, read by lessons/trained_models.hpp.
+const std::vector<embedded_file>& embedded_models();
+
 }  // namespace attn::lessons

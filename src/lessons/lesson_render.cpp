@@ -213,8 +213,10 @@ std::string next_lesson_line(const lesson& l) {
         all = list_lessons(lessons_dir());
     } catch (const std::exception&) {  // a lesson file given by path: no folder to look in
     }
+    const lesson_entry* next = nullptr;  // the next number there is (a course may skip one)
     for (const auto& e : all)
-        if (e.number == l.number + 1) return fmt::format("Next: attn lesson {} — {}", e.number, e.title);
+        if (e.number > l.number && (!next || e.number < next->number)) next = &e;
+    if (next) return fmt::format("Next: attn lesson {} — {}", next->number, next->title);
     return "This is the last lesson; `attn lessons` lists them all.";
 }
 

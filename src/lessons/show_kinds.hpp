@@ -37,6 +37,8 @@ std::vector<show_kind> rope_kinds();      // show_rope.cpp: rope_rotation, rope_
 std::vector<show_kind> grouped_kinds();   // show_grouped.cpp: kv_cache_groups, grouped_heads
 std::vector<show_kind> window_kinds();    // show_window.cpp: window_run, window_cost, receptive_field
 std::vector<show_kind> source_kinds();    // show_source.cpp: weighted_sum, cross_cost
+std::vector<show_kind> trained_kinds();   // show_trained.cpp: model_head, greedy_decode, head_scores,
+                                          //   head_ablation (lessons 20–22, built-in checkpoints)
 
 // Throws lesson_error at the item (or at its `key` when given and present).
 [[noreturn]] void bad(const show_item& item, const std::string& message, const std::string& key = "");

@@ -26,7 +26,7 @@ failures = []
 def visible_prose(text):
     """Lines a student reads as words: without `attn ...` commands and exercise ids."""
     text = re.sub(r"`[^`]*`", "", text)
-    text = re.sub(r"attn (?:lesson|exercise|grade|trace|shapes)[^\n]*", "", text)
+    text = re.sub(r"attn (?:lesson|exercise|grade|trace|shapes|model)[^\n]*", "", text)
     text = re.sub(r"\[\d\d-[a-z0-9-]+\]", "", text)
     text = re.sub(r"\b\d\d-[a-z0-9-]+\b", "", text)
     return text

@@ -1,0 +1,412 @@
+// lessons/show_trained.cpp — show kinds of lessons 20–22, on models that learned: a
+// built-in checkpoint (lessons/trained_models.hpp) run on a sequence the lesson gives,
+// and one of its heads shown as any lesson shows a run (`model_head`: a stage table,
+// a heatmap or one query's walk-through); greedy decoding step by step
+// (`greedy_decode`); the head detector's scores (`head_scores`); what removing each
+// head does to the loss (`head_ablation`). Every number is computed when shown, from
+// the checkpoint's float64 forward (model/gpt_forward).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/attention.hpp"
+#include "core/mask.hpp"
+#include "lessons/show_kinds.hpp"
+#include "lessons/trained_models.hpp"
+#include "model/head_detector.hpp"
+#include "model/init.hpp"
+#include "model/train.hpp"
+#include "trace/number_format.hpp"
+#include "trace/text_width.hpp"
+#include "trace/explain.hpp"
+#include "trace/heatmap.hpp"
+#include "trace/model_report.hpp"
+#include "trace/stages.hpp"
+#include "trace/table.hpp"
+
+namespace attn::lessons::show {
+
+namespace {
+
+std::size_t whole(const show_item& item, const std::string& key, std::int64_t lo, std::int64_t hi) {
+    const toml::node* n = item.spec->get(key);
+    if (!n) bad(item, fmt::format("needs '{}' (a whole number from {} to {})", key, lo, hi));
+    if (!n->is_integer() || *n->value<int64_t>() < lo || *n->value<int64_t>() > hi)
+        bad(item, fmt::format("'{}' must be a whole number from {} to {}", key, lo, hi), key);
+    return static_cast<std::size_t>(*n->value<int64_t>());
+}
+
+const trained_model& need_model(const show_item& item) {
+    try {
+        return find_trained_model(need_string(item, "model"));
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), "model");
+    }
+}
+
+// "₁₂" for 12: positions written under a token label, so equal tokens stay apart.
+std::string subscript(std::size_t n) {
+    static const char* const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+    std::string s;
+    do {
+        s.insert(0, digits[n % 10]);
+        n /= 10;
+    } while (n > 0);
+    return s;
+}
+
+// A sequence of the item: its token ids, each token's label (the item's `labels`,
+// one per vocabulary id, or the id itself) and each position's label ("0₆").
+struct sequence {
+    const trained_model* model = nullptr;
+    std::vector<int> ids;                    // [P]
+    std::vector<std::string> vocab;          // [vocab_size]
+    std::vector<std::string> at;             // [P] label + position
+    std::string words() const {
+        std::string s;
+        for (int id : ids) s += (s.empty() ? "" : " ") + vocab[static_cast<std::size_t>(id)];
+        return s;
+    }
+};
+
+std::vector<std::string> vocab_labels(const show_item& item, std::size_t vocab_size) {
+    if (!item.spec->get("labels")) {
+        std::vector<std::string> v;
+        for (std::size_t i = 0; i < vocab_size; ++i) v.push_back(std::to_string(i));
+        return v;
+    }
+    return need_strings(item, "labels", vocab_size);
+}
+
+sequence need_sequence(const show_item& item, const std::string& key = "tokens") {
+    sequence s;
+    s.model = &need_model(item);
+    const auto& c = s.model->params.config;
+    s.vocab = vocab_labels(item, c.vocab_size);
+    std::istringstream words(need_string(item, key));
+    for (std::string w; words >> w;) {
+        const auto it = std::find(s.vocab.begin(), s.vocab.end(), w);
+        if (it == s.vocab.end())
+            bad(item, fmt::format("'{}' is not a token of model '{}' (its tokens: {} … {})", w, s.model->name,
+                                  s.vocab.front(), s.vocab.back()), key);
+        s.at.push_back(w + subscript(s.ids.size()));
+        s.ids.push_back(static_cast<int>(it - s.vocab.begin()));
+    }
+    if (s.ids.empty() || s.ids.size() > c.n_positions)
+        bad(item, fmt::format("'{}' must hold 1 to {} tokens, found {}", key, c.n_positions, s.ids.size()), key);
+    return s;
+}
+
+model::gpt_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step);
+
+// The query of `token`: a position counted from 0 ("5") or its label ("2₅").
+std::size_t need_position(const show_item& item, const sequence& s) {
+    const std::string t = need_string(item, "token");
+    for (std::size_t i = 0; i < s.at.size(); ++i)
+        if (t == s.at[i] || t == std::to_string(i)) return i;
+    bad(item, fmt::format("'token' must be a position from 0 to {} or its label ({} … {}), found '{}'", s.at.size() - 1,
+                          s.at.front(), s.at.back(), t), "token");
+}
+
+// One head of a forward as an attention computation of the core: the model's own q,
+// k, v of that head (biases included), causal, divided by √d_head. Its weights are
+// the model's hook_pattern (the same formula on the same numbers).
+attention_steps head_steps(const model::gpt_acts<double>& a, std::size_t layer, std::size_t head) {
+    const auto& b = a.blocks[layer];
+    const std::size_t P = a.n_pos, dh = b.q.shape(3);
+    matrix q({P, dh}), k({P, dh}), v({P, dh});  // [P, d_head]
+    for (std::size_t i = 0; i < P; ++i)
+        for (std::size_t d = 0; d < dh; ++d) {
+            q(i, d) = b.q(0, i, head, d);
+            k(i, d) = b.k(0, i, head, d);
+            v(i, d) = b.v(0, i, head, d);
+        }
+    attention_options o;
+    o.mask = causal_mask(P, P);
+    return scaled_dot_product_attention(q, k, v, o);
+}
+
+std::string show_model_head(const lesson&, const show_item& item, const trace::style& st) {
+    const sequence s = need_sequence(item);
+    const auto& c = s.model->params.config;
+    const std::size_t layer = whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
+    const std::size_t head = whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
+    const bool at_step = item.spec->get("step") != nullptr;
+    const std::size_t step = at_step ? whole(item, "step", 0, 100000000) : 0;
+    const attention_steps steps =
+        head_steps(forward_one(at_step ? weights_at(item, *s.model, step) : s.model->params, s.ids), layer, head);
+    trace::run_labels labels;
+    labels.title = opt_string(item, "title", at_step ? fmt::format("Layer {}, head {} at step {}:", layer, head, step)
+                                                     : fmt::format("Layer {}, head {}:", layer, head));
+    labels.query_tokens = labels.key_tokens = s.at;
+    const std::string stage = opt_string(item, "stage", "weights");
+    if (stage == "trace") return trace::explain_query(steps, need_position(item, s), labels, st);
+    if (stage == "heatmap") {
+        trace::heatmap_input in;
+        in.width = st.width;
+        in.title = labels.title + " weights";
+        in.row_labels = in.col_labels = s.at;
+        in.values = &steps.weights;
+        in.attend = &steps.attend;
+        in.unit_range = true;
+        return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
+    }
+    const auto id = trace::parse_stage(stage);
+    if (!id) bad(item, "'stage' must be heatmap, trace or a stage name such as weights" + stage_hint(stage), "stage");
+    return trace::render(trace::stage_table(steps, *id, labels, opt_decimals(item, -1)), st);
+}
+
+model::gpt_params<double> to_double(const model::gpt_params<float>& f, const model::gpt_params<double>& like) {
+    model::gpt_params<double> d = like;  // same config and shapes
+    std::vector<std::vector<float>> flat;
+    model::for_each_param(f, [&](const std::string&, model::param_kind, const auto& t) {
+        flat.emplace_back(t.begin(), t.end());
+    });
+    std::size_t i = 0;
+    model::for_each_param(d, [&](const std::string&, model::param_kind, auto& t) {
+        std::copy(flat[i].begin(), flat[i].end(), t.begin());
+        ++i;
+    });
+    return d;
+}
+
+std::string rtrim(std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
+struct panel {
+    std::string title, note;
+    matrix weights;  // [P, P]
+};
+
+std::string shade(double w) {
+    return w < 0.25 ? "░" : w < 0.5 ? "▒" : w < 0.75 ? "▓" : "█";
+}
+
+std::string shade_legend() { return "░ < 0.25 ≤ ▒ < 0.50 ≤ ▓ < 0.75 ≤ █, · blocked"; }
+
+// Panels of P columns (plus a gap of 3) beside the row labels, as many a row as fit.
+std::string side_by_side(const std::vector<panel>& panels, const std::vector<std::string>& labels, std::size_t width) {
+    std::size_t label_w = 0;
+    for (const auto& l : labels) label_w = std::max(label_w, trace::display_width(l));
+    const std::size_t P = labels.size(), cell = std::max<std::size_t>(P, 12) + 3;
+    const std::size_t per_row = std::max<std::size_t>(1, (std::max(width, label_w + 2 + cell) - label_w - 2) / cell);
+    std::string out;
+    const auto pad = [](const std::string& t, std::size_t w) { return t + std::string(w - std::min(w, trace::display_width(t)), ' '); };
+    for (std::size_t first = 0; first < panels.size(); first += per_row) {
+        const std::size_t last = std::min(panels.size(), first + per_row);
+        for (std::string panel::*what : {&panel::title, &panel::note}) {
+            std::string line = std::string(label_w + 2, ' ');
+            for (std::size_t p = first; p < last; ++p) line += pad(panels[p].*what, cell);
+            out += rtrim(line) + "\n";
+        }
+        for (std::size_t i = 0; i < P; ++i) {
+            std::string line = "  " + pad(labels[i], label_w);
+            for (std::size_t p = first; p < last; ++p) {
+                std::string row;
+                for (std::size_t j = 0; j < P; ++j) row += j > i ? "·" : shade(panels[p].weights(i, j));
+                line += " " + pad(row, cell - 1);
+            }
+            out += rtrim(line) + "\n";
+        }
+    }
+    return out;
+}
+
+// The two most likely next tokens after the last position: (id, probability) each.
+std::pair<std::pair<int, double>, std::pair<int, double>> top_two(const model::gpt_acts<double>& a) {
+    const std::size_t last = a.n_pos - 1, V = a.probs.shape(2);
+    std::size_t best = 0, second = V > 1 ? 1 : 0;
+    if (V > 1 && a.probs(0, last, 1) > a.probs(0, last, 0)) std::swap(best, second);
+    for (std::size_t v = 2; v < V; ++v) {
+        if (a.probs(0, last, v) > a.probs(0, last, best)) second = best, best = v;
+        else if (a.probs(0, last, v) > a.probs(0, last, second)) second = v;
+    }
+    return {{static_cast<int>(best), a.probs(0, last, best)}, {static_cast<int>(second), a.probs(0, last, second)}};
+}
+
+std::string show_greedy_decode(const lesson&, const show_item& item, const trace::style& st) {
+    sequence s = need_sequence(item);
+    const std::size_t room = s.model->params.config.n_positions - s.ids.size() + 1;
+    const std::size_t steps = whole(item, "steps", 1, static_cast<std::int64_t>(room));
+    trace::table t;
+    t.title = opt_string(item, "title", "Greedy decoding: feed the sequence, append the likeliest token");
+    t.axes = "rows: decoding steps";
+    t.corner = "step";
+    t.col_labels = {"fed", "next", "p", "runner-up", "p"};
+    std::string answer;
+    for (std::size_t k = 0; k < steps; ++k) {
+        const auto [best, second] = top_two(forward_one(s.model->params, s.ids));
+        t.row_labels.push_back(std::to_string(k + 1));
+        t.cells.push_back({s.words(), s.vocab[static_cast<std::size_t>(best.first)], fmt::format("{:.4f}", best.second),
+                           s.vocab[static_cast<std::size_t>(second.first)], fmt::format("{:.4f}", second.second)});
+        s.ids.push_back(best.first);
+        answer += (answer.empty() ? "" : " ") + s.vocab[static_cast<std::size_t>(best.first)];
+    }
+    t.shape = fmt::format("[{} steps]", steps);
+    return trace::render(t, st) + "  answer: " + answer + "\n";
+}
+
+std::string show_head_scores(const lesson&, const show_item& item, const trace::style& st) {
+    const sequence s = need_sequence(item);
+    const auto a = forward_one(s.model->params, s.ids);
+    const model::head_scores scores = model::detect_heads(a, s.model->params.config);
+    return trace::render_head_scores(scores, "on " + s.words(), st);
+}
+
+// Loss on the first part (positions 1 … from − 1) and the rest (from … P − 1), for
+// the whole model and with each head removed in turn.
+std::string show_head_ablation(const lesson&, const show_item& item, const trace::style& st) {
+    const sequence s = need_sequence(item);
+    const auto& p = s.model->params;
+    const std::size_t P = s.ids.size(), from = whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
+    trace::table t;
+    t.title = opt_string(item, "title", "Loss per token with one head removed (its W_O rows set to 0)");
+    t.axes = "rows: which head is removed";
+    t.corner = "removed";
+    t.col_labels = {"first part", "second part"};
+    const auto row = [&](const std::string& label, const model::gpt_params<double>& q) {
+        const auto a = forward_one(q, s.ids);
+        t.row_labels.push_back(label);
+        t.cells.push_back({fmt::format("{:.4f}", span_loss(a, s.ids, 1, from)), fmt::format("{:.4f}", span_loss(a, s.ids, from, P))});
+    };
+    row("nothing", p);
+    for (std::size_t l = 0; l < p.config.n_layer; ++l)
+        for (std::size_t h = 0; h < p.config.n_head; ++h) row(fmt::format("layer {} head {}", l, h), without_head(p, l, h));
+    t.shape = fmt::format("[{} × 2]", t.row_labels.size());
+    return trace::render(t, st) + fmt::format("  first part: tokens 1 … {}; second part: tokens {} … {} (counted from 0)\n",
+                                              from - 1, from, P - 1);
+}
+
+// The model `name` after `step` training steps: the built-in checkpoint itself when it
+// was saved at that step, else the built-in "NAME-STEP", and step 0 is its initial
+// weights (the trainer's init_params of its seed, in float32 as it trains).
+model::gpt_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step) {
+    const auto meta = [&](const std::string& key) {
+        const auto it = m.metadata.find(key);
+        return it == m.metadata.end() ? std::string() : it->second;
+    };
+    if (meta("attn.steps") == std::to_string(step)) return m.params;
+    if (step > 0) {
+        try {
+            return find_trained_model(m.name + "-" + std::to_string(step)).params;
+        } catch (const std::invalid_argument&) {
+            bad(item, fmt::format("no built-in checkpoint of '{}' at step {}", m.name, step), item.spec->get("step") ? "step" : "steps");
+        }
+    }
+    const std::string seed = meta("attn.seed");
+    if (seed.empty() || meta("attn.dtype") != "float32")
+        bad(item, fmt::format("'{}' does not say its seed and dtype: its step 0 is unknown", m.name), "steps");
+    return to_double(model::init_params<float>(m.params.config, model::init_seed(std::stoull(seed))), m.params);
+}
+
+std::vector<std::size_t> need_steps(const show_item& item) {
+    const toml::array* a = item.spec->get("steps") ? item.spec->get("steps")->as_array() : nullptr;
+    if (!a || a->empty() || a->size() > 8) bad(item, "needs 'steps', a list of 1 to 8 training steps such as [0, 100]", "steps");
+    std::vector<std::size_t> steps;
+    for (const auto& n : *a) {
+        if (!n.is_integer() || *n.value<int64_t>() < 0) bad(item, "'steps' must hold whole numbers ≥ 0", "steps");
+        steps.push_back(static_cast<std::size_t>(*n.value<int64_t>()));
+    }
+    return steps;
+}
+
+// One small panel per step: the head's weights one character a cell (the heatmap's
+// shades), side by side as the width allows, each titled with its step and its loss on
+// the sequence's second part.
+std::string show_head_over_steps(const lesson&, const show_item& item, const trace::style& st) {
+    const sequence s = need_sequence(item);
+    const auto& c = s.model->params.config;
+    const std::size_t layer = whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
+    const std::size_t head = whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
+    const std::size_t P = s.ids.size(), from = whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
+    std::vector<panel> panels;
+    for (std::size_t step : need_steps(item)) {
+        const auto a = forward_one(weights_at(item, *s.model, step), s.ids);
+        panels.push_back({fmt::format("step {}", step), fmt::format("loss {:.3f}", span_loss(a, s.ids, from, P)),
+                          head_steps(a, layer, head).weights});
+    }
+    return fmt::format("Layer {}, head {} as it trains (rows: queries · columns: keys)\n", layer, head) +
+           side_by_side(panels, s.at, st.width) + "  legend: " + shade_legend() + "\n" +
+           fmt::format("  loss: mean over the second part, tokens {} … {} (counted from 0)\n", from, P - 1);
+}
+
+// The losses a training run wrote (`attn model train … --losses FILE`: "step,loss"
+// lines), built in as lessons/models/FILE.
+std::vector<double> need_losses(const show_item& item) {
+    const std::string name = need_string(item, "losses");
+    const std::string_view* text = find_model_file(name);
+    if (!text) bad(item, "no built-in file '" + name + "' in lessons/models", "losses");
+    std::vector<double> losses;
+    std::istringstream in{std::string(*text)};
+    for (std::string line; std::getline(in, line);) {
+        const auto comma = line.find(',');
+        if (comma == std::string::npos || line.compare(0, 4, "step") == 0) continue;
+        losses.push_back(std::stod(line.substr(comma + 1)));
+    }
+    if (std::none_of(losses.begin(), losses.end(), [](double v) { return v > 0; }) ||
+        !std::all_of(losses.begin(), losses.end(), [](double v) { return v >= 0 && std::isfinite(v); }))
+        bad(item, "'" + name + "' must hold losses ≥ 0, some of them > 0", "losses");
+    return losses;
+}
+
+// The loss of every step as columns on a log scale: each column the mean over its
+// share of the steps, each row a factor of ten (or less, for a narrow range).
+std::string show_loss_curve(const lesson&, const show_item& item, const trace::style& st) {
+    const std::vector<double> losses = need_losses(item);
+    const std::size_t cols = std::min<std::size_t>(losses.size(), std::max<std::size_t>(20, std::min<std::size_t>(60, st.width - 12)));
+    std::vector<double> y(cols);  // [cols] log10 of the mean loss of each column's steps
+    for (std::size_t c = 0; c < cols; ++c) {
+        const std::size_t a = c * losses.size() / cols, b = (c + 1) * losses.size() / cols;
+        double sum = 0;
+        for (std::size_t i = a; i < b; ++i) sum += losses[i];
+        y[c] = sum > 0 ? std::log10(sum / static_cast<double>(b - a)) : -HUGE_VAL;  // a loss of 0: no bar
+    }
+    double low = HUGE_VAL;
+    for (double v : y)
+        if (std::isfinite(v)) low = std::min(low, v);
+    const double top = std::ceil(*std::max_element(y.begin(), y.end()));
+    const double bottom = std::min(top - 1, std::floor(low));
+    const std::size_t rows = static_cast<std::size_t>(top - bottom) * 2;  // two rows a decade
+    std::string out = opt_string(item, "title", "Training loss, every step (log scale)") + "\n";
+    for (std::size_t r = 0; r < rows; ++r) {
+        const double level = top - (static_cast<double>(r) + 0.5) * (top - bottom) / static_cast<double>(rows);
+        const std::string axis = r % 2 == 0 ? fmt::format("{:>8} ┤", trace::fixed(std::pow(10.0, top - r / 2.0), std::max(0, -static_cast<int>(top - r / 2.0)))) : std::string(8, ' ') + " │";
+        std::string line = axis;
+        for (double v : y) line += v >= level ? "█" : " ";
+        out += rtrim(line) + "\n";
+    }
+    out += std::string(9, ' ') + "└" + std::string(cols, '-') + "\n";
+    out += fmt::format("{}step 1{}step {}\n", std::string(10, ' '), std::string(cols > 16 ? cols - 16 : 1, ' '), losses.size());
+    out += fmt::format("  first loss {:.4f}, last {:.6f}\n", losses.front(), losses.back());
+    const auto zeros = static_cast<std::size_t>(std::count(losses.begin(), losses.end(), 0.0));
+    if (zeros > 0)
+        out += fmt::format("  {} of the {} steps have a loss of exactly 0 (no bar): the float32\n"
+                           "  probability of every right token rounded to 1; the first is step {}\n",
+                           zeros, losses.size(), std::find(losses.begin(), losses.end(), 0.0) - losses.begin() + 1);
+    return out;
+}
+
+}  // namespace
+
+std::vector<show_kind> trained_kinds() {
+    return {
+        {"model_head", show_model_head, {"model", "tokens", "layer", "head"}, {"stage", "token", "step", "labels", "decimals", "title"},
+         "one head of a built-in trained model on a sequence: a stage table, a heatmap, or one query's walk-through"},
+        {"greedy_decode", show_greedy_decode, {"model", "tokens", "steps"}, {"labels", "title"},
+         "greedy decoding by a built-in trained model: each step's input, the likeliest next token and the runner-up"},
+        {"head_scores", show_head_scores, {"model", "tokens"}, {"labels"},
+         "the head detector's previous-token, duplicate-token and induction scores of every head"},
+        {"head_over_steps", show_head_over_steps, {"model", "tokens", "layer", "head", "steps", "from"}, {"labels"},
+         "one head's weights after each of several training steps, side by side, with the loss on the second part"},
+        {"loss_curve", show_loss_curve, {"losses"}, {"title"},
+         "the loss of every training step (a built-in --losses file) as columns on a log scale"},
+        {"head_ablation", show_head_ablation, {"model", "tokens", "from"}, {"labels", "title"},
+         "the loss on the first and second part of a sequence with each head removed in turn"},
+    };
+}
+
+}  // namespace attn::lessons::show

@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""tests/python/test_lesson_models.py — the trained models of lessons 20–22.
+
+  * Each built-in checkpoint (lessons/models/NAME.safetensors) is retrained from the
+    command its lesson file documents (the header line "#   attn model train …") and
+    the bytes are the same. Release build only: under ATTN_SLOW_BUILD=1 (sanitizers,
+    Debug) training takes minutes, so it is skipped with a message.
+  * The numbers the lessons print are recomputed here by PyTorch reading the same
+    checkpoint (tests/python/model_train_reference.py's minGPT, float64): lesson 20's
+    greedy decoding table (tokens and probabilities) and its head's weights."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_train_reference as ref  # noqa: E402
+import torch  # noqa: E402
+
+ATTN = os.environ.get("ATTN_BIN", "build/attn")
+SRC = os.environ.get("ATTN_SOURCE_DIR", ".")
+SLOW = os.environ.get("ATTN_SLOW_BUILD", "0") == "1"
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def documented_commands():
+    """(lesson file, model name, argv) of every '#   attn model train …' header line."""
+    out = []
+    for name in sorted(os.listdir(os.path.join(SRC, "lessons"))):
+        if not re.match(r"2[0-2]-.*\.toml$", name):
+            continue
+        with open(os.path.join(SRC, "lessons", name), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^#\s+(attn model train .*--out (\S+)\.safetensors.*)$", line.rstrip())
+                if m:
+                    out.append((name, m.group(2), m.group(1).split()))
+    return out
+
+
+def retrain():
+    cmds, seen = [], set()
+    for c in documented_commands():  # a command two lessons document is run once
+        if " ".join(c[2]) not in seen:
+            seen.add(" ".join(c[2]))
+            cmds.append(c)
+    check(len(cmds) >= 1, "no lesson documents an 'attn model train' command")
+    if SLOW:
+        print("skip: retraining the lesson checkpoints takes minutes in the sanitizer build")
+        return
+    tmp = tempfile.mkdtemp(prefix="attn-lesson-models-")
+    try:
+        for lesson, model, argv in cmds:
+            out = os.path.join(tmp, model + ".safetensors")
+            argv = [ATTN] + argv[1:]
+            argv[argv.index("--out") + 1] = out
+            if "--losses" in argv:
+                argv[argv.index("--losses") + 1] = os.path.join(tmp, argv[argv.index("--losses") + 1])
+            r = subprocess.run(argv, cwd=SRC, capture_output=True, text=True, timeout=900)
+            check(r.returncode == 0, f"{lesson}: {' '.join(argv)} exited {r.returncode}: {r.stderr}")
+            with open(os.path.join(SRC, "lessons", "models", model + ".safetensors"), "rb") as f:
+                built_in = f.read()
+            with open(out, "rb") as f:
+                again = f.read()
+            check(again == built_in, f"{lesson}: retraining {model} gave other bytes ({len(again)} vs {len(built_in)})")
+            if "--losses" in argv:  # the loss history the lesson draws is the run's own
+                written = argv[argv.index("--losses") + 1]
+                with open(os.path.join(SRC, "lessons", "models", os.path.basename(written)), "rb") as f:
+                    want = f.read()
+                with open(written, "rb") as f:
+                    got = f.read()
+                name = os.path.basename(written)
+                check(got == want, f"{lesson}: retraining wrote other losses than lessons/models/{name}")
+            print(f"ok: {lesson}: {model}.safetensors retrained to the same {len(again)} bytes")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def lesson_text(n):
+    r = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", "200"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"attn lesson {n}: exit {r.returncode}: {r.stderr}")
+    return r.stdout
+
+
+def model(name):
+    m, _ = ref.load_model(os.path.join(SRC, "lessons", "models", name + ".safetensors"), torch.float64)
+    return m
+
+
+def probs(m, ids):
+    logits, _ = m(torch.tensor([ids]))
+    return torch.softmax(logits[0, -1], -1)
+
+
+def check_greedy(text, m, prompt):
+    """Rows '  1   2 0 1 1 0 2   0   0.9990   1   0.0010' of the greedy table."""
+    ids = list(prompt)
+    rows = re.findall(r"^\s*(\d+)\s+([0-9 ]+?)\s+(\d)\s+([0-9.]+)\s+(\d)\s+([0-9.]+)\s*$", text, re.M)
+    check(len(rows) == 6, f"greedy table: {len(rows)} rows, expected 6")
+    for step, fed, nxt, p, second, p2 in rows:
+        check([int(t) for t in fed.split()] == ids, f"step {step}: fed {fed}, expected {ids}")
+        pr = probs(m, ids)
+        top = torch.topk(pr, 2)
+        check(int(nxt) == int(top.indices[0]) and int(second) == int(top.indices[1]),
+              f"step {step}: next {nxt}, runner-up {second}; PyTorch {top.indices.tolist()}")
+        check(abs(float(p) - float(top.values[0])) <= 6e-5 and abs(float(p2) - float(top.values[1])) <= 6e-5,
+              f"step {step}: p {p}, {p2}; PyTorch {top.values.tolist()}")
+        ids.append(int(nxt))
+    check(ids[6:] == sorted(prompt), f"greedy answer {ids[6:]} is not {sorted(prompt)}")
+
+
+def table_after(text, title, n_rows):
+    """The rows of numbers of the first table whose title line starts with `title`."""
+    at = text.find(title)
+    check(at >= 0, f"no table '{title}'")
+    rows = []
+    for line in text[at:].splitlines()[2:]:
+        cells = line.split()
+        if not cells or not re.match(r"^-?\d+\.\d+$", cells[-1]):
+            break
+        rows.append([float(c) for c in cells[1:]])
+    check(len(rows) == n_rows, f"'{title}': {len(rows)} rows, expected {n_rows}")
+    return rows
+
+
+def check_weights(text, m, ids, layer, head, title):
+    pattern = m.pattern(torch.tensor([ids]), layer)[0, head]
+    got = torch.tensor(table_after(text, title, len(ids)), dtype=torch.float64)
+    worst = float((got - pattern).abs().max())
+    check(worst <= 0.0051, f"{title}: weights differ from PyTorch's by {worst}")
+    print(f"ok: {title}: weights within {worst:.4f} of PyTorch's (2 decimals)")
+
+
+def sorted_half_loss(m, seq):
+    logits, _ = m(torch.tensor([seq]))
+    return float(torch.nn.functional.cross_entropy(logits[0, 5:10], torch.tensor(seq[6:11])))
+
+
+def check_lesson_22(seq):
+    text = lesson_text(22)
+    m = re.search(r"^\s+step 0\s+step 100\s+step 500\s+step 2000\n\s+loss ([0-9.]+)\s+loss ([0-9.]+)\s+loss ([0-9.]+)"
+                  r"\s+loss ([0-9.]+)\s*$", text, re.M)
+    check(m is not None, "lesson 22: no panels of steps 0, 100, 500 and 2000")
+    if m:
+        for got, name in zip(m.groups()[1:], ("sort-100", "sort-500", "sort")):
+            want = sorted_half_loss(model(name), seq)
+            check(abs(float(got) - want) <= 6e-4, f"lesson 22: {name}: loss {got}, PyTorch {want:.5f}")
+        print(f"ok: lesson 22: the losses at steps 100, 500, 2000 are PyTorch's ({', '.join(m.groups()[1:])})")
+    # Step 0 (the trainer's own initial weights, which no other code draws): each row of
+    # the untrained head is near uniform over the keys it sees, as the lesson says.
+    rows = table_after(text, "Layer 0, head 0 at step 0: weights softmax(S)", len(seq))
+    for i, row in enumerate(rows):
+        check(all(abs(w - 1 / (i + 1)) <= 0.02 for w in row[:i + 1]) and all(w == 0 for w in row[i + 1:]),
+              f"lesson 22: step 0 row {i} is not near 1/{i + 1}: {row}")
+    with open(os.path.join(SRC, "lessons", "models", "sort-losses.csv")) as f:
+        losses = [float(line.split(",")[1]) for line in f.read().splitlines()[1:]]
+    first = re.search(r"first loss ([0-9.]+), last ([0-9.]+)", text)
+    check(first is not None and abs(float(first.group(1)) - losses[0]) <= 5e-5,
+          f"lesson 22: the first loss printed is not the run's {losses[0]}")
+    zeros = re.search(r"(\d+) of the (\d+) steps have a loss of exactly 0", text)
+    check(zeros is not None and int(zeros.group(1)) == losses.count(0.0) and int(zeros.group(2)) == len(losses),
+          f"lesson 22: the count of zero losses is not {losses.count(0.0)} of {len(losses)}")
+
+
+def main():
+    torch.set_num_threads(1)
+    retrain()
+    sort = model("sort")
+    text = lesson_text(20)
+    check_greedy(text, sort, [2, 0, 1, 1, 0, 2])
+    seq = [2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2]
+    check_weights(text, sort, seq, 0, 0, "Layer 0, head 0: weights softmax(S)")
+    check_lesson_22(seq)
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        sys.exit(1)
+    print("ok: lessons 20–22's models retrain to their bytes and their numbers are PyTorch's")
+
+
+if __name__ == "__main__":
+    main()
