@@ -80,7 +80,8 @@ std::vector<std::string> vocab_labels(const show_item& item, std::size_t vocab_s
     return need_strings(item, "labels", vocab_size);
 }
 
-sequence need_sequence(const show_item& item, const std::string& key = "tokens") {
+// `extra` = 1: one token more than the model's positions may be given, a target only.
+sequence need_sequence(const show_item& item, const std::string& key = "tokens", std::size_t extra = 0) {
     sequence s;
     s.model = &need_model(item);
     const auto& c = s.model->params.config;
@@ -94,8 +95,8 @@ sequence need_sequence(const show_item& item, const std::string& key = "tokens")
         s.at.push_back(w + subscript(s.ids.size()));
         s.ids.push_back(static_cast<int>(it - s.vocab.begin()));
     }
-    if (s.ids.empty() || s.ids.size() > c.n_positions)
-        bad(item, fmt::format("'{}' must hold 1 to {} tokens, found {}", key, c.n_positions, s.ids.size()), key);
+    if (s.ids.empty() || s.ids.size() > c.n_positions + extra)
+        bad(item, fmt::format("'{}' must hold 1 to {} tokens, found {}", key, c.n_positions + extra, s.ids.size()), key);
     return s;
 }
 
@@ -254,22 +255,23 @@ std::string show_head_scores(const lesson&, const show_item& item, const trace::
     const sequence s = need_sequence(item);
     const auto a = forward_one(s.model->params, s.ids);
     const model::head_scores scores = model::detect_heads(a, s.model->params.config);
-    return trace::render_head_scores(scores, "on " + s.words(), st);
+    return trace::render_head_scores(scores, "Input: the sequence " + s.words() + ".", st);
 }
 
 // Loss on the first part (positions 1 … from − 1) and the rest (from … P − 1), for
 // the whole model and with each head removed in turn.
 std::string show_head_ablation(const lesson&, const show_item& item, const trace::style& st) {
-    const sequence s = need_sequence(item);
+    const sequence s = need_sequence(item, "tokens", 1);
     const auto& p = s.model->params;
     const std::size_t P = s.ids.size(), from = whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
+    const std::vector<int> fed(s.ids.begin(), s.ids.end() - 1);  // [P − 1]: the last token is a target only
     trace::table t;
     t.title = opt_string(item, "title", "Loss per token with one head removed (its W_O rows set to 0)");
     t.axes = "rows: which head is removed";
     t.corner = "removed";
     t.col_labels = {"first part", "second part"};
     const auto row = [&](const std::string& label, const model::gpt_params<double>& q) {
-        const auto a = forward_one(q, s.ids);
+        const auto a = forward_one(q, fed);
         t.row_labels.push_back(label);
         t.cells.push_back({fmt::format("{:.4f}", span_loss(a, s.ids, 1, from)), fmt::format("{:.4f}", span_loss(a, s.ids, from, P))});
     };

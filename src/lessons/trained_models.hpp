@@ -32,7 +32,8 @@ const std::string_view* find_model_file(const std::string& name);
 model::gpt_acts<double> forward_one(const model::gpt_params<double>& p, const std::vector<int>& ids);
 
 // Mean −log p(ids[t + 1] | ids[0 … t]) over the predictions t = from − 1 … to − 2, i.e.
-// of the tokens at positions from … to − 1 (1 ≤ from < to ≤ P).
+// of the tokens at positions from … to − 1 (1 ≤ from < to ≤ P), from the forward `a` of
+// ids (or of ids without its last token, which is then a target only).
 double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to);
 
 // The same parameters with head `head` of layer `layer` removed (zero-ablated): its rows

@@ -46,11 +46,11 @@ def documented_commands():
 
 
 def retrain():
-    cmds, seen = [], set()
-    for c in documented_commands():  # a command two lessons document is run once
-        if " ".join(c[2]) not in seen:
-            seen.add(" ".join(c[2]))
-            cmds.append(c)
+    cmds = {}
+    for c in documented_commands():  # a checkpoint two lessons document is made once: the longer command
+        if c[1] not in cmds or len(c[2]) > len(cmds[c[1]][2]):
+            cmds[c[1]] = c
+    cmds = list(cmds.values())
     check(len(cmds) >= 1, "no lesson documents an 'attn model train' command")
     if SLOW:
         print("skip: retraining the lesson checkpoints takes minutes in the sanitizer build")
@@ -170,6 +170,86 @@ def check_lesson_22(seq):
           f"lesson 22: the count of zero losses is not {losses.count(0.0)} of {len(losses)}")
 
 
+EXTRA = """number = 20
+title = "The show kinds no built-in lesson uses yet"
+[[step]]
+title = "Ablation and head scores"
+text = "Both on the sort model."
+[[step.show]]
+kind = "head_ablation"
+model = "sort"
+tokens = "2 0 1 1 0 2 0 0 1 1 2 2"
+from = 6
+[[step.show]]
+kind = "head_scores"
+model = "sort"
+tokens = "2 0 1 1 0 2 0 0 1 1 2"
+"""
+
+
+def losses_without(m, seq, layer, head):
+    """Mean loss on tokens 1 … 5 and 6 … 11 with one head's W_O columns (nn.Linear [out, in]) zeroed."""
+    w = m.transformer.h[layer].attn.c_proj.weight if layer is not None else None
+    saved = w.detach().clone() if w is not None else None
+    hs = m.config["n_embd"] // m.config["n_head"]
+    with torch.no_grad():
+        if w is not None:
+            w[:, head * hs:(head + 1) * hs] = 0
+        logits, _ = m(torch.tensor([seq[:-1]]))
+        ce = torch.nn.functional.cross_entropy(logits[0], torch.tensor(seq[1:]), reduction="none")
+        if w is not None:
+            w.copy_(saved)
+    return float(ce[:5].mean()), float(ce[5:].mean())
+
+
+def head_scores_reference(patterns, tokens):
+    """TransformerLens head_detector ("mul") on [layer][head][q, k] patterns of one sequence."""
+    import numpy as np
+    t = np.array(tokens)
+    n = len(t)
+    prev = np.zeros((n, n))
+    prev[1:, :-1] = np.eye(n - 1)
+    dup = (t[None, :] == t[:, None]).astype(float)
+    np.fill_diagonal(dup, 0)
+    dup = np.tril(dup)
+    ind = np.tril(np.concatenate([np.zeros((n, 1)), np.roll(dup, 1, axis=1)[:, 1:]], axis=1))
+    return {name: [[float((pat * d).sum() / pat.sum()) for pat in layer] for layer in patterns]
+            for name, d in (("Previous-token", np.tril(prev)), ("Duplicate-token", dup), ("Induction", ind))}
+
+
+def check_unused_kinds(sort):
+    """head_ablation and head_scores, run from a lesson file, against PyTorch."""
+    tmp = tempfile.mkdtemp(prefix="attn-lesson-kinds-")
+    try:
+        path = os.path.join(tmp, "20-kinds.toml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(EXTRA)
+        r = subprocess.run([ATTN, "lesson", path, "--no-pause", "--color", "never", "--width", "200"],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, f"the extra lesson: exit {r.returncode}: {r.stderr}")
+        seq = [2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2, 2]
+        rows = re.findall(r"^\s+(nothing|layer \d head \d)\s+([0-9.]+)\s+([0-9.]+)\s*$", r.stdout, re.M)
+        check(len(rows) == 10, f"head_ablation: {len(rows)} rows, expected 10")
+        worst = 0.0
+        for label, first, second in rows:
+            lh = None if label == "nothing" else tuple(int(x) for x in re.findall(r"\d", label))
+            want = losses_without(sort, seq, *(lh or (None, None)))
+            worst = max(worst, abs(float(first) - want[0]), abs(float(second) - want[1]))
+        check(worst <= 6e-5, f"head_ablation: losses differ from PyTorch's by {worst}")
+        pats = [[sort.pattern(torch.tensor([seq[:-1]]), layer)[0, h].detach().numpy() for h in range(3)]
+                for layer in range(3)]
+        want = head_scores_reference(pats, seq[:-1])
+        for name, w in want.items():
+            at = r.stdout.find(name + " head scores")
+            got = [[float(v) for v in row.split()] for row in
+                   re.findall(r"^\s+layer \d\s+((?:[0-9.]+\s*){3})$", r.stdout[at:], re.M)[:3]]
+            diff = max(abs(g - x) for gr, wr in zip(got, w) for g, x in zip(gr, wr)) if len(got) == 3 else 1
+            check(diff <= 6e-4, f"head_scores {name}: {got} vs PyTorch {w}")
+        print(f"ok: head_ablation within {worst:.1e} and head_scores within 6e-4 of PyTorch's")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     torch.set_num_threads(1)
     retrain()
@@ -179,6 +259,7 @@ def main():
     seq = [2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2]
     check_weights(text, sort, seq, 0, 0, "Layer 0, head 0: weights softmax(S)")
     check_lesson_22(seq)
+    check_unused_kinds(sort)
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
