@@ -271,3 +271,38 @@ TEST_CASE("open answers: the review sheet goes out, the teacher's points come ba
     CHECK_THAT(out, Catch::Contains("bad.csv:2:32: points must be a number from 0 to 1"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("the review sheet's max is the assignment's points for the part, and --reviews checks against it", "[grade][class][cli]") {
+    const fs::path dir = fs::temp_directory_path() / ("attn-grade-review-max-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "class");
+    std::ofstream(dir / "class/ana.toml") << "\"09-data-dependent\" = \"A is computed from X, so the mixing changes with the input\"\n";
+    std::ofstream(dir / "class/ben.toml") << "\"09-data-dependent\" = \"it is linear\"\n";
+    std::ofstream(dir / "a.toml") << "[[exercise]]\nid = \"09-data-dependent\"\npoints = 4\n";  // the lesson gives 1
+    const std::string base = shell_quote(ATTN_BIN) + " grade --class " + shell_quote((dir / "class").string()) +
+                             " --secret-file " + shell_quote(fixtures + "course.secret") + " --assignment " +
+                             shell_quote((dir / "a.toml").string());
+    int code = -1;
+    run_command(base + " --review-sheet " + shell_quote((dir / "sheet.csv").string()) + " >/dev/null 2>&1", &code);
+    REQUIRE(code == 0);
+    std::string filled = read_file((dir / "sheet.csv").string());
+    REQUIRE_THAT(filled, Catch::Contains("ana,09-data-dependent,answer,4,,"));  // out of the assignment's 4, not the lesson's 1
+    filled.replace(filled.find("ana,09-data-dependent,answer,4,,"), 32, "ana,09-data-dependent,answer,4,3,");
+    filled.replace(filled.find("ben,09-data-dependent,answer,4,,"), 32, "ben,09-data-dependent,answer,4,4,");
+    std::ofstream(dir / "filled.csv") << filled;
+    const std::string book = run_command(base + " --reviews " + shell_quote((dir / "filled.csv").string()) + " --gradebook - 2>/dev/null", &code);
+    REQUIRE(code == 0);
+    const auto rows = csv_rows(book);
+    std::map<std::string, std::string> total;
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        for (std::size_t c = 0; c < rows[0].size() && c < rows[r].size(); ++c)
+            if (rows[0][c] == "total") total[rows[r][0]] = rows[r][c];
+    CHECK(total["ana"] == "3");
+    CHECK(total["ben"] == "4");
+    // Beyond the assignment's points is out of range, with its place.
+    std::ofstream(dir / "bad.csv") << "student,exercise,part,max,points\nana,09-data-dependent,answer,4,5\n";
+    const std::string out = run_command(base + " --reviews " + shell_quote((dir / "bad.csv").string()) + " 2>&1", &code);
+    CHECK(code == 2);
+    CHECK_THAT(out, Catch::Contains("bad.csv:2:32: points must be a number from 0 to 4"));
+    fs::remove_all(dir);
+}

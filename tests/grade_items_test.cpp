@@ -51,14 +51,14 @@ const std::string causal_right = "so each position predicts the next token witho
 TEST_CASE("no lesson exercise is graded by keywords", "[grade][items]") {
     for (const auto& x : lessons_exercises().all) {
         INFO(x.id);
-        const std::string k = kind_name(x.kind);
+        const std::string k = x.kind->name;
         CHECK((k == "numeric" || k == "shape" || k == "choice" || k == "multi" || k == "open"));
     }
     // The former keyword exercises became exact items or open ones.
     for (const char* id : {"03-why-causal", "06-cross-causal-why", "08-order", "11-families", "12-entries", "14-identical-q"})
-        CHECK(kind_name(lessons_exercises().find(id)->kind) == std::string("choice"));
-    CHECK(kind_name(lessons_exercises().find("09-nonlinear")->kind) == std::string("multi"));
-    CHECK(kind_name(lessons_exercises().find("09-data-dependent")->kind) == std::string("open"));
+        CHECK(lessons_exercises().find(id)->kind->name == std::string("choice"));
+    CHECK(lessons_exercises().find("09-nonlinear")->kind->name == std::string("multi"));
+    CHECK(lessons_exercises().find("09-data-dependent")->kind->name == std::string("open"));
 }
 
 TEST_CASE("a negated or reversed sentence scores 0 for 03-why-causal", "[grade][items]") {

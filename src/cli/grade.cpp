@@ -78,7 +78,6 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     g.secret = grade::course_secret(o.secret_file, o.guessable_secret_ok);
     say_fingerprint(o, g.secret);
     g.exercise_ids = o.exercises;
-    if (!o.reviews.empty()) g.reviews = std::make_shared<grade::review_table>(grade::review_table::read(o.reviews, set));
     for (int n : o.lessons_picked) {
         bool any = false;
         for (const auto& x : set.all)
@@ -93,12 +92,15 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     const auto forced = o.feedback.empty() ? std::nullopt : grade::feedback_level_from(o.feedback);
     if (o.assignment.empty()) {
         if (forced) g.feedback = *forced;
-        return g;
+    } else {
+        if (!g.exercise_ids.empty()) throw std::invalid_argument("--assignment names the exercises: drop --exercises and --lesson");
+        const grade::assignment a = grade::read_assignment(o.assignment, set);
+        grade::apply_assignment(a, g, forced);
+        if (read) *read = a;
     }
-    if (!g.exercise_ids.empty()) throw std::invalid_argument("--assignment names the exercises: drop --exercises and --lesson");
-    const grade::assignment a = grade::read_assignment(o.assignment, set);
-    grade::apply_assignment(a, g, forced);
-    if (read) *read = a;
+    // A review sheet's points are out of the assignment's points for the part (its `max`).
+    if (!o.reviews.empty())
+        g.reviews = std::make_shared<grade::review_table>(grade::review_table::read(o.reviews, grade::weighed_set(set, g)));
     return g;
 }
 

@@ -15,6 +15,7 @@
 #include "cli/layout.hpp"
 #include "cli/practice.hpp"
 #include "grade/grader.hpp"
+#include "grade/kinds/kind.hpp"
 #include "grade/show.hpp"
 #include "grade/solution.hpp"
 #include "io/output_writer.hpp"
@@ -78,7 +79,7 @@ std::optional<std::size_t> pick_question(const std::vector<grade::exercise>& xs,
     std::string list = "\nQuestions of this lesson:\n";
     for (std::size_t i = 0; i < xs.size(); ++i)
         list += fmt::format("  {}. {}  {}\n", i + 1, title_of(xs[i]),
-                            xs[i].kind == grade::exercise_kind::open ? "(open: for your teacher)" : mark(p.of(xs[i].id)));
+                            xs[i].kind->reviewed ? "(open: for your teacher)" : mark(p.of(xs[i].id)));
     print_fitted(list, st);
     for (;;) {
         const auto line = read_line(fmt::format("Which question (1-{}, then Enter)? Enter alone: back to the lesson. ", xs.size()));
@@ -92,31 +93,19 @@ std::optional<std::size_t> pick_question(const std::vector<grade::exercise>& xs,
     }
 }
 
-std::string how_to_type(const grade::exercise& x) {
-    switch (x.kind) {
-        case grade::exercise_kind::numeric:
-            return "Type numbers on one line: one number (2), a row (0.1 0.2 0.3), rows split by ; "
-                   "(0.1 0.2; 0.3 0.4) or a TOML array ([[0.1, 0.2], [0.3, 0.4]]); a key can be typed as its token (cat).";
-        case grade::exercise_kind::shape: return "Type a shape: [5, 4] or 5 × 4 (names work too: B × n × d_k).";
-        case grade::exercise_kind::choice: return "Type the letter of a choice (a, b, …) or its number.";
-        case grade::exercise_kind::multi:
-            return "Select all that apply: type the letters of every right choice (a c) or their numbers (1 3).";
-        case grade::exercise_kind::open: return "";
-    }
-    return "";
-}
+std::string how_to_type(const grade::exercise& x) { return x.kind->how_to_type; }
 
 std::string part_label(const grade::exercise& x, const grade::part_spec& p) {
-    if (x.kind == grade::exercise_kind::numeric) {
+    if (x.kind->numbers) {
         const auto sh = grade::part_shape(x, p);
         return fmt::format("{} ({} × {})", grade::describe_part(x, p), sh[0], sh[1]);
     }
-    if (x.kind == grade::exercise_kind::choice || x.kind == grade::exercise_kind::multi) {
+    if (x.kind->picks) {
         std::string c;
         for (std::size_t i = 0; i < x.choices.size(); ++i) c += fmt::format("{}({}) {}", c.empty() ? "" : "  ", char('a' + i % 26), x.choices[i]);
         return (p.prompt.empty() || p.prompt == x.prompt ? "" : p.prompt + ": ") + c;
     }
-    return p.prompt.empty() ? grade::kind_name(x.kind) : p.prompt;
+    return p.prompt.empty() ? x.kind->name : p.prompt;
 }
 
 // A part id as words: "per_head" → "per head".
@@ -153,7 +142,7 @@ typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_
             if (!line || line->empty() || *line == "q" || *line == "Q") return typed::back;
             if (*line == "s" || *line == "S") return typed::solution;
             std::string error;
-            auto v = answer_from_line(*line, x.kind, x.choices.size(), error);
+            auto v = answer_from_line(*line, x, error);
             if (!v) {
                 std::cout << "cannot read that: " << error << "\n";
                 continue;
@@ -203,7 +192,7 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
     const grade::variant_request practice{};  // no secret, no student: the lesson's numbers or the practice variant
     std::string shown = grade::show_text(x, practice);
     shown = shown.substr(0, shown.find("\nParts (answer file"));  // parts are asked one by one below
-    if (x.kind == grade::exercise_kind::open) {  // prose is read by a teacher, never scored by a program
+    if (x.kind->reviewed) {  // prose is read by a teacher, never scored by a program
         print_fitted("\n" + io::terminal_safe_text(shown) +
                          "\n\nThis is an open question: your teacher reads the answer, so it is not graded here. "
                          "Write it in an answer file (`attn exercise template " + std::to_string(x.lesson) +
@@ -249,7 +238,7 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
                      st);
         keep_right(answers, right_parts);
     }
-    const std::string on = x.kind != grade::exercise_kind::numeric ? ""
+    const std::string on = !x.kind->numbers ? ""
                            : x.variant.enabled                      ? " (the practice numbers)"
                                                                     : " (the lesson's numbers)";
     print_fitted("\nWorked solution" + on + ":\n" + io::terminal_safe_text(grade::worked_solution(x, practice)), st);

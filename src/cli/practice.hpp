@@ -20,15 +20,9 @@ namespace attn::cli {
 // The whole dialogue, from the question list back to the lesson.
 void practise_questions(const lessons::lesson& l, const trace::style& st);
 
-// One typed line as the value the grader reads for a part of this kind
-// (practice_input.cpp):
-//   numeric  "2", "0.1 0.2 0.3", "0.1 0.2; 0.3 0.4", "[[0.1, 0.2], [0.3, 0.4]]", "cat"
-//   shape    "[5, 4]", "5 × 4", "B × n × d"
-//   choice   a letter "b", a number "2" (the second choice), or the choice's text
-//   multi    every pick: "a c", "a, c" or "1 3"
-//   open     the text (not graded here: the teacher reads it)
+// One typed line as the value the grader reads for a part of this exercise's kind
+// (practice_input.cpp; the forms each kind accepts: grade/kinds/typed_line.hpp).
 // Returns nullopt and sets error for brackets that do not match.
-std::optional<grade::answer_value> answer_from_line(const std::string& line, grade::exercise_kind kind,
-                                                    std::size_t n_choices, std::string& error);
+std::optional<grade::answer_value> answer_from_line(const std::string& line, const grade::exercise& x, std::string& error);
 
 }  // namespace attn::cli

@@ -1,17 +1,12 @@
 // cli/practice_input.cpp — a line typed at the answer prompt as an answer_value (see
-// practice.hpp). Only the layout is decided here (a number, a row, rows); whether
-// the numbers are right, or even numbers, is the grader's to say, in its words.
-#include <cmath>
-#include <cstdlib>
-#include <vector>
-
+// practice.hpp): trimmed, then read by the exercise kind's own reader
+// (grade/kinds/typed_line.hpp says what each kind accepts).
 #include "cli/practice.hpp"
+#include "grade/kinds/kind.hpp"
 
 namespace attn::cli {
 
 namespace {
-
-using grade::answer_value;
 
 std::string trimmed(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r\n");
@@ -19,148 +14,10 @@ std::string trimmed(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
-answer_value at_answer() {
-    answer_value v;
-    v.where.file = "your answer";
-    return v;
-}
-
-// "0.25" → a number; anything else ("cat", "d") stays text for the grader to judge.
-answer_value scalar(const std::string& token) {
-    answer_value v = at_answer();
-    char* end = nullptr;
-    const double x = std::strtod(token.c_str(), &end);
-    if (!token.empty() && end == token.c_str() + token.size()) {
-        v.kind = answer_value::type::number;
-        v.number = x;
-    } else {
-        v.kind = answer_value::type::string;
-        v.text = token;
-    }
-    return v;
-}
-
-answer_value array_of(std::vector<answer_value> items) {
-    answer_value v = at_answer();
-    v.kind = answer_value::type::array;
-    v.items = std::move(items);
-    return v;
-}
-
-// Sets the reason a line cannot be read; returns "nothing" for the caller to pass on.
-std::nullopt_t refuse(std::string& error, const char* why) {
-    error = why;
-    return std::nullopt;
-}
-
-// Rows of tokens: ';' or a closing inner bracket ends a row; spaces and commas part tokens.
-struct rows_read {
-    std::vector<std::vector<std::string>> rows;
-    bool bracketed = false, several_rows = false;
-};
-
-std::optional<rows_read> split_rows(const std::string& line, std::string& error) {
-    rows_read r;
-    r.rows.emplace_back();
-    std::string token;
-    int depth = 0;
-    auto flush = [&] {
-        if (!token.empty()) r.rows.back().push_back(token);
-        token.clear();
-    };
-    auto end_row = [&] {
-        flush();
-        if (!r.rows.back().empty()) r.rows.emplace_back();
-    };
-    for (char c : line) {
-        if (c == '[') {
-            flush();
-            r.bracketed = true;
-            if (++depth > 2) return refuse(error, "at most two levels of brackets: [[row], [row]]");
-            if (depth == 2) r.several_rows = true;
-        } else if (c == ']') {
-            if (--depth < 0) return refuse(error, "a ']' without its '['");
-            if (depth == 1) end_row();
-            else flush();
-        } else if (c == ';') {
-            if (depth > 1) return refuse(error, "';' inside brackets: write rows as 1 2; 3 4 or [[1, 2], [3, 4]]");
-            r.several_rows = true;
-            end_row();
-        } else if (c == ',' || c == ' ' || c == '\t') {
-            flush();
-        } else {
-            token += c;
-        }
-    }
-    if (depth != 0) return refuse(error, "a '[' without its ']'");
-    flush();
-    if (r.rows.back().empty()) r.rows.pop_back();
-    return r;
-}
-
-answer_value numbers(const rows_read& r) {
-    auto row_value = [](const std::vector<std::string>& row) {
-        std::vector<answer_value> items;
-        for (const auto& t : row) items.push_back(scalar(t));
-        return array_of(std::move(items));
-    };
-    if (r.several_rows) {
-        std::vector<answer_value> rows;
-        for (const auto& row : r.rows) rows.push_back(row_value(row));
-        return array_of(std::move(rows));
-    }
-    const std::vector<std::string> none;
-    const auto& only = r.rows.empty() ? none : r.rows.front();
-    if (only.size() == 1 && !r.bracketed) return scalar(only.front());
-    return row_value(only);
-}
-
-answer_value text(const std::string& s) {
-    answer_value v = at_answer();
-    v.kind = answer_value::type::string;
-    v.text = s;
-    return v;
-}
-
-// "2" → "b" when there are at least two choices; a letter or the text goes as typed.
-answer_value choice(const std::string& s, std::size_t n_choices) {
-    char* end = nullptr;
-    const long k = std::strtol(s.c_str(), &end, 10);
-    if (!s.empty() && end == s.c_str() + s.size() && k >= 1 && static_cast<std::size_t>(k) <= n_choices && k <= 26)
-        return text(std::string(1, static_cast<char>('a' + k - 1)));
-    return text(s);
-}
-
 }  // namespace
 
-std::optional<answer_value> answer_from_line(const std::string& line, grade::exercise_kind kind, std::size_t n_choices,
-                                             std::string& error) {
-    const std::string s = trimmed(line);
-    switch (kind) {
-        case grade::exercise_kind::open: return text(s);
-        case grade::exercise_kind::choice: return choice(s, n_choices);
-        case grade::exercise_kind::multi: {  // "a c", "a, c", "1 3": every pick
-            auto r = split_rows(s, error);
-            if (!r) return std::nullopt;
-            std::vector<answer_value> picks;
-            for (const auto& row : r->rows)
-                for (const auto& t : row) picks.push_back(choice(t, n_choices));
-            return array_of(std::move(picks));
-        }
-        case grade::exercise_kind::shape: {
-            if (s.empty() || s.front() != '[') return text(s);  // "5 × 4", "B × n × d"
-            auto r = split_rows(s, error);
-            if (!r) return std::nullopt;
-            if (r->several_rows) return refuse(error, "a shape is one list: [5, 4]");
-            return numbers(*r).kind == answer_value::type::array ? numbers(*r) : array_of({numbers(*r)});
-        }
-        case grade::exercise_kind::numeric: {
-            auto r = split_rows(s, error);
-            if (!r) return std::nullopt;
-            return numbers(*r);
-        }
-    }
-    return std::nullopt;
+std::optional<grade::answer_value> answer_from_line(const std::string& line, const grade::exercise& x, std::string& error) {
+    return x.kind->read_typed(trimmed(line), x.choices.size(), error);
 }
 
 }  // namespace attn::cli

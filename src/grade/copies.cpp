@@ -248,7 +248,7 @@ copy_finder::copy_finder(const exercise_set& set, const std::vector<std::string>
     if (options.lesson_numbers || options.secret.empty() || students.size() < 2) return;
     for (const auto& id : exercise_ids) {
         const exercise* x = set.find(id);
-        if (!x || x->kind != exercise_kind::numeric || !x->variant.enabled || x->setup.student_inputs) continue;
+        if (!x || !x->kind->numbers || !x->variant.enabled || x->setup.student_inputs) continue;
         const std::size_t first = impl_->plans.size();
         impl_->plan_exercise(*x);
         impl_->index_exercise(first);

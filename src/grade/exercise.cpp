@@ -17,17 +17,6 @@ namespace {
 constexpr double max_points = 1000;  // a typo such as 1e308 would overflow every total
 }  // namespace
 
-const char* kind_name(exercise_kind k) {
-    switch (k) {
-        case exercise_kind::numeric: return "numeric";
-        case exercise_kind::shape: return "shape";
-        case exercise_kind::choice: return "choice";
-        case exercise_kind::multi: return "multi";
-        case exercise_kind::open: return "open";
-    }
-    return "?";
-}
-
 const std::vector<std::string>& numeric_stage_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n{"raw", "scaled", "masked", "weights", "output", "scale", "argmax", "q", "k", "v"};
@@ -64,14 +53,6 @@ namespace detail {
 
 using lessons::toml_reader;
 
-namespace {
-bool is_choice(const exercise& x, const std::string& text) {
-    for (const auto& c : x.choices)
-        if (c == text) return true;
-    return false;
-}
-}  // namespace
-
 void exercise_reader::check_shape(const toml::node* where, const std::string& text) {
     if (text.empty()) return;
     try {
@@ -83,49 +64,7 @@ void exercise_reader::check_shape(const toml::node* where, const std::string& te
 
 void exercise_reader::read_part_fields(const toml::table& t, const exercise& x, part_spec& p, const tolerance& base) {
     p.prompt = rd.string(t, "prompt", false).value_or("");
-    if (x.kind == exercise_kind::numeric) {
-        p.stage = rd.string(t, "stage", true).value_or("");
-        bool known = false;
-        for (const auto& s : numeric_stage_names()) known = known || s == p.stage;
-        if (!p.stage.empty() && !known) {
-            std::string names;
-            for (const auto& s : numeric_stage_names()) names += (names.empty() ? "" : ", ") + s;
-            rd.fail(t.get("stage"), "unknown stage '" + p.stage + "' (expected one of " + names + ")");
-        }
-        if ((p.stage == "q" || p.stage == "k" || p.stage == "v") && !x.setup.student_inputs)
-            rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
-        const auto extra = extra_stage_shape(p.stage, x.setup.q, x.setup.k, x.setup.v, x.setup.tile);
-        if (extra && extra->cols == 0) rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
-        if ((p.stage.rfind("grad_", 0) == 0 && !x.setup.grad_output) || (p.stage.rfind("rot_", 0) == 0 && !x.setup.rope_base))
-            rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (p.stage[0] == 'g' ? "grad" : "rope") + "' on the exercise");
-        const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
-        const std::size_t n_rows = extra ? extra->rows : key_rows ? x.setup.k.shape(0) : x.setup.q.shape(0);
-        const std::size_t n_cols = extra                                  ? std::max<std::size_t>(extra->cols, 1)
-                                   : p.stage == "output" || p.stage == "v" ? x.setup.v.shape(1)
-                                   : p.stage == "q" || p.stage == "k"      ? x.setup.q.shape(1)
-                                                                           : x.setup.k.shape(0);
-        p.rows = indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
-                     .value_or(std::vector<std::size_t>{});
-        const bool cols_are_keys = extra ? extra->key_cols
-                                         : p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v";
-        p.cols = indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
-                     .value_or(std::vector<std::size_t>{});
-        p.tol = read_tol(t, base);
-    } else if (x.kind == exercise_kind::shape) {
-        p.answer = rd.string(t, "answer", true).value_or("");
-        check_shape(t.get("answer"), p.answer);
-    } else if (x.kind == exercise_kind::choice) {
-        p.answer = rd.string(t, "answer", true).value_or("");
-        if (!p.answer.empty() && !is_choice(x, p.answer)) rd.fail(t.get("answer"), "'answer' must be one of the exercise's choices");
-    } else if (x.kind == exercise_kind::multi) {
-        p.answers = rd.strings(t, "answer", true).value_or(std::vector<std::string>{});
-        if (t.contains("answer") && p.answers.empty())
-            rd.fail(t.get("answer"), "'answer' lists the right choices (at least one; the others are wrong picks)");
-        for (const auto& a : p.answers)
-            if (!is_choice(x, a)) rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
-    } else {
-        p.rubric = rd.string(t, "rubric", false).value_or("");
-    }
+    x.kind->read_part(*this, t, x, p, base);
     if (t.contains("accept") || t.contains("match"))  // the keyword matching of the former `short` kind
         rd.fail(t.get(t.contains("accept") ? "accept" : "match"),
                 "keyword matching is gone (a negated sentence holds the same words): make the exercise a choice, "
@@ -144,14 +83,7 @@ void exercise_reader::read_part_fields(const toml::table& t, const exercise& x, 
             m.feedback = rd.string(*mt, "feedback", true).value_or("");
             if (mt->contains("match"))
                 rd.fail(mt->get("match"), "keyword matching is gone: a mistake names a wrong choice or shape ('answer')");
-            if (x.kind == exercise_kind::open) {
-                rd.fail(mt, "an open exercise has no declared mistakes: the teacher's review gives the points");
-                continue;
-            }
-            m.answer = rd.string(*mt, "answer", true).value_or("");
-            if (x.kind == exercise_kind::shape) check_shape(mt->get("answer"), m.answer);
-            if ((x.kind == exercise_kind::choice || x.kind == exercise_kind::multi) && !m.answer.empty() && !is_choice(x, m.answer))
-                rd.fail(mt->get("answer"), "a mistake's 'answer' must be one of the exercise's choices");
+            if (!x.kind->read_mistake(*this, *mt, x, m)) continue;
             p.mistakes.push_back(m);
         }
     }
@@ -177,13 +109,9 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
             rd.fail(t.get("id"), "exercise id '" + x.id + "' may hold only letters, digits, '-' and '_'");
             break;
         }
-    if (d.kind == "numeric") x.kind = exercise_kind::numeric;
-    else if (d.kind == "shape") x.kind = exercise_kind::shape;
-    else if (d.kind == "choice") x.kind = exercise_kind::choice;
-    else if (d.kind == "multi") x.kind = exercise_kind::multi;
-    else if (d.kind == "open") x.kind = exercise_kind::open;
-    else {
-        rd.fail(t.get("kind"), "'kind' must be numeric, shape, choice, multi or open, found '" + d.kind + "'" +
+    x.kind = find_exercise_kind(d.kind);
+    if (!x.kind) {
+        rd.fail(t.get("kind"), "'kind' must be " + exercise_kind_list() + ", found '" + d.kind + "'" +
                                    (d.kind == "short" ? " (`short` answers were matched by keywords, which a negated sentence "
                                                         "passes: use choice, multi, or open for the teacher to review)"
                                                       : ""));
@@ -193,8 +121,8 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
     if (pts && !(std::isfinite(*pts) && *pts > 0 && *pts <= max_points))
         rd.fail(t.get("points"), "'points' must be a positive number up to " + std::to_string(static_cast<int>(max_points)));
     x.points = pts.value_or(0.0);
-    if ((x.kind == exercise_kind::choice || x.kind == exercise_kind::multi) && x.choices.size() < 2)
-        rd.fail(&t, std::string("a ") + kind_name(x.kind) + " exercise needs 'choices' with at least two entries");
+    if (x.kind->picks && x.choices.size() < 2)
+        rd.fail(&t, std::string("a ") + x.kind->name + " exercise needs 'choices' with at least two entries");
     if (const toml::node* fb = t.get("feedback")) {
         if (const toml::table* ft = fb->as_table())
             for (const auto& [k, v] : *ft) {
@@ -203,7 +131,7 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
             }
         else rd.fail(fb, "'feedback' must be a table: choice = \"why it is wrong\"");
     }
-    if (x.kind == exercise_kind::numeric && !read_setup(t, x)) return std::nullopt;
+    if (x.kind->numbers && !read_setup(t, x)) return std::nullopt;
     read_variant(t, x);
     const tolerance base = read_tol(t, tolerance{});
 

@@ -1,16 +1,8 @@
 // grade/exercise.hpp — exercises as the grader understands them, read from the
 // [[exercise]] tables of the lesson files (schema for teachers: lessons/README.md,
 // "Exercises"). Reading checks every field and reports problems as file:line:col.
-//
-//   numeric  parts are stages of an attention computation (raw, scaled, masked,
-//            weights, output, scale, argmax, or the inputs q/k/v when the student
-//            chooses them) on the numbers of a lesson run, optionally varied per student
-//   shape    parts are symbolic shapes ("B × n_tgt × d_q")
-//   choice   parts pick one of the exercise's choices
-//   multi    parts pick every right choice ("select all that apply"), graded exactly
-//   open     parts are prose read by the teacher: 0 points until a review gives them
-//            (grade/reviews.hpp). No text is ever scored by keywords: a negated
-//            sentence contains the same words as a right one.
+// The kinds (numeric, shape, choice, multi, open) are rows of one registry, one file
+// each: grade/kinds/.
 #pragma once
 
 #include <array>
@@ -20,13 +12,11 @@
 #include <vector>
 
 #include "core/attention.hpp"
+#include "grade/kinds/kind.hpp"
 #include "grade/tolerance.hpp"
 #include "lessons/lesson.hpp"
 
 namespace attn::grade {
-
-enum class exercise_kind { numeric, shape, choice, multi, open };
-const char* kind_name(exercise_kind k);
 
 // A wrong answer the teacher anticipated (shape, choice and multi kinds): when the
 // student's answer matches (multi: picks this choice), the feedback names it.
@@ -90,7 +80,7 @@ struct numeric_setup {
 
 struct exercise {
     std::string id;
-    exercise_kind kind = exercise_kind::numeric;
+    const exercise_kind* kind = &numeric_kind;  // its row in grade/kinds/ (never null)
     std::string title;
     std::string prompt;
     std::string hint;    // shown after a wrong try in the lesson (`a` at the step prompt); "" = none

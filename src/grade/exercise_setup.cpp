@@ -269,7 +269,7 @@ void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     if (!n) return;
     const toml::table* vt = n->as_table();
     if (!vt) return rd.fail(n, "'variant' must be a table ([exercise.variant])");
-    if (x.kind != exercise_kind::numeric || x.setup.student_inputs)
+    if (!x.kind->numbers || x.setup.student_inputs)
         return rd.fail(n, "only numeric exercises on lesson numbers have per-student variants");
     variant_spec& v = x.variant;
     v.enabled = true;

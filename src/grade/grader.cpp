@@ -100,39 +100,13 @@ std::string first_line(const std::string& s, std::size_t max = 60) {
 exercise_result empty_result(const exercise& x) {
     exercise_result r;
     r.id = x.id;
-    r.kind = kind_name(x.kind);
+    r.kind = x.kind->name;
     r.title = x.title.empty() ? first_line(x.prompt) : x.title;
     r.lesson = x.lesson;
     r.max = x.points;
     r.parameters = "the lesson's own numbers";
     return r;
 }
-
-// The graders of the kinds whose parts are graded one by one (numeric parts depend on
-// each other and are graded together, below).
-struct part_context {
-    const std::string& student;
-    const review_table* reviews;
-};
-using part_grader = part_result (*)(const exercise&, const part_spec&, const answer_value*, const part_context&);
-struct kind_grader {
-    exercise_kind kind;
-    part_grader grade;
-};
-const kind_grader part_graders[] = {
-    {exercise_kind::shape, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
-         return grade_shape_part(x, p, a);
-     }},
-    {exercise_kind::choice, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
-         return grade_choice_part(x, p, a);
-     }},
-    {exercise_kind::multi, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context&) {
-         return grade_multi_part(x, p, a);
-     }},
-    {exercise_kind::open, [](const exercise& x, const part_spec& p, const answer_value* a, const part_context& c) {
-         return grade_open_part(x, p, a, c.student, c.reviews);
-     }},
-};
 
 // The exercise as the assignment weighs it: its parts scaled to the new total.
 exercise with_points(const exercise& x, double points) {
@@ -145,6 +119,15 @@ exercise with_points(const exercise& x, double points) {
 
 }  // namespace
 
+exercise_set weighed_set(const exercise_set& set, const grade_options& options) {
+    exercise_set out = set;
+    for (auto& x : out.all) {
+        const auto o = options.per_exercise.find(x.id);
+        if (o != options.per_exercise.end() && o->second.points) x = with_points(x, *o->second.points);
+    }
+    return out;
+}
+
 exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
                                std::vector<std::string>& notes, std::vector<std::string>& flags, const review_table* reviews) {
     exercise_result r = empty_result(x);
@@ -156,27 +139,7 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
     if (answer && !answer->is_table() && x.parts.size() > 1)
         notes.push_back(answer->where.str() + ": exercise " + x.id + " has " + std::to_string(x.parts.size()) +
                         " parts; answer it with a table of parts ([" + x.id + "] then one key per part)");
-    if (x.kind == exercise_kind::numeric) {
-        const exercise_numbers n = numbers_for(x, request);
-        r.personal = n.personal;
-        r.practice = n.practice;
-        r.variant = n.code;
-        r.parameters = n.parameters;
-        r.parts = grade_numeric_parts(x, n, answer);
-        bool other = false;
-        for (const auto& p : r.parts) other = other || p.other_numbers;
-        if (other)
-            flags.push_back(x.id + ": the answers follow from each other but not from this student's numbers "
-                                   "(someone else's numbers?)");
-    } else {
-        const part_context context{request.student, reviews};
-        for (const auto& g : part_graders)
-            if (g.kind == x.kind)
-                for (const auto& p : x.parts) {
-                    r.parts.push_back(g.grade(x, p, part_answer(x, p, answer), context));
-                    if (!r.parts.back().review_note.empty()) notes.push_back(r.parts.back().review_note);
-                }
-    }
+    x.kind->grade(x, answer, kind_grading{request, reviews, notes, flags}, r);
     r.score = 0.0;
     for (const auto& p : r.parts) r.score += p.score;
     return r;

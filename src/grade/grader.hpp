@@ -39,6 +39,10 @@ struct grade_options {
     std::map<std::string, exercise_override> per_exercise;  // from the assignment file
 };
 
+// The exercises as the options weigh them: an assignment's points replace the lesson's
+// (parts scaled alike); what --reviews checks a review sheet's points against.
+exercise_set weighed_set(const exercise_set& set, const grade_options& options);
+
 // Throws variant_error when per-student numbers are needed and no secret is known,
 // and std::invalid_argument for an unknown exercise id in exercise_ids.
 grade_report grade_submission(const submission& sub, const exercise_set& set, const grade_options& options);

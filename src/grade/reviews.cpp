@@ -97,7 +97,7 @@ std::string unprotect(const std::string& s) {
 
 const part_spec* open_part_of(const exercise_set& set, const std::string& ex, const std::string& part) {
     const exercise* x = set.find(ex);
-    if (!x || x->kind != exercise_kind::open) return nullptr;
+    if (!x || !x->kind->reviewed) return nullptr;
     return x->find_part(part);
 }
 
@@ -114,17 +114,17 @@ std::string review_sheet_header() {
 std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
     std::string out;
     for (const auto& x : r.exercises) {
-        if (x.kind != kind_name(exercise_kind::open)) continue;
+        if (x.kind != open_kind.name) continue;
         const exercise* spec = set.find(x.id);
         for (const auto& p : x.parts) {
             const part_spec* ps = spec ? spec->find_part(p.id) : nullptr;
-            // Points out of the lesson's points for the part (what --reviews checks), even
-            // when an assignment gives the exercise other points.
-            const double max = ps ? ps->points : p.max;
+            // Points out of the part's points in this grading (the assignment's, when one
+            // weighs the exercise): what --reviews checks with the same assignment.
+            const double max = p.max;
             const bool reviewed = p.status != part_status::review && p.status != part_status::unanswered &&
                                   p.status != part_status::invalid;
             out += csv_cell(r.student) + "," + csv_cell(x.id) + "," + csv_cell(p.id) + "," + points_str(max) + "," +
-                   (reviewed ? points_str(p.max > 0 ? p.score / p.max * max : 0.0) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
+                   (reviewed ? points_str(p.score) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
                    csv_cell(capped_text(p.answer_text, max_cell_bytes)) + "," +
                    csv_cell(capped_text(ps ? ps->rubric : "", max_cell_bytes)) + "\n";
         }

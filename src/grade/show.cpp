@@ -62,26 +62,7 @@ std::string stage_title(const exercise& x, const std::string& stage) {
 
 std::string tol_words(const part_spec& p) { return p.tol.str(); }
 
-std::string placeholder(const exercise& x, const part_spec& p) {
-    if (x.kind == exercise_kind::numeric) {
-        const auto sh = part_shape(x, p);
-        if (p.stage == "argmax") return "TODO: " + std::to_string(sh[0]) + " key index(es) or token(s), e.g. [0]";
-        std::string row = "[";
-        for (std::size_t j = 0; j < sh[1]; ++j) row += std::string(j ? ", " : "") + "0.0";
-        row += "]";
-        if (sh[0] == 1 && sh[1] == 1) return "TODO: one number, e.g. 0.0";
-        if (sh[0] == 1) return "TODO: " + std::to_string(sh[1]) + " numbers, e.g. " + row;
-        return "TODO: " + dims(sh[0], sh[1]) + " numbers, e.g. [" + row + ", ...]";
-    }
-    if (x.kind == exercise_kind::shape) return "TODO: a shape such as \"B × n × d\"";
-    if (x.kind == exercise_kind::choice) {
-        std::string c;
-        for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
-        return "TODO: one of " + c;
-    }
-    if (x.kind == exercise_kind::multi) return "TODO: every right choice, as a list of letters or texts, e.g. [\"a\", \"c\"]";
-    return "TODO: your answer in a few sentences (read by your teacher)";
-}
+std::string placeholder(const exercise& x, const part_spec& p) { return x.kind->placeholder(x, p); }
 
 std::string toml_string(const std::string& s) {
     std::string out = "\"";
@@ -134,7 +115,7 @@ std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
 }
 
 std::string describe_part(const exercise& x, const part_spec& p) {
-    if (x.kind != exercise_kind::numeric) return p.prompt;
+    if (!x.kind->numbers) return p.prompt;
     const auto& s = x.setup;
     const auto extra = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile);
     const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
@@ -160,7 +141,7 @@ std::string list_text(const exercise_set& set) {
             out += fmt::format("{}Lesson {:02d} — {}\n", out.empty() ? "" : "\n", x.lesson, x.lesson_title);
         }
         const std::string title = x.title.empty() ? x.prompt.substr(0, x.prompt.find('\n')) : x.title;
-        out += fmt::format("  {:<{}}  {:<7}  {:>3}  {}{}\n", x.id, w, kind_name(x.kind), points_str(x.points), title,
+        out += fmt::format("  {:<{}}  {:<7}  {:>3}  {}{}\n", x.id, w, x.kind->name, points_str(x.points), title,
                            x.variant.enabled ? "  (numbers per student)" : "");
     }
     if (out.empty()) out = "no exercises in the lessons\n";
@@ -169,10 +150,10 @@ std::string list_text(const exercise_set& set) {
 
 std::string show_text(const exercise& x, const variant_request& request) {
     std::string out = fmt::format("{} — {} (lesson {:02d}, {}, {})\n", x.id, x.title.empty() ? x.lesson_title : x.title,
-                                  x.lesson, kind_name(x.kind), points_words(x.points));
+                                  x.lesson, x.kind->name, points_words(x.points));
     out += "\n" + x.prompt + "\n";
     const trace::style plain{false};
-    if (x.kind == exercise_kind::numeric) {
+    if (x.kind->numbers) {
         const exercise_numbers n = numbers_for(x, request);
         const auto& s = x.setup;
         if (s.student_inputs) {
@@ -230,20 +211,20 @@ std::string show_text(const exercise& x, const variant_request& request) {
         for (std::size_t i = 0; i < x.choices.size(); ++i)
             c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
         out += "\nChoices: " + c + "\n";
-        if (x.kind == exercise_kind::multi)
+        if (x.kind->select_all)
             out += "Select all that apply: answer with a list ([\"a\", \"c\"]); right only with every right choice and no other.\n";
     }
-    if (x.kind == exercise_kind::open)
+    if (x.kind->reviewed)
         out += "\nFor your teacher: your text is read and marked by hand (0 points until it is reviewed).\n";
     out += "\nParts (answer file: [" + x.id + "] then one key per part):\n";
     for (const auto& p : x.parts) {
         std::string line = "  " + trace::pad_right(p.id, 10) + " ";
-        if (x.kind == exercise_kind::numeric) {
+        if (x.kind->numbers) {
             const auto sh = part_shape(x, p);
             line += describe_part(x, p) + " — " + dims(sh[0], sh[1]) + ", " + points_words(p.points) +
                     (p.stage == "argmax" || p.stage == "q" || p.stage == "k" || p.stage == "v" ? "" : ", " + tol_words(p));
         } else {
-            line += (p.prompt.empty() ? std::string(kind_name(x.kind)) : p.prompt) + " — " + points_words(p.points);
+            line += (p.prompt.empty() ? std::string(x.kind->name) : p.prompt) + " — " + points_words(p.points);
         }
         out += line + "\n";
     }
@@ -253,14 +234,14 @@ std::string show_text(const exercise& x, const variant_request& request) {
 nlohmann::json show_json(const exercise& x, const variant_request& request) {
     nlohmann::json j{{"id", x.id},
                      {"lesson", x.lesson},
-                     {"kind", kind_name(x.kind)},
+                     {"kind", x.kind->name},
                      {"title", x.title},
                      {"prompt", x.prompt},
                      {"points", x.points}};
     if (!x.choices.empty()) j["choices"] = x.choices;
-    if (x.kind == exercise_kind::multi) j["select_all"] = true;      // the answer is a list of choices
-    if (x.kind == exercise_kind::open) j["reviewed_by_teacher"] = true;  // 0 points until reviewed
-    if (x.kind == exercise_kind::numeric) {
+    if (x.kind->select_all) j["select_all"] = true;      // the answer is a list of choices
+    if (x.kind->reviewed) j["reviewed_by_teacher"] = true;  // 0 points until reviewed
+    if (x.kind->numbers) {
         const exercise_numbers n = numbers_for(x, request);
         const auto& s = x.setup;
         j["student"] = n.student;
@@ -308,7 +289,7 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
     j["parts"] = nlohmann::json::array();
     for (const auto& p : x.parts) {
         nlohmann::json pj{{"id", p.id}, {"points", p.points}, {"prompt", p.prompt}};
-        if (x.kind == exercise_kind::numeric) {
+        if (x.kind->numbers) {
             const auto sh = part_shape(x, p);
             pj["stage"] = p.stage;
             pj["rows"] = p.rows;
@@ -340,7 +321,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             if (end == std::string::npos) break;
             pos = end + 1;
         }
-        if (x->kind == exercise_kind::numeric && !x->setup.student_inputs) {
+        if (x->kind->numbers && !x->setup.student_inputs) {
             const exercise_numbers n = numbers_for(*x, request);
             out += "# " + std::string(n.personal ? "Your numbers (variant " + n.code + ", " + n.parameters + "):"
                                       : n.practice ? "PRACTICE numbers (" + n.parameters + "; not any class's numbers):"
@@ -356,12 +337,12 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             for (std::size_t i = 0; i < x->choices.size(); ++i)  // lettered: answers may be the letter
                 c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x->choices[i];
             out += "# Choices: " + c + "\n";
-            if (x->kind == exercise_kind::multi) out += "# Select all that apply: a list such as [\"a\", \"c\"].\n";
+            if (x->kind->select_all) out += "# Select all that apply: a list such as [\"a\", \"c\"].\n";
         }
-        if (x->kind == exercise_kind::open) out += "# For your teacher: read and marked by hand (0 points until reviewed).\n";
+        if (x->kind->reviewed) out += "# For your teacher: read and marked by hand (0 points until reviewed).\n";
         out += "[" + x->id + "]\n";
         for (const auto& p : x->parts) {
-            std::string what = x->kind == exercise_kind::numeric ? describe_part(*x, p) : p.prompt;
+            std::string what = x->kind->numbers ? describe_part(*x, p) : p.prompt;
             if (!what.empty()) out += "# " + what + " (" + points_words(p.points) + ")\n";
             out += p.id + " = " + toml_string(placeholder(*x, p)) + "\n";
         }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "grade/kinds/kind.hpp"
 #include "grade/pipeline.hpp"
 #include "grade/show.hpp"
 #include "trace/number_format.hpp"
@@ -93,6 +94,8 @@ std::string numeric_part(const part_spec& p, const stage_values& right, const ex
     return rows_text(*m, all_or(p.rows, m->shape(0)), n.query_tokens);
 }
 
+}  // namespace
+
 std::string numeric_solution(const exercise& x, const variant_request& request) {
     const exercise_numbers n = numbers_for(x, request);
     if (x.setup.student_inputs)
@@ -111,30 +114,6 @@ std::string numeric_solution(const exercise& x, const variant_request& request) 
     return out;
 }
 
-std::string choice_letter(const exercise& x, const std::string& answer) {
-    for (std::size_t i = 0; i < x.choices.size(); ++i)
-        if (x.choices[i] == answer) return fmt::format("({}) ", static_cast<char>('a' + i % 26));
-    return "";
-}
-
-}  // namespace
-
-std::string worked_solution(const exercise& x, const variant_request& request) {
-    if (x.kind == exercise_kind::numeric) return numeric_solution(x, request);
-    std::string out;
-    for (const auto& p : x.parts) {
-        const std::string label = x.parts.size() > 1 ? "  " + p.id + ": " : "  ";
-        if (x.kind == exercise_kind::shape) out += label + p.answer + "\n";
-        else if (x.kind == exercise_kind::choice) out += label + choice_letter(x, p.answer) + p.answer + "\n";
-        else if (x.kind == exercise_kind::multi) {
-            std::string all;
-            for (const auto& a : p.answers) all += (all.empty() ? "" : ", ") + choice_letter(x, a) + a;
-            out += label + "all of: " + all + "\n";
-        } else {  // open: the teacher's rubric is never shown to a student
-            out += label + "(an open answer, read by your teacher: no worked solution here)\n";
-        }
-    }
-    return out;
-}
+std::string worked_solution(const exercise& x, const variant_request& request) { return x.kind->solve(x, request); }
 
 }  // namespace attn::grade

@@ -13,5 +13,7 @@
 namespace attn::grade {
 
 std::string worked_solution(const exercise& x, const variant_request& request);
+// The numeric kind's solver (grade/kinds/numeric.cpp): the passes on the asked rows.
+std::string numeric_solution(const exercise& x, const variant_request& request);
 
 }  // namespace attn::grade

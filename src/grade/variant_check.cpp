@@ -25,7 +25,7 @@ std::vector<std::size_t> changed_rows(const part_spec& p, const std::vector<bool
 }  // namespace
 
 bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in, std::string* which) {
-    if (x.kind != exercise_kind::numeric || x.setup.student_inputs) return true;
+    if (!x.kind->numbers || x.setup.student_inputs) return true;
     const stage_values right = compute_correct(in);
     const std::size_t n_q = in.q.shape(0);
     for (const auto& m : mistake_catalogue()) {

@@ -1,0 +1,88 @@
+// grade/kinds/kind.hpp — the registry of exercise kinds: one row per kind (numeric,
+// shape, choice, multi, open), each in its own file of this folder, carrying everything
+// the rest of attn asks of a kind — how its parts are read from a lesson, graded,
+// templated, solved, described and typed at the practice prompt. A new exercise kind is
+// one new file here plus one line in registry.cpp; nothing outside this folder switches
+// on a kind (the traits below say what a kind is, not which one).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "grade/answer_value.hpp"
+
+namespace attn::grade {
+
+struct exercise;
+struct part_spec;
+struct declared_mistake;
+struct exercise_result;
+struct part_result;
+struct tolerance;
+struct variant_request;
+struct review_table;
+namespace detail {
+struct exercise_reader;
+}
+
+// What a kind's grader is handed besides the exercise and the answer.
+struct kind_grading {
+    const variant_request& request;
+    const review_table* reviews;        // open parts' marks; null = none given
+    std::vector<std::string>& notes;    // said to the student
+    std::vector<std::string>& flags;    // said to the teacher only
+};
+
+struct exercise_kind {
+    const char* name;         // the `kind` a lesson writes
+    const char* description;  // what a part of this kind is (ARCHITECTURE.md, lessons/README.md)
+    // Traits: what the kind is, for the code that only needs to know that.
+    bool numbers;     // parts are stages computed on the (per-student) numbers of a run
+    bool picks;       // parts pick among the exercise's choices
+    bool select_all;  // the answer is every right choice
+    bool reviewed;    // prose read by the teacher: 0 points until a review gives them
+    // Reader: the kind's own fields of a part ([[exercise.part]] or the exercise itself).
+    void (*read_part)(detail::exercise_reader& r, const toml::table& t, const exercise& x, part_spec& p,
+                      const tolerance& base);
+    // Reader: a declared mistake's `answer`; false = the kind has no declared mistakes.
+    bool (*read_mistake)(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m);
+    // Grader: every part of one exercise into r.parts (and what the numbers were).
+    void (*grade)(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r);
+    // Template line: the "TODO: …" placeholder of a part in an answer file.
+    std::string (*placeholder)(const exercise& x, const part_spec& p);
+    // Solver: the worked solution of the whole exercise.
+    std::string (*solve)(const exercise& x, const variant_request& request);
+    // Prompt: how to type an answer at the practice prompt ("" = not answered there).
+    const char* how_to_type;
+    // Reader of one trimmed typed line; nullopt with error set when it cannot be read.
+    std::optional<answer_value> (*read_typed)(const std::string& line, std::size_t n_choices, std::string& error);
+};
+
+// Every kind, in the order messages list them.
+const std::vector<const exercise_kind*>& exercise_kinds();
+// The kind a lesson names; null for an unknown name.
+const exercise_kind* find_exercise_kind(const std::string& name);
+// "numeric, shape, choice, multi or open" (for messages).
+std::string exercise_kind_list();
+// The kind of an exercise nobody named (numeric).
+const exercise_kind* default_exercise_kind();
+
+// The kinds' rows (one file each).
+extern const exercise_kind numeric_kind, shape_kind, choice_kind, multi_kind, open_kind;
+
+// Shared by the rows: the label of a part in a worked solution ("  q1: " or "  ").
+std::string solution_label(const exercise& x, const part_spec& p);
+// "(b) " for the choice text, "" when it is no choice.
+std::string choice_letter(const exercise& x, const std::string& answer);
+bool is_choice(const exercise& x, const std::string& text);
+// For the kinds whose parts are graded one by one: each part's answer to `one`.
+using part_grader = part_result (*)(const exercise& x, const part_spec& p, const answer_value* answer, const kind_grading& g);
+void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r,
+                     part_grader one);
+// For the kinds whose worked solution is one line per part: label + `line`.
+std::string solve_each_part(const exercise& x, std::string (*line)(const exercise& x, const part_spec& p));
+
+}  // namespace attn::grade

@@ -1,0 +1,97 @@
+// grade/kinds/numeric.cpp — the numeric kind: parts are stages of an attention
+// computation (raw, scaled, masked, weights, output, scale, argmax, the inputs q/k/v
+// when the student chooses them, and lessons 15–19's stages) on the numbers of a lesson
+// run, optionally varied per student. Its parts depend on each other (a wrong raw score
+// carries into the weights), so they are graded together (grade_numeric.cpp).
+#include <algorithm>
+
+#include "grade/exercise_reader.hpp"
+#include "grade/grade_parts.hpp"
+#include "grade/kinds/kind.hpp"
+#include "grade/kinds/typed_line.hpp"
+#include "grade/pipeline_extras.hpp"
+#include "grade/show.hpp"
+#include "grade/solution.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+void check_stage(detail::exercise_reader& r, const toml::table& t, const exercise& x, const part_spec& p) {
+    bool known = false;
+    for (const auto& s : numeric_stage_names()) known = known || s == p.stage;
+    if (!p.stage.empty() && !known) {
+        std::string names;
+        for (const auto& s : numeric_stage_names()) names += (names.empty() ? "" : ", ") + s;
+        r.rd.fail(t.get("stage"), "unknown stage '" + p.stage + "' (expected one of " + names + ")");
+    }
+    if ((p.stage == "q" || p.stage == "k" || p.stage == "v") && !x.setup.student_inputs)
+        r.rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
+}
+
+void read_part(detail::exercise_reader& r, const toml::table& t, const exercise& x, part_spec& p, const tolerance& base) {
+    p.stage = r.rd.string(t, "stage", true).value_or("");
+    check_stage(r, t, x, p);
+    const auto extra = extra_stage_shape(p.stage, x.setup.q, x.setup.k, x.setup.v, x.setup.tile);
+    if (extra && extra->cols == 0) r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
+    if ((p.stage.rfind("grad_", 0) == 0 && !x.setup.grad_output) || (p.stage.rfind("rot_", 0) == 0 && !x.setup.rope_base))
+        r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (p.stage[0] == 'g' ? "grad" : "rope") + "' on the exercise");
+    const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
+    const std::size_t n_rows = extra ? extra->rows : key_rows ? x.setup.k.shape(0) : x.setup.q.shape(0);
+    const std::size_t n_cols = extra                                  ? std::max<std::size_t>(extra->cols, 1)
+                               : p.stage == "output" || p.stage == "v" ? x.setup.v.shape(1)
+                               : p.stage == "q" || p.stage == "k"      ? x.setup.q.shape(1)
+                                                                       : x.setup.k.shape(0);
+    p.rows = r.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
+                 .value_or(std::vector<std::size_t>{});
+    const bool cols_are_keys = extra ? extra->key_cols
+                                     : p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v";
+    p.cols = r.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
+                 .value_or(std::vector<std::size_t>{});
+    p.tol = r.read_tol(t, base);
+}
+
+bool read_mistake(detail::exercise_reader& r, const toml::table& t, const exercise&, declared_mistake& m) {
+    m.answer = r.rd.string(t, "answer", true).value_or("");
+    return true;
+}
+
+void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
+    const exercise_numbers n = numbers_for(x, g.request);
+    r.personal = n.personal;
+    r.practice = n.practice;
+    r.variant = n.code;
+    r.parameters = n.parameters;
+    r.parts = grade_numeric_parts(x, n, answer);
+    bool other = false;
+    for (const auto& p : r.parts) other = other || p.other_numbers;
+    if (other)
+        g.flags.push_back(x.id + ": the answers follow from each other but not from this student's numbers "
+                                 "(someone else's numbers?)");
+}
+
+std::string placeholder(const exercise& x, const part_spec& p) {
+    const auto sh = part_shape(x, p);
+    if (p.stage == "argmax") return "TODO: " + std::to_string(sh[0]) + " key index(es) or token(s), e.g. [0]";
+    std::string row = "[";
+    for (std::size_t j = 0; j < sh[1]; ++j) row += std::string(j ? ", " : "") + "0.0";
+    row += "]";
+    if (sh[0] == 1 && sh[1] == 1) return "TODO: one number, e.g. 0.0";
+    if (sh[0] == 1) return "TODO: " + std::to_string(sh[1]) + " numbers, e.g. " + row;
+    return "TODO: " + std::to_string(sh[0]) + " × " + std::to_string(sh[1]) + " numbers, e.g. [" + row + ", ...]";
+}
+
+}  // namespace
+
+const exercise_kind numeric_kind{
+    "numeric",
+    "a part is a stage of the attention computation (raw, scaled, masked, weights, output, …) on the numbers of a "
+    "lesson run, optionally drawn per student",
+    true, false, false, false,
+    read_part, read_mistake, grade, placeholder, numeric_solution,
+    "Type numbers on one line: one number (2), a row (0.1 0.2 0.3), rows split by ; "
+    "(0.1 0.2; 0.3 0.4) or a TOML array ([[0.1, 0.2], [0.3, 0.4]]); a key can be typed as its token (cat).",
+    typed_numbers,
+};
+
+}  // namespace attn::grade

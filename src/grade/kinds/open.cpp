@@ -1,0 +1,49 @@
+// grade/kinds/open.cpp — the open kind: a part is prose read by the teacher, 0 points
+// until a review gives them (grade/reviews.hpp). No text is ever scored by keywords: a
+// negated sentence contains the same words as a right one.
+#include "grade/exercise_reader.hpp"
+#include "grade/grade_parts.hpp"
+#include "grade/kinds/kind.hpp"
+#include "grade/kinds/typed_line.hpp"
+#include "grade/reviews.hpp"
+
+namespace attn::grade {
+
+namespace {
+
+void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&, part_spec& p, const tolerance&) {
+    p.rubric = r.rd.string(t, "rubric", false).value_or("");
+}
+
+bool read_mistake(detail::exercise_reader& r, const toml::table& t, const exercise&, declared_mistake&) {
+    r.rd.fail(&t, "an open exercise has no declared mistakes: the teacher's review gives the points");
+    return false;
+}
+
+void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
+    grade_each_part(x, answer, g, r, [](const exercise& x, const part_spec& p, const answer_value* a, const kind_grading& g) {
+        return grade_open_part(x, p, a, g.request.student, g.reviews);
+    });
+}
+
+std::string placeholder(const exercise&, const part_spec&) { return "TODO: your answer in a few sentences (read by your teacher)"; }
+
+std::string solve(const exercise& x, const variant_request&) {
+    // The teacher's rubric is never shown to a student.
+    return solve_each_part(x, [](const exercise&, const part_spec&) {
+        return std::string("(an open answer, read by your teacher: no worked solution here)");
+    });
+}
+
+}  // namespace
+
+const exercise_kind open_kind{
+    "open",
+    "a part is prose read by the teacher: 0 points until a review gives them",
+    false, false, false, true,
+    read_part, read_mistake, grade, placeholder, solve,
+    "",
+    typed_text,
+};
+
+}  // namespace attn::grade
