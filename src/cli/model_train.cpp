@@ -6,6 +6,7 @@
 // Ctrl-C stops between two steps and saves the checkpoint so far.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include "model/checkpoint.hpp"
 #include "model/init.hpp"
 #include "model/train.hpp"
+#include "model/train_record.hpp"
 #include "trace/heatmap.hpp"
 
 namespace attn::cli {
@@ -33,7 +35,7 @@ namespace attn::cli {
 namespace {
 
 struct train_cli {
-    std::string task, out, data, init, watch, dtype = "float32", losses, grads;
+    std::string task, out, data, init, watch, dtype = "float32", losses, grads, keep_steps;
     std::optional<std::size_t> iters, batch, layers, heads, d_model;
     std::uint64_t seed = 1;
     unsigned threads = 1;
@@ -167,13 +169,31 @@ model::gpt_params<T> initial_params(const train_cli& o, const model::train_task&
     return p;
 }
 
+// What the checkpoint records beside the weights: the run, and its losses so far
+// (model/train_record).
 std::map<std::string, std::string> run_metadata(const train_cli& o, const model::train_task& task, std::size_t steps,
-                                                std::size_t batch) {
+                                                std::size_t batch, const std::vector<double>& losses, std::size_t iters) {
+    const std::size_t every = model::loss_every_for(iters);
     return {{"attn.task", o.data.empty() ? task.name : std::string("data")},
             {"attn.seed", std::to_string(o.seed)},
             {"attn.steps", std::to_string(steps)},
             {"attn.batch", std::to_string(batch)},
-            {"attn.dtype", o.dtype}};
+            {"attn.dtype", o.dtype},
+            {"attn.losses_every", std::to_string(every)},
+            {"attn.losses", model::encode_losses(losses, every)}};
+}
+
+// --keep-steps: the steps whose weights get a file of their own, checked before training.
+std::vector<std::size_t> keep_steps(const train_cli& o, std::size_t iters, io::output_writer& writer) {
+    if (o.keep_steps.empty()) return {};
+    std::vector<std::size_t> steps;
+    try {
+        steps = model::parse_step_list(o.keep_steps, iters);
+    } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--keep-steps", e.what());
+    }
+    for (const auto s : steps) writer.check_file(model::kept_step_path(o.out, s));
+    return steps;
 }
 
 template <class T>
@@ -192,6 +212,8 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     writer.check_file(o.out);
     for (const auto* extra : {&o.losses, &o.grads})
         if (!extra->empty()) check_folder(*extra), writer.check_file(*extra);
+    const std::vector<std::size_t> keep = keep_steps(o, to.iters, writer);
+    std::vector<std::size_t> kept;  // the kept steps written so far
 
     model::trainer<T> tr(task, to, std::move(initial));
     const probe_batch probe = make_probe(task);
@@ -199,6 +221,14 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     const std::size_t every = o.every > 0 ? o.every : (tty ? 10 : std::max<std::size_t>(1, to.iters / 20));
     std::vector<double> losses;
     losses.reserve(to.iters);
+    const auto keep_now = [&] {
+        const std::size_t s = tr.steps_done();
+        if (!std::binary_search(keep.begin(), keep.end(), s)) return;
+        model::write_checkpoint<T>(model::kept_step_path(o.out, s), tr.params(),
+                                   run_metadata(o, task, s, to.batch, losses, to.iters));
+        kept.push_back(s);
+    };
+    keep_now();  // step 0: the initial weights
     std::size_t drawn = 0;  // lines of the last watch view, to redraw over it
     install_stop_handlers();
     const auto start = std::chrono::steady_clock::now();
@@ -207,6 +237,7 @@ int train_loop(const train_cli& o, const model::train_task& task) {
         if (tr.steps_done() == 0 && !o.grads.empty())  // the first step's gradients, before clipping
             model::write_checkpoint<T>(o.grads, tr.grads(), {{"attn.content", "gradients of step 1"}});
         tr.update();
+        keep_now();
         const std::size_t s = tr.steps_done();
         if (s % every != 0 && s != to.iters) continue;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -222,7 +253,9 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     }
     const bool stopped = tr.steps_done() < to.iters;
     if (tty && stopped) std::cerr << "\n";
-    model::write_checkpoint<T>(o.out, tr.params(), run_metadata(o, task, tr.steps_done(), to.batch));
+    auto meta = run_metadata(o, task, tr.steps_done(), to.batch, losses, to.iters);
+    if (!keep.empty()) meta["attn.kept_steps"] = model::encode_steps(kept);
+    model::write_checkpoint<T>(o.out, tr.params(), meta);
     if (!o.losses.empty()) {
         std::string csv = "step,loss\n";
         for (std::size_t i = 0; i < losses.size(); ++i) csv += fmt::format("{},{:.17g}\n", i + 1, losses[i]);
@@ -277,6 +310,9 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--watch", o->watch, "Draw head L.H's pattern beside the loss curve as it trains (e.g. 1.0)");
     sub->add_option("--every", o->every, "Redraw every N steps (default: 10 on a terminal, else a twentieth)");
     sub->add_option("--losses", o->losses, "Write every step's loss to FILE (CSV: step,loss)");
+    sub->add_option("--keep-steps", o->keep_steps,
+                    "Also write the weights at these steps (e.g. 0,100,500,2000) as CKPT.stepN")
+        ->type_name("LIST");
     sub->add_option("--grads", o->grads, "Write the first step's gradients (before clipping) to FILE (safetensors)");
     sub->callback([o] { run_model_train(*o); });
 }
