@@ -4,7 +4,8 @@ training in PyTorch (bench/peers/train_torch_sort.py: minGPT's GPT, same model, 
 optimiser, clipping, steps, float32, same threads), as whole processes, each side run
 back to back per round so a burst of load hits both. Prints the median wall time, the
 iterations per second, the peak RSS (wait4's ru_maxrss) and the ratio, and checks with
-PyTorch that attn's checkpoint sorts 1,000 fresh inputs.
+PyTorch that attn's checkpoint sorts 1,000 fresh inputs. With --out the table is appended
+to FILE, replacing an earlier training table there (tools/bench's full run).
 
     bench/train_bench.py --attn build-bench/attn [--iters 2000] [--threads 2] [--rounds 1] [--out FILE]
 OPENBLAS_CORETYPE is unset for both sides; OMP_WAIT_POLICY=PASSIVE for both."""
@@ -79,9 +80,12 @@ def main():
             f"\n\nattn is {t_peer / t_ours:.2f}× faster; its checkpoint, read by PyTorch, sorts "
             f"{sorted_count(ckpt)} of 1000 fresh inputs.\n")
     print(text)
-    if a.out:
+    if a.out:  # replace an earlier training table, keep the tables above it (tools/bench appends)
+        old = open(a.out).read() if os.path.exists(a.out) else ""
+        at = old.find("Training minGPT's sort model:")
+        old = (old[:at] if at >= 0 else old).rstrip("\n")
         with open(a.out, "w") as f:
-            f.write(text)
+            f.write((old + "\n\n" if old else "") + text)
 
 
 if __name__ == "__main__":
