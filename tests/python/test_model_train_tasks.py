@@ -74,6 +74,19 @@ with torch.no_grad():
 best = scores.max().item()  # the best layer-1 head
 print(f"induction: first half loss {first:.4f}, repeated half {repeated:.4f} ({repeated / first:.1%}); "
       f"layer-1 induction scores {[round(s, 3) for s in scores.tolist()]} (best {best:.3f})")
-if full:  # (the issue's layer-1 induction score > 0.4 is not reached yet: printed above)
+# The score above is TransformerLens's induction stripe (mean attention from each query of
+# the repeated half to the token after its previous occurrence: the diagonal at
+# query − key = block − 1) on a sequence like the training data (BOS, a block of 10, the
+# block again up to 20 tokens). `attn model heads` scores the whole [P, P] map instead
+# (head_detector's "mul": the first half's rows count in the denominator), so a head with
+# stripe 0.80 shows about 0.41 there. Not asserted yet (issue 22): on the periodic blocks
+# of this task the model solves the repeated half without an induction head. Measured
+# (--data files of the same shape, 2,000 steps): with 31 distinct tokens per block, 4
+# heads, lr 2e-3 two layer-1 heads reach 0.50, but lr 1e-3, 3e-3 or another seed give
+# ≤ 0.05 while the loss ratio is < 1% (with distinct tokens "the least recently seen
+# token" predicts a periodic sequence; layer 0 spreads over offsets 6 … 9); 1 head per
+# layer reaches 0.80 on one seed and 0.02 on another; BOS + noise + block + block (or two
+# copies at random places) gives layer-0 offset heads or none (≤ 0.05).
+if full:
     assert repeated < 0.1 * first, f"repeated half's loss {repeated} is not below 10% of {first}"
 print("ok")
