@@ -84,13 +84,13 @@ TEST_CASE("shapes that do not chain in a run are reported with the run's name", 
     CHECK(msg.find("run 'r': K has d_k = 3 but Q has d_k = 2") != std::string::npos);
 }
 
-TEST_CASE("a show item naming an unknown stage is found by the check", "[lessons]") {
+TEST_CASE("a show item naming an unknown stage stops the load at its key", "[lessons]") {
     std::string text = minimal;
     text.replace(text.find("stage = \"weights\""), 17, "stage = \"wieghts\"");
-    const lesson l = load_lesson_text(text, "x.toml");
-    const auto problems = check_show_items(l);
-    REQUIRE(problems.size() == 1);
-    CHECK(problems[0].str().rfind("x.toml:18:9: show kind 'stage': unknown stage 'wieghts'", 0) == 0);
+    const lesson_draft d = load_lesson_draft(text, "x.toml");  // the kind's check runs at load
+    REQUIRE(d.problems.size() == 1);
+    CHECK(d.problems[0].str().rfind("x.toml:18:9: show kind 'stage': unknown stage 'wieghts'", 0) == 0);
+    CHECK_THROWS_AS(load_lesson_text(text, "x.toml"), lesson_error);
 }
 
 TEST_CASE("the token trace accepts a token or an index and names the tokens when wrong", "[lessons]") {

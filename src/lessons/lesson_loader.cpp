@@ -4,6 +4,7 @@
 // not thrown one by one, so `lesson check` can list them all; a lesson with any
 // problem is never run.
 #include "lessons/lesson_loader.hpp"
+#include "lessons/lesson_render.hpp"
 #include "lessons/embedded_lessons.hpp"
 
 #include <algorithm>
@@ -213,6 +214,10 @@ lesson_draft load_lesson_draft(const std::string& text, const std::string& displ
     d.broken = std::move(ld.broken);
     d.content.document = owner;
     make_terminal_safe(d.content);
+    // Every show item checked now (each kind's check, no drawing), so a lesson that
+    // loads never fails in the middle of a step.
+    const auto shows = check_show_items(d.content, d.broken);
+    d.problems.insert(d.problems.end(), shows.begin(), shows.end());
     std::stable_sort(d.problems.begin(), d.problems.end(), [](const diagnostic& a, const diagnostic& b) {
         return std::make_pair(a.where.line, a.where.column) < std::make_pair(b.where.line, b.where.column);
     });

@@ -102,53 +102,58 @@ std::string render_show(const lesson& l, const show_item& item, const trace::sty
     return k->render(l, item, st);
 }
 
+namespace {
+
+// One item: a known kind, its keys, then the kind's check (no drawing).
+void check_item(const lesson& l, const show_item& item, toml_reader& rd, std::vector<diagnostic>& problems,
+                const std::set<std::string>& broken) {
+    const show::show_kind* k = show::find_kind(item.kind);
+    if (!k) {
+        try {
+            (void)render_show(l, item, trace::style{});  // reports the unknown kind at its 'kind' key
+        } catch (const lesson_error& e) {
+            problems.insert(problems.end(), e.problems.begin(), e.problems.end());
+        }
+        return;
+    }
+    std::vector<std::string> known = {"kind"};
+    known.insert(known.end(), k->required.begin(), k->required.end());
+    known.insert(known.end(), k->optional.begin(), k->optional.end());
+    check_known_keys(rd, *item.spec, "a [[step.show]] of kind '" + item.kind + "'", known);
+    bool missing = false;
+    for (const auto& req : k->required)
+        if (!item.spec->contains(req)) {
+            problems.push_back({item.where, "show kind '" + item.kind + "' needs '" + req + "'"});
+            missing = true;
+        }
+    if (missing || names_broken(item, broken)) return;
+    try {
+        k->check(l, item);
+    } catch (const lesson_error& e) {
+        problems.insert(problems.end(), e.problems.begin(), e.problems.end());
+    } catch (const std::exception& e) {
+        problems.push_back({item.where, "show kind '" + item.kind + "': " + e.what()});
+    }
+}
+
+}  // namespace
+
 std::vector<diagnostic> check_show_items(const lesson& l, const std::set<std::string>& broken) {
     std::vector<diagnostic> problems;
     toml_reader rd{l.path, &problems};
     for (const auto& s : l.steps)
-        for (const auto& item : s.show) {
-            const show::show_kind* k = show::find_kind(item.kind);
-            if (!k) {
-                try {
-                    (void)render_show(l, item, trace::style{});  // reports the unknown kind
-                } catch (const lesson_error& e) {
-                    problems.insert(problems.end(), e.problems.begin(), e.problems.end());
-                }
-                continue;
-            }
-            {
-                std::vector<std::string> known = {"kind"};
-                known.insert(known.end(), k->required.begin(), k->required.end());
-                known.insert(known.end(), k->optional.begin(), k->optional.end());
-                check_known_keys(rd, *item.spec, "a [[step.show]] of kind '" + item.kind + "'", known);
-                bool missing = false;
-                for (const auto& req : k->required)
-                    if (!item.spec->contains(req)) {
-                        problems.push_back({item.where, "show kind '" + item.kind + "' needs '" + req + "'"});
-                        missing = true;
-                    }
-                if (missing) continue;
-            }
-            if (names_broken(item, broken)) continue;
-            try {
-                (void)render_show(l, item, trace::style{});
-            } catch (const lesson_error& e) {
-                problems.insert(problems.end(), e.problems.begin(), e.problems.end());
-            } catch (const std::exception& e) {
-                problems.push_back({item.where, "show kind '" + item.kind + "': " + e.what()});
-            }
-        }
-    if (const auto item = token_trace_item(l); item && !names_broken(*item, broken)) {
+        for (const auto& item : s.show) check_item(l, item, rd, problems, broken);
+    if (auto item = token_trace_item(l)) {
+        // `--token` fills in the query; check it with the primary run's first query.
         const auto run = l.runs.find(l.primary_run);
         const std::string first = run == l.runs.end() || run->second.labels.query_tokens.empty()
                                       ? "0" : run->second.labels.query_tokens.front();
-        try {
-            (void)render_token_trace(l, first, "", trace::style{});
-        } catch (const lesson_error& e) {
-            problems.insert(problems.end(), e.problems.begin(), e.problems.end());
-        } catch (const std::exception& e) {
-            problems.push_back({item->where, std::string("[token_trace]: ") + e.what()});
-        }
+        auto spec = std::make_shared<toml::table>(*item->spec);
+        spec->insert_or_assign("token", first);
+        item->spec = spec;
+        const std::size_t before = problems.size();
+        check_item(l, *item, rd, problems, broken);
+        for (std::size_t i = before; i < problems.size(); ++i) problems[i].message = "[token_trace]: " + problems[i].message;
     }
     return problems;
 }
@@ -160,15 +165,7 @@ std::vector<diagnostic> check_lesson_file(const std::string& path) {
     } catch (const io::input_error& e) {  // missing, not a file, too large, too deep: one problem
         return {{e.where, e.detail}};
     }
-    lesson_draft d = load_lesson_draft(text, path);
-    if (!d.parsed) return d.problems;
-    auto problems = d.problems;
-    const auto shows = check_show_items(d.content, d.broken);
-    problems.insert(problems.end(), shows.begin(), shows.end());
-    std::stable_sort(problems.begin(), problems.end(), [](const diagnostic& a, const diagnostic& b) {
-        return std::make_pair(a.where.line, a.where.column) < std::make_pair(b.where.line, b.where.column);
-    });
-    return problems;
+    return load_lesson_draft(text, path).problems;  // the show items' checks included
 }
 
 std::string render_lesson_header(const lesson& l, const trace::style& st) {

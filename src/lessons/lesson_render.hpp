@@ -38,9 +38,10 @@ std::string render_questions(const lesson& l, const trace::style& st);
 std::string render_show(const lesson& l, const show_item& item, const trace::style& st);
 
 // Every show item checked (unknown kind, unknown or missing keys, with the closest
-// known key) and rendered once, so `lesson check` finds bad references; the
-// problems found, empty when the lesson is sound. Items naming something in
-// `broken` (already reported by the loader) are not rendered again.
+// known key, then the kind's own check: references, stages, ranges), drawing
+// nothing; the loader runs it, so a lesson that loads never fails mid-way and
+// `lesson check` needs no render. The problems found, empty when the lesson is
+// sound. Items naming something in `broken` (already reported) are skipped.
 std::vector<diagnostic> check_show_items(const lesson& l, const std::set<std::string>& broken = {});
 
 // The per-token trace of one query of a run (the primary run when run is empty);

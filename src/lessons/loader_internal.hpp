@@ -14,6 +14,7 @@
 #include "core/blocks.hpp"
 #include "core/multi_head.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/lesson_parts.hpp"
 #include "lessons/toml_read.hpp"
 
 namespace attn::lessons::detail {
@@ -21,21 +22,57 @@ namespace attn::lessons::detail {
 // The keys that name a matrix (or a run's stage, "run.weights") in [derived] and [runs].
 const std::vector<std::string>& reference_keys();
 
-// The ops of [derived.X] and the keys each accepts ("op" included).
-struct derive_op {
-    std::string name;
-    std::vector<std::string> keys;
-    std::string what;  // one line for messages and the teachers' guide
-};
-const std::vector<derive_op>& derive_ops();
+struct loader;
 
-// The kinds of [blocks.X] and the keys each accepts ("kind" included).
-struct block_kind {
+// The ops of [derived.X], a registry like the show kinds: each row carries the
+// keys it accepts ("op" included), one line for messages and the teachers' guide,
+// and the function that computes the matrix (std::nullopt after reporting through
+// the loader's reader). A new op is one function and one row in its family.
+struct derive_op {
+    using fn = std::optional<matrix> (*)(loader& ld, const toml::table& d, const std::string& name);
     std::string name;
     std::vector<std::string> keys;
     std::string what;
+    fn compute = nullptr;
 };
-const std::vector<block_kind>& block_kinds();
+const std::vector<derive_op>& derive_ops();    // every family below, in order
+const derive_op* find_derive_op(const std::string& name);
+std::vector<derive_op> matrix_derive_ops();    // loader_derive.cpp: scale_columns, rows, matmul, add, transpose
+std::vector<derive_op> core_derive_ops();      // loader_derive_more.cpp: scale, random_normal, lookup, layer_norm,
+                                               //   relu, ffn, distance_bias, sinusoidal
+
+// What a block kind's function reads its [blocks.X] table with: the checked
+// accessors every kind shares (loader_blocks.cpp).
+struct block_reader {
+    loader& ld;
+    const std::string& name;  // X of [blocks.X]
+    const toml::table& b;
+    std::size_t before;       // problems already reported when the block started
+
+    bool failed() const;      // a problem was reported since the block started
+    const matrix* m(const std::string& key);  // a required matrix reference
+    std::size_t heads();
+    vector bias(const std::string& key);      // an optional one-row matrix, flattened
+    ffn_weights ffn();
+    multi_head_weights mha(const std::string& prefix, std::size_t h);
+    norm_placement placement();
+    layer_norm_params norm();
+    std::vector<std::string> tokens(const std::string& key, std::size_t n);
+};
+
+// The kinds of [blocks.X], a registry: keys ("kind" included), one line, and the
+// function that computes the block into `res` and registers its pieces; false
+// after reporting. A new kind is one function and one row in its family.
+struct block_kind {
+    using fn = bool (*)(block_reader& r, block_result& res);
+    std::string name;
+    std::vector<std::string> keys;
+    std::string what;
+    fn compute = nullptr;
+};
+const std::vector<block_kind>& block_kinds();  // every family below, in order
+std::vector<block_kind> core_block_kinds();    // loader_blocks.cpp: multi_head, encoder_block, decoder_block,
+                                               //   decoding, stacked
 
 // The keys a [runs.X] table accepts.
 const std::vector<std::string>& run_keys();
@@ -65,10 +102,9 @@ struct loader {
     const matrix* matrix_ref(const toml::table& t, const std::string& key, bool required);
     std::vector<std::pair<const toml::node*, std::string>> references(const toml::table& t) const;
 
-    // loader_derive.cpp
+    // loader_derive.cpp: looks the op up in derive_ops() and runs it
     std::optional<matrix> derive(const toml::table& d, const std::string& name, const std::string& op);
-    // loader_derive_more.cpp: the ops that call the core's building blocks
-    std::optional<matrix> derive_more(const toml::table& d, const std::string& name, const std::string& op);
+    // loader_derive_more.cpp
     std::optional<std::size_t> count(const toml::table& d, const std::string& key);
 
     // loader_blocks.cpp

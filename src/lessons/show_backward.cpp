@@ -129,16 +129,58 @@ std::string show_saturation(const lesson&, const show_item& item, const trace::s
     return trace::render(t, st);
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+// 'grad' must be shaped like the run's output.
+void check_grad(const lesson& l, const show_item& item) {
+    const attention_run& run = need_run(l, item);
+    const matrix& d_out = need_matrix(l, item, "grad");
+    if (d_out.shape(0) != run.steps.n_q() || d_out.shape(1) != run.steps.d_v())
+        bad(item, fmt::format("'grad' must be [{} × {}] like the run's output, found [{} × {}]", run.steps.n_q(),
+                              run.steps.d_v(), d_out.shape(0), d_out.shape(1)),
+            "grad");
+}
+
+void check_gradient(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const std::string which = need_string(item, "stage");
+    std::string known;
+    bool found = false;
+    for (const auto& g : gradient_views()) {
+        found = found || which == g.name;
+        known += (known.empty() ? "" : ", ") + std::string(g.name);
+    }
+    if (!found) bad(item, "'stage' must be one of " + known + ", found '" + which + "'", "stage");
+    check_grad(l, item);
+}
+
+void check_softmax_backward_row(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    check_grad(l, item);
+}
+
+void check_saturation(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const toml::array* dims = item.spec->get("dims") ? item.spec->get("dims")->as_array() : nullptr;
+    if (!dims || dims->empty()) bad(item, "needs 'dims', a list of dimensions such as [4, 64, 512]", "dims");
+    (void)whole_number(item, "keys", 2, 64);
+    (void)whole_number(item, "samples", 1, 100000);
+    (void)whole_number(item, "seed", 0, INT64_MAX);
+    for (const auto& e : *dims)
+        if (!e.is_integer() || *e.value<int64_t>() < 1 || *e.value<int64_t>() > 4096)
+            bad(item, "'dims' must hold whole numbers from 1 to 4096", "dims");
+}
+
 }  // namespace
 
 std::vector<show_kind> backward_kinds() {
     return {
         {"gradient", show_gradient, {"run", "grad", "stage"}, {"decimals", "title"},
-         "one gradient of a run's backward pass (grad_z, grad_v, grad_pattern, grad_attn_scores, grad_q, grad_k)"},
+         "one gradient of a run's backward pass (grad_z, grad_v, grad_pattern, grad_attn_scores, grad_q, grad_k)", check_gradient},
         {"softmax_backward_row", show_softmax_backward_row, {"run", "grad", "token"}, {"decimals", "title"},
-         "one query's softmax backward, key by key: a, dA, a·dA, the Σ term and dS"},
+         "one query's softmax backward, key by key: a, dA, a·dA, the Σ term and dS", check_softmax_backward_row},
         {"saturation", show_saturation, {"dims", "keys", "samples", "seed"}, {"title"},
-         "the size of the softmax gradient for scaled and unscaled random scores as d grows"},
+         "the size of the softmax gradient for scaled and unscaled random scores as d grows", check_saturation},
     };
 }
 

@@ -162,20 +162,83 @@ std::string show_trace(const lesson& l, const show_item& item, const trace::styl
     return trace::explain_query(run.steps, need_query(run, item), run.labels, st);
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_matrix(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const matrix& m = need_matrix(l, item);
+    if (item.spec->get("row_labels")) {
+        if (item.spec->get("rows")) bad(item, "give 'rows' (a token list) or 'row_labels', not both", "row_labels");
+        (void)need_strings(item, "row_labels", m.shape(0));
+    }
+    if (item.spec->get("column_labels")) {
+        if (item.spec->get("columns")) bad(item, "give 'columns' (a token list) or 'column_labels', not both", "column_labels");
+        (void)need_strings(item, "column_labels", m.shape(1));
+    }
+}
+
+void check_stage(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const std::string stage_name = need_string(item, "stage");
+    auto s = trace::parse_head_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
+    if (opt_bool(item, "exact_zeros", false) && *s != trace::stage::weights)
+        bad(item, "'exact_zeros' applies to stage 'weights' only", "exact_zeros");
+}
+
+void check_heatmap(const lesson& l, const show_item& item) {
+    if (item.spec->get("matrix")) {
+        if (item.spec->get("run") || item.spec->get("stage"))
+            bad(item, "give 'run' (and 'stage') or 'matrix' (with 'rows' and 'columns'), not both", "matrix");
+        (void)need_string(item, "rows");
+        (void)need_string(item, "columns");
+    } else if (!item.spec->get("run")) {
+        bad(item, "needs 'run' (a run's stage) or 'matrix' (with 'rows' and 'columns')");
+    } else {
+        const std::string stage_name = opt_string(item, "stage", "weights");
+        if (stage_name != "weights" && stage_name != "scaled" && stage_name != "raw")
+            bad(item, "stage '" + stage_name + "': a heatmap draws raw, scaled or weights", "stage");
+    }
+    (void)opt_bool(item, "stretch", false);
+    check_references(l, item);
+}
+
+void check_scale_columns(const lesson& l, const show_item& item) {
+    const std::string name = need_string(item, "matrix");
+    const toml::table* d = l.document ? (*l.document)["derived"][name].as_table() : nullptr;
+    if (!d || (*d)["op"].value_or(std::string()) != "scale_columns")
+        bad(item, "matrix '" + name + "' is not a [derived] scale_columns matrix", "matrix");
+    check_references(l, item);
+}
+
+void check_compare(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const auto names = need_strings(item, "runs", 2);
+    const attention_run& a = l.runs.at(names[0]);
+    const attention_run& b = l.runs.at(names[1]);
+    if (a.labels.key_tokens != b.labels.key_tokens) bad(item, "the two runs must attend over the same keys", "runs");
+    try {
+        (void)find_query(a, need_string(item, "token"));
+        (void)find_query(b, need_string(item, "token"));
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), "token");
+    }
+}
+
 }  // namespace
 
 std::vector<show_kind> basic_kinds() {
     return {
         {"heatmap", show_heatmap, {}, {"run", "stage", "stretch", "matrix", "rows", "columns", "title"},
-         "a run's weights (or raw/scaled scores), or any matrix with its token labels, as a heatmap"},
+         "a run's weights (or raw/scaled scores), or any matrix with its token labels, as a heatmap", check_heatmap},
         {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner"},
-         "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table"},
+         "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table", check_matrix},
         {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},
-         "one stage of a run: q, k, v, raw, scaled, masked, weights or output"},
+         "one stage of a run: q, k, v, raw, scaled, masked, weights or output", check_stage},
         {"scale_columns", show_scale_columns, {"matrix", "rows"}, {"title"},
-         "the Token | Q | × scale | Q_dec table of a [derived] scale_columns matrix"},
+         "the Token | Q | × scale | Q_dec table of a [derived] scale_columns matrix", check_scale_columns},
         {"compare", show_compare, {"runs", "token"}, {"title"},
-         "two runs' weights for one query side by side, with Δ = first − second"},
+         "two runs' weights for one query side by side, with Δ = first − second", check_compare},
         {"trace", show_trace, {"run", "token"}, {}, "every number of one query, term by term"},
     };
 }

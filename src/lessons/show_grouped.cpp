@@ -99,14 +99,46 @@ std::string show_grouped_heads(const lesson& l, const show_item& item, const tra
     return out;
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_kv_cache_groups(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    for (const auto& [key, hi] : {std::pair<const char*, std::int64_t>{"layers", 1000}, {"d_head", 4096},
+                                  {"tokens", 10000000}, {"batch", 4096}, {"bytes", 8}})
+        (void)whole(item, key, 1, hi);
+    const auto heads = static_cast<std::uint64_t>(whole(item, "heads", 1, 1024));
+    const toml::array* gs = item.spec->get("groups") ? item.spec->get("groups")->as_array() : nullptr;
+    if (!gs || gs->empty()) bad(item, "needs 'groups', a list of key/value head counts such as [32, 8, 1]", "groups");
+    for (const auto& e : *gs)
+        if (!e.is_integer() || *e.value<int64_t>() < 1 || heads % static_cast<std::uint64_t>(*e.value<int64_t>()) != 0)
+            bad(item, fmt::format("'groups' must hold divisors of heads = {}", heads), "groups");
+}
+
+// The shapes and head counts are the core's to judge: it runs on the lesson's small matrices.
+void check_grouped_heads(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const matrix& q = need_matrix(l, item, "q");
+    const auto heads = static_cast<std::size_t>(whole(item, "heads", 1, 64));
+    const auto kv = static_cast<std::size_t>(whole(item, "kv_heads", 1, 64));
+    if (static_cast<std::size_t>(whole(item, "head", 1, 64)) > heads)
+        bad(item, fmt::format("'head' must be from 1 to heads = {}", heads), "head");
+    (void)need_tokens(l, item, "rows", q.shape(0));
+    (void)opt_bool(item, "causal", false);
+    try {
+        (void)grouped_query_attention(q, need_matrix(l, item, "k"), need_matrix(l, item, "v"), heads, kv, {});
+    } catch (const std::exception& e) {
+        bad(item, e.what());
+    }
+}
+
 }  // namespace
 
 std::vector<show_kind> grouped_kinds() {
     return {
         {"kv_cache_groups", show_kv_cache_groups, {"layers", "heads", "d_head", "tokens", "batch", "bytes", "groups"},
-         {"title"}, "the KV cache for several numbers of key/value heads G: multi-head, grouped, multi-query"},
+         {"title"}, "the KV cache for several numbers of key/value heads G: multi-head, grouped, multi-query", check_kv_cache_groups},
         {"grouped_heads", show_grouped_heads, {"q", "k", "v", "heads", "kv_heads", "head", "rows"}, {"causal"},
-         "which K/V head each query head reads, and one query head's weights"},
+         "which K/V head each query head reads, and one query head's weights", check_grouped_heads},
     };
 }
 

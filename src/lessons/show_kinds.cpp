@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lessons/key_check.hpp"
+#include "lessons/lesson_parts.hpp"
 #include "trace/stages.hpp"
 
 namespace attn::lessons::show {
@@ -131,6 +132,35 @@ std::size_t find_query(const attention_run& run, const std::string& token) {
     for (std::size_t i = 0; i < toks.size(); ++i) have += (i ? ", " : "") + toks[i];
     throw std::invalid_argument("token '" + token + "' is not a query of run '" + run.name + "' (queries: " + have +
                                 "; or an index 0.." + std::to_string(toks.size() - 1) + ")");
+}
+
+void check_references(const lesson& l, const show_item& item) {
+    auto has = [&](const char* key) { return item.spec->get(key) != nullptr; };
+    for (const char* key : {"title", "axes", "corner"})
+        if (has(key)) (void)need_string(item, key);
+    (void)opt_decimals(item, 0);
+    const matrix* m = has("matrix") ? &need_matrix(l, item) : nullptr;
+    // rows / columns: a token list, as long as the matrix's side when the item names one
+    for (const auto& [key, axis] : {std::pair<const char*, std::size_t>{"rows", 0}, {"columns", 1}}) {
+        const toml::node* n = item.spec->get(key);
+        if (!n || !n->is_string()) continue;
+        const auto it = l.tokens.find(*n->value<std::string>());
+        (void)need_tokens(l, item, key, m ? m->shape(axis) : it != l.tokens.end() ? it->second.size() : 0);
+    }
+    if (has("run")) {
+        const attention_run& run = need_run(l, item);
+        if (has("token")) (void)need_query(run, item);
+    }
+    if (has("runs"))
+        for (const auto& n : need_strings(item, "runs", 0))
+            if (!l.runs.count(n)) bad(item, "run '" + n + "' is not in [runs]" + hint_suffix(n, l.run_order), "runs");
+    if (has("matrices"))
+        for (const auto& n : need_strings(item, "matrices", 0))
+            if (!l.matrices.count(n)) bad(item, "matrix '" + n + "' is not defined", "matrices");
+    if (has("block")) {
+        const std::string b = need_string(item, "block");
+        if (!l.parts || !l.parts->blocks.count(b)) bad(item, "block '" + b + "' is not in [blocks]", "block");
+    }
 }
 
 std::size_t need_query(const attention_run& run, const show_item& item, const std::string& key) {

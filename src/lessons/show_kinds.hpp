@@ -1,7 +1,9 @@
 // lessons/show_kinds.hpp — the registry of show kinds ([[step.show]] kind = "...")
 // and the small checked accessors every show kind uses. Each show_*.cpp file
-// contributes a family of kinds; a new kind is one function plus one entry here,
-// and `attn lesson check` then knows its keys. Internal to src/lessons.
+// contributes a family of kinds; a new kind is one row in its family (render
+// function, keys, one line, and a check when check_references is not enough);
+// a new family is one function declared here and listed in show_kinds.cpp.
+// `attn lesson check` and the loader then know its keys. Internal to src/lessons.
 #pragma once
 
 #include <string>
@@ -13,6 +15,17 @@
 namespace attn::lessons::show {
 
 using show_fn = std::string (*)(const lesson&, const show_item&, const trace::style&);
+// Validates an item against the loaded lesson without drawing anything: throws
+// lesson_error (via bad()) at the offending key. Run for every item at load time,
+// so a lesson that loads never fails mid-way, and by `attn lesson check`.
+using check_fn = void (*)(const lesson&, const show_item&);
+
+// The check every kind gets unless its row names its own: each key a show kind
+// uses in one meaning everywhere is checked in that meaning (run, runs, matrix,
+// matrices, block: names that exist; token: a query of 'run'; rows, columns:
+// token lists, as many as the matrix has rows / columns; decimals 0..8; title,
+// axes, corner: strings). A kind's own check calls it and adds what is its own.
+void check_references(const lesson& l, const show_item& item);
 
 struct show_kind {
     std::string name;
@@ -20,6 +33,7 @@ struct show_kind {
     std::vector<std::string> required;  // besides "kind"
     std::vector<std::string> optional;
     std::string what;                   // one line for messages and the teachers' guide
+    check_fn check = check_references;
 };
 
 // Every kind, from every family below.

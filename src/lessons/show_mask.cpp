@@ -169,16 +169,57 @@ std::string show_same_matrices(const lesson& l, const show_item& item, const tra
     return out;
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_mask_grid(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const bool_matrix& a = need_run(l, item).steps.attend;  // [n_q, n_k]
+    if (item.spec->get("labels")) {
+        if (a.shape(0) != a.shape(1)) bad(item, "'labels' needs a square mask (the same tokens on both sides)", "labels");
+        (void)need_tokens(l, item, "labels", a.shape(0));
+    }
+}
+
+void check_next_token(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const std::string name = need_string(item, "tokens");
+    auto it = l.tokens.find(name);
+    if (it == l.tokens.end()) bad(item, "token list '" + name + "' is not in [tokens]", "tokens");
+    if (it->second.size() < 2) bad(item, "token list '" + name + "' needs at least 2 tokens", "tokens");
+}
+
+void check_same_numbers(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    if (item.spec->get("matrices")) {
+        if (item.spec->get("runs")) bad(item, "give 'runs' with 'stage', or 'matrices', not both", "matrices");
+        const auto names = need_strings(item, "matrices", 2);
+        if (l.matrices.at(names[0]).shape() != l.matrices.at(names[1]).shape())
+            bad(item, "the two matrices have different shapes", "matrices");
+        if (const auto* within = item.spec->get("within")) {
+            const auto bound = within->value<double>();
+            if (!bound || !(*bound > 0)) bad(item, "'within' must be a positive number, e.g. 1e-12", "within");
+        }
+        return;
+    }
+    if (!item.spec->get("stage")) bad(item, "needs 'runs' and 'stage', or 'matrices'");
+    const auto names = need_strings(item, "runs", 2);
+    const std::string stage_name = need_string(item, "stage");
+    auto s = trace::parse_head_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
+    if (trace::stage_matrix(l.runs.at(names[0]).steps, *s).shape() != trace::stage_matrix(l.runs.at(names[1]).steps, *s).shape())
+        bad(item, "the two runs' " + stage_name + " have different shapes", "runs");
+}
+
 }  // namespace
 
 std::vector<show_kind> mask_kinds() {
     return {
         {"mask_grid", show_mask_grid, {"run"}, {"labels", "title"},
-         "the ✓/✗ grid of the mask a run applied (rows queries, columns keys)"},
+         "the ✓/✗ grid of the mask a run applied (rows queries, columns keys)", check_mask_grid},
         {"next_token", show_next_token, {"tokens"}, {"title"},
-         "each prefix of a token list and the next token it predicts (A → B, A B → C)"},
+         "each prefix of a token list and the next token it predicts (A → B, A B → C)", check_next_token},
         {"same_numbers", show_same_numbers, {}, {"runs", "stage", "matrices", "title", "within"},
-         "whether two runs' stage is bit-for-bit the same, with the largest difference and the exact zeros"},
+         "whether two runs' stage is bit-for-bit the same, with the largest difference and the exact zeros", check_same_numbers},
     };
 }
 

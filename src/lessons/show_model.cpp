@@ -245,21 +245,94 @@ std::string show_shape_table(const lesson&, const show_item& item, const trace::
     }
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+// 'dims': a non-empty list of whole numbers from 1 to 4096.
+void check_dims(const show_item& item) {
+    const toml::array* dims = item.spec->get("dims") ? item.spec->get("dims")->as_array() : nullptr;
+    if (!dims || dims->empty()) bad(item, "needs 'dims', a list of dimensions such as [4, 64, 512]", "dims");
+    for (const auto& e : *dims)
+        if (!e.is_integer() || *e.value<int64_t>() < 1 || *e.value<int64_t>() > 4096)
+            bad(item, "'dims' must hold whole numbers from 1 to 4096", "dims");
+}
+
+void check_dot_growth(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    check_dims(item);
+    (void)need_int(item, "samples", 2, 200000);
+    (void)need_int(item, "seed", 0, INT64_MAX);
+}
+
+void check_spread(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const auto names = need_strings(item, "runs", 0);
+    for (const auto& n : names)
+        if (l.runs.at(n).steps.n_q() != l.runs.at(names.front()).steps.n_q())
+            bad(item, "the runs must have the same queries", "runs");
+}
+
+void check_permutation(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const auto names = need_strings(item, "runs", 2);
+    const attention_run& a = l.runs.at(names[0]);
+    const attention_run& b = l.runs.at(names[1]);
+    if (a.steps.n_k() != b.steps.n_k()) bad(item, "the two runs must have as many keys", "runs");
+    try {
+        (void)find_query(a, need_string(item, "token"));
+        (void)find_query(b, need_string(item, "token"));
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), "token");
+    }
+    if (item.spec->get("labels")) (void)need_strings(item, "labels", 2);
+}
+
+void check_sublayers(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const block_result& b = need_block(l, item);
+    if (!b.encoder && !b.decoder)
+        bad(item, "block '" + need_string(item, "block") + "' is not an encoder_block or decoder_block", "block");
+}
+
+void check_decode_steps(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    if (need_block(l, item).kind != "decoding")
+        bad(item, "block '" + need_string(item, "block") + "' is not a decoding block", "block");
+}
+
+void check_shape_table(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const std::string preset = need_string(item, "table");
+    const toml::node* n = item.spec->get("values");
+    const toml::table* v = n ? n->as_table() : nullptr;
+    if (n && !v) bad(item, "'values' must be an inline table such as { B = 2, d = 8 }", "values");
+    if (v)
+        for (const auto& [k, x] : *v)
+            if (!x.is_integer() || *x.value<int64_t>() <= 0) bad(item, "each value must be a positive whole number", "values");
+    try {
+        (void)trace::shape_rows(preset);
+    } catch (const std::invalid_argument& e) {
+        bad(item, e.what(), "table");
+    }
+    if (v && !v->empty())  // with values, every symbol needs one
+        for (const auto& sym : trace::shape_symbols(preset))
+            if (!v->contains(sym)) bad(item, "the shape table '" + preset + "' needs a value for " + sym, "values");
+}
+
 }  // namespace
 
 std::vector<show_kind> model_kinds() {
     return {
         {"dot_growth", show_dot_growth, {"dims", "samples", "seed"}, {"title"},
-         "measures q·k of random vectors for each d: its spread grows like √d"},
-        {"spread", show_spread, {"runs"}, {"title"}, "per query: the largest weight and the entropy of the row, per run"},
+         "measures q·k of random vectors for each d: its spread grows like √d", check_dot_growth},
+        {"spread", show_spread, {"runs"}, {"title"}, "per query: the largest weight and the entropy of the row, per run", check_spread},
         {"permutation", show_permutation, {"runs", "token"}, {"title", "labels"},
-         "one query's weights in two runs whose keys are the same tokens reordered"},
+         "one query's weights in two runs whose keys are the same tokens reordered", check_permutation},
         {"sublayers", show_sublayers, {"block"}, {"title"},
-         "each sub-layer of an encoder or decoder block with its shape and output"},
+         "each sub-layer of an encoder or decoder block with its shape and output", check_sublayers},
         {"decode_steps", show_decode_steps, {"block"}, {"title"},
-         "a decoding block step by step: cache sizes and FLOPs with and without caches"},
+         "a decoding block step by step: cache sizes and FLOPs with and without caches", check_decode_steps},
         {"shape_table", show_shape_table, {"table"}, {"values"},
-         "seed 004's shape table (cross, multi_head, encoder_block, decoder_block, ffn), symbolic or with values"},
+         "seed 004's shape table (cross, multi_head, encoder_block, decoder_block, ffn), symbolic or with values", check_shape_table},
     };
 }
 

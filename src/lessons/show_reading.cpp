@@ -107,14 +107,42 @@ std::string show_patch_grid(const lesson& l, const show_item& item, const trace:
     return out;
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_strongest(const lesson& l, const show_item& item) {
+    if (item.spec->get("run") && item.spec->get("matrix")) bad(item, "give 'run' or 'matrix', not both", "matrix");
+    if (item.spec->get("matrix")) {
+        (void)need_string(item, "rows");
+        (void)need_string(item, "columns");
+    } else if (!item.spec->get("run")) {
+        bad(item, "needs 'run' (a run's weights) or 'matrix' with 'rows' and 'columns' (a weight matrix)");
+    }
+    check_references(l, item);
+}
+
+void check_patch_grid(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const attention_run& r = need_run(l, item);
+    const toml::array* g = item.spec->get("grid") ? item.spec->get("grid")->as_array() : nullptr;
+    if (!g || g->size() != 2 || !g->get(0)->is_integer() || !g->get(1)->is_integer() ||
+        *g->get(0)->value<int64_t>() <= 0 || *g->get(1)->value<int64_t>() <= 0)
+        bad(item, "needs 'grid' = [rows, columns], two positive integers", "grid");
+    const auto gr = static_cast<std::size_t>(*g->get(0)->value<int64_t>());
+    const auto gc = static_cast<std::size_t>(*g->get(1)->value<int64_t>());
+    if (gr * gc != r.steps.n_k())
+        bad(item, fmt::format("grid {} × {} has {} patches but run '{}' has {} keys", gr, gc, gr * gc, r.name,
+                              r.steps.n_k()),
+            "grid");
+}
+
 }  // namespace
 
 std::vector<show_kind> reading_kinds() {
     return {
         {"strongest", show_strongest, {}, {"run", "matrix", "rows", "columns", "decimals", "title"},
-         "for each query, the key it weights most, the runner-up and the row sum"},
+         "for each query, the key it weights most, the runner-up and the row sum", check_strongest},
         {"patch_grid", show_patch_grid, {"run", "grid"}, {"token"},
-         "a query's weights over image patches, laid out as the image grid"},
+         "a query's weights over image patches, laid out as the image grid", check_patch_grid},
     };
 }
 

@@ -120,16 +120,54 @@ std::string show_rope_run(const lesson& l, const show_item& item, const trace::s
     return trace::render(trace::stage_table(r, *s, labels, opt_decimals(item, -1)), st);
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_rope_rotation(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    (void)row_of(l, item, even_matrix(l, item, "matrix"));
+    (void)base_of(item);
+}
+
+void check_rope_shift(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const matrix& qm = even_matrix(l, item, "q");
+    const matrix& km = even_matrix(l, item, "k");
+    if (qm.shape(1) != km.shape(1)) bad(item, "'q' and 'k' must have the same width", "k");
+    (void)row_of(l, item, qm, "q_token");
+    (void)row_of(l, item, km, "k_token");
+    const toml::array* ps = item.spec->get("positions") ? item.spec->get("positions")->as_array() : nullptr;
+    if (!ps || ps->empty()) bad(item, "needs 'positions', a list of [m, n] pairs such as [[4, 1], [5, 2]]", "positions");
+    for (const auto& e : *ps) {
+        const toml::array* pair = e.as_array();
+        if (!pair || pair->size() != 2 || !(*pair)[0].is_integer() || !(*pair)[1].is_integer() ||
+            *(*pair)[0].value<int64_t>() < 0 || *(*pair)[1].value<int64_t>() < 0 || *(*pair)[0].value<int64_t>() > 100000 ||
+            *(*pair)[1].value<int64_t>() > 100000)
+            bad(item, "'positions' must hold pairs [m, n] of whole numbers from 0 to 100000", "positions");
+    }
+    (void)base_of(item);
+}
+
+void check_rope_run(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    if (need_run(l, item).steps.d_k() % 2 != 0)
+        bad(item, "rotary embeddings turn pairs of columns: the run's d_k is odd", "run");
+    const std::string stage = need_string(item, "stage");
+    if (!trace::parse_stage(stage) && stage != "trace")
+        bad(item, "'stage' must be trace (with 'token') or a stage name such as raw or weights" + stage_hint(stage), "stage");
+    if (stage == "trace") (void)need_query(need_run(l, item), item);
+    (void)base_of(item);
+}
+
 }  // namespace
 
 std::vector<show_kind> rope_kinds() {
     return {
         {"rope_rotation", show_rope_rotation, {"matrix", "rows", "token"}, {"base", "decimals", "title"},
-         "every pair of columns of one token turned by its rotary angle"},
+         "every pair of columns of one token turned by its rotary angle", check_rope_rotation},
         {"rope_shift", show_rope_shift, {"q", "k", "rows", "q_token", "k_token", "positions"}, {"base", "title"},
-         "one q·k at several pairs of positions: rotated (depends on m − n only) and with P added"},
+         "one q·k at several pairs of positions: rotated (depends on m − n only) and with P added", check_rope_shift},
         {"rope_run", show_rope_run, {"run", "stage"}, {"token", "base", "decimals", "title"},
-         "a stage of a run computed with q and k rotated by position"},
+         "a stage of a run computed with q and k rotated by position", check_rope_run},
     };
 }
 

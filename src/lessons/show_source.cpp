@@ -101,6 +101,24 @@ std::string show_cross_cost(const lesson&, const show_item& item, const trace::s
            "  weights: numbers held at once · Q·Kᵀ, A·V: multiply-adds · exp: one per score\n";
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_cross_cost(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const toml::array* sizes = item.spec->get("sizes") ? item.spec->get("sizes")->as_array() : nullptr;
+    if (!sizes || sizes->empty())
+        bad(item, "needs 'sizes', a list of [N_dec, N_enc] pairs such as [[100, 500], [500, 500]]", "sizes");
+    const toml::node* dn = item.spec->get("d");
+    if (!dn) bad(item, "needs 'd' (a whole number, d_k = d_v)");
+    (void)whole(*dn, item, "d");
+    for (const auto& e : *sizes) {
+        const toml::array* pair = e.as_array();
+        if (!pair || pair->size() != 2) bad(item, "'sizes' must hold [N_dec, N_enc] pairs", "sizes");
+        (void)whole(*pair->get(0), item, "sizes");
+        (void)whole(*pair->get(1), item, "sizes");
+    }
+}
+
 }  // namespace
 
 std::vector<show_kind> source_kinds() {
@@ -108,7 +126,7 @@ std::vector<show_kind> source_kinds() {
         {"weighted_sum", show_weighted_sum, {"run", "token"}, {"decimals"},
          "one query's output h_i = Σ_j α_ij v_j written out term by term (CS224N notes, eq. 7)"},
         {"cross_cost", show_cross_cost, {"sizes", "d"}, {"title"},
-         "the cross-attention chapter's complexity table counted for [N_dec, N_enc] pairs, with each one's share of N_enc²"},
+         "the cross-attention chapter's complexity table counted for [N_dec, N_enc] pairs, with each one's share of N_enc²", check_cross_cost},
     };
 }
 

@@ -155,16 +155,33 @@ std::string show_tiled_memory(const lesson&, const show_item& item, const trace:
     return trace::render(t, st);
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_tiled(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    (void)tile_of(item);
+}
+
+void check_tiled_memory(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const toml::array* sizes = item.spec->get("sizes") ? item.spec->get("sizes")->as_array() : nullptr;
+    if (!sizes || sizes->empty()) bad(item, "needs 'sizes', a list of sequence lengths such as [5, 1024, 32768]", "sizes");
+    (void)tile_of(item);
+    for (const auto& e : *sizes)
+        if (!e.is_integer() || *e.value<int64_t>() < 1 || *e.value<int64_t>() > 10000000)
+            bad(item, "'sizes' must hold whole numbers from 1 to 10000000", "sizes");
+}
+
 }  // namespace
 
 std::vector<show_kind> tiled_kinds() {
     return {
         {"online_softmax", show_online_softmax, {"run", "tile", "token"}, {"decimals", "title"},
-         "one query's online softmax block by block: running max, rescale, running sum, partial output"},
+         "one query's online softmax block by block: running max, rescale, running sum, partial output", check_tiled},
         {"tiled_output", show_tiled_output, {"run", "tile"}, {"decimals", "title"},
-         "the tiled forward's output for every query, compared with the one-shot output"},
+         "the tiled forward's output for every query, compared with the one-shot output", check_tiled},
         {"tiled_memory", show_tiled_memory, {"sizes", "tile"}, {"title"},
-         "numbers held for the scores: n×n one-shot against 2n + one block online"},
+         "numbers held for the scores: n×n one-shot against 2n + one block online", check_tiled_memory},
     };
 }
 

@@ -130,16 +130,46 @@ std::string show_receptive_field(const lesson&, const show_item& item, const tra
     return trace::render(t, st);
 }
 
+// The checks (show_kinds.hpp): what each kind refuses, found without drawing.
+
+void check_window_run(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    (void)whole(item, "window", 0, 100000);
+    const std::string stage = need_string(item, "stage");
+    if (stage == "trace") (void)need_query(need_run(l, item), item);
+    else if (stage != "mask" && !trace::parse_stage(stage))
+        bad(item, "'stage' must be mask, trace or a stage name such as weights" + stage_hint(stage), "stage");
+}
+
+// 'sizes': a non-empty list of whole numbers from 1 to 10000000.
+void check_window_cost(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const toml::array* sizes = item.spec->get("sizes") ? item.spec->get("sizes")->as_array() : nullptr;
+    if (!sizes || sizes->empty()) bad(item, "needs 'sizes', a list of sequence lengths such as [16, 4096, 131072]", "sizes");
+    (void)whole(item, "window", 0, 1000000);
+    (void)whole(item, "d", 1, 65536);
+    for (const auto& e : *sizes)
+        if (!e.is_integer() || *e.value<int64_t>() < 1 || *e.value<int64_t>() > 10000000)
+            bad(item, "'sizes' must hold whole numbers from 1 to 10000000", "sizes");
+}
+
+void check_receptive_field(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    (void)whole(item, "window", 1, 1000);
+    (void)whole(item, "layers", 1, 64);
+    (void)whole(item, "tokens", 2, 2048);
+}
+
 }  // namespace
 
 std::vector<show_kind> window_kinds() {
     return {
         {"window_run", show_window_run, {"run", "window", "stage"}, {"token", "decimals", "title"},
-         "a run recomputed under a sliding window: its mask (stage = mask), one query's trace (trace) or a stage"},
+         "a run recomputed under a sliding window: its mask (stage = mask), one query's trace (trace) or a stage", check_window_run},
         {"window_cost", show_window_cost, {"sizes", "window", "d"}, {"title"},
-         "multiply-adds of full causal attention against a window, for several n"},
+         "multiply-adds of full causal attention against a window, for several n", check_window_cost},
         {"receptive_field", show_receptive_field, {"window", "layers", "tokens"}, {"title"},
-         "how far back the last token reaches after L stacked window layers, counted and as L·w"},
+         "how far back the last token reaches after L stacked window layers, counted and as L·w", check_receptive_field},
     };
 }
 
