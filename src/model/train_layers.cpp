@@ -42,7 +42,12 @@ constexpr std::size_t col_block = 16;  // rows of a weight gradient per block
 }  // namespace
 
 void set_threads(unsigned threads) {
-    openblas_set_num_threads(1);  // one thread per block; the blocks make the parallelism
+    // One thread per block; the blocks make the parallelism. core/matmul is told so too:
+    // left at its default (every hardware thread) a block's product would hand slices to
+    // the shared pool from inside this pool (threads over threads), and --threads 1 would
+    // still use every core for the large products.
+    openblas_set_num_threads(1);
+    set_matmul_threads(1);
     pool().reset();
     if (threads > 1) pool() = std::make_unique<row_pool>(threads);
 }
