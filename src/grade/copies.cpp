@@ -14,8 +14,11 @@
 #include "grade/grade_parts.hpp"
 #include "grade/parallel.hpp"
 #include "grade/pipeline.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -203,7 +206,7 @@ void copy_finder::impl::plan_exercise(const exercise& x) {
     lesson.lesson_numbers = true;
     const stage_values own = compute_correct(numbers_for(x, lesson).inputs);
     for (const auto& p : x.parts) {
-        if (p.stage == "argmax") continue;
+        if (p.stage == sw::argmax()) continue;
         plan pl;
         pl.x = &x;
         pl.p = &p;

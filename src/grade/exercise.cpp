@@ -10,8 +10,11 @@
 #include "grade/exercise_reader.hpp"
 #include "grade/pipeline_extras.hpp"
 #include "lessons/toml_read.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 constexpr double max_points = 1000;  // a typo such as 1e308 would overflow every total
@@ -19,7 +22,7 @@ constexpr double max_points = 1000;  // a typo such as 1e308 would overflow ever
 
 const std::vector<std::string>& numeric_stage_names() {
     static const std::vector<std::string> names = [] {
-        std::vector<std::string> n{"raw", "scaled", "masked", "weights", "output", "scale", "argmax", "q", "k", "v"};
+        std::vector<std::string> n{sw::raw(), sw::scaled(), sw::masked(), sw::weights(), sw::output(), sw::scale(), sw::argmax(), sw::q(), sw::k(), sw::v()};
         for (const auto& e : extra_stage_names()) n.push_back(e);  // lessons 15–19
         return n;
     }();

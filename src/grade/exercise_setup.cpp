@@ -7,8 +7,11 @@
 #include "core/mask.hpp"
 #include "core/window.hpp"
 #include "grade/exercise_reader.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade::detail {
+
+namespace sw = stage_word;
 
 using lessons::toml_reader;
 
@@ -87,7 +90,7 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
             rd.fail(sh ? sh : &t, "student_inputs needs [exercise.shapes] with q = [n_q, d_k], k = [n_k, d_k], v = [n_k, d_v]");
             return false;
         }
-        for (const char* role : {"q", "k", "v"}) {
+        for (const std::string& role : {sw::q(), sw::k(), sw::v()}) {
             const toml::node* n = st->get(role);
             auto dims = n ? rd.numbers(n, std::string("shapes.") + role) : std::nullopt;
             if (!n) rd.fail(st, std::string("shapes.") + role + " is missing (expected [rows, columns])");
@@ -99,7 +102,7 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
             s.input_shapes[role] = {static_cast<std::size_t>((*dims)[0]), static_cast<std::size_t>((*dims)[1])};
         }
         if (s.input_shapes.size() == 3) {
-            const auto &q = s.input_shapes["q"], &k = s.input_shapes["k"], &v = s.input_shapes["v"];
+            const auto &q = s.input_shapes[sw::q()], &k = s.input_shapes[sw::k()], &v = s.input_shapes[sw::v()];
             if (q[1] != k[1]) rd.fail(st, "shapes: q and k must have the same number of columns (d_k)");
             if (k[0] != v[0]) rd.fail(st, "shapes: k and v must have the same number of rows (n_k)");
             s.q = matrix({q[0], q[1]});
@@ -150,16 +153,16 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
                     if (const toml::node* rn = rs->get(*run)) rt = rn->as_table();
         if (rt) {
             if (const toml::node* f = rt->get("masked_fill"); f && f->is_number()) s.masked_fill = *f->value<double>();
-            if (rt->contains("scale")) s.scale = r.steps.scale;
+            if (rt->contains(sw::scale())) s.scale = r.steps.scale;
             if (auto b = rt->get("bias"); b && b->is_string()) {
                 auto m = l.matrices.find(*b->value<std::string>());
                 if (m != l.matrices.end()) s.bias = m->second;
             }
         }
     } else {
-        const matrix* q = named_matrix(t, "q");
-        const matrix* k = named_matrix(t, "k");
-        const matrix* v = named_matrix(t, "v");
+        const matrix* q = named_matrix(t, sw::q());
+        const matrix* k = named_matrix(t, sw::k());
+        const matrix* v = named_matrix(t, sw::v());
         if (!q || !k || !v) {
             if (rd.problems->size() == before)
                 rd.fail(&t, "a numeric exercise needs 'run' (a run of the lesson) or q, k and v (matrix names), or student_inputs = true");
@@ -224,8 +227,8 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
         const bool_matrix cm = causal_mask(s.q.shape(0), s.k.shape(0));
         s.mask = s.mask ? combine_masks(*s.mask, cm) : cm;
     }
-    if (auto sc = rd.number(t, "scale", false)) {
-        if (*sc <= 0) rd.fail(t.get("scale"), "'scale' must be positive (1 = no scaling)");
+    if (auto sc = rd.number(t, sw::scale(), false)) {
+        if (*sc <= 0) rd.fail(t.get(sw::scale()), "'scale' must be positive (1 = no scaling)");
         else s.scale = *sc;
     }
     if (auto sm = rd.boolean(t, "softmax", false)) s.softmax = *sm;
@@ -275,7 +278,7 @@ void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     v.enabled = true;
     v.vary = rd.strings(*vt, "vary", true).value_or(std::vector<std::string>{});
     for (const auto& role : v.vary)
-        if (role != "q" && role != "k" && role != "v" && role != "encoder_q")
+        if (role != sw::q() && role != sw::k() && role != sw::v() && role != "encoder_q")
             rd.fail(vt->get("vary"), "'vary' entries are q, k, v or encoder_q, found '" + role + "'");
         else if (role == "encoder_q" && !x.setup.encoder_q)
             rd.fail(vt->get("vary"), "'vary' names encoder_q but the exercise has no encoder_q matrix");
@@ -283,7 +286,7 @@ void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     if (v.tie) {
         const auto& s = x.setup;
         for (const auto& role : v.vary) {
-            const matrix& m = role == "q" ? s.q : role == "k" ? s.k : role == "v" ? s.v : s.q;
+            const matrix& m = role == sw::q() ? s.q : role == sw::k() ? s.k : role == sw::v() ? s.v : s.q;
             if (m.shape() != s.q.shape()) rd.fail(vt->get("tie"), "'tie' needs every varied matrix to have one shape");
         }
     }

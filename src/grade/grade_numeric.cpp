@@ -9,8 +9,11 @@
 #include "grade/grade_parts.hpp"
 #include "grade/mistakes.hpp"
 #include "trace/number_format.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -23,13 +26,13 @@ std::vector<std::size_t> all_or(const std::vector<std::size_t>& idx, std::size_t
     return out;
 }
 
-bool is_score_stage(const std::string& s) { return s == "raw" || s == "scaled" || s == "masked" || s == "weights"; }
+bool is_score_stage(const std::string& s) { return s == sw::raw() || s == sw::scaled() || s == sw::masked() || s == sw::weights(); }
 
 struct labeller {
     const exercise_numbers& n;
     const part_spec& p;
     std::string row(std::size_t r) const {
-        const bool keys = p.stage == "k" || p.stage == "v";
+        const bool keys = p.stage == sw::k() || p.stage == sw::v();
         const auto& toks = keys ? n.key_tokens : n.query_tokens;
         const auto idx = all_or(p.rows, keys ? n.inputs.k.shape(0) : n.inputs.q.shape(0));
         if (r < idx.size() && idx[r] < toks.size()) return "'" + toks[idx[r]] + "'";
@@ -45,7 +48,7 @@ struct labeller {
         return "d" + std::to_string(dim);
     }
     std::string entry(std::size_t flat, std::size_t n_cols) const {
-        if (p.stage == "scale") return "the value";
+        if (p.stage == sw::scale()) return "the value";
         return "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
     }
 };
@@ -120,8 +123,8 @@ constexpr double named_mistake_fraction = 0.5;
 std::vector<bool> informative_entries(const part_spec& p, const pipeline_inputs& in, const stage_values& right,
                                       std::size_t n_rows, std::size_t n_cols) {
     std::vector<bool> out(n_rows * n_cols, true);
-    const bool cells = p.stage == "masked" || p.stage == "weights";
-    if (!in.mask || (!cells && p.stage != "output")) return out;
+    const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
+    if (!in.mask || (!cells && p.stage != sw::output())) return out;
     const auto rows = all_or(p.rows, in.q.shape(0));
     const auto cols = all_or(p.cols, cells ? in.k.shape(0) : in.v.shape(1));
     for (std::size_t r = 0; r < n_rows && r < rows.size(); ++r)
@@ -176,12 +179,12 @@ bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs
         for (std::size_t r = 0; r < rows.size() && ok; ++r) {
             std::size_t seen = 0;
             for (std::size_t j = 0; j < n_k; ++j) seen += (!only_visible || visible(rows[r], j)) ? 1 : 0;
-            const auto cols = all_or(p.cols, p.stage == "output" ? in.v.shape(1) : n_k);
+            const auto cols = all_or(p.cols, p.stage == sw::output() ? in.v.shape(1) : n_k);
             for (std::size_t c = 0; c < cols.size() && c < got.shape(1); ++c) {
                 double g = 0.0;
-                if (p.stage == "weights") {
+                if (p.stage == sw::weights()) {
                     g = seen && (!only_visible || visible(rows[r], cols[c])) ? 1.0 / static_cast<double>(seen) : 0.0;
-                } else if (p.stage == "output") {
+                } else if (p.stage == sw::output()) {
                     for (std::size_t j = 0; j < n_k; ++j)
                         if (!only_visible || visible(rows[r], j)) g += in.v(j, cols[c]);
                     g = seen ? g / static_cast<double>(seen) : 0.0;
@@ -224,9 +227,9 @@ std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, c
             }
         return out;
     };
-    if (p.stage == "scaled" && e.stage == "raw" && e.cols == p.cols) return matrix(e.got / scale);
+    if (p.stage == sw::scaled() && e.stage == sw::raw() && e.cols == p.cols) return matrix(e.got / scale);
     if (!prev_all_cols || e.got.shape(1) != n_k) return std::nullopt;
-    if (p.stage == "masked" && e.stage == "scaled") {
+    if (p.stage == sw::masked() && e.stage == sw::scaled()) {
         matrix s = with_bias(e.got);
         if (sub.mask)
             for (std::size_t i = 0; i < s.shape(0); ++i)
@@ -234,32 +237,29 @@ std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, c
                     if (!(*sub.mask)(i, j)) s(i, j) = in.masked_fill;
         return cut_cols(s);
     }
-    if (p.stage == "weights" && e.stage == "masked") {  // the student's own masked scores, as they masked them
+    if (p.stage == sw::weights() && e.stage == sw::masked()) {  // the student's own masked scores, as they masked them
         pipeline_inputs unmasked = sub;
         unmasked.mask.reset();
         return cut_cols(weights_from_scores(e.got, unmasked));
     }
-    if (p.stage == "weights" && e.stage == "scaled") return cut_cols(weights_from_scores(with_bias(e.got), sub));
-    if (p.stage == "output" && e.stage == "weights") return cut_cols(matmul(e.got, in.v));
+    if (p.stage == sw::weights() && e.stage == sw::scaled()) return cut_cols(weights_from_scores(with_bias(e.got), sub));
+    if (p.stage == sw::output() && e.stage == sw::weights()) return cut_cols(matmul(e.got, in.v));
     return std::nullopt;
 }
 
-const char* predecessor_of(const std::string& stage, bool has_mask) {
-    if (stage == "scaled") return "raw";
-    if (stage == "masked") return "scaled";
-    if (stage == "weights") return has_mask ? "masked" : "scaled";
-    if (stage == "output") return "weights";
+std::string predecessor_of(const std::string& stage, bool has_mask) {
+    if (stage == sw::scaled()) return sw::raw();
+    if (stage == sw::masked()) return sw::scaled();
+    if (stage == sw::weights()) return has_mask ? sw::masked() : sw::scaled();
+    if (stage == sw::output()) return sw::weights();
     return "";
 }
 
 std::string stage_words(const std::string& stage) {
-    if (stage == "raw") return "raw scores";
-    if (stage == "scaled") return "scaled scores";
-    if (stage == "masked") return "masked scores";
-    if (stage == "weights") return "weights";
-    if (stage == "output") return "output";
-    if (stage == "scale") return "scale";
-    return stage;
+    if (stage == sw::raw()) return "raw scores";
+    if (stage == sw::scaled()) return "scaled scores";
+    if (stage == sw::masked()) return "masked scores";
+    return stage;  // weights, output, scale: the word itself
 }
 
 // Argmax parts: per row, the key (index or token) with the largest weight; ties all count.
@@ -370,7 +370,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
     std::map<std::string, std::string> input_problem;
     if (x.setup.student_inputs) {
         for (const auto& p : x.parts) {
-            if (p.stage != "q" && p.stage != "k" && p.stage != "v") continue;
+            if (p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v()) continue;
             const answer_value* a = part_answer(x, p, exercise_answer);
             const auto want = x.setup.input_shapes.at(p.stage);
             if (is_unanswered(a)) {
@@ -393,7 +393,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                 input_problem[p.stage] = a->where.str() + ": the entries must be finite numbers";
                 continue;
             }
-            (p.stage == "q" ? in.q : p.stage == "k" ? in.k : in.v) = *rr.m;
+            (p.stage == sw::q() ? in.q : p.stage == sw::k() ? in.k : in.v) = *rr.m;
         }
     }
     const bool inputs_ok = input_problem.empty();
@@ -409,7 +409,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         r.max = p.points;
         const answer_value* a = part_answer(x, p, exercise_answer);
         labeller lab{numbers, p};
-        if (p.stage == "q" || p.stage == "k" || p.stage == "v") {
+        if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) {
             auto it = input_problem.find(p.stage);
             if (a && !is_unanswered(a)) r.where = a->where;
             if (it == input_problem.end()) {
@@ -439,7 +439,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             out.push_back(r);
             continue;
         }
-        if (p.stage == "argmax") {
+        if (p.stage == sw::argmax()) {
             out.push_back(grade_argmax(p, *a, right, numbers, r));
             continue;
         }
@@ -498,7 +498,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         const std::string prev = predecessor_of(p.stage, in.mask.has_value());
         bool carried = false, from_placeholder = false, from_own = false;
         for (auto e = seen.rbegin(); e != seen.rend() && !carried; ++e) {
-            if (e->stage != prev && !(p.stage == "weights" && e->stage == "scaled")) continue;
+            if (e->stage != prev && !(p.stage == sw::weights() && e->stage == sw::scaled())) continue;
             if (e->status == part_status::correct) break;
             auto follow = follow_from(p, *e, in, right.scale, in.q.shape(0), in.k.shape(0));
             if (follow && follow->shape() == got.shape() && all_close(got, *follow, p.tol)) {
@@ -578,7 +578,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             genuine = true;
             break;
         }
-        if (r.mistake.empty() && p.stage == "weights" && in.softmax && got.shape() == expected->shape() && !placeholder &&
+        if (r.mistake.empty() && p.stage == sw::weights() && in.softmax && got.shape() == expected->shape() && !placeholder &&
             rows_not_normalised(got, 10 * p.tol.atol + 1e-9)) {
             const std::string why = ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
             r.feedback += why;

@@ -7,8 +7,11 @@
 
 #include "grade/pipeline_extras.hpp"
 #include "trace/number_format.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -317,42 +320,42 @@ std::vector<bool> rows_with_bias(const pipeline_inputs& in, const stage_values&)
 const std::vector<mistake_record>& mistake_catalogue() {
     static const std::vector<mistake_record> all{
         // id, name, when it applies, first stage changed, how to compute it, rows it changes, redraw rule
-        {"no_scaling", "no scaling", "the scores are divided by something other than 1", "scaled", no_scaling, nullptr, mistake_record::redraw::structural},
-        {"scaled_by_d", "scaling by d_k instead of √d_k", "the exercise divides by √d_k and d_k ≠ 1", "scaled", scaled_by_d, nullptr, mistake_record::redraw::structural},
-        {"softmax_wrong_axis", "softmax over the wrong axis", "a softmax over two or more queries", "weights", softmax_wrong_axis, nullptr, mistake_record::redraw::structural},
-        {"no_softmax", "no softmax", "the exercise applies a softmax", "weights", no_softmax, nullptr, mistake_record::redraw::structural},
-        {"rows_not_normalised", "rows not summing to 1", "the exercise applies a softmax", "weights", rows_not_summing_to_1, nullptr, mistake_record::redraw::structural},
-        {"transposed_scores", "transposed scores", "Q ≠ K", "raw", transposed_scores, rows_with_choice, mistake_record::redraw::coincidence},
-        {"weights_transposed", "weights transposed", "the weights are not symmetric", "weights", weights_transposed, rows_with_choice, mistake_record::redraw::coincidence},
-        {"gram_xtx", "XᵀX instead of XXᵀ", "as many queries as keys", "raw", gram_xtx, rows_with_choice, mistake_record::redraw::coincidence},
-        {"queries_from_encoder", "queries taken from the encoder", "cross-attention", "raw", queries_from_encoder, rows_with_choice, mistake_record::redraw::coincidence},
-        {"k_v_swapped", "K and V swapped", "d_k = d_v and K ≠ V", "raw", k_v_swapped, rows_with_choice, mistake_record::redraw::coincidence},
-        {"mask_missing", "mask missing", "a mask blocks some key", "masked", mask_missing, rows_with_blocked, mistake_record::redraw::structural},
-        {"mask_reversed", "mask reversed", "a mask blocks some key", "masked", mask_reversed, rows_with_blocked, mistake_record::redraw::structural},
-        {"finite_fill", "a finite large negative for −inf", "a mask blocks some key and blocked scores are −inf", "masked", finite_fill,
+        {"no_scaling", "no scaling", "the scores are divided by something other than 1", sw::scaled().c_str(), no_scaling, nullptr, mistake_record::redraw::structural},
+        {"scaled_by_d", "scaling by d_k instead of √d_k", "the exercise divides by √d_k and d_k ≠ 1", sw::scaled().c_str(), scaled_by_d, nullptr, mistake_record::redraw::structural},
+        {"softmax_wrong_axis", "softmax over the wrong axis", "a softmax over two or more queries", sw::weights().c_str(), softmax_wrong_axis, nullptr, mistake_record::redraw::structural},
+        {"no_softmax", "no softmax", "the exercise applies a softmax", sw::weights().c_str(), no_softmax, nullptr, mistake_record::redraw::structural},
+        {"rows_not_normalised", "rows not summing to 1", "the exercise applies a softmax", sw::weights().c_str(), rows_not_summing_to_1, nullptr, mistake_record::redraw::structural},
+        {"transposed_scores", "transposed scores", "Q ≠ K", sw::raw().c_str(), transposed_scores, rows_with_choice, mistake_record::redraw::coincidence},
+        {"weights_transposed", "weights transposed", "the weights are not symmetric", sw::weights().c_str(), weights_transposed, rows_with_choice, mistake_record::redraw::coincidence},
+        {"gram_xtx", "XᵀX instead of XXᵀ", "as many queries as keys", sw::raw().c_str(), gram_xtx, rows_with_choice, mistake_record::redraw::coincidence},
+        {"queries_from_encoder", "queries taken from the encoder", "cross-attention", sw::raw().c_str(), queries_from_encoder, rows_with_choice, mistake_record::redraw::coincidence},
+        {"k_v_swapped", "K and V swapped", "d_k = d_v and K ≠ V", sw::raw().c_str(), k_v_swapped, rows_with_choice, mistake_record::redraw::coincidence},
+        {"mask_missing", "mask missing", "a mask blocks some key", sw::masked().c_str(), mask_missing, rows_with_blocked, mistake_record::redraw::structural},
+        {"mask_reversed", "mask reversed", "a mask blocks some key", sw::masked().c_str(), mask_reversed, rows_with_blocked, mistake_record::redraw::structural},
+        {"finite_fill", "a finite large negative for −inf", "a mask blocks some key and blocked scores are −inf", sw::masked().c_str(), finite_fill,
          rows_with_blocked, mistake_record::redraw::structural},
-        {"all_masked_row", "−inf row giving 0/0 (not a number)", "a query sees no key at all", "weights", all_masked_row, fully_masked_rows,
+        {"all_masked_row", "−inf row giving 0/0 (not a number)", "a query sees no key at all", sw::weights().c_str(), all_masked_row, fully_masked_rows,
          mistake_record::redraw::structural},
-        {"bias_missing", "position bias left out", "the run adds a bias", "masked", bias_missing, rows_with_bias, mistake_record::redraw::structural},
-        {"softmax_added", "a softmax where there is none", "the exercise leaves the softmax out", "weights", softmax_added, nullptr, mistake_record::redraw::structural},
-        {"scaled_anyway", "scaling where there is none", "the exercise divides by a set number other than √d_k", "scaled", scaled_anyway,
+        {"bias_missing", "position bias left out", "the run adds a bias", sw::masked().c_str(), bias_missing, rows_with_bias, mistake_record::redraw::structural},
+        {"softmax_added", "a softmax where there is none", "the exercise leaves the softmax out", sw::weights().c_str(), softmax_added, nullptr, mistake_record::redraw::structural},
+        {"scaled_anyway", "scaling where there is none", "the exercise divides by a set number other than √d_k", sw::scaled().c_str(), scaled_anyway,
          nullptr, mistake_record::redraw::structural},
-        {"weights_rounded", "weights rounded early", "always (weights rounded to 1 or 2 decimals before · V)", "output", weights_rounded,
+        {"weights_rounded", "weights rounded early", "always (weights rounded to 1 or 2 decimals before · V)", sw::output().c_str(), weights_rounded,
          nullptr, mistake_record::redraw::tolerance},
-        {"rounded_early", "rounding too early", "always (scores rounded to 1 or 2 decimals)", "weights", rounded_early, nullptr, mistake_record::redraw::tolerance},
+        {"rounded_early", "rounding too early", "always (scores rounded to 1 or 2 decimals)", sw::weights().c_str(), rounded_early, nullptr, mistake_record::redraw::tolerance},
         // lessons 15–19 (pipeline_extras.cpp); their stages are not raw … output, so the
         // variant generator does not redraw for them
-        {"jacobian_sum_missing", "the Σ term of the softmax Jacobian forgotten", "the exercise gives dL/dO (grad)", "raw",
+        {"jacobian_sum_missing", "the Σ term of the softmax Jacobian forgotten", "the exercise gives dL/dO (grad)", sw::raw().c_str(),
          extra<jacobian_sum_missing>, nullptr, mistake_record::redraw::tolerance},
-        {"gradient_not_scaled", "gradient not divided by the scale", "grad, and the scale is not 1", "raw", extra<gradient_not_scaled>,
+        {"gradient_not_scaled", "gradient not divided by the scale", "grad, and the scale is not 1", sw::raw().c_str(), extra<gradient_not_scaled>,
          nullptr, mistake_record::redraw::tolerance},
-        {"gradient_not_transposed", "A instead of Aᵀ in dV", "grad, and as many queries as keys", "raw",
+        {"gradient_not_transposed", "A instead of Aᵀ in dV", "grad, and as many queries as keys", sw::raw().c_str(),
          extra<gradient_not_transposed>, nullptr, mistake_record::redraw::tolerance},
-        {"online_not_rescaled", "partial output not rescaled", "the exercise tiles the keys (tile)", "raw", extra<online_not_rescaled>,
+        {"online_not_rescaled", "partial output not rescaled", "the exercise tiles the keys (tile)", sw::raw().c_str(), extra<online_not_rescaled>,
          nullptr, mistake_record::redraw::tolerance},
-        {"rope_wrong_angle", "rotated by the wrong angle", "rotary positions (rope)", "raw", extra<rope_wrong_angle>, nullptr,
+        {"rope_wrong_angle", "rotated by the wrong angle", "rotary positions (rope)", sw::raw().c_str(), extra<rope_wrong_angle>, nullptr,
          mistake_record::redraw::tolerance},
-        {"window_off_by_one", "window off by one", "a window mask (window)", "raw", extra<window_off_by_one>, nullptr,
+        {"window_off_by_one", "window off by one", "a window mask (window)", sw::raw().c_str(), extra<window_off_by_one>, nullptr,
          mistake_record::redraw::tolerance},
     };
     return all;
@@ -372,9 +375,9 @@ std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) {
 }
 
 int stage_rank(const std::string& stage) {
-    static const char* order[] = {"raw", "scaled", "masked", "weights", "output"};
+    const std::string* order[] = {&sw::raw(), &sw::scaled(), &sw::masked(), &sw::weights(), &sw::output()};
     for (int i = 0; i < 5; ++i)
-        if (stage == order[i]) return i;
+        if (stage == *order[i]) return i;
     return -1;
 }
 

@@ -4,8 +4,11 @@
 #include <cmath>
 
 #include "grade/pipeline_extras.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 attention_options options_of(const pipeline_inputs& in) {
     attention_options o;
@@ -59,12 +62,12 @@ std::optional<matrix> select_stage(const stage_values& s, const std::string& sta
                                    const std::vector<std::size_t>& cols) {
     const matrix* m = nullptr;
     matrix scalar;
-    if (stage == "raw") m = &s.raw;
-    else if (stage == "scaled") m = &s.scaled;
-    else if (stage == "masked") m = &s.masked;
-    else if (stage == "weights") m = &s.weights;
-    else if (stage == "output") m = &s.output;
-    else if (stage == "scale") {
+    if (stage == sw::raw()) m = &s.raw;
+    else if (stage == sw::scaled()) m = &s.scaled;
+    else if (stage == sw::masked()) m = &s.masked;
+    else if (stage == sw::weights()) m = &s.weights;
+    else if (stage == sw::output()) m = &s.output;
+    else if (stage == sw::scale()) {
         scalar = matrix({1, 1});
         scalar(0, 0) = s.scale;
         m = &scalar;
@@ -77,7 +80,7 @@ std::optional<matrix> select_stage(const stage_values& s, const std::string& sta
         for (std::size_t i = 0; i < m->shape(0); ++i) r.push_back(i);
     if (c.empty())
         for (std::size_t j = 0; j < m->shape(1); ++j) c.push_back(j);
-    if (stage == "scale") r = {0}, c = {0};
+    if (stage == sw::scale()) r = {0}, c = {0};
     matrix out({r.size(), c.size()});  // [len(rows), len(cols)]
     for (std::size_t a = 0; a < r.size(); ++a)
         for (std::size_t b = 0; b < c.size(); ++b) {

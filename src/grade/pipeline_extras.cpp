@@ -12,8 +12,11 @@
 #include "core/window.hpp"
 #include "grade/mistakes.hpp"
 #include "trace/number_format.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -34,11 +37,11 @@ matrix rotate(const matrix& x, double base, double step, double first) {
 }
 
 void add_gradients(const attention_grads& g, stage_values& s) {
-    s.extra["grad_v"] = g.grad_v;
-    s.extra["grad_weights"] = g.grad_weights;
-    s.extra["grad_scores"] = g.grad_scores;
-    s.extra["grad_q"] = g.grad_q;
-    s.extra["grad_k"] = g.grad_k;
+    s.extra[sw::grad_v()] = g.grad_v;
+    s.extra[sw::grad_weights()] = g.grad_weights;
+    s.extra[sw::grad_scores()] = g.grad_scores;
+    s.extra[sw::grad_q()] = g.grad_q;
+    s.extra[sw::grad_k()] = g.grad_k;
 }
 
 // The forward of these inputs with q and k replaced (rope), every stage.
@@ -56,8 +59,8 @@ stage_values tiled_variant(const pipeline_inputs& in, bool skip_rescale) {
     o.skip_rescale = skip_rescale;
     const tiled_steps t = tiled_attention(in.q, in.k, in.v, o);
     s.output = t.output;
-    s.extra["running_max"] = t.running_max;
-    s.extra["running_sum"] = t.running_sum;
+    s.extra[sw::running_max()] = t.running_max;
+    s.extra[sw::running_sum()] = t.running_sum;
     return s;
 }
 
@@ -66,8 +69,8 @@ std::string num(double x) { return trace::compact(x, 4); }
 }  // namespace
 
 const std::vector<std::string>& extra_stage_names() {
-    static const std::vector<std::string> names{"grad_v",      "grad_weights", "grad_scores", "grad_q", "grad_k",
-                                                "running_max", "running_sum",  "rot_q",       "rot_k"};
+    static const std::vector<std::string> names{sw::grad_v(),      sw::grad_weights(), sw::grad_scores(), sw::grad_q(), sw::grad_k(),
+                                                sw::running_max(), sw::running_sum(),  sw::rot_q(),       sw::rot_k()};
     return names;
 }
 
@@ -75,15 +78,15 @@ std::optional<extra_stage_frame> extra_stage_shape(const std::string& st, const 
                                                    std::optional<std::size_t> tile) {
     const std::size_t n_q = q.shape(0), n_k = k.shape(0), d_k = q.shape(1), d_v = v.shape(1);
     const std::size_t blocks = tile && *tile ? (n_k + *tile - 1) / *tile : 0;
-    if (st == "grad_v") return extra_stage_frame{n_k, d_v, true, false, "dV = Aᵀ dO"};
-    if (st == "grad_weights") return extra_stage_frame{n_q, n_k, false, true, "dA = dO Vᵀ"};
-    if (st == "grad_scores") return extra_stage_frame{n_q, n_k, false, true, "dS, the gradient of the scaled scores"};
-    if (st == "grad_q") return extra_stage_frame{n_q, d_k, false, false, "dQ"};
-    if (st == "grad_k") return extra_stage_frame{n_k, d_k, true, false, "dK"};
-    if (st == "running_max") return extra_stage_frame{n_q, blocks, false, false, "running max after each key block"};
-    if (st == "running_sum") return extra_stage_frame{n_q, blocks, false, false, "running sum after each key block"};
-    if (st == "rot_q") return extra_stage_frame{n_q, d_k, false, false, "q turned by its rotary angles"};
-    if (st == "rot_k") return extra_stage_frame{n_k, d_k, true, false, "k turned by its rotary angles"};
+    if (st == sw::grad_v()) return extra_stage_frame{n_k, d_v, true, false, "dV = Aᵀ dO"};
+    if (st == sw::grad_weights()) return extra_stage_frame{n_q, n_k, false, true, "dA = dO Vᵀ"};
+    if (st == sw::grad_scores()) return extra_stage_frame{n_q, n_k, false, true, "dS, the gradient of the scaled scores"};
+    if (st == sw::grad_q()) return extra_stage_frame{n_q, d_k, false, false, "dQ"};
+    if (st == sw::grad_k()) return extra_stage_frame{n_k, d_k, true, false, "dK"};
+    if (st == sw::running_max()) return extra_stage_frame{n_q, blocks, false, false, "running max after each key block"};
+    if (st == sw::running_sum()) return extra_stage_frame{n_q, blocks, false, false, "running sum after each key block"};
+    if (st == sw::rot_q()) return extra_stage_frame{n_q, d_k, false, false, "q turned by its rotary angles"};
+    if (st == sw::rot_k()) return extra_stage_frame{n_k, d_k, true, false, "k turned by its rotary angles"};
     return std::nullopt;
 }
 
@@ -92,8 +95,8 @@ void add_extra_stages(const pipeline_inputs& in, stage_values& s) {
         const matrix rq = rotary_embed(in.q, *in.rope_base).rotated;  // [n_q, d_k]
         const matrix rk = rotary_embed(in.k, *in.rope_base).rotated;  // [n_k, d_k]
         s = forward(in, rq, rk);
-        s.extra["rot_q"] = rq;
-        s.extra["rot_k"] = rk;
+        s.extra[sw::rot_q()] = rq;
+        s.extra[sw::rot_k()] = rk;
     }
     if (in.grad_output) {
         add_gradients(attention_backward(scaled_dot_product_attention(in.q, in.k, in.v, options_of(in)), *in.grad_output), s);
@@ -105,8 +108,8 @@ void add_extra_stages(const pipeline_inputs& in, stage_values& s) {
         o.bias = in.bias;
         o.scale_divisor = in.scale;
         const tiled_steps t = tiled_attention(in.q, in.k, in.v, o);
-        s.extra["running_max"] = t.running_max;
-        s.extra["running_sum"] = t.running_sum;
+        s.extra[sw::running_max()] = t.running_max;
+        s.extra[sw::running_sum()] = t.running_sum;
     }
 }
 
@@ -160,8 +163,8 @@ void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_can
                                         std::tuple{2.0, 1.0, "positions counted from 1 instead of 0"}}) {
             const matrix rq = rotate(in.q, *in.rope_base, step, first), rk = rotate(in.k, *in.rope_base, step, first);
             stage_values s = forward(in, rq, rk);
-            s.extra["rot_q"] = rq;
-            s.extra["rot_k"] = rk;
+            s.extra[sw::rot_q()] = rq;
+            s.extra[sw::rot_k()] = rk;
             out.push_back({"rope_wrong_angle", std::string("rotated by the wrong angle: ") + why, s});
         }
     }

@@ -43,7 +43,7 @@ nlohmann::json released_test(const exercise_result& x, int number, const std::st
             {"score", 0.0},
             {"max_score", 0.0},
             {"status", "passed"},  // what Gradescope infers for 0 of 0 anyway; said, for strict readers
-            {"output", out},
+            {"output", out},  // not a stage: Gradescope's field
             {"visibility", visibility}};
 }
 
@@ -120,7 +120,7 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
     // autograder's stdout (run_gradescope prints the text report there, and
     // stdout_visibility is hidden), never into what the student reads.
     for (const auto& n : r.notes) output += "\nNote: " + n;
-    j["output"] = output;
+    j["output"] = output;  // not a stage: Gradescope's field
     j["tests"] = nlohmann::json::array();
     int number = 0;
     for (const auto& x : r.exercises) {
@@ -132,7 +132,7 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
                                   {"score", 0.0},
                                   {"max_score", clean(x.max)},
                                   {"status", "failed"},
-                                  {"output", r.gradable ? "not answered" : "not graded: " + r.reason},
+                                  {"output", r.gradable ? "not answered" : "not graded: " + r.reason},  // not a stage: Gradescope's field
                                   {"visibility", shown}});
             continue;
         }
@@ -145,7 +145,7 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
                                   {"score", clean(p.score)},
                                   {"max_score", clean(p.max)},
                                   {"status", full ? "passed" : "failed"},
-                                  {"output", part_output(x, p)},
+                                  {"output", part_output(x, p)},  // not a stage: Gradescope's field
                                   {"visibility", shown}});
         }
         if (!release_expected.empty() && x.feedback != feedback_level::full)  // never shown before the exercise itself
@@ -175,6 +175,19 @@ std::vector<std::string> gradescope_students(const std::string& metadata_path) {
         }
     }
     return out;
+}
+
+std::size_t gradescope_previous_submissions(const std::string& metadata_path) {
+    std::string text;
+    try {
+        text = io::read_input_file(metadata_path);
+    } catch (const io::input_error&) {
+        return 0;
+    }
+    const auto meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (meta.is_discarded() || !meta.is_object() || !meta.contains("previous_submissions")) return 0;
+    const auto& p = meta["previous_submissions"];
+    return p.is_array() ? p.size() : 0;
 }
 
 std::string xml_escape(const std::string& s) {

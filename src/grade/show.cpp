@@ -13,8 +13,11 @@
 #include "trace/style.hpp"
 #include "trace/table.hpp"
 #include "trace/text_width.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -46,16 +49,16 @@ std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std:
 
 std::string stage_title(const exercise& x, const std::string& stage) {
     const auto& s = x.setup;
-    if (stage == "raw") return "raw scores " + s.q_name + " " + s.k_name + "ᵀ";
-    if (stage == "scaled") return s.scale ? "scores ÷ " + trace::compact(*s.scale) : "scaled scores ÷ √d_k";
-    if (stage == "masked") return "masked scores (blocked = -inf)";
-    if (stage == "weights") return s.softmax ? "attention weights (softmax over the keys)" : "weights (no softmax)";
-    if (stage == "output") return "output (weights · " + s.v_name + ")";
-    if (stage == "scale") return "the divisor of the raw scores";
-    if (stage == "argmax") return "the key each query attends to most (index or token)";
-    if (stage == "q") return "your own " + s.q_name;
-    if (stage == "k") return "your own " + s.k_name;
-    if (stage == "v") return "your own " + s.v_name;
+    if (stage == sw::raw()) return "raw scores " + s.q_name + " " + s.k_name + "ᵀ";
+    if (stage == sw::scaled()) return s.scale ? "scores ÷ " + trace::compact(*s.scale) : "scaled scores ÷ √d_k";
+    if (stage == sw::masked()) return "masked scores (blocked = -inf)";
+    if (stage == sw::weights()) return s.softmax ? "attention weights (softmax over the keys)" : "weights (no softmax)";
+    if (stage == sw::output()) return "output (weights · " + s.v_name + ")";
+    if (stage == sw::scale()) return "the divisor of the raw scores";
+    if (stage == sw::argmax()) return "the key each query attends to most (index or token)";
+    if (stage == sw::q()) return "your own " + s.q_name;
+    if (stage == sw::k()) return "your own " + s.k_name;
+    if (stage == sw::v()) return "your own " + s.v_name;
     if (const auto e = extra_stage_shape(stage, s.q, s.k, s.v, s.tile)) return e->title;
     return stage;
 }
@@ -101,16 +104,16 @@ std::string matrix_comment(const std::string& name, const matrix& m) {
 
 std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
     const auto& s = x.setup;
-    if (p.stage == "scale") return {1, 1};
-    if (p.stage == "q" || p.stage == "k" || p.stage == "v") {
+    if (p.stage == sw::scale()) return {1, 1};
+    if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) {
         auto it = s.input_shapes.find(p.stage);
         return it == s.input_shapes.end() ? std::array<std::size_t, 2>{0, 0} : it->second;
     }
     if (const auto e = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile))
         return {p.rows.empty() ? e->rows : p.rows.size(), p.cols.empty() ? e->cols : p.cols.size()};
     const std::size_t n_rows = p.rows.empty() ? s.q.shape(0) : p.rows.size();
-    if (p.stage == "argmax") return {n_rows, 1};
-    const std::size_t all_cols = p.stage == "output" ? s.v.shape(1) : s.k.shape(0);
+    if (p.stage == sw::argmax()) return {n_rows, 1};
+    const std::size_t all_cols = p.stage == sw::output() ? s.v.shape(1) : s.k.shape(0);
     return {n_rows, p.cols.empty() ? all_cols : p.cols.size()};
 }
 
@@ -118,9 +121,9 @@ std::string describe_part(const exercise& x, const part_spec& p) {
     if (!x.kind->numbers) return p.prompt;
     const auto& s = x.setup;
     const auto extra = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile);
-    const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
+    const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
     std::string d = stage_title(x, p.stage) + cut_list(p.rows, key_rows ? s.key_tokens : s.query_tokens, "row");
-    if (extra ? extra->key_cols : p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v")
+    if (extra ? extra->key_cols : p.stage != sw::output() && p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v())
         d += cut_list(p.cols, s.key_tokens, "column");
     else if (!p.cols.empty()) {
         std::string c;
@@ -196,7 +199,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
             if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, decimals_for(*n.inputs.bias)), plain);
             // An exercise that asks for the scale must not print it in its own hand-out.
             bool asks_scale = false;
-            for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == "scale";
+            for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == sw::scale();
             if (asks_scale)
                 out += "\nScale: what the raw scores are divided by is one of the parts below" +
                        std::string(s.softmax ? "" : "; no softmax") + ".\n";
@@ -222,7 +225,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
         if (x.kind->numbers) {
             const auto sh = part_shape(x, p);
             line += describe_part(x, p) + " — " + dims(sh[0], sh[1]) + ", " + points_words(p.points) +
-                    (p.stage == "argmax" || p.stage == "q" || p.stage == "k" || p.stage == "v" ? "" : ", " + tol_words(p));
+                    (p.stage == sw::argmax() || p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v() ? "" : ", " + tol_words(p));
         } else {
             line += (p.prompt.empty() ? std::string(x.kind->name) : p.prompt) + " — " + points_words(p.points);
         }
@@ -256,16 +259,16 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
         nlohmann::json in{{"attention", s.run_kind},
                           {"student_inputs", s.student_inputs},
                           {"softmax", s.softmax},
-                          {"scale", s.scale ? nlohmann::json(*s.scale) : nlohmann::json(nullptr)},
+                          {sw::scale(), s.scale ? nlohmann::json(*s.scale) : nlohmann::json(nullptr)},
                           {"query_tokens", n.query_tokens},
                           {"key_tokens", n.key_tokens},
                           {"names", {s.q_name, s.k_name, s.v_name}}};
         if (s.student_inputs) {
             for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = {sh[0], sh[1]};
         } else {
-            in["q"] = matrix_json(n.inputs.q);
-            in["k"] = matrix_json(n.inputs.k);
-            in["v"] = matrix_json(n.inputs.v);
+            in[sw::q()] = matrix_json(n.inputs.q);
+            in[sw::k()] = matrix_json(n.inputs.k);
+            in[sw::v()] = matrix_json(n.inputs.v);
             in["encoder_q"] = n.inputs.encoder_q ? matrix_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
             in["bias"] = n.inputs.bias ? matrix_json(*n.inputs.bias) : nlohmann::json(nullptr);
             if (n.inputs.grad_output) in["grad"] = matrix_json(*n.inputs.grad_output);  // lessons 15–19

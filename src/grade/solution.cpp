@@ -11,8 +11,11 @@
 #include "grade/pipeline.hpp"
 #include "grade/show.hpp"
 #include "trace/number_format.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -39,25 +42,25 @@ std::string rows_text(const matrix& m, const std::vector<std::size_t>& rows, con
 
 // What each attention pass does, in the words of the lessons.
 std::string pass_words(const std::string& stage, const stage_values& s, const pipeline_inputs& in) {
-    if (stage == "raw") return "raw scores = Q · Kᵀ (the query row times each key row)";
-    if (stage == "scaled") return "scaled = raw ÷ " + trace::compact(s.scale, 4);
-    if (stage == "masked") return "masked = scaled + bias, −inf where a key is blocked";
-    if (stage == "weights")
+    if (stage == sw::raw()) return "raw scores = Q · Kᵀ (the query row times each key row)";
+    if (stage == sw::scaled()) return "scaled = raw ÷ " + trace::compact(s.scale, 4);
+    if (stage == sw::masked()) return "masked = scaled + bias, −inf where a key is blocked";
+    if (stage == sw::weights())
         return in.softmax ? "weights = softmax of each row (exp of each entry ÷ the row's sum of exps)"
                           : "weights = the scaled scores themselves (this exercise has no softmax)";
-    if (stage == "output") return "output = weights · V (the weighted average of the value rows)";
+    if (stage == sw::output()) return "output = weights · V (the weighted average of the value rows)";
     return stage;
 }
 
 // The passes up to the asked one, each on the asked rows (all keys), the asked one cut to its columns.
 // Passes already printed for the same rows (an earlier part) are not repeated.
 std::string stage_chain(const part_spec& p, const stage_values& right, const exercise_numbers& n, std::vector<std::string>& shown) {
-    static const std::vector<std::string> order{"raw", "scaled", "masked", "weights", "output"};
+    static const std::vector<std::string> order{sw::raw(), sw::scaled(), sw::masked(), sw::weights(), sw::output()};
     const bool has_mask = n.inputs.mask.has_value() || n.inputs.bias.has_value();
     const auto rows = all_or(p.rows, right.raw.shape(0));
     std::string out;
     for (const auto& stage : order) {
-        if (stage == "masked" && !has_mask && p.stage != "masked") continue;
+        if (stage == sw::masked() && !has_mask && p.stage != sw::masked()) continue;
         const bool asked = stage == p.stage;
         if (!asked && std::find(shown.begin(), shown.end(), stage) != shown.end()) continue;
         const auto m = select_stage(right, stage, p.rows, asked ? p.cols : std::vector<std::size_t>{});
@@ -72,10 +75,10 @@ std::string stage_chain(const part_spec& p, const stage_values& right, const exe
 
 std::string numeric_part(const part_spec& p, const stage_values& right, const exercise_numbers& n,
                          std::vector<std::string>& shown) {
-    if (p.stage == "q" || p.stage == "k" || p.stage == "v")
+    if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v())
         return "    any matrix of the asked shape: the later parts are checked against your own choice\n";
-    if (p.stage == "scale") return "    the answer: the scale, √d_k = " + trace::compact(right.scale, 4) + "\n";
-    if (p.stage == "argmax") {
+    if (p.stage == sw::scale()) return "    the answer: the scale, √d_k = " + trace::compact(right.scale, 4) + "\n";
+    if (p.stage == sw::argmax()) {
         std::string out;
         for (std::size_t r : all_or(p.rows, right.weights.shape(0))) {
             std::size_t best = 0;
@@ -86,7 +89,7 @@ std::string numeric_part(const part_spec& p, const stage_values& right, const ex
         }
         return out;
     }
-    static const std::vector<std::string> chained{"raw", "scaled", "masked", "weights", "output"};
+    static const std::vector<std::string> chained{sw::raw(), sw::scaled(), sw::masked(), sw::weights(), sw::output()};
     for (const auto& c : chained)
         if (c == p.stage) return stage_chain(p, right, n, shown);
     const auto m = select_stage(right, p.stage, p.rows, p.cols);  // the stages of lessons 15–19

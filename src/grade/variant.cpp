@@ -12,8 +12,11 @@
 #include "grade/secret.hpp"
 #include "grade/variant_check.hpp"
 #include "io/input_read.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -140,7 +143,7 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
     for (int attempt = 0;; ++attempt) {
         const matrix* first = nullptr;  // with tie, every role copies the first one drawn
         for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
-            matrix* m = role == "q" ? &n.inputs.q : role == "k" ? &n.inputs.k : role == "v" ? &n.inputs.v
+            matrix* m = role == sw::q() ? &n.inputs.q : role == sw::k() ? &n.inputs.k : role == sw::v() ? &n.inputs.v
                       : role == "encoder_q" && n.inputs.encoder_q ? &*n.inputs.encoder_q : nullptr;
             if (!m) continue;
             if (x.variant.tie && first && role != "encoder_q") {

@@ -3,6 +3,7 @@
 
 - Exercise kinds are one registry (src/grade/kinds/): `exercise_kind::` appears nowhere
   else in src/, and every row the registry lists has its own file there.
+- No stage name literal in src/grade: stages are named through the tracer's vocabulary.
 - `attn exercise list` names only kinds the registry holds, and each registered
   kind is used by at least one lesson exercise.
 """
@@ -53,6 +54,30 @@ check(out.returncode == 0, f"attn exercise list exits {out.returncode}: {out.std
 used = set(re.findall(r"^  \d\d-\S+\s+(\w+)\s+\d", out.stdout, re.M))
 check(used <= set(rows), f"exercise list names kinds {sorted(used - set(rows))} the registry lacks")
 check(used == set(rows), f"kinds no lesson uses: {sorted(set(rows) - used)}")
+
+# No stage name literal in src/grade: the grader names stages through the tracer's
+# vocabulary (grade/stage_words.hpp reads trace/stages.cpp's table and trace/stage_quantities.cpp). The words are read
+# from that table here: every hook name and alias, and the quantities (scale, argmax).
+table = ""
+for name in ("stages.cpp", "stage_quantities.cpp"):
+    with open(os.path.join(src, "src", "trace", name), encoding="utf-8") as f:
+        table += f.read()
+vocabulary = set()
+for hook, alias in re.findall(r'\{stage::\w+, "(\w+)", "(\w+)"', table):
+    vocabulary.update((hook, alias))
+vocabulary.update(re.findall(r'case stage_quantity::\w+: return "(\w+)";', table))
+check({"raw", "weights", "output", "grad_pattern", "scale", "argmax"} <= vocabulary,
+      f"the stage vocabulary read from trace/ is incomplete: {sorted(vocabulary)}")
+literal = re.compile(r'"((?:[^"\\]|\\.)*)"')
+for path in sources(os.path.join("src", "grade")):
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            code = line.split("//", 1)[0]  # comments may name stages
+            if "not a stage" in line:  # a field of another format that happens to share a word
+                continue
+            for word in literal.findall(code):
+                check(word not in vocabulary,
+                      f"{os.path.relpath(path, src)}:{n}: the stage name \"{word}\" spelled in src/grade")
 
 if failures:
     print(f"{len(failures)} failure(s)")

@@ -12,8 +12,11 @@
 #include "grade/pipeline_extras.hpp"
 #include "grade/show.hpp"
 #include "grade/solution.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
+
+namespace sw = stage_word;
 
 namespace {
 
@@ -25,7 +28,7 @@ void check_stage(detail::exercise_reader& r, const toml::table& t, const exercis
         for (const auto& s : numeric_stage_names()) names += (names.empty() ? "" : ", ") + s;
         r.rd.fail(t.get("stage"), "unknown stage '" + p.stage + "' (expected one of " + names + ")");
     }
-    if ((p.stage == "q" || p.stage == "k" || p.stage == "v") && !x.setup.student_inputs)
+    if ((p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) && !x.setup.student_inputs)
         r.rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
 }
 
@@ -34,18 +37,21 @@ void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&
     check_stage(r, t, x, p);
     const auto extra = extra_stage_shape(p.stage, x.setup.q, x.setup.k, x.setup.v, x.setup.tile);
     if (extra && extra->cols == 0) r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
-    if ((p.stage.rfind("grad_", 0) == 0 && !x.setup.grad_output) || (p.stage.rfind("rot_", 0) == 0 && !x.setup.rope_base))
-        r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (p.stage[0] == 'g' ? "grad" : "rope") + "' on the exercise");
-    const bool key_rows = extra ? extra->key_rows : p.stage == "k" || p.stage == "v";
+    const auto traced = trace::parse_stage(p.stage);  // what the tracer's vocabulary says the stage needs
+    const auto needs = traced ? trace::info(*traced).needs : trace::stage_needs::nothing;
+    if ((needs == trace::stage_needs::backward && !x.setup.grad_output) || (needs == trace::stage_needs::rope && !x.setup.rope_base))
+        r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (needs == trace::stage_needs::backward ? "grad" : "rope") +
+                                      "' on the exercise");
+    const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
     const std::size_t n_rows = extra ? extra->rows : key_rows ? x.setup.k.shape(0) : x.setup.q.shape(0);
     const std::size_t n_cols = extra                                  ? std::max<std::size_t>(extra->cols, 1)
-                               : p.stage == "output" || p.stage == "v" ? x.setup.v.shape(1)
-                               : p.stage == "q" || p.stage == "k"      ? x.setup.q.shape(1)
+                               : p.stage == sw::output() || p.stage == sw::v() ? x.setup.v.shape(1)
+                               : p.stage == sw::q() || p.stage == sw::k()      ? x.setup.q.shape(1)
                                                                        : x.setup.k.shape(0);
     p.rows = r.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                  .value_or(std::vector<std::size_t>{});
     const bool cols_are_keys = extra ? extra->key_cols
-                                     : p.stage != "output" && p.stage != "q" && p.stage != "k" && p.stage != "v";
+                                     : p.stage != sw::output() && p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v();
     p.cols = r.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
                  .value_or(std::vector<std::size_t>{});
     p.tol = r.read_tol(t, base);
@@ -72,7 +78,7 @@ void grade(const exercise& x, const answer_value* answer, const kind_grading& g,
 
 std::string placeholder(const exercise& x, const part_spec& p) {
     const auto sh = part_shape(x, p);
-    if (p.stage == "argmax") return "TODO: " + std::to_string(sh[0]) + " key index(es) or token(s), e.g. [0]";
+    if (p.stage == sw::argmax()) return "TODO: " + std::to_string(sh[0]) + " key index(es) or token(s), e.g. [0]";
     std::string row = "[";
     for (std::size_t j = 0; j < sh[1]; ++j) row += std::string(j ? ", " : "") + "0.0";
     row += "]";
