@@ -223,6 +223,7 @@ int run_gradescope(const grade_cli& o) {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         grade::grade_options g = options_of(o, set, grade::feedback_level::mistakes, &a);
         g.practice_ok = false;
+        const std::string tries = grade::apply_tries(a, grade::gradescope_previous_submissions(o.metadata), g);
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
         // Who submitted: Gradescope's metadata (every member of a group), or --student
@@ -238,6 +239,7 @@ int run_gradescope(const grade_cli& o) {
             const grade::submission sub = grade::read_submission_path(o.submission_dir, limits);
             r = grade::grade_group(sub, set, g, members);
             grade::make_paths_relative(r, o.submission_dir);
+            if (!tries.empty()) r.notes.push_back(tries);
         } catch (const grade::variant_error&) {
             throw;  // the course's setup, not the student's submission
         } catch (const error& e) {

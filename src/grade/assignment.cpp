@@ -95,12 +95,21 @@ assignment read_assignment(const std::string& path, const exercise_set& set) {
     const toml::table doc = io::parse_toml(text, file);
     assignment a;
     a.path = path;
-    check_keys(file, doc, {"title", "feedback", "visibility", "release_expected", "exercise"}, "in an assignment file");
+    check_keys(file, doc, {"title", "feedback", "visibility", "release_expected", "detailed_tries", "exercise"},
+               "in an assignment file");
     if (const toml::node* n = doc.get("title")) a.title = string_value(file, *n, "title");
     if (const toml::node* n = doc.get("feedback")) a.feedback = level_value(file, *n);
     if (const toml::node* n = doc.get("visibility")) a.visibility = visibility_value(file, *n, "visibility", visibilities);
     if (const toml::node* n = doc.get("release_expected"))
         a.release_expected = visibility_value(file, *n, "release_expected", {"after_due_date", "after_published"});
+    if (const toml::node* n = doc.get("detailed_tries")) {
+        const auto v = n->value_exact<int64_t>();
+        if (!v || *v < 1 || *v > 1000)
+            throw io::input_error(pos_of(file, *n), "'detailed_tries' must be a whole number from 1 to 1000 (the submissions "
+                                                    "that get feedback beyond the score), found " +
+                                                        (v ? std::to_string(*v) : lessons::toml_reader::type_name(n)));
+        a.detailed_tries = static_cast<int>(*v);
+    }
     const toml::node* list = doc.get("exercise");
     if (!list) throw io::input_error({file, 1, 1}, "an assignment lists its exercises: [[exercise]] tables with an 'id' each");
     const toml::array* arr = list->as_array();
@@ -119,6 +128,15 @@ void apply_assignment(const assignment& a, grade_options& g, std::optional<feedb
         g.feedback = *forced;
         for (auto& [id, o] : g.per_exercise) o.feedback.reset();
     }
+}
+
+std::string apply_tries(const assignment& a, std::size_t previous, grade_options& g) {
+    if (!a.detailed_tries || previous < static_cast<std::size_t>(*a.detailed_tries)) return "";
+    g.feedback = feedback_level::score;
+    for (auto& [id, o] : g.per_exercise) o.feedback = feedback_level::score;
+    const int n = *a.detailed_tries;
+    return "this is submission " + std::to_string(previous + 1) + "; feedback beyond the score is given for the first " +
+           std::to_string(n) + (n == 1 ? " submission" : " submissions") + " only";
 }
 
 }  // namespace attn::grade

@@ -6,6 +6,7 @@
 //   feedback = "mistakes"                 # full | mistakes | score, for every exercise
 //   visibility = "visible"                # Gradescope visibility of the tests
 //   release_expected = "after_due_date"   # Gradescope: the full feedback, released then
+//   detailed_tries = 3                    # Gradescope: feedback beyond the score for the first 3 submissions
 //   [[exercise]]
 //   id = "01-self-cat"
 //   points = 4                            # replaces the lesson's points
@@ -29,6 +30,10 @@ struct assignment {
     std::optional<feedback_level> feedback;  // every exercise's level, unless the exercise says
     std::string visibility;                 // Gradescope visibility of the tests; "" = the command line's
     std::string release_expected;           // "" (never), after_due_date or after_published
+    // Gradescope's previous_submissions policy: the first N submissions get the levels
+    // above; from submission N + 1 on every exercise is shown at `score` (points only),
+    // so repeated tries cannot mine the feedback. Absent = every try alike.
+    std::optional<int> detailed_tries;
     std::vector<std::string> exercise_ids;  // in the file's order
     std::map<std::string, exercise_override> per_exercise;
 };
@@ -41,6 +46,11 @@ assignment read_assignment(const std::string& path, const exercise_set& set);
 // The assignment's exercises, points and feedback levels into the grading options
 // (the command line's --feedback, given as `forced`, replaces every level).
 void apply_assignment(const assignment& a, grade_options& g, std::optional<feedback_level> forced);
+
+// The previous_submissions policy for a submission made after `previous` others: past
+// the assignment's detailed_tries, every level becomes `score`. Returns the note the
+// student reads ("" when the policy changes nothing).
+std::string apply_tries(const assignment& a, std::size_t previous, grade_options& g);
 
 // The Gradescope visibilities a test may have.
 bool is_gradescope_visibility(const std::string& word);

@@ -29,6 +29,9 @@ nlohmann::json gradescope_results(const grade_report& r, const std::string& visi
 // submission has several): each user's sid, else email, else id — an empty or blank
 // field falls through to the next; none when the file is missing or says nothing usable.
 std::vector<std::string> gradescope_students(const std::string& metadata_path);
+// How many submissions the student made before this one (the metadata's
+// previous_submissions; 0 when it is absent or unreadable).
+std::size_t gradescope_previous_submissions(const std::string& metadata_path);
 
 // JUnit XML: one <testsuite> per student, one <testcase> per part, <failure> for lost points.
 std::string junit_xml(const std::vector<grade_report>& reports);
