@@ -149,6 +149,24 @@ std::vector<std::string> shape_symbols(const std::string& preset) {
     return out;
 }
 
+namespace {
+
+// Whether the table's rows fit `width` columns in one part: two columns of indent,
+// the tensor names, then each column after two blanks (trace/table.cpp's layout).
+bool fits(const table& t, std::size_t width) {
+    std::size_t label_w = display_width(t.corner);
+    for (const auto& r : t.row_labels) label_w = std::max(label_w, display_width(r));
+    std::size_t total = 2 + label_w;
+    for (std::size_t j = 0; j < t.col_labels.size(); ++j) {
+        std::size_t w = display_width(t.col_labels[j]);
+        for (const auto& c : t.cells) w = std::max(w, display_width(c[j]));
+        total += 2 + w;
+    }
+    return total <= width;
+}
+
+}  // namespace
+
 std::string render_shape_table(const std::string& preset, const symbol_values& values, const style& st) {
     const auto rows = shape_rows(preset);
     table t;
@@ -177,6 +195,14 @@ std::string render_shape_table(const std::string& preset, const symbol_values& v
         if (numbers) t.cells.push_back({to_string(r.shape), to_string(evaluate(r.shape, values)), r.what});
         else t.cells.push_back({to_string(r.shape), r.what});
     }
+    // With numbers, a table too wide for the screen would be split in two parts that
+    // repeat every tensor; its words are the symbolic table's, so they go instead.
+    std::string note;
+    if (numbers && !fits(t, st.width)) {
+        t.col_labels.pop_back();
+        for (auto& c : t.cells) c.pop_back();
+        note = "  (what each tensor is: the symbolic table, `attn shapes " + preset + "`)\n";
+    }
     // Text columns read better left-aligned: pad labels and cells to the column's
     // width ourselves, so the table's right alignment has nothing left to do.
     for (std::size_t j = 0; j < t.col_labels.size(); ++j) {
@@ -199,7 +225,7 @@ std::string render_shape_table(const std::string& preset, const symbol_values& v
         clean += line + "\n";
         start = end + 1;
     }
-    return clean;
+    return clean + note;
 }
 
 }  // namespace attn::trace

@@ -149,18 +149,41 @@ std::size_t cut_point(const std::string& word, std::size_t from, std::size_t roo
     return i;
 }
 
+// A word that is an operator of an equation ("=", "×", "≈", …): the wrapper never
+// breaks a line next to one, so "d_q = d_v = 4." stays on one line.
+bool is_operator(const std::string& w) {
+    static const char* const ops[] = {"=", "≈", "≠", "+", "−", "-", "×", "·", "/", "÷", "<", ">", "≤", "≥", "→", "⊙", "∈"};
+    for (const char* op : ops)
+        if (w == op) return true;
+    return false;
+}
+
 // The end of the word that starts at `from`: the next space, except that a word
 // opening a `command in backticks` runs to the word holding the closing backtick
-// (a student copies the command from one line) when that fits in `room` columns.
+// (a student copies the command from one line), and an equation runs across its
+// operators ("a = b + c"), each when that fits in `room` columns.
 std::size_t word_end(const std::string& s, std::size_t from, std::size_t room) {
     std::size_t e = from, ticks = 0;
     for (; e < s.size() && s[e] != ' '; ++e) ticks += s[e] == '`';
-    if (ticks % 2 == 0) return e;
-    const std::size_t close = s.find('`', e);
-    if (close == std::string::npos) return e;
-    std::size_t end = close;
-    while (end < s.size() && s[end] != ' ') ++end;
-    return display_width(s.substr(from, end - from)) <= room ? end : e;
+    if (ticks % 2 == 1) {
+        const std::size_t close = s.find('`', e);
+        if (close == std::string::npos) return e;
+        std::size_t end = close;
+        while (end < s.size() && s[end] != ' ') ++end;
+        return display_width(s.substr(from, end - from)) <= room ? end : e;
+    }
+    // Glue the next word while this one or the next is an operator.
+    std::string last = s.substr(from, e - from);
+    while (e + 1 < s.size() && s[e] == ' ' && s[e + 1] != ' ') {
+        std::size_t n = e + 1;
+        while (n < s.size() && s[n] != ' ') ++n;
+        const std::string next = s.substr(e + 1, n - e - 1);
+        if (!is_operator(last) && !is_operator(next)) break;
+        if (display_width(s.substr(from, n - from)) > room) break;
+        e = n;
+        last = next;
+    }
+    return e;
 }
 
 }  // namespace
@@ -239,6 +262,19 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
+std::string last_word(const std::string& line) {
+    const std::size_t end = line.find_last_not_of(' ');
+    if (end == std::string::npos) return "";
+    const std::size_t sp = line.rfind(' ', end);
+    return line.substr(sp == std::string::npos ? 0 : sp + 1, end - (sp == std::string::npos ? 0 : sp + 1) + 1);
+}
+
+std::string first_word(const std::string& line) {
+    const std::size_t b = line.find_first_not_of(' ');
+    if (b == std::string::npos) return "";
+    return line.substr(b, line.find(' ', b) == std::string::npos ? std::string::npos : line.find(' ', b) - b);
+}
+
 bool flows(const std::string& line) {
     return !line.empty() && line[0] != ' ' && bullet_width(line, 0) == 0;
 }
@@ -291,8 +327,12 @@ std::string wrap_prose(const std::string& text, std::size_t width) {
         }
         std::size_t j = i;
         bool too_wide = false;
-        for (; j < lines.size() && flowing[j]; ++j)
+        for (; j < lines.size() && flowing[j]; ++j) {
             if (display_width(lines[j]) > width) too_wide = true;
+            // an equation the source broke across lines ("d_q = d_v =" / "4.") is joined again
+            if (j + 1 < lines.size() && flowing[j + 1] && (is_operator(last_word(lines[j])) || is_operator(first_word(lines[j + 1]))))
+                too_wide = true;
+        }
         if (too_wide) {
             out += rewrap(std::vector<std::string>(lines.begin() + static_cast<long>(i), lines.begin() + static_cast<long>(j)), width);
         } else {

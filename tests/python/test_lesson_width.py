@@ -4,7 +4,8 @@ it was given. Every lesson (whole, and from each of its steps), every `--token`
 a lesson or a golden case documents, every trace example and every shape table
 runs at --width 60, 80 and 120; no line may be wider (display width measured
 here, independently of attn: East Asian wide/fullwidth = 2 columns, combining
-marks 0, colour sequences 0), and no number may be cut at a line end. And the
+marks 0, colour sequences 0), no number may be cut at a line end, and no line
+may end in the middle of an equation (on an "=", "×", "+" … with more below). And the
 rule of lessons/README.md that keeps formulas whole at 60: every indented line of a
 lesson's intro and step texts (formulas, tables, lists are never re-wrapped, only
 broken at spaces) is at most 60 columns wide."""
@@ -52,6 +53,10 @@ def check(args, width):
     for n in range(len(lines) - 1):  # a number cut in two: "… = 0." then "00"
         if re.search(r"\d\.$", lines[n]) and re.match(r"\s*\d", lines[n + 1]):
             failures.append(f"attn {' '.join(args)} --width {width}: a number is split at line {n + 1}")
+    for n in range(len(lines) - 1):  # an equation broken in prose: "d_q = d_v =" then "4."
+        prose = re.match(r"(\S|\s*(•|\d+\.) )", lines[n])  # not a trace's laid-out sum (indented)
+        if prose and re.search(r"\S (=|≈|×|·|\+|−|→|∈)$", lines[n]) and lines[n + 1].strip():
+            failures.append(f"attn {' '.join(args)} --width {width}: an equation is broken at line {n + 1}: {lines[n][-40:]}")
     return out
 
 
