@@ -33,6 +33,7 @@ int run_main(int argc, char** argv) {
     attn::cli::setup_model(app);
     attn::cli::setup_course(app);
     try {
+        attn::cli::check_verbs(app, argc, argv);  // "did you mean" for a mistyped verb
         app.parse(argc, argv);
         if (app.get_subcommands().empty()) {
             std::cout << app.help() << "\n";

@@ -19,6 +19,10 @@ void setup_grade(CLI::App& app);     // cli/grade.cpp    (grade submissions)
 void setup_model(CLI::App& app);     // cli/model.cpp    (real models; sub-verbs in cli/model_*.cpp)
 void setup_course(CLI::App& app);    // cli/course.cpp   (the teacher's set-up: course secret)
 
+// Refuses a mistyped verb or sub-verb with the closest one ("did you mean"), before
+// CLI11 parses (cli/verb_hint.cpp); throws attn::error (exit 2).
+void check_verbs(const CLI::App& app, int argc, const char* const* argv);
+
 // The numbered lessons with titles (what `attn lessons` prints).
 void print_lesson_list();
 

@@ -18,6 +18,7 @@
 #include "io/terminal_safe.hpp"
 #include "lessons/embedded_lessons.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "lessons/key_check.hpp"
 
 namespace attn::lessons {
 
@@ -129,7 +130,18 @@ std::string find_lesson(const std::string& dir, int number) {
     std::string have;
     for (const int n : numbers) have += (have.empty() ? "" : ", ") + std::to_string(n);
     const std::string where = dir == built_in_lessons ? "the lessons built into attn" : dir;
-    throw std::invalid_argument("there is no lesson " + std::to_string(number) + " in " + where +
+    // "Did you mean": two digits typed the wrong way round (91 for 19), the one typo of
+    // a number whose nearest neighbours by edit distance would all be as likely.
+    std::string guess;
+    const std::string typed = std::to_string(number);
+    for (const int n : numbers) {
+        const std::string s = std::to_string(n);
+        if (s.size() == typed.size() && s != typed && std::is_permutation(s.begin(), s.end(), typed.begin()) &&
+            edit_distance(s, typed) == 1)
+            guess = s;
+    }
+    throw std::invalid_argument("there is no lesson " + typed + " in " + where +
+                                (guess.empty() ? "" : " (did you mean " + guess + "?)") +
                                 (have.empty() ? " (no lessons found)" : " (lessons: " + have + ")"));
 }
 
