@@ -54,7 +54,7 @@ trace::report_options report_options_of(const trace_options& o) {
     ro.st = make_style(o.layout);
     ro.truecolor = trace::heatmap_style_for(ro.st.color).truecolor;
     if (o.batch >= 0) ro.batch = static_cast<std::size_t>(o.batch);
-    if (o.head >= 0) ro.head = static_cast<std::size_t>(o.head);
+    if (o.head >= 1) ro.head = static_cast<std::size_t>(o.head - 1);  // given from 1, as the lessons count heads
     if (!o.query.empty()) ro.query = o.query;
     for (const auto& s : o.stages) ro.tables.push_back(stage_arg(s, "--stage"));
     if (!o.heatmaps.empty()) {
@@ -107,7 +107,7 @@ void run_trace_verb(const trace_options& o) {
                                                   : io::parse_trace_spec(example_spec(o.example), o.example + ".toml");
     const io::trace_inputs in = io::resolve_trace_inputs(spec);  // checks the element budget
     if (!o.html.empty())  // before computing: a page past the cell limit is refused at once
-        io::check_html_cells(o.batch >= 0 ? 1 : in.batch, o.head >= 0 ? 1 : in.heads, in.n_q, in.n_k);
+        io::check_html_cells(o.batch >= 0 ? 1 : in.batch, o.head >= 1 ? 1 : in.heads, in.n_q, in.n_k);
 
     // Exports write every stage; the terminal report of one query needs that query's row only.
     const bool exporting = !o.json.empty() || !o.npy.empty() || !o.csv.empty() || !o.html.empty();
@@ -135,7 +135,7 @@ void setup_trace(CLI::App& app) {
     sub->add_flag("--list-stages", o->list_stages, "Print the stage vocabulary (name, axes, what) and exit");
     sub->add_option("--example", o->example, "Trace an example built into attn instead of a spec file (`attn examples` lists them)");
     sub->add_option("--query", o->query, "Per-token trace of this query (its token or 0-based index)");
-    sub->add_option("--head", o->head, "Only this head (0-based)")->check(CLI::NonNegativeNumber);
+    sub->add_option("--head", o->head, "Only this head, counted from 1 as in the lessons")->check(CLI::Range(1, 1 << 20));
     sub->add_option("--batch", o->batch, "Only this batch item (0-based)")->check(CLI::NonNegativeNumber);
     sub->add_option("--stage", o->stages, "Print only these stage tables (hook name or alias; repeatable)");
     sub->add_option("--heatmap", o->heatmaps, "Heatmaps of these score stages (default: weights; 'none' for none)");

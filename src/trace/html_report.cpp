@@ -156,7 +156,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
             const attention_steps s = r.head_steps(b, h);  // [n_q, n_k] stages materialised: the HTML is for small runs
             run_labels l = r.labels;
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
-            if (r.heads > 1) l.title += fmt::format(" · head {} of {}", h, r.heads);
+            if (r.heads > 1) l.title += fmt::format(" · head {} of {}", h + 1, r.heads);  // from 1, as the lessons
             const std::string id = fmt::format("b{}-h{}", b, h);
             out += "<section id=\"section-" + id + "\">\n<h2>" + esc(l.title) + "</h2>\n";
             out += heatmap_html(s, l, "heatmap-" + id, has_bias);

@@ -47,7 +47,7 @@ struct place {
         return fmt::format("column {}", j);
     }
     [[noreturn]] void fail(stage s, double x, std::size_t i, std::size_t j, const io::source_pos& spec) const {
-        const std::string where = (r.batch > 1 ? fmt::format("batch {}, ", b) : "") + (r.heads > 1 ? fmt::format("head {}, ", h) : "");
+        const std::string where = (r.batch > 1 ? fmt::format("batch {}, ", b) : "") + (r.heads > 1 ? fmt::format("head {}, ", h + 1) : "");
         throw io::input_error("overflow", spec,
                               fmt::format("{}{} is {} at {}, {}: the inputs are finite but the computation overflows a "
                                           "double (beyond ±1.8e308); scale the inputs down (or check `scale`)",

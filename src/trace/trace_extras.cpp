@@ -127,7 +127,7 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
     const auto dims = [](const matrix& m) { return dimension_labels(m.shape(1)); };
     std::string out;
     if (r.inputs.kv_heads != r.heads)
-        out += fmt::format("query head {} reads key/value head {} of {} (kv_heads = {})\n\n", h, ex.group.at(h),
+        out += fmt::format("query head {} reads key/value head {} of {} (kv_heads = {})\n\n", h + 1, ex.group.at(h) + 1,
                            r.inputs.kv_heads, r.inputs.kv_heads);
     if (!ex.rope_q.empty()) {
         const rope_steps& rq = ex.rope_q[i];

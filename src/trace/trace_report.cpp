@@ -22,16 +22,18 @@ namespace {
 std::string section_title(const trace_run& r, std::size_t b, std::size_t h) {
     std::string t = r.labels.title;
     if (r.batch > 1) t += fmt::format(" · batch {} of {}", b, r.batch);
-    if (r.heads > 1) t += fmt::format(" · head {} of {}", h, r.heads);
+    if (r.heads > 1) t += fmt::format(" · head {} of {}", h + 1, r.heads);  // heads from 1, as in the lessons
     return t;
 }
 
+// v counts from 0; --head is given counting from 1 (as the lessons count heads), --batch from 0.
 std::size_t check_index(const std::optional<std::size_t>& v, std::size_t n, const char* what) {
+    const std::size_t from = what == std::string("head") ? 1 : 0;
     if (v && *v >= n)
-        throw std::invalid_argument(fmt::format("--{} {} does not exist: the spec has {} {} (0..{})", what, *v, n,
+        throw std::invalid_argument(fmt::format("--{} {} does not exist: the spec has {} {} ({}..{})", what, *v + from, n,
                                                 std::string(what == std::string("batch") ? "batch item" : what) +
                                                     (n == 1 ? "" : "s"),
-                                                n - 1));
+                                                from, n - 1 + from));
     return v ? *v : 0;
 }
 
