@@ -17,6 +17,7 @@
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
 #include "lessons/progress.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::cli {
 
@@ -106,19 +107,26 @@ void run_lesson(const lesson_options& o) {
     lessons::render_lesson(l, std::cout, ro);
 }
 
-void run_check(const lesson_options& o) {
+void run_check(const lesson_options& o, const layout_options& layout) {
+    // With --width every line fits it; without, a problem stays one `file:line:col: …` line
+    // (editors and scripts read them), whatever the terminal.
+    const std::size_t width = layout.width ? make_style(layout).width : std::string::npos;
     int bad = 0;
     for (const auto& file : o.check_files) {
         auto problems = lessons::check_lesson_file(file);
         if (problems.empty()) grade::read_exercises(lessons::load_lesson(file), problems);  // what grade will refuse (issue 18)
         if (problems.empty()) {
             const lessons::lesson l = lessons::load_lesson(file);
-            std::cout << io::terminal_safe(file) << ": ok (lesson " << l.number << ", " << l.steps.size() << " steps, "
-                      << l.exercises.size() << " exercises)\n";
+            std::cout << trace::fit_lines(io::terminal_safe(file) + ": ok (lesson " + std::to_string(l.number) + ", " +
+                                              std::to_string(l.steps.size()) + " steps, " +
+                                              std::to_string(l.exercises.size()) + " exercises)\n",
+                                          width);
             continue;
         }
-        for (const auto& p : problems) std::cerr << io::terminal_safe_text(p.str()) << "\n";
-        std::cerr << io::terminal_safe(file) << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << "\n";
+        for (const auto& p : problems) std::cerr << trace::fit_lines(io::terminal_safe_text(p.str()) + "\n", width);
+        std::cerr << trace::fit_lines(io::terminal_safe(file) + ": " + std::to_string(problems.size()) +
+                                          (problems.size() == 1 ? " problem" : " problems") + "\n",
+                                      width);
         ++bad;
     }
     if (bad) throw exit_request{2};
@@ -155,7 +163,9 @@ void setup_lesson(CLI::App& app) {
     sub->add_option("--run", opt->run, "With --token: trace this run of the lesson instead of the main one");
     auto* check = sub->add_subcommand("check", "Validate lesson files; report every problem as file:line:col");
     check->add_option("FILE", opt->check_files, "Lesson files")->required();
-    check->callback([opt] { run_check(*opt); });
+    auto check_layout = std::make_shared<layout_options>();
+    add_layout_options(*check, *check_layout, false);
+    check->callback([opt, check_layout] { run_check(*opt, *check_layout); });
     sub->callback([opt, sub] {
         if (sub->got_subcommand("check")) return;
         if (opt->which.empty()) throw CLI::ValidationError("N", "give a lesson number; `attn lessons` lists them");
