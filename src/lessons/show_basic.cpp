@@ -34,7 +34,14 @@ std::string show_matrix(const lesson& l, const show_item& item, const trace::sty
     const bool plain = readable_name(name) == name;  // a symbol ("Q", "K_enc") is its own corner
     const std::string title = opt_string(item, "title", readable_name(name));
     const std::string axes = opt_string(item, "axes", "rows: tokens · columns: dimensions");
-    return trace::render(trace::make_table(title, axes, opt_string(item, "corner", plain ? name : ""), rows, cols, m, dp), st);
+    trace::table t = trace::make_table(title, axes, opt_string(item, "corner", plain ? name : ""), rows, cols, m, dp);
+    // A difference (Δ) prints with its sign always, "+0.0147" and "-0.0106", as the
+    // compare kind's Δ column does: one sign style for every Δ of the course.
+    if (opt_bool(item, "signed", false) && t.cells.size() == m.shape(0))
+        for (std::size_t i = 0; i < m.shape(0); ++i)
+            if (t.cells[i].size() == m.shape(1))
+                for (std::size_t j = 0; j < m.shape(1); ++j) t.cells[i][j] = trace::signed_fixed(m(i, j), dp);
+    return trace::render(t, st);
 }
 
 std::string show_stage(const lesson& l, const show_item& item, const trace::style& st) {
@@ -166,6 +173,7 @@ std::string show_trace(const lesson& l, const show_item& item, const trace::styl
 
 void check_matrix(const lesson& l, const show_item& item) {
     check_references(l, item);
+    (void)opt_bool(item, "signed", false);
     const matrix& m = need_matrix(l, item);
     if (item.spec->get("row_labels")) {
         if (item.spec->get("rows")) bad(item, "give 'rows' (a token list) or 'row_labels', not both", "row_labels");
@@ -231,7 +239,7 @@ std::vector<show_kind> basic_kinds() {
     return {
         {"heatmap", show_heatmap, {}, {"run", "stage", "stretch", "matrix", "rows", "columns", "title"},
          "a run's weights (or raw/scaled scores), or any matrix with its token labels, as a heatmap", check_heatmap},
-        {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner"},
+        {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner", "signed"},
          "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table", check_matrix},
         {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},
          "one stage of a run: q, k, v, raw, scaled, masked, weights or output", check_stage},
