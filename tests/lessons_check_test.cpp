@@ -9,11 +9,12 @@
 #include <fstream>
 #include <string>
 
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
 
 using namespace attn::lessons;
+using namespace attn::io;
 
 namespace {
 
@@ -90,7 +91,9 @@ TEST_CASE("each kind of mistake is reported at its line and column with a hint",
         {"stage = \"weights\"", "stage = \"weights\"\ndecimal = 3",
          "x.toml:28:1: unknown key 'decimal' in a [[step.show]] of kind 'stage' (did you mean 'decimals'?"},
         {"stage = \"weights\"", "stage = \"weights\"\ndecimals = \"3\"",
-         "x.toml:28:12: show kind 'stage': 'decimals' must be an integer from 0 to 8, found a string"},
+         "x.toml:28:12: show kind 'stage': 'decimals' must be a whole number from 0 to 8, found a string"},
+        {"stage = \"weights\"", "stage = \"weights\"\ndecimals = 12",
+         "x.toml:28:12: show kind 'stage': 'decimals' must be a whole number from 0 to 8, found 12"},
         {"by = [1.0, 2.0]", "by = [1.0, 2.0, 3.0]", "x.toml:13:6: 'by' has 3 factors but 'Q' has 2 columns"},
         {"[matrices]\nQ = [[1.0, 0.0], [0.0, 1.0]]", "[matrices]\nQ = [[1.0, 0.0], [0.0]]",
          "x.toml:8:18: matrix 'Q' row 1 has 1 entries, expected 2 like row 0"},

@@ -87,9 +87,11 @@ TEST_CASE("a progress file that is not one is reported and ignored", "[progress]
         const char* text;
         const char* says;
     };
-    const auto c = GENERATE(bad_case{"[questions\n", "not TOML"}, bad_case{"questions = 3\n", "not a table"},
-                            bad_case{"[questions]\n\"01-a\" = \"maybe\"\n", "not \"right\" or \"tried\""},
-                            bad_case{"[questions]\n\"01-a\" = 1\n", "not \"right\" or \"tried\""});
+    const auto c = GENERATE(bad_case{"[questions\n", "progress.toml:1:11: TOML syntax"},
+                            bad_case{"questions = 3\n", "progress.toml:1:13: 'questions' must be a table of question ids, found an integer"},
+                            bad_case{"[questions]\n\"01-a\" = \"maybe\"\n", "progress.toml:2:10: '01-a' must be \"right\" or \"tried\", found \"maybe\""},
+                            bad_case{"[questions]\n\"01-a\" = 1\n", "progress.toml:2:10: '01-a' must be \"right\" or \"tried\", found an integer"},
+                            bad_case{"questoins = 1\n", "progress.toml:1:1: unknown key 'questoins' in the progress file (did you mean 'questions'?"});
     write(dir + "/progress.toml", c.text);
     const auto r = lessons::load_progress(dir + "/progress.toml");
     CHECK_THAT(r.problem, Catch::Contains(c.says));

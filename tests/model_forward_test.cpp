@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/error.hpp"
 #include "core/attention.hpp"
 #include "core/ffn.hpp"
 #include "core/layer_norm.hpp"
@@ -197,7 +198,7 @@ TEST_CASE("The forward refuses a batch it cannot run and says which sequence and
         try {
             gpt_forward(p, t);
             FAIL("accepted");
-        } catch (const std::invalid_argument& e) {
+        } catch (const attn::error& e) {
             INFO(e.what());
             CHECK(std::string(e.what()).find(words) != std::string::npos);
         }

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/verbs.hpp"
+#include "core/error.hpp"
 #include "grade/secret.hpp"
 #include "grade/variant.hpp"
 #include "io/output_writer.hpp"
@@ -22,12 +23,12 @@ namespace {
 
 void run_course_secret(const std::string& path) {
     std::error_code ec;
-    if (path != "-" && std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
-        throw std::invalid_argument(path + " exists: a new secret would change every student's numbers "
+    if (!io::is_stdout(path) && std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
+        throw attn::error(path + " exists: a new secret would change every student's numbers "
                                            "(remove the file first if that is what you want)");
     const std::string secret = grade::new_secret();
     io::output_writer(false, true).write_file(path, secret + "\n", io::existing::keep);
-    if (path != "-") {
+    if (!io::is_stdout(path)) {
         std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                      std::filesystem::perm_options::replace, ec);
         std::cout << "wrote " << io::terminal_safe(path) << ": a course secret of " << 8 * grade::generated_secret_bytes

@@ -1,6 +1,7 @@
 // cli/examples.cpp — `attn examples [NAME]`: see examples.hpp. Each example's
 // description is its first comment line after the file name ("# cat-window.toml — …").
 #include "cli/examples.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -13,7 +14,7 @@
 
 #include "cli/layout.hpp"
 #include "lessons/embedded_lessons.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "trace/text_width.hpp"
 
 namespace attn::cli {
@@ -64,7 +65,7 @@ std::string example_spec(const std::string& name) {
                                  ? name.substr(0, name.size() - 5) : name;
     for (const auto& f : lessons::embedded_examples())
         if (name_of(f) == want) return std::string(f.text);
-    throw std::invalid_argument("no example '" + name + "'" + lessons::hint_suffix(want, example_names()) +
+    throw attn::error("no example '" + name + "'" + io::hint_suffix(want, example_names()) +
                                 "; `attn examples` lists them");
 }
 

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/verbs.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
@@ -22,7 +23,7 @@
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/progress.hpp"
 
@@ -65,7 +66,7 @@ grade::variant_request request_of(const exercise_options& o) {
     if (!o.seed.empty()) {
         char* end = nullptr;
         const unsigned long long v = std::strtoull(o.seed.c_str(), &end, 0);
-        if (!end || *end) throw std::invalid_argument("--seed must be a number such as 0x1a2b3c4d5e6f7081, found '" + o.seed + "'");
+        if (!end || *end) throw attn::error("--seed must be a number such as 0x1a2b3c4d5e6f7081, found '" + o.seed + "'");
         r.seed = v;
     }
     r.secret = grade::course_secret(o.secret_file);
@@ -93,7 +94,7 @@ std::vector<const grade::exercise*> pick(const grade::exercise_set& set, const s
         }
         std::vector<std::string> ids;
         for (const auto& x : set.all) ids.push_back(x.id);
-        throw std::invalid_argument("no exercise '" + id + "'" + lessons::hint_suffix(id, ids) +
+        throw attn::error("no exercise '" + id + "'" + io::hint_suffix(id, ids) +
                                     " (`attn exercise list` shows them)");
     }
     return out;
@@ -126,8 +127,7 @@ void record_progress(const grade::grade_report& r) {
 
 void emit(const exercise_options& o, const std::string& text) {
     // An answer file may already hold a student's work: never replaced without --force.
-    if (o.output.empty() || o.output == "-") std::cout << text;
-    else io::output_writer(o.force).write_file(o.output, text, io::existing::keep);
+    io::output_writer(o.force).write_file(o.output.empty() ? "-" : o.output, text, io::existing::keep);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/verbs.hpp"
 #include "grade/assignment.hpp"
 #include "grade/class_batch.hpp"
@@ -85,15 +86,15 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
                 g.exercise_ids.push_back(x.id);
                 any = true;
             }
-        if (!any) throw std::invalid_argument("--lesson " + std::to_string(n) + ": that lesson has no exercises");
+        if (!any) throw attn::error("--lesson " + std::to_string(n) + ": that lesson has no exercises");
     }
     for (const auto& id : g.exercise_ids)
-        if (!set.find(id)) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+        if (!set.find(id)) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
     const auto forced = o.feedback.empty() ? std::nullopt : grade::feedback_level_from(o.feedback);
     if (o.assignment.empty()) {
         if (forced) g.feedback = *forced;
     } else {
-        if (!g.exercise_ids.empty()) throw std::invalid_argument("--assignment names the exercises: drop --exercises and --lesson");
+        if (!g.exercise_ids.empty()) throw attn::error("--assignment names the exercises: drop --exercises and --lesson");
         const grade::assignment a = grade::read_assignment(o.assignment, set);
         grade::apply_assignment(a, g, forced);
         if (read) *read = a;
@@ -114,8 +115,7 @@ grade::submission read_one(const std::string& path, const grade::read_limits& li
 }
 
 void write_or_print(const std::string& path, const std::string& text) {
-    if (path == "-") std::cout << text;
-    else grade::write_file_atomic(path, text);
+    grade::write_file_atomic(path, text);  // "-": standard output (io::output_writer)
 }
 
 int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 0; }
@@ -125,7 +125,7 @@ int run_files(const grade_cli& o) {
     const auto g = options_of(o, set, grade::feedback_level::full);
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
-    if (!o.review_sheet.empty() && o.review_sheet != "-") io::output_writer(false, true).check_file(o.review_sheet);
+    if (!o.review_sheet.empty()) io::output_writer(false, true).check_file(o.review_sheet);
     grade::submission all;
     try {
         for (const auto& p : o.paths) {
@@ -159,14 +159,14 @@ int run_class(const grade_cli& o) {
     // Each report is written out as soon as it is graded: the gradebook row by row (a
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
-    std::ostream& summary = o.gradebook == "-" ? std::cerr : std::cout;
+    std::ostream& summary = io::is_stdout(o.gradebook) ? std::cerr : std::cout;
     std::optional<grade::streamed_file> book, junit, json, sheet;
-    if (!o.histogram.empty() && o.histogram != "-")  // refused before the gradebook is written, not after
+    if (!o.histogram.empty() && !io::is_stdout(o.histogram))  // refused before the gradebook is written, not after
         io::output_writer(false, true).check_file(o.histogram);
     book.emplace(o.gradebook);
     if (!o.review_sheet.empty()) sheet.emplace(o.review_sheet);
     if (sheet) sheet->write(grade::review_sheet_header());
-    if (!o.junit.empty()) junit.emplace(o.junit == "-" && o.gradebook == "-" ? std::string("/dev/stderr") : o.junit);
+    if (!o.junit.empty()) junit.emplace(io::is_stdout(o.junit) && io::is_stdout(o.gradebook) ? std::string("/dev/stderr") : o.junit);
     bool header = false, first_json = true;
     std::vector<std::string> ids;
     if (o.format == "json") summary << "{\n\"students\": [\n";
@@ -201,7 +201,7 @@ int run_class(const grade_cli& o) {
     } else {
         summary << grade::class_summary_text(c);
         if (!g.secret.empty()) summary << "Course secret fingerprint: " << grade::secret_fingerprint(g.secret) << "\n";
-        if (o.gradebook != "-") summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
+        if (!io::is_stdout(o.gradebook)) summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
     }
     summary.flush();
     if (o.time) {
@@ -256,7 +256,7 @@ int run_gradescope(const grade_cli& o) {
         std::cerr << "attn grade: " << io::terminal_safe(e.what()) << "\n";
         return 2;
     }
-    if (o.results != "-") std::cout << grade::report_text(r);
+    if (!io::is_stdout(o.results)) std::cout << grade::report_text(r);
     return strict_code(o, r.full_marks());
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/step_viewer.hpp"
 #include "cli/verbs.hpp"
 #include "grade/exercise.hpp"
@@ -93,12 +94,12 @@ void run_lesson(const lesson_options& o) {
     const trace::style st = make_style(o.layout);
     if (!o.token.empty()) {
         if (o.step_given)
-            throw std::invalid_argument("--step and --token do not go together: --token traces one query of the "
+            throw attn::error("--step and --token do not go together: --token traces one query of the "
                                         "whole run; leave out --step (or --token to walk the steps)");
         print_fitted(lessons::render_token_trace(l, o.token, o.run, st), st);
         return;
     }
-    if (!o.run.empty()) throw std::invalid_argument("--run only applies together with --token");
+    if (!o.run.empty()) throw attn::error("--run only applies together with --token");
     const bool interactive = !o.no_pause && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
     if (interactive) return view_lesson(l, o.layout, o.step_given ? o.step : 0, o.pager && !o.no_pager);
     lessons::render_options ro;  // a file, a pipe or --no-pause: everything at once

@@ -54,9 +54,10 @@ int run_main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         std::cerr << "attn: out of memory: an input is larger than this machine can hold\n";
         return 2;
-    } catch (const std::exception& e) {  // the standard library's own (std::invalid_argument from a check ...)
-        std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";
-        return 2;
+    } catch (const std::exception& e) {  // last resort: not an attn::error, so a broken promise of attn's own
+        std::cerr << "attn: internal error: " << attn::io::terminal_safe_text(e.what())
+                  << " (please report it; exit 70)\n";
+        return 70;
     }
     return 0;
 }

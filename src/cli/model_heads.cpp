@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "model/head_detector.hpp"
@@ -41,7 +42,7 @@ void run_model_heads(const heads_options& o) {
     } else {
         const std::size_t n = o.length ? o.length : std::min<std::size_t>(20, c.n_positions / 2);
         if (n == 0 || 2 * n > c.n_positions)
-            throw std::invalid_argument(fmt::format("--length {}: twice it must fit the model's {} positions", n, c.n_positions));
+            throw attn::error(fmt::format("--length {}: twice it must fit the model's {} positions", n, c.n_positions));
         ids.push_back(model::repeated_random_tokens(c.vocab_size, n, o.seed));
         note = fmt::format("Input: {} random tokens (seed {}) repeated twice: {} positions.", n, o.seed, 2 * n);
     }

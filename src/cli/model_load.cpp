@@ -1,5 +1,6 @@
 // cli/model_load.cpp — checkpoint, dtype and tokens for the `attn model` sub-verbs.
 #include "cli/model_load.hpp"
+#include "core/error.hpp"
 
 #include <stdexcept>
 
@@ -51,7 +52,7 @@ std::vector<int> parse_ids(const std::string& list) {
             used = 0;
         }
         if (item.empty() || used != item.size() || v < 0 || v > 2147483647LL)
-            throw std::invalid_argument("--tokens '" + list + "': '" + item +
+            throw attn::error("--tokens '" + list + "': '" + item +
                                         "' is not a token id (ids are whole numbers from 0, separated by commas)");
         ids.push_back(static_cast<int>(v));
         start = comma + 1;
@@ -62,9 +63,9 @@ std::vector<int> parse_ids(const std::string& list) {
 }  // namespace
 
 token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_dir) {
-    if (!tokens.empty() && !text.empty()) throw std::invalid_argument("give either --tokens or --text, not both");
-    if (tokens.empty() && text.empty()) throw std::invalid_argument("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer DIR");
-    if (!text.empty() && tokenizer_dir.empty()) throw std::invalid_argument("--text needs --tokenizer DIR (a folder with vocab.json + merges.txt, or encoder.json + vocab.bpe)");
+    if (!tokens.empty() && !text.empty()) throw attn::error("give either --tokens or --text, not both");
+    if (tokens.empty() && text.empty()) throw attn::error("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer DIR");
+    if (!text.empty() && tokenizer_dir.empty()) throw attn::error("--text needs --tokenizer DIR (a folder with vocab.json + merges.txt, or encoder.json + vocab.bpe)");
     token_input in;
     std::optional<model::bpe_tokenizer> tok;
     if (!tokenizer_dir.empty()) {
@@ -75,7 +76,7 @@ token_input read_tokens(const std::vector<std::string>& tokens, const std::strin
     if (!text.empty()) {
         std::vector<int> ids;
         for (auto id : tok->encode(text)) ids.push_back(static_cast<int>(id));
-        if (ids.empty()) throw std::invalid_argument("--text: the text holds no tokens");
+        if (ids.empty()) throw attn::error("--text: the text holds no tokens");
         in.ids.push_back(ids);
     } else {
         for (const auto& t : tokens) in.ids.push_back(parse_ids(t));

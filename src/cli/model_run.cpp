@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "io/output_writer.hpp"
@@ -42,9 +43,9 @@ struct run_options {
 };
 
 void check_choice(const run_options& o) {
-    if ((o.layer >= 0) != (o.head >= 0)) throw std::invalid_argument("--layer and --head go together: give both to see one head");
+    if ((o.layer >= 0) != (o.head >= 0)) throw attn::error("--layer and --head go together: give both to see one head");
     if (o.layer < 0 && (!o.query.empty() || !o.stages.empty()))
-        throw std::invalid_argument(std::string(o.query.empty() ? "--stage" : "--query") + " shows a head: give --layer L --head H too");
+        throw attn::error(std::string(o.query.empty() ? "--stage" : "--query") + " shows a head: give --layer L --head H too");
 }
 
 template <class T>
@@ -56,14 +57,17 @@ void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const tok
         npy = std::make_unique<io::staged_directory>(o.npy);
         trace::write_model_npy(a, m.config(), *npy);
     }
-    if (!o.json.empty() && o.json != "-") {
+    if (!o.json.empty() && !io::is_stdout(o.json)) {
         json = std::make_unique<io::staged_file>(o.json);
         trace::write_model_json(a, m.config(), meta, [&](const char* p, std::size_t n) { json->write(p, n); });
     }
     if (npy) npy->commit(), std::cerr << "attn model run: wrote " << npy->files() << " .npy files to " << o.npy << "\n";
     if (json) json->commit(), std::cerr << "attn model run: wrote " << o.json << "\n";
-    if (o.json == "-")
-        trace::write_model_json(a, m.config(), meta, [](const char* p, std::size_t n) { std::cout.write(p, static_cast<std::streamsize>(n)); });
+    if (io::is_stdout(o.json)) {  // last, after the files: standard output through the one writer
+        io::staged_file out("-");
+        trace::write_model_json(a, m.config(), meta, [&](const char* p, std::size_t n) { out.write(p, n); });
+        out.commit();
+    }
 }
 
 // One head as `attn trace` shows a run: stage tables and heatmap, or --query's walk-through.
@@ -84,7 +88,7 @@ std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const 
     if (!o.query.empty()) ro.query = o.query;
     for (const auto& s : o.stages) {
         auto id = trace::parse_head_stage(s);
-        if (!id) throw std::invalid_argument("--stage '" + s + "': a model head has the stages " + trace::stage_alias_list());
+        if (!id) throw attn::error("--stage '" + s + "': a model head has the stages " + trace::stage_alias_list());
         ro.tables.push_back(*id);
     }
     std::string out = fmt::format("Layers and heads count from 0, as the hook names do (blocks.{}.attn.hook_pattern,\n"
@@ -121,11 +125,11 @@ void run_model_run(const run_options& o) {
     if (o.layer >= 0) {  // the head exists before the forward runs
         const auto& c = m.config();
         if (static_cast<std::size_t>(o.layer) >= c.n_layer)
-            throw std::invalid_argument(fmt::format("--layer {} does not exist: the model has {} layers (0..{})", o.layer, c.n_layer, c.n_layer - 1));
+            throw attn::error(fmt::format("--layer {} does not exist: the model has {} layers (0..{})", o.layer, c.n_layer, c.n_layer - 1));
         if (static_cast<std::size_t>(o.head) >= c.n_head)
-            throw std::invalid_argument(fmt::format("--head {} does not exist: the model has {} heads (0..{})", o.head, c.n_head, c.n_head - 1));
+            throw attn::error(fmt::format("--head {} does not exist: the model has {} heads (0..{})", o.head, c.n_head, c.n_head - 1));
         if (o.batch >= 0 && static_cast<std::size_t>(o.batch) >= in.ids.size())
-            throw std::invalid_argument(fmt::format("--batch {} does not exist: {} sequence{} given (0..{})", o.batch, in.ids.size(),
+            throw attn::error(fmt::format("--batch {} does not exist: {} sequence{} given (0..{})", o.batch, in.ids.size(),
                                                     in.ids.size() == 1 ? "" : "s", in.ids.size() - 1));
     }
     with_params(m, [&](const auto& p) { run_with(p, m, in, o); });

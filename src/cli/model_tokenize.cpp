@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/model_verbs.hpp"
+#include "core/error.hpp"
 #include "io/input_error.hpp"
 #include "io/input_read.hpp"
 #include "io/terminal_safe.hpp"
@@ -81,7 +82,7 @@ std::string readable(const model::bpe_tokenizer& tok, const named_text& in, cons
 
 void run_model_tokenize(const tokenize_options& o) {
     if (o.texts.empty() && o.files.empty())
-        throw std::invalid_argument("model tokenize: give a TEXT or --file F (or --file - for standard input)");
+        throw attn::error("model tokenize: give a TEXT or --file F (or --file - for standard input)");
     const auto inputs = read_inputs(o);
     const auto tok = model::bpe_tokenizer::load(o.tokenizer);
     std::string out;  // all of it, so that a bad input prints nothing

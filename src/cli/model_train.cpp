@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "cli/model_train_view.hpp"
+#include "core/error.hpp"
 #include "cli/model_verbs.hpp"
 #include "cli/verbs.hpp"
 #include "io/output_writer.hpp"
@@ -155,7 +156,7 @@ void check_folder(const std::string& path) {
     const auto folder = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-        throw std::runtime_error("cannot write " + path + ": the folder " + folder.string() + " does not exist");
+        throw attn::error("cannot write " + path + ": the folder " + folder.string() + " does not exist");
 }
 
 template <class T>
@@ -163,7 +164,7 @@ model::gpt_params<T> initial_params(const train_cli& o, const model::train_task&
     if (o.init.empty()) return model::init_params<T>(model_config(o, task), model::init_seed(o.seed));
     auto p = model::read_checkpoint<T>(o.init);
     if (p.config.vocab_size < task.vocab_size || p.config.n_positions < task.seq_len)
-        throw std::runtime_error(fmt::format(
+        throw attn::error(fmt::format(
             "{}: the model has {} tokens and {} positions; the task needs {} tokens and {} positions", o.init,
             p.config.vocab_size, p.config.n_positions, task.vocab_size, task.seq_len));
     return p;

@@ -54,12 +54,15 @@ struct progress_store {
             std::cout << io::terminal_safe_text("(progress file " + path + " ignored: " + loaded.problem +
                                                 "; it is rewritten when you answer)") << "\n";
     }
-    void record(const std::string& id, bool right) {
+    // True when the answer reached the progress file; false after saying why not.
+    bool record(const std::string& id, bool right) {
         p.record(id, right);
         try {
             lessons::save_progress(path, p);
+            return true;
         } catch (const std::exception& e) {
             std::cout << io::terminal_safe_text(std::string("(progress not saved: ") + e.what() + ")") << "\n";
+            return false;
         }
     }
 };
@@ -225,9 +228,10 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
             keep_right(answers, right_parts);
             continue;
         }
-        store.record(x.id, report.full_marks());
+        const bool saved = store.record(x.id, report.full_marks());
         if (report.full_marks()) {
-            print_fitted(st.good("✓ Right.") + " Saved: `attn lessons` shows your progress.\n", st);
+            // "Saved" only when it was: right after "(progress not saved: ...)" it would contradict it.
+            print_fitted(st.good("✓ Right.") + (saved ? " Saved: `attn lessons` shows your progress." : "") + "\n", st);
             return;
         }
         if (++wrong >= tries_before_solution) break;

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/verbs.hpp"
 #include "core/shapes.hpp"
 #include "trace/shape_table.hpp"
@@ -45,7 +46,7 @@ void run_shapes(const shapes_options& o) {
     if (values.count("d") && values.count("H") && uses("d_q")) {
         const auto d = values["d"], h = values["H"];
         if ((!values.count("d_q") || !values.count("d_v")) && d % h != 0)
-            throw std::invalid_argument("--d " + std::to_string(d) + " is not divisible by --H " + std::to_string(h) +
+            throw attn::error("--d " + std::to_string(d) + " is not divisible by --H " + std::to_string(h) +
                                         ": give --d_q and --d_v");
         for (const char* s : {"d_q", "d_v"})
             if (!values.count(s)) {
@@ -58,12 +59,12 @@ void run_shapes(const shapes_options& o) {
         for (const auto& s : trace::shape_symbols(o.table))
             if (!values.count(s)) missing += (missing.empty() ? "" : ", ") + ("--" + s);
         if (!missing.empty())
-            throw std::invalid_argument("shapes " + o.table + ": give every symbol a value or none; missing " + missing);
+            throw attn::error("shapes " + o.table + ": give every symbol a value or none; missing " + missing);
         std::string unused;
         for (const auto& [k, v] : values)
             if (k != "H" && std::find(used.begin(), used.end(), k) == used.end()) unused += (unused.empty() ? "" : ", ") + ("--" + k);
         if (!unused.empty())
-            throw std::invalid_argument("shapes " + o.table + " does not use " + unused);
+            throw attn::error("shapes " + o.table + " does not use " + unused);
     }
     print_fitted(trace::render_shape_table(o.table, values, st), st);
 }

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/layout.hpp"
+#include "core/error.hpp"
 #include "cli/verbs.hpp"
 #include "io/output_writer.hpp"
 #include "io/size_budget.hpp"
@@ -82,7 +83,7 @@ void write_exports(const trace::trace_run& run, const trace_options& o, const tr
         html = std::make_unique<io::staged_file>(o.html);
         html->write(trace::html_report(run, ro));
     }
-    if (!o.json.empty() && o.json != "-") {
+    if (!o.json.empty() && !io::is_stdout(o.json)) {
         json = std::make_unique<io::staged_file>(o.json);
         trace::write_json(run, [&](const char* p, std::size_t n) { json->write(p, n); });
     }
@@ -90,7 +91,11 @@ void write_exports(const trace::trace_run& run, const trace_options& o, const tr
     if (csv) csv->commit(), std::cerr << "attn trace: wrote " << csv->files() << " .csv files to " << io::terminal_safe(o.csv) << "\n";
     if (html) html->commit(), std::cerr << "attn trace: wrote " << io::terminal_safe(o.html) << "\n";
     if (json) json->commit(), std::cerr << "attn trace: wrote " << io::terminal_safe(o.json) << "\n";
-    if (o.json == "-") trace::write_json(run, [](const char* p, std::size_t n) { std::cout.write(p, static_cast<std::streamsize>(n)); });
+    if (io::is_stdout(o.json)) {  // last, after the files: standard output through the one writer
+        io::staged_file out("-");
+        trace::write_json(run, [&](const char* p, std::size_t n) { out.write(p, n); });
+        out.commit();
+    }
 }
 
 void run_trace_verb(const trace_options& o) {
@@ -100,7 +105,7 @@ void run_trace_verb(const trace_options& o) {
     }
     if (o.spec.empty() && o.example.empty()) throw CLI::RequiredError("SPEC (or --example NAME)");
     if (!o.spec.empty() && !o.example.empty())
-        throw std::invalid_argument("give a spec file or --example NAME, not both");
+        throw attn::error("give a spec file or --example NAME, not both");
     const trace::report_options ro = report_options_of(o);  // unknown stage names fail here, before any work
     io::set_max_elements(o.max_elements);
     const io::trace_spec spec = o.example.empty() ? io::load_trace_spec(o.spec)

@@ -9,7 +9,7 @@
 
 #include "cli/verbs.hpp"
 #include "io/terminal_safe.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::cli {
 
@@ -55,7 +55,7 @@ void check_verbs(const CLI::App& top, int argc, const char* const* argv) {
         }
         // A word where a verb or a positional may stand is the positional's (attn lesson 3).
         if (verbs.empty() || has_positionals(*app)) return;
-        const std::string close = lessons::closest_word(w, verbs);
+        const std::string close = io::closest_word(w, verbs);
         std::string list;
         for (const auto& v : verbs) list += (list.empty() ? "" : ", ") + v;
         const std::string where = app == &top ? "attn" : "attn " + app->get_name();

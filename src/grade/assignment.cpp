@@ -7,14 +7,14 @@
 
 #include "io/input_read.hpp"
 #include "io/toml_parse.hpp"
-#include "lessons/toml_read.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade {
 
 namespace {
 
 io::source_pos pos_of(const std::string& file, const toml::node& n) {
-    return {file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+    return io::toml_pos(file, &n);
 }
 
 const std::vector<std::string> visibilities = {"visible", "hidden", "after_due_date", "after_published"};
@@ -38,7 +38,7 @@ void check_keys(const std::string& file, const toml::table& t, const std::vector
 
 std::string string_value(const std::string& file, const toml::node& n, const std::string& key) {
     if (!n.is_string()) throw io::input_error(pos_of(file, n), "'" + key + "' must be a string, found " +
-                                                                lessons::toml_reader::type_name(&n));
+                                                                io::toml_reader::type_name(&n));
     return n.as_string()->get();
 }
 
@@ -107,7 +107,7 @@ assignment read_assignment(const std::string& path, const exercise_set& set) {
         if (!v || *v < 1 || *v > 1000)
             throw io::input_error(pos_of(file, *n), "'detailed_tries' must be a whole number from 1 to 1000 (the submissions "
                                                     "that get feedback beyond the score), found " +
-                                                        (v ? std::to_string(*v) : lessons::toml_reader::type_name(n)));
+                                                        (v ? std::to_string(*v) : io::toml_reader::type_name(n)));
         a.detailed_tries = static_cast<int>(*v);
     }
     const toml::node* list = doc.get("exercise");

@@ -1,5 +1,6 @@
 // grade/class_batch.cpp — see class_batch.hpp.
 #include "grade/class_batch.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -127,7 +128,7 @@ namespace {
 // "ANA .toml" and ana/ are one student), in id order, each group in name order.
 std::vector<std::vector<entry>> list_students(const std::string& dir) {
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw std::invalid_argument(dir + ": not a folder (--class takes the folder of submissions)");
+    if (!fs::is_directory(dir, ec)) throw attn::error(dir + ": not a folder (--class takes the folder of submissions)");
     std::vector<entry> entries;  // names only: the submissions are read one at a time later
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         const std::string name = e.path().filename().string();
@@ -136,7 +137,7 @@ std::vector<std::vector<entry>> list_students(const std::string& dir) {
         const std::string id = fs::is_directory(st) ? name : e.path().stem().string();
         entries.push_back({normalize_student_id(printable(id)), e.path().string(), printable(name)});
     }
-    if (ec) throw std::invalid_argument(dir + ": cannot list the folder (" + ec.message() + ")");
+    if (ec) throw attn::error(dir + ": cannot list the folder (" + ec.message() + ")");
     std::sort(entries.begin(), entries.end(),
               [](const entry& a, const entry& b) { return a.student != b.student ? a.student < b.student : a.name < b.name; });
     std::vector<std::vector<entry>> groups;
@@ -236,7 +237,7 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     class_result out;
     out.exercise_ids = options.exercise_ids.empty() ? answered_exercises(groups, set, limits) : options.exercise_ids;
     for (const auto& id : out.exercise_ids)
-        if (!set.find(id)) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+        if (!set.find(id)) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
 
     grade_options per = options;
     per.exercise_ids = out.exercise_ids;

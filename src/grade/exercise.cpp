@@ -9,7 +9,7 @@
 #include "lessons/lesson_loader.hpp"
 #include "grade/exercise_reader.hpp"
 #include "grade/pipeline_extras.hpp"
-#include "lessons/toml_read.hpp"
+#include "io/toml_read.hpp"
 #include "grade/stage_words.hpp"
 
 namespace attn::grade {
@@ -54,7 +54,7 @@ const exercise* exercise_set::find(const std::string& id) const {
 
 namespace detail {
 
-using lessons::toml_reader;
+using io::toml_reader;
 
 void exercise_reader::check_shape(const toml::node* where, const std::string& text) {
     if (text.empty()) return;

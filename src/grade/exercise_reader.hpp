@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "grade/exercise.hpp"
-#include "lessons/toml_read.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade::detail {
 
 struct exercise_reader {
-    lessons::toml_reader rd;
+    io::toml_reader rd;
     const lessons::lesson& l;
 
     // Indices from numbers or token names ("cat"); tokens may be empty (indices only).

@@ -13,7 +13,7 @@ namespace attn::grade::detail {
 
 namespace sw = stage_word;
 
-using lessons::toml_reader;
+using io::toml_reader;
 
 std::optional<std::vector<std::size_t>> exercise_reader::indices(const toml::table& t, const std::string& key,
                                                                  std::size_t n, const std::vector<std::string>& tokens) {

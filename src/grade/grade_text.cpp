@@ -1,6 +1,7 @@
 // grade/grade_text.cpp — shape, choice and multi (select all that apply) parts, and the
 // helpers every part grader shares (finding a part's answer, "not answered yet").
 // Nothing here matches keywords in prose: an answer is a shape, or picks choices.
+#include <cmath>
 #include <cctype>
 #include <cstdio>
 
@@ -50,6 +51,8 @@ namespace {
 std::optional<std::string> answer_text(const answer_value& a) {
     if (a.is_string()) return a.text;
     if (a.is_number()) {
+        // A non-finite number in words: attn never prints the letters nan.
+        if (!std::isfinite(a.number)) return std::string(std::isnan(a.number) ? "not-a-number" : "infinity");
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", a.number);
         return std::string(buf);

@@ -1,6 +1,7 @@
 // grade/grader.cpp — see grader.hpp: picks the exercises, finds each answer,
 // regenerates the student's numbers and hands every part to its kind's grader.
 #include "grade/grader.hpp"
+#include "core/error.hpp"
 #include "grade/limits.hpp"
 
 #include <cmath>
@@ -180,7 +181,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     req.practice_ok = options.practice_ok;
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
-        if (!x) throw std::invalid_argument("no exercise '" + id + "' (`attn exercise list` shows them)");
+        if (!x) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
         const auto over = options.per_exercise.find(id);
         const exercise_override none;
         const exercise_override& o = over == options.per_exercise.end() ? none : over->second;

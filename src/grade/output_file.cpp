@@ -15,7 +15,11 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 }
 
 streamed_file::streamed_file(const std::string& path) : path_(path) {
-    if (path == "-" || path == "/dev/stderr") return;
+    if (io::is_stdout(path)) {  // standard output through the one writer (io/output_staged)
+        staged_ = std::make_unique<io::staged_file>(path);
+        return;
+    }
+    if (path == "/dev/stderr") return;
     const fs::path target(path);
     std::error_code ec;
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
@@ -26,14 +30,13 @@ streamed_file::~streamed_file() = default;  // an uncommitted temporary is remov
 
 void streamed_file::write(const std::string& text) {
     if (staged_) return staged_->write(text);
-    std::ostream& out = path_ == "-" ? std::cout : std::cerr;
-    out << text;
-    if (!out) throw io::write_error("cannot write " + std::string(path_ == "-" ? "to standard output" : "to standard error"));
+    std::cerr << text;
+    if (!std::cerr) throw io::write_error("cannot write to standard error");
 }
 
 void streamed_file::commit() {
     if (staged_) return staged_->commit();
-    (path_ == "-" ? std::cout : std::cerr).flush();
+    std::cerr.flush();
 }
 
 }  // namespace attn::grade

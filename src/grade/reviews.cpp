@@ -5,6 +5,7 @@
 #include "grade/limits.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -14,11 +15,42 @@
 #include "grade/variant.hpp"
 #include "io/csv_cell.hpp"
 #include "io/input_read.hpp"
+#include "io/size_budget.hpp"
 #include "io/terminal_safe.hpp"
 
 namespace attn::grade {
 
 namespace {
+
+// Points in plain decimal notation only (2, 1.5, .5, 2e-1, spaces around): strtod also
+// takes 0x1, 1p3, inf and nan, which no teacher means and a spreadsheet never writes.
+bool plain_decimal(const std::string& s) {
+    std::size_t i = s.find_first_not_of(" \t");
+    const std::size_t end = s.find_last_not_of(" \t") + 1;
+    if (i == std::string::npos) return false;
+    if (s[i] == '+' || s[i] == '-') ++i;
+    std::size_t digits = 0;
+    for (; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
+    if (i < end && s[i] == '.')
+        for (++i; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
+    if (digits == 0) return false;
+    if (i < end && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < end && (s[i] == '+' || s[i] == '-')) ++i;
+        std::size_t exp_digits = 0;
+        for (; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++exp_digits;
+        if (exp_digits == 0) return false;
+    }
+    return i == end;
+}
+
+// The cell as found, in words when it spells a non-finite value (never the letters nan).
+std::string found_points(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() && !std::isfinite(v)) return "a non-finite value (not-a-number or infinity)";
+    return "'" + io::terminal_safe(text) + "'";
+}
 
 const char* const columns[] = {"student", "exercise", "part", "max", "points", "comment", "answer", "rubric"};
 
@@ -136,7 +168,14 @@ review_table review_table::read(const std::string& path, const exercise_set& set
     io::input_limits limits;
     limits.what = "review sheet";
     const std::string text = io::read_input_file(path, limits);
-    return parse(text, path == "-" ? io::stdin_name : path, set);
+    const std::string name = path == "-" ? io::stdin_name : path;
+    // Charged to the run's one budget before parsing: each cell (at most one per comma
+    // or line break) costs about 16 doubles' worth (its text, its place), so a sheet of
+    // tens of megabytes is refused with the budget named, not left to grow to gigabytes.
+    const std::size_t cells = 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), ',')) +
+                              static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    io::charge_budget(cells * 16, "the review sheet's " + std::to_string(cells) + " cells", io::source_pos{name, 0, 0});
+    return parse(text, name, set);
 }
 
 review_table review_table::parse(const std::string& text, const std::string& file, const exercise_set& set) {
@@ -171,10 +210,11 @@ review_table review_table::parse(const std::string& text, const std::string& fil
                                "' is not an open exercise's part (the sheet reviews only kind = \"open\" exercises)");
         char* end = nullptr;
         const double v = std::strtod(points->text.c_str(), &end);
-        const bool number = end != points->text.c_str() && std::string(end).find_first_not_of(" \t") == std::string::npos;
+        const bool number = plain_decimal(points->text) && end != points->text.c_str() &&
+                            std::string(end).find_first_not_of(" \t") == std::string::npos;
         if (!number || !std::isfinite(v) || v < 0 || v > ps->points + 1e-9)
             throw review_error(points->where.str() + ": points must be a number from 0 to " + points_str(ps->points) +
-                               " for " + eid + " part " + pid + ", found '" + io::terminal_safe(points->text) + "'");
+                               " for " + eid + " part " + pid + ", found " + found_points(points->text));
         review rv;
         rv.points = v;
         rv.fraction = ps->points > 0 ? v / ps->points : 0.0;

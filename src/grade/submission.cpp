@@ -14,6 +14,7 @@
 #include "grade/json_read.hpp"
 #include "io/input_read.hpp"
 #include "io/toml_parse.hpp"
+#include "io/toml_read.hpp"
 #include "io/toml_depth.hpp"
 
 namespace attn::grade {
@@ -58,7 +59,7 @@ source_pos offset_pos(const std::string& text, std::size_t offset, const std::st
 
 answer_value from_toml(const toml::node& n, const std::string& file) {
     answer_value v;
-    v.where = {file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+    v.where = io::toml_pos(file, &n);  // the one node → file:line:col helper
     if (const auto* t = n.as_table()) {
         v.kind = answer_value::type::table;
         for (const auto& [key, value] : *t) v.fields.emplace_back(std::string(key.str()), from_toml(value, file));

@@ -4,6 +4,7 @@
 #include "io/csv_read.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <cerrno>
 #include <cfloat>
@@ -34,6 +35,15 @@ bool decimal_chars(std::string_view cell) {
     return true;
 }
 
+// "nan", "-inf", "Infinity", ...: a non-finite value, named in words (attn never prints
+// the letters nan, even quoting a cell).
+bool non_finite_word(std::string_view cell) {
+    std::string w;
+    for (char c : cell)
+        if (c != '+' && c != '-') w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return w == "nan" || w == "inf" || w == "infinity";
+}
+
 double parse_cell(std::string_view cell, const source_pos& at) {
     if (cell.empty()) throw input_error(at, "expected a number, found ''");
     const std::string copy(cell);  // strtod needs a terminated string; the cell only
@@ -41,6 +51,8 @@ double parse_cell(std::string_view cell, const source_pos& at) {
     char* end = nullptr;
     const double v = std::strtod(copy.c_str(), &end);
     const bool whole = decimal_chars(cell) && end == copy.c_str() + copy.size();
+    if (!whole && non_finite_word(cell))
+        throw input_error(at, "expected a finite number, found a non-finite value (not-a-number or infinity)");
     if (!whole) throw input_error(at, "expected a number, found '" + shown_cell(cell) + "'");
     // ERANGE with a tiny result is underflow to a subnormal or zero: the number is kept.
     if (errno == ERANGE && std::isinf(v))

@@ -35,7 +35,7 @@ void require_finite(const nd_array& a, const std::string& name, const std::vecto
         std::string ax = "[";
         for (std::size_t k = 0; k < axes.size(); ++k) ax += (k ? ", " : "") + axes[k];
         ax += "]";
-        const std::string what = std::isnan(x) ? "NaN" : (x < 0 ? "-Inf" : "Inf");
+        const std::string what = std::isnan(x) ? "not a number" : (x < 0 ? "-infinity" : "infinity");
         const std::string from = a.origin == "inline" ? "" : " (from " + a.origin + ")";
         throw input_error(a.where, name + index_text(a.shape, i) + " is " + what + from + ", axes " + ax +
                                        "; every input must be a finite number");

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <set>
 
 #include <fcntl.h>
@@ -25,6 +26,11 @@ constexpr std::size_t buffer_bytes = std::size_t(1) << 20;
 
 staged_file::staged_file(std::string target, std::string temp)
     : target_(std::move(target)), temp_(std::move(temp)), checked_(temp_.empty()) {
+    if (checked_ && is_stdout(target_)) {  // standard output: no target to check, nothing to stage
+        stdout_ = true;
+        buffer_.reserve(buffer_bytes);
+        return;
+    }
     if (checked_) {
         detail::check_target(target_, true);  // never an input, a device, a FIFO or a symlink
         temp_ = detail::temp_name_beside(target_);
@@ -41,12 +47,21 @@ staged_file::staged_file(std::string target, std::string temp)
 }
 
 staged_file::~staged_file() {
+    if (stdout_) return;
     if (fd_ >= 0) ::close(fd_);
     if (!done_) ::unlink(temp_.c_str());
     untrack_temp(slot_);
 }
 
 void staged_file::flush() {
+    if (stdout_) {
+        std::cout.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        buffer_.clear();
+        std::cout.flush();
+        // A closed standard output is not a full disk (io/stdout_check says which).
+        if (!std::cout) throw write_error("cannot write to standard output");
+        return;
+    }
     const char* p = buffer_.data();
     std::size_t left = buffer_.size();
     while (left > 0) {
@@ -80,6 +95,7 @@ void staged_file::write(const void* data, std::size_t bytes) {
 }
 
 void staged_file::finish() {
+    if (stdout_) return flush();
     if (fd_ < 0) return;
     flush();
     const int fd = fd_;
@@ -89,6 +105,10 @@ void staged_file::finish() {
 
 void staged_file::commit(bool existing_ok) {
     finish();
+    if (stdout_) {
+        done_ = true;
+        return;
+    }
     detail::move_into_place(temp_, target_, existing_ok);  // checked again: it may have changed while we wrote
     done_ = true;
 }

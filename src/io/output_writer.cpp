@@ -212,28 +212,24 @@ void move_into_place(const std::string& temp, const std::string& target, bool ex
 }  // namespace detail
 
 void output_writer::check_file(const std::string& path, existing e) const {
-    if (path == "-") return;
+    if (is_stdout(path)) return;
     check_target(path, e == existing::replace || force_);
 }
 
 void output_writer::write_file(const std::string& path, std::string_view content, existing e) const {
-    if (path == "-") {
-        std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
-        std::cout.flush();
-        if (!std::cout) throw write_error("cannot write to standard output");
-        return;
-    }
     const bool existing_ok = e == existing::replace || force_;
-    check_target(path, existing_ok);
-    if (make_parents_) make_parent_dirs(path);
-    staged_file f(path);  // the one temp-and-rename writer (output_staged.cpp)
+    if (!is_stdout(path)) {
+        check_target(path, existing_ok);
+        if (make_parents_) make_parent_dirs(path);
+    }
+    staged_file f(path);  // the one temp-and-rename writer, and "-" (output_staged.cpp)
     f.write(content.data(), content.size());
     f.commit(existing_ok);
 }
 
 void output_writer::check_dir(const std::string& dir, const std::map<std::string, std::string>& files) const {
     if (dir.empty()) throw write_error("no output directory given");
-    if (dir == "-") throw write_error("an export directory cannot be standard output ('-')");
+    if (is_stdout(dir)) throw write_error("an export directory cannot be standard output ('-')");
     for (const auto& kv : files)
         if (!plain_name(kv.first)) throw write_error("internal: bad export file name '" + shown(kv.first) + "'");
     struct stat st {};

@@ -41,6 +41,10 @@ enum class existing {
     keep,     // answer files the user fills in: refused unless forced
 };
 
+// "-" names standard output for every file output of attn (reports, exports, answer
+// files); output_writer::write_file and staged_file write it, the one place that does.
+inline bool is_stdout(const std::string& path) { return path == "-"; }
+
 // The name of the manifest in an export directory.
 inline const char* const manifest_name = ".attn-manifest";
 
@@ -75,7 +79,9 @@ private:
 // 1 MiB buffer; larger ones go straight to the file.
 class staged_file {
 public:
-    explicit staged_file(std::string target, std::string temp = "");  // temp given: inside a staged_directory
+    // target "-": standard output (written as the buffer fills, flushed and checked at
+    // commit; nothing staged). temp given: a file inside a staged_directory.
+    explicit staged_file(std::string target, std::string temp = "");
     ~staged_file();
     staged_file(const staged_file&) = delete;
     staged_file& operator=(const staged_file&) = delete;
@@ -95,6 +101,7 @@ private:
     std::string buffer_;
     std::size_t written_ = 0;
     bool done_ = false;
+    bool stdout_ = false;  // target "-"
 };
 
 // An export directory's files streamed one by one into a temporary directory beside it;

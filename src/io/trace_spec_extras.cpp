@@ -4,24 +4,10 @@
 #include <cmath>
 
 #include "core/window.hpp"
+#include "io/toml_read.hpp"
+#include "io/toml_words.hpp"
 
 namespace attn::io {
-
-namespace {
-
-source_pos pos_of(const std::string& file, const toml::node& n) {
-    return {file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
-}
-
-std::size_t whole(const std::string& file, const toml::node& n, const std::string& key, std::int64_t least,
-                  const std::string& what) {
-    if (!n.is_integer() || *n.value<std::int64_t>() < least || *n.value<std::int64_t>() > 1000000)
-        throw input_error(pos_of(file, n), "'" + key + "' (" + what + ") must be a whole number from " +
-                                               std::to_string(least) + " to 1000000");
-    return static_cast<std::size_t>(*n.value<std::int64_t>());
-}
-
-}  // namespace
 
 const std::vector<std::string>& trace_extra_keys() {
     static const std::vector<std::string> keys{"backward", "tile", "rope", "kv_heads", "window"};
@@ -29,26 +15,25 @@ const std::vector<std::string>& trace_extra_keys() {
 }
 
 void read_trace_extras(const toml::table& doc, const std::string& file, trace_spec& s) {
-    if (const toml::node* n = doc.get("tile")) {
-        s.tile = whole(file, *n, "tile", 1, "keys per block of the online softmax");
-        s.tile_where = pos_of(file, *n);
-    }
-    if (const toml::node* n = doc.get("kv_heads")) {
-        s.kv_heads = whole(file, *n, "kv_heads", 1, "key/value heads shared by the query heads");
-        s.kv_heads_where = pos_of(file, *n);
-    }
-    if (const toml::node* n = doc.get("window")) {
-        s.window = whole(file, *n, "window", 0, "how far a query looks on each side");
-        s.window_where = pos_of(file, *n);
-    }
+    const toml_reader rd{file};  // throw mode: the first problem ends the read
+    const auto whole = [&](const char* key, std::int64_t least, std::optional<std::size_t>& out, source_pos& where) {
+        if (auto v = rd.integer(doc, key, false, least, 1000000)) {
+            out = static_cast<std::size_t>(*v);
+            where = toml_pos(file, doc.get(key));
+        }
+    };
+    whole("tile", 1, s.tile, s.tile_where);          // keys per block of the online softmax
+    whole("kv_heads", 1, s.kv_heads, s.kv_heads_where);  // key/value heads shared by the query heads
+    whole("window", 0, s.window, s.window_where);    // how far a query looks on each side
     if (const toml::node* n = doc.get("rope")) {
-        s.rope_where = pos_of(file, *n);
+        s.rope_where = toml_pos(file, n);
         if (n->is_boolean()) {
             if (*n->value<bool>()) s.rope_base = 10000.0;
         } else if (n->is_number() && *n->value<double>() > 1.0 && std::isfinite(*n->value<double>())) {
             s.rope_base = *n->value<double>();
         } else {
-            throw input_error(s.rope_where, "'rope' must be true (base 10000) or the base, a number > 1");
+            throw input_error(s.rope_where, "'rope' must be true (base 10000) or the base, a number > 1, found " +
+                                                toml_type_name(n));
         }
     }
 }

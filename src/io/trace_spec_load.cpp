@@ -10,6 +10,7 @@
 #include "io/csv_read.hpp"
 #include "io/input_read.hpp"
 #include "io/toml_parse.hpp"
+#include "io/toml_read.hpp"
 #include "io/toml_words.hpp"
 #include "io/npy_read.hpp"
 #include "io/size_budget.hpp"
@@ -21,24 +22,20 @@ namespace attn::io {
 
 namespace {
 
-struct reader {
-    std::string file;
+// The spec's own readers on top of the one TOML reader family (io/toml_read.hpp), in
+// throw mode: the first problem ends the read at its file:line:col.
+struct reader : toml_reader {
+    explicit reader(const std::string& f) : toml_reader{f} {}
 
-    source_pos pos(const toml::node& n) const {
-        return {file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
-    }
+    source_pos pos(const toml::node& n) const { return toml_pos(file, &n); }
     [[noreturn]] void fail(const toml::node& n, const std::string& message) const { throw input_error(pos(n), message); }
 
     static std::string type_name(const toml::node& n) { return toml_type_name(&n); }
 
-    std::vector<std::string> strings(const toml::node& n, const std::string& key) const {
-        const toml::array* a = n.as_array();
-        if (!a || a->empty()) fail(n, "'" + key + "' must be a non-empty array of strings, found " + type_name(n));
-        std::vector<std::string> out;
-        for (const auto& e : *a) {
-            if (!e.is_string()) fail(e, "'" + key + "' must hold strings, found " + type_name(e));
-            out.push_back(*e.value<std::string>());
-        }
+    // A non-empty list of token strings, read with the family's strings reader.
+    std::vector<std::string> tokens(const toml::table& doc, const std::string& key) const {
+        std::vector<std::string> out = toml_reader::strings(doc, key, true).value();
+        if (out.empty()) fail(*doc.get(key), "'" + key + "' must be a non-empty array of strings, found an empty array");
         return out;
     }
 
@@ -139,51 +136,31 @@ trace_spec load_trace_spec(const std::string& path) {
     input_limits limits;
     limits.toml = true;  // nesting checked before toml++ sees the text
     limits.what = "spec file";
-    return parse_trace_spec(read_input_file(path, limits), path);
+    return parse_trace_spec(read_input_file(path, limits), path == "-" ? stdin_name : path);
 }
 
 trace_spec parse_trace_spec(const std::string& text, const std::string& path) {
     reset_charged_elements();  // a spec is one run: its inputs and stages share one budget
     const toml::table doc = parse_toml(text, path);
-    const reader r{path};
+    const reader r(path);
     trace_spec s;
     s.file = path;
     s.root = source_pos{path, 1, 1};
 
-    for (const auto& [k, v] : doc) {
-        const std::string key(k.str());
-        const auto& extra = trace_extra_keys();
-        if (!top_keys.count(key) && !input_keys.count(key) && std::find(extra.begin(), extra.end(), key) == extra.end())
-            r.fail(v, "unknown key '" + key + "' (expected kind, title, tokens, query_tokens, key_tokens, heads, scale, "
-                      "causal, mask, bias, tile, rope, kv_heads, window, backward, or an input Q, K, V, X, X_src, W_Q, "
-                      "W_K, W_V, W_O)");
-    }
-    if (const toml::node* n = doc.get("kind")) {
-        if (!n->is_string()) r.fail(*n, "'kind' must be a string, found " + reader::type_name(*n));
-        s.kind = *n->value<std::string>();
-        if (s.kind != "self" && s.kind != "causal" && s.kind != "cross")
-            r.fail(*n, "'kind' must be \"self\", \"causal\" or \"cross\", found \"" + s.kind + "\"");
-    } else {
-        throw input_error(s.root, "missing key 'kind' (expected \"self\", \"causal\" or \"cross\")");
-    }
+    std::vector<std::string> known(top_keys.begin(), top_keys.end());
+    known.insert(known.end(), input_keys.begin(), input_keys.end());
+    known.insert(known.end(), trace_extra_keys().begin(), trace_extra_keys().end());
+    r.known_keys(doc, "a spec file", known);
+    if (!doc.get("kind")) throw input_error(s.root, "missing key 'kind' (expected \"self\", \"causal\" or \"cross\")");
+    s.kind = *r.choice(doc, "kind", true, {"self", "causal", "cross"});
     s.causal = s.kind == "causal";
-    if (const toml::node* n = doc.get("title")) {
-        if (!n->is_string()) r.fail(*n, "'title' must be a string, found " + reader::type_name(*n));
-        s.title = *n->value<std::string>();
-    }
-    if (const toml::node* n = doc.get("causal")) {
-        if (!n->is_boolean()) r.fail(*n, "'causal' must be true or false, found " + reader::type_name(*n));
-        s.causal = s.causal || *n->value<bool>();
-    }
-    if (const toml::node* n = doc.get("heads")) {
-        if (!n->is_integer() || *n->value<int64_t>() < 1)
-            r.fail(*n, "'heads' must be a positive integer, found " + reader::type_name(*n));
-        s.heads = static_cast<std::size_t>(*n->value<int64_t>());
-    }
+    s.title = r.string(doc, "title", false).value_or("");
+    s.causal = r.boolean(doc, "causal", false).value_or(false) || s.causal;
+    s.heads = static_cast<std::size_t>(r.integer(doc, "heads", false, 1, 1000000).value_or(static_cast<std::int64_t>(s.heads)));
     if (const toml::node* n = doc.get("scale")) {
-        if (!n->is_number() || !(*n->value<double>() > 0) || !std::isfinite(*n->value<double>()))
-            r.fail(*n, "'scale' (the divisor of the raw scores) must be a positive number, found " + reader::type_name(*n));
-        s.scale = *n->value<double>();
+        const double v = *r.number(doc, "scale", true);
+        if (!(v > 0)) r.fail(*n, "'scale' (the divisor of the raw scores) must be a positive number, found " + std::to_string(v));
+        s.scale = v;
     }
 
     read_trace_extras(doc, path, s);
@@ -194,13 +171,13 @@ trace_spec parse_trace_spec(const std::string& text, const std::string& path) {
     const toml::node* kt = doc.get("key_tokens");
     if (s.kind == "cross") {
         if (tokens) r.fail(*tokens, "cross-attention has two sequences: write query_tokens and key_tokens, not tokens");
-        if (qt) s.query_tokens = r.strings(*qt, "query_tokens");
-        if (kt) s.key_tokens = r.strings(*kt, "key_tokens");
+        if (qt) s.query_tokens = r.tokens(doc, "query_tokens");
+        if (kt) s.key_tokens = r.tokens(doc, "key_tokens");
         if (qt) s.tokens_where = r.pos(*qt);
     } else {
         if (qt || kt) r.fail(qt ? *qt : *kt, s.kind + "-attention has one sequence: write tokens = [...], not query_tokens/key_tokens");
         if (tokens) {
-            s.query_tokens = r.strings(*tokens, "tokens");
+            s.query_tokens = r.tokens(doc, "tokens");
             s.key_tokens = s.query_tokens;
             s.tokens_where = r.pos(*tokens);
         }
@@ -211,7 +188,7 @@ trace_spec parse_trace_spec(const std::string& text, const std::string& path) {
     for (const auto& key : input_keys)
         if (const toml::node* n = doc.get(key)) given.emplace_back(key, n);
     std::sort(given.begin(), given.end(), [](const auto& a, const auto& b) {
-        const auto pa = a.second->source().begin, pb = b.second->source().begin;
+        const source_pos pa = toml_pos({}, a.second), pb = toml_pos({}, b.second);
         return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
     });
     check_npy_inputs_fit(given, path, s.root);
@@ -222,11 +199,7 @@ trace_spec parse_trace_spec(const std::string& text, const std::string& path) {
         if (!m)
             r.fail(*n, "a mask needs its polarity: write [mask] with attend = ..., block = ... or key_is_padding = ...; "
                        "a bare matrix of 0/1 is refused because 1 means 'attend' in some libraries and 'block' in others");
-        for (const auto& [k, v] : *m) {
-            const std::string key(k.str());
-            if (key != "attend" && key != "block" && key != "key_is_padding")
-                r.fail(v, "unknown mask key '" + key + "' (expected attend, block or key_is_padding)");
-        }
+        r.known_keys(*m, "[mask]", {"attend", "block", "key_is_padding"});
         if (m->size() != 1) r.fail(*n, "[mask] takes exactly one of attend, block, key_is_padding; found " + std::to_string(m->size()));
         if (const toml::node* a = m->get("attend")) s.attend = r.array_value(*a, "mask.attend", true);
         if (const toml::node* b = m->get("block")) {

@@ -14,6 +14,7 @@
 
 #include "core/attention.hpp"
 #include "io/input_error.hpp"
+#include "io/toml_read.hpp"
 #include "trace/stages.hpp"
 
 namespace attn::lessons {
@@ -26,12 +27,12 @@ struct lesson_parts;
 // every format (io/input_error.hpp).
 using io::source_pos;
 
-// One problem found in a lesson file.
-struct diagnostic {
-    source_pos where;
-    std::string message;  // what was expected, what was found
-    std::string str() const { return where.str() + ": " + message; }
-};
+// One problem found in a lesson file; read with the one TOML reader family
+// (io/toml_read.hpp), whose names the lesson code uses unqualified.
+using diagnostic = io::toml_problem;
+using io::toml_reader;
+using io::did_you_mean;
+using io::hint_suffix;
 
 // Thrown when a lesson cannot be loaded; holds every problem found, not only the first.
 struct lesson_error : error {

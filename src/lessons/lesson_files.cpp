@@ -4,6 +4,7 @@
 // Built-in lessons have the paths "<built-in>/NN-name.toml", which is also what error
 // messages about them say.
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -14,11 +15,12 @@
 #include <toml++/toml.h>
 
 #include "io/input_read.hpp"
+#include "core/error.hpp"
 #include "io/toml_parse.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/embedded_lessons.hpp"
 #include "lessons/lesson_loader.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::lessons {
 
@@ -50,6 +52,24 @@ const embedded_file* built_in_file(const std::string& path) {
     return nullptr;
 }
 
+// A folder's lesson numbers name one lesson each, from 1: two files numbered alike would
+// have one of them run silently, and lesson 0 is not a lesson (both refused, files named).
+void check_lesson_numbers(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::map<int, std::string> seen;  // number → path
+    for (const auto& [file, path] : files) {
+        const int n = lesson_number_of(file);
+        if (n < 0) continue;
+        if (n == 0)
+            throw error("lesson", source_pos{path, 0, 0},
+                        "lesson number 00: lessons are numbered from 01 (rename the file, e.g. 01-" + file.substr(3) + ")");
+        if (const auto it = seen.find(n); it != seen.end())
+            throw error("lesson", source_pos{path, 0, 0},
+                        "two lessons numbered " + file.substr(0, 2) + ": " + it->second + " and " + path +
+                            " (each number names one lesson: rename or remove one)");
+        seen.emplace(n, path);
+    }
+}
+
 // Every NN-*.toml of a folder (or of the built-in copy): file names with their paths.
 std::vector<std::pair<std::string, std::string>> lesson_files_in(const std::string& dir) {
     std::vector<std::pair<std::string, std::string>> out;  // (file name, path)
@@ -59,8 +79,10 @@ std::vector<std::pair<std::string, std::string>> lesson_files_in(const std::stri
     }
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
-    if (ec) throw std::invalid_argument("cannot read the lessons folder " + dir + ": " + ec.message());
+    if (ec) throw error("not-found", source_pos{dir, 0, 0}, "cannot read the lessons folder: " + ec.message());
     for (const auto& e : it) out.emplace_back(e.path().filename().string(), e.path().string());
+    std::sort(out.begin(), out.end());  // directory order is arbitrary; messages are not
+    check_lesson_numbers(out);
     return out;
 }
 
@@ -99,7 +121,7 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
         lesson_entry entry{number, path, "", "", {}};
         const auto text = read_lesson_text(path);
         try {
-            if (!text) throw std::runtime_error("unreadable");
+            if (!text) throw attn::error("unreadable");
             const toml::table doc = io::parse_toml(*text, path);
             entry.title = io::terminal_safe(doc["title"].value_or(std::string("(no title)")));
             entry.summary = io::terminal_safe(doc["summary"].value_or(std::string()));
@@ -137,10 +159,10 @@ std::string find_lesson(const std::string& dir, int number) {
     for (const int n : numbers) {
         const std::string s = std::to_string(n);
         if (s.size() == typed.size() && s != typed && std::is_permutation(s.begin(), s.end(), typed.begin()) &&
-            edit_distance(s, typed) == 1)
+            io::edit_distance(s, typed) == 1)
             guess = s;
     }
-    throw std::invalid_argument("there is no lesson " + typed + " in " + where +
+    throw attn::error("there is no lesson " + typed + " in " + where +
                                 (guess.empty() ? "" : " (did you mean " + guess + "?)") +
                                 (have.empty() ? " (no lessons found)" : " (lessons: " + have + ")"));
 }

@@ -17,10 +17,22 @@
 #include "io/toml_parse.hpp"
 #include "io/terminal_safe.hpp"
 #include "io/toml_depth.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/loader_internal.hpp"
 
 namespace attn::lessons {
+
+namespace {
+std::string join_messages(const std::vector<diagnostic>& p) {
+    std::string s;
+    for (const auto& d : p) s += (s.empty() ? "" : "\n") + d.str();
+    return s;
+}
+}  // namespace
+
+lesson_error::lesson_error(std::vector<diagnostic> p)
+    : error(error::as_written{}, "lesson", p.empty() ? source_pos{} : p.front().where, join_messages(p)),
+      problems(std::move(p)) {}
 
 namespace fs = std::filesystem;
 
@@ -38,7 +50,7 @@ std::string shape_str(const matrix& m) {
 }
 
 void loader::read_header(const toml::table& doc) {
-    check_known_keys(rd, doc, "the lesson's top level", top_level_keys());
+    rd.known_keys(doc, "the lesson's top level", top_level_keys());
     if (auto n = doc.get("number"); n && n->is_integer() && *n->value<int64_t>() > 0)
         out.number = static_cast<int>(*n->value<int64_t>());
     else
@@ -102,7 +114,7 @@ void loader::read_steps(const toml::table& doc) {
             rd.fail(&e, "each [[step]] must be a table");
             continue;
         }
-        check_known_keys(rd, *t, "a [[step]]", {"title", "text", "show"});
+        rd.known_keys(*t, "a [[step]]", {"title", "text", "show"});
         step s;
         s.where = rd.pos(t);
         s.title = rd.string(*t, "title", true).value_or("");

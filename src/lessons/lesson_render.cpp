@@ -1,6 +1,7 @@
 // lessons/lesson_render.cpp — see lesson_render.hpp: the lesson runner (header,
 // steps, questions) and the checks of show items. Show kinds: show_*.cpp.
 #include "lessons/lesson_render.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -11,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "io/terminal_safe.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/explain.hpp"
@@ -64,7 +65,7 @@ std::optional<show_item> token_trace_item(const lesson& l) {
     const auto kind = t ? t->get("kind") : nullptr;
     if (!kind || !kind->is_string()) return std::nullopt;
     return show_item{*kind->value<std::string>(), std::shared_ptr<const toml::table>(l.document, t),
-                     {l.path, static_cast<int>(t->source().begin.line), static_cast<int>(t->source().begin.column)}};
+                     io::toml_pos(l.path, t)};
 }
 
 std::vector<std::string> kind_names() {
@@ -119,7 +120,7 @@ void check_item(const lesson& l, const show_item& item, toml_reader& rd, std::ve
     std::vector<std::string> known = {"kind"};
     known.insert(known.end(), k->required.begin(), k->required.end());
     known.insert(known.end(), k->optional.begin(), k->optional.end());
-    check_known_keys(rd, *item.spec, "a [[step.show]] of kind '" + item.kind + "'", known);
+    rd.known_keys(*item.spec, "a [[step.show]] of kind '" + item.kind + "'", known);
     bool missing = false;
     for (const auto& req : k->required)
         if (!item.spec->contains(req)) {
@@ -192,7 +193,7 @@ std::string render_intro(const lesson& l, const trace::style& st) {
 std::string render_step(const lesson& l, int k, const trace::style& st) {
     const int total = static_cast<int>(l.steps.size());
     if (k < 1 || k > total)
-        throw std::invalid_argument(fmt::format("--step {} is out of range: lesson {:02d} has steps 1..{}", k, l.number,
+        throw attn::error(fmt::format("--step {} is out of range: lesson {:02d} has steps 1..{}", k, l.number,
                                                 total));
     const step& s = l.steps[static_cast<std::size_t>(k - 1)];
     std::string out = "\n" + st.heading(rule(fmt::format("Step {}/{} · {}", k, total, s.title), st.width)) + "\n";
@@ -285,7 +286,7 @@ std::string render_token_trace(const lesson& l, const std::string& token, const 
     if (it == l.runs.end()) {
         std::string have;
         for (const auto& r : l.run_order) have += (have.empty() ? "" : ", ") + r;
-        throw std::invalid_argument("lesson " + std::to_string(l.number) + " has no run '" + name + "' (runs: " +
+        throw attn::error("lesson " + std::to_string(l.number) + " has no run '" + name + "' (runs: " +
                                     (have.empty() ? "none" : have) + ")");
     }
     return trace::explain_query(it->second.steps, show::find_query(it->second, token), it->second.labels, st);

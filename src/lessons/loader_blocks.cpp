@@ -17,7 +17,7 @@
 #include "core/alibi.hpp"
 #include "core/mask.hpp"
 #include "core/shape_error.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/lesson_parts.hpp"
 #include "lessons/loader_internal.hpp"
 
@@ -309,7 +309,7 @@ bool loader::read_block(const std::string& name, const toml::table& b) {
         if (!kind.empty()) rd.fail(b.get("kind"), "unknown block kind '" + kind + "'" + hint_suffix(kind, names));
         return false;
     }
-    check_known_keys(rd, b, "[blocks." + name + "] (kind " + kind + ")", spec->keys);
+    rd.known_keys(b, "[blocks." + name + "] (kind " + kind + ")", spec->keys);
     block_reader r{*this, name, b, before};
     block_result res;
     res.kind = kind;

@@ -6,7 +6,7 @@
 // that depend on each other in a circle are reported as such.
 #include <algorithm>
 
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/lesson_parts.hpp"
 #include "lessons/loader_internal.hpp"
 #include "trace/stages.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/attention.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/loader_internal.hpp"
 
 namespace attn::lessons::detail {
@@ -121,7 +121,7 @@ std::optional<matrix> loader::derive(const toml::table& d, const std::string& na
         rd.fail(d.get("op"), "unknown op '" + op + "'" + hint_suffix(op, names) + " (expected one of " + list + ")");
         return std::nullopt;
     }
-    check_known_keys(rd, d, "[derived." + name + "] (op " + op + ")", spec->keys);
+    rd.known_keys(d, "[derived." + name + "] (op " + op + ")", spec->keys);
     return spec->compute(*this, d, name);
 }
 

@@ -15,7 +15,7 @@
 #include "core/multi_head.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/lesson_parts.hpp"
-#include "lessons/toml_read.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::lessons::detail {
 

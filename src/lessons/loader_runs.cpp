@@ -5,7 +5,7 @@
 
 #include "core/mask.hpp"
 #include "core/shape_error.hpp"
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/loader_internal.hpp"
 #include "trace/overflow_check.hpp"
 
@@ -45,7 +45,7 @@ std::vector<std::string> loader::token_list(const toml::table& r, const std::str
 
 bool loader::read_run(const std::string& name, const toml::table& r) {
     const std::size_t problems_before = rd.problems->size();
-    check_known_keys(rd, r, "[runs." + name + "]", run_keys());
+    rd.known_keys(r, "[runs." + name + "]", run_keys());
     const matrix* q = matrix_ref(r, "q", true);
     const matrix* k = matrix_ref(r, "k", true);
     const matrix* v = matrix_ref(r, "v", true);
@@ -79,7 +79,7 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
         if (!mt || (mt->contains("attend") == mt->contains("block"))) {
             rd.fail(m, "'mask' must name its polarity: mask.attend = [[...]] or mask.block = [[...]], not bare 0/1");
         } else {
-            check_known_keys(rd, *mt, "[runs." + name + ".mask]", {"attend", "block"});
+            rd.known_keys(*mt, "[runs." + name + ".mask]", {"attend", "block"});
             const bool attend = mt->contains("attend");
             auto bm = rd.bool_matrix_value(mt->get(attend ? "attend" : "block"), "mask");
             if (bm && (bm->shape(0) != n_q || bm->shape(1) != n_k)) {

@@ -16,6 +16,7 @@
 
 #include "io/output_writer.hpp"
 #include "io/toml_parse.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::lessons {
 
@@ -50,25 +51,22 @@ raw_read read_state_file(const std::string& path) {
     return r;
 }
 
-// The [questions] table of a parsed file; problem set when it is not one.
-progress from_document(const toml::table& doc, std::string& problem) {
+// The [questions] table of a parsed file, read with the one TOML reader family;
+// problem set (at file:line:col) when the file is not one.
+progress from_document(const toml::table& doc, const std::string& path, std::string& problem) {
+    std::vector<io::toml_problem> problems;
+    const io::toml_reader rd{path, &problems};
+    rd.known_keys(doc, "the progress file", {"questions"});
     progress p;
     const toml::node* q = doc.get("questions");
-    if (!q) return p;
-    const toml::table* t = q->as_table();
-    if (!t) {
-        problem = "'questions' is not a table";
-        return p;
-    }
-    for (const auto& [id, v] : *t) {
-        const auto word = v.value<std::string>();
-        if (!word || (*word != "right" && *word != "tried")) {
-            problem = "question '" + std::string(id.str()) + "' is not \"right\" or \"tried\"";
-            return {};
-        }
-        p.questions[std::string(id.str())] = *word == "right" ? question_state::right : question_state::tried;
-    }
-    return p;
+    if (q && !q->as_table()) rd.fail(q, "'questions' must be a table of question ids, found " + rd.type_name(q));
+    if (q && q->as_table())
+        for (const auto& [id, v] : *q->as_table())
+            if (auto word = rd.choice(*q->as_table(), std::string(id.str()), true, {"right", "tried"}))
+                p.questions[std::string(id.str())] = *word == "right" ? question_state::right : question_state::tried;
+    if (problems.empty()) return p;
+    problem = problems.front().str();
+    return {};
 }
 
 // A key as TOML writes it: ids are letters, digits, '-' and '_', but quote anyway.
@@ -113,9 +111,9 @@ progress_load load_progress(const std::string& path) {
     if (r.text.empty()) return out;
     try {
         const toml::table doc = io::parse_toml(r.text, path);
-        out.p = from_document(doc, out.problem);
+        out.p = from_document(doc, path, out.problem);
     } catch (const io::input_error& e) {
-        out.problem = "not TOML (line " + std::to_string(e.where.line) + ": " + e.detail + ")";
+        out.problem = e.what();  // file:line:col: TOML syntax: ...
     } catch (const std::exception& e) {
         out.problem = e.what();
     }

@@ -1,9 +1,10 @@
 // lessons/show_kinds.cpp — see show_kinds.hpp: the registry and the accessors.
 #include "lessons/show_kinds.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 
-#include "lessons/key_check.hpp"
+#include "io/toml_read.hpp"
 #include "lessons/lesson_parts.hpp"
 #include "trace/stages.hpp"
 
@@ -30,10 +31,7 @@ const show_kind* find_kind(const std::string& name) {
 void bad(const show_item& item, const std::string& message, const std::string& key) {
     source_pos p = item.where;
     if (!key.empty())
-        if (const toml::node* n = item.spec->get(key); n && n->source().begin.line > 0) {
-            p.line = static_cast<int>(n->source().begin.line);
-            p.column = static_cast<int>(n->source().begin.column);
-        }
+        if (const source_pos at = io::toml_pos(p.file, item.spec->get(key)); at.line > 0) p = at;
     throw lesson_error({{p, "show kind '" + item.kind + "': " + message}});
 }
 
@@ -48,12 +46,15 @@ std::string opt_string(const show_item& item, const std::string& key, const std:
     return item.spec->get(key) ? need_string(item, key) : fallback;
 }
 
+namespace {
+const std::string& p_file(const show_item& item) { return item.where.file; }
+}  // namespace
+
 int opt_decimals(const show_item& item, int fallback) {
-    const toml::node* n = item.spec->get("decimals");
-    if (!n) return fallback;
-    if (!n->is_integer() || *n->value<int64_t>() < 0 || *n->value<int64_t>() > 8)
-        bad(item, "'decimals' must be an integer from 0 to 8, found " + toml_reader::type_name(n), "decimals");
-    return static_cast<int>(*n->value<int64_t>());
+    std::vector<diagnostic> problems;  // the one integer reader names the value found ("found 12")
+    const auto v = toml_reader{p_file(item), &problems}.integer(*item.spec, "decimals", false, 0, 8);
+    if (!problems.empty()) bad(item, problems.front().message, "decimals");
+    return v ? static_cast<int>(*v) : fallback;
 }
 
 bool opt_bool(const show_item& item, const std::string& key, bool fallback) {
@@ -130,7 +131,7 @@ std::size_t find_query(const attention_run& run, const std::string& token) {
     }
     std::string have;
     for (std::size_t i = 0; i < toks.size(); ++i) have += (i ? ", " : "") + toks[i];
-    throw std::invalid_argument("token '" + token + "' is not a query of run '" + run.name + "' (queries: " + have +
+    throw attn::error("token '" + token + "' is not a query of run '" + run.name + "' (queries: " + have +
                                 "; or an index 0.." + std::to_string(toks.size() - 1) + ")");
 }
 
@@ -164,9 +165,10 @@ void check_references(const lesson& l, const show_item& item) {
 }
 
 std::size_t need_query(const attention_run& run, const show_item& item, const std::string& key) {
+    const std::string token = need_string(item, key);  // its own problem is reported as is
     try {
-        return find_query(run, need_string(item, key));
-    } catch (const std::invalid_argument& e) {
+        return find_query(run, token);
+    } catch (const error& e) {
         bad(item, e.what(), key);
     }
 }

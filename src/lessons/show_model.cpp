@@ -114,7 +114,7 @@ std::string show_permutation(const lesson& l, const show_item& item, const trace
     try {
         qa = find_query(*r[0], token);
         qb = find_query(*r[1], token);
-    } catch (const std::invalid_argument& e) {
+    } catch (const error& e) {  // the token names no query
         bad(item, e.what(), "token");
     }
     const std::size_t n = r[0]->steps.n_k();
@@ -238,9 +238,7 @@ std::string show_shape_table(const lesson&, const show_item& item, const trace::
     }
     try {
         return trace::render_shape_table(preset, values, st);
-    } catch (const std::invalid_argument& e) {  // unknown table
-        bad(item, e.what(), values.empty() ? "table" : "values");
-    } catch (const error& e) {  // a symbol without a value (shape_eval_error)
+    } catch (const error& e) {  // an unknown table, or a symbol without a value (shape_eval_error)
         bad(item, e.what(), values.empty() ? "table" : "values");
     }
 }
@@ -277,10 +275,11 @@ void check_permutation(const lesson& l, const show_item& item) {
     const attention_run& a = l.runs.at(names[0]);
     const attention_run& b = l.runs.at(names[1]);
     if (a.steps.n_k() != b.steps.n_k()) bad(item, "the two runs must have as many keys", "runs");
+    const std::string token = need_string(item, "token");  // its own problem is reported as is
     try {
-        (void)find_query(a, need_string(item, "token"));
-        (void)find_query(b, need_string(item, "token"));
-    } catch (const std::invalid_argument& e) {
+        (void)find_query(a, token);
+        (void)find_query(b, token);
+    } catch (const error& e) {  // the token names no query
         bad(item, e.what(), "token");
     }
     if (item.spec->get("labels")) (void)need_strings(item, "labels", 2);
@@ -310,7 +309,7 @@ void check_shape_table(const lesson& l, const show_item& item) {
             if (!x.is_integer() || *x.value<int64_t>() <= 0) bad(item, "each value must be a positive whole number", "values");
     try {
         (void)trace::shape_rows(preset);
-    } catch (const std::invalid_argument& e) {
+    } catch (const error& e) {  // an unknown table
         bad(item, e.what(), "table");
     }
     if (v && !v->empty())  // with values, every symbol needs one

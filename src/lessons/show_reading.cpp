@@ -77,9 +77,10 @@ std::string show_patch_grid(const lesson& l, const show_item& item, const trace:
             "grid");
     std::vector<std::size_t> queries;
     if (item.spec->get("token")) {
+        const std::string token = need_string(item, "token");  // its own problem is reported as is
         try {
-            queries.push_back(find_query(r, need_string(item, "token")));
-        } catch (const std::invalid_argument& e) {
+            queries.push_back(find_query(r, token));
+        } catch (const error& e) {
             bad(item, e.what(), "token");
         }
     } else {

@@ -1,6 +1,7 @@
 // model/gpt_forward.cpp — the GPT forward (see gpt_forward.hpp): allocation of every
 // kept buffer, then the passes of model/layers.hpp in order, block by block.
 #include "model/gpt_forward.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -13,21 +14,21 @@
 namespace attn::model {
 
 void check_tokens(const gpt_config& c, const std::vector<std::vector<int>>& tokens) {
-    if (tokens.empty()) throw std::invalid_argument("no tokens: give at least one sequence");
+    if (tokens.empty()) throw attn::error("no tokens: give at least one sequence");
     const std::size_t n = tokens[0].size();
     for (std::size_t b = 0; b < tokens.size(); ++b) {
         const auto& row = tokens[b];
         const std::string which = tokens.size() > 1 ? "sequence " + std::to_string(b + 1) + ": " : "";
-        if (row.empty()) throw std::invalid_argument(which + "no tokens");
+        if (row.empty()) throw attn::error(which + "no tokens");
         if (row.size() != n)
-            throw std::invalid_argument(which + std::to_string(row.size()) + " tokens, but sequence 1 has " +
+            throw attn::error(which + std::to_string(row.size()) + " tokens, but sequence 1 has " +
                                         std::to_string(n) + " (every sequence of a batch has the same length)");
         if (row.size() > c.n_positions)
-            throw std::invalid_argument(which + std::to_string(row.size()) + " tokens, but the model has " +
+            throw attn::error(which + std::to_string(row.size()) + " tokens, but the model has " +
                                         std::to_string(c.n_positions) + " positions");
         for (std::size_t i = 0; i < row.size(); ++i)
             if (row[i] < 0 || static_cast<std::size_t>(row[i]) >= c.vocab_size)
-                throw std::invalid_argument(which + "token " + std::to_string(i + 1) + " is " + std::to_string(row[i]) +
+                throw attn::error(which + "token " + std::to_string(i + 1) + " is " + std::to_string(row[i]) +
                                             ", outside the vocabulary 0 … " + std::to_string(c.vocab_size - 1));
     }
 }

@@ -1,5 +1,6 @@
 // model/tasks.cpp — the training tasks' batches and default models (see the header).
 #include "model/tasks.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -57,7 +58,7 @@ const std::vector<std::string>& task_names() {
 train_task make_task(const std::string& name) {
     if (name == "sort" || name == "reverse" || name == "copy") return digits_task(name);
     if (name == "induction") return induction_task();
-    throw std::invalid_argument("unknown task '" + name + "': expected sort, reverse, copy or induction");
+    throw attn::error("unknown task '" + name + "': expected sort, reverse, copy or induction");
 }
 
 std::vector<std::int32_t> task_sequence(const train_task& task, const std::vector<std::int32_t>& input) {

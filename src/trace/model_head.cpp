@@ -1,5 +1,6 @@
 // trace/model_head.cpp — a model layer as a trace run (see model_head.hpp).
 #include "trace/model_head.hpp"
+#include "core/error.hpp"
 
 #include <cmath>
 #include <memory>
@@ -13,7 +14,7 @@ namespace {
 
 void check_choice(const model::gpt_config& cfg, std::size_t batch, const model_head_choice& c) {
     const auto refuse = [](const char* flag, std::size_t v, std::size_t n, const char* what) {
-        throw std::invalid_argument(std::string(flag) + " " + std::to_string(v) + " does not exist: the " +
+        throw attn::error(std::string(flag) + " " + std::to_string(v) + " does not exist: the " +
                                     (std::string(what) == "sequence" ? "batch" : "model") + " has " + std::to_string(n) +
                                     " " + what + (n == 1 ? "" : "s") + " (0.." + std::to_string(n - 1) + ")");
     };

@@ -1,6 +1,7 @@
 // trace/shape_table.cpp — see shape_table.hpp. The rows follow seed 004's questions
 // (single-head cross-attention, then the decoder block) and seed 001's table.
 #include "trace/shape_table.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -137,7 +138,7 @@ std::vector<shape_row> shape_rows(const std::string& preset) {
     if (preset == "decoder_block") return decoder_rows();
     if (preset == "ffn") return ffn_rows();
     if (preset == "grouped_query") return grouped_query_rows();
-    throw std::invalid_argument("unknown shape table '" + preset + "' (expected one of: " + shape_preset_help() + ")");
+    throw attn::error("unknown shape table '" + preset + "' (expected one of: " + shape_preset_help() + ")");
 }
 
 std::vector<std::string> shape_symbols(const std::string& preset) {

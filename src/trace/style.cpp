@@ -1,5 +1,6 @@
 // trace/style.cpp — see style.hpp.
 #include "trace/style.hpp"
+#include "core/error.hpp"
 
 #include <cstdlib>
 #include <stdexcept>
@@ -20,7 +21,7 @@ color_mode parse_color_mode(const std::string& text) {
     if (text == "auto") return color_mode::auto_detect;
     if (text == "always") return color_mode::always;
     if (text == "never") return color_mode::never;
-    throw std::invalid_argument("--color expects auto, always or never, found '" + text + "'");
+    throw attn::error("--color expects auto, always or never, found '" + text + "'");
 }
 
 namespace {

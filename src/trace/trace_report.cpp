@@ -1,5 +1,6 @@
 // trace/trace_report.cpp — see trace_report.hpp.
 #include "trace/trace_report.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +31,7 @@ std::string section_title(const trace_run& r, std::size_t b, std::size_t h) {
 std::size_t check_index(const std::optional<std::size_t>& v, std::size_t n, const char* what) {
     const std::size_t from = what == std::string("head") ? 1 : 0;
     if (v && *v >= n)
-        throw std::invalid_argument(fmt::format("--{} {} does not exist: the spec has {} {} ({}..{})", what, *v + from, n,
+        throw attn::error(fmt::format("--{} {} does not exist: the spec has {} {} ({}..{})", what, *v + from, n,
                                                 std::string(what == std::string("batch") ? "batch item" : what) +
                                                     (n == 1 ? "" : "s"),
                                                 from, n - 1 + from));
@@ -67,7 +68,7 @@ void check_report_options(const trace_run& r, const report_options& o) {
     check_index(o.head, r.heads, "head");
     if (o.query) find_query_row(r.labels, *o.query);
     for (stage s : o.heatmaps)
-        if (!info(s).is_score) throw std::invalid_argument(std::string("--heatmap ") + info(s).hook + ": " + score_stage_note());
+        if (!info(s).is_score) throw attn::error(std::string("--heatmap ") + info(s).hook + ": " + score_stage_note());
     for (stage s : o.tables) check_available(r, s, "--stage");
 }
 

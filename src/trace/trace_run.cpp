@@ -282,7 +282,7 @@ void check_available(const trace_run& r, stage s, const char* flag) {
         case stage_needs::tile: key = "tile"; break;
         case stage_needs::backward: key = "backward"; break;
     }
-    throw std::invalid_argument(std::string(flag) + " " + info(s).hook + ": the spec has no " + key + ", so there is no " +
+    throw attn::error(std::string(flag) + " " + info(s).hook + ": the spec has no " + key + ", so there is no " +
                                 info(s).hook);
 }
 

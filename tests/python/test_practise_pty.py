@@ -273,8 +273,33 @@ def pipes_unchanged():
           and "Questions" in out.stdout)
 
 
+def unsaved_progress(tmp):
+    """A progress file that cannot be written: the answer is still marked right, the
+    screen says why nothing was saved, and never "Saved" right after it (issue 18)."""
+    state = os.path.join(tmp, "not-a-folder")
+    with open(state, "w") as f:
+        f.write("a file where the state folder should be\n")
+    scale = lesson_numbers()[0]
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    to_questions(s)
+    s.send("a")
+    s.read_until("Which question (1-3, then Enter)?")
+    s.send("1\r")
+    s.read_until("answer> ")
+    s.send(f"{scale:g}\r")
+    check("unsaved progress: right, and said so", s.read_until("✓ Right.") and "progress not saved" in s.screen,
+          s.screen[-600:])
+    s.read_until("Which question (")
+    check("unsaved progress: never 'Saved' after 'progress not saved'", "Saved" not in s.screen, s.screen[-600:])
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
+
+
 with tempfile.TemporaryDirectory() as tmp:
     student_path(os.path.join(tmp, "a"))
+    unsaved_progress(tmp)
     interrupt_at_answer(os.path.join(tmp, "b"))
     corrupt_progress(os.path.join(tmp, "c"))
     three_wrong_tries(os.path.join(tmp, "d"))

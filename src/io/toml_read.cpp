@@ -1,38 +1,54 @@
-// lessons/toml_read.cpp — see toml_read.hpp.
-#include "lessons/toml_read.hpp"
+// io/toml_read.cpp — see toml_read.hpp. The readers; the unknown-key check and the
+// "did you mean" words are in io/toml_keys.cpp.
+#include "io/toml_read.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "io/toml_words.hpp"
 
-namespace attn::lessons {
+namespace attn::io {
 
 namespace {
-std::string join_messages(const std::vector<diagnostic>& p) {
-    std::string s;
-    for (const auto& d : p) s += (s.empty() ? "" : "\n") + d.str();
-    return s;
+// Words for a non-finite value, never the letters "nan" (the project's rule).
+std::string non_finite_word(double v) {
+    if (std::isnan(v)) return "not-a-number";
+    return v > 0 ? "infinity" : "minus infinity";
+}
+
+std::string toml_number_text(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
 }
 }  // namespace
 
-lesson_error::lesson_error(std::vector<diagnostic> p)
-    : error(error::as_written{}, "lesson", p.empty() ? source_pos{} : p.front().where, join_messages(p)),
-      problems(std::move(p)) {}
-
-source_pos toml_reader::pos(const toml::node* node) const {
+source_pos toml_pos(const std::string& file, const toml::node* node) {
     source_pos p{file, 0, 0};
-    if (node) {
+    if (node && node->source().begin.line > 0) {
         p.line = static_cast<int>(node->source().begin.line);
         p.column = static_cast<int>(node->source().begin.column);
     }
     return p;
 }
 
-void toml_reader::fail(const toml::node* node, const std::string& message) const {
-    problems->push_back({pos(node), message});
+source_pos toml_pos(const std::string& file, const toml::key& key) {
+    source_pos p{file, 0, 0};
+    if (key.source().begin.line > 0) {
+        p.line = static_cast<int>(key.source().begin.line);
+        p.column = static_cast<int>(key.source().begin.column);
+    }
+    return p;
 }
 
-std::string toml_reader::type_name(const toml::node* node) { return io::toml_type_name(node); }
+void toml_reader::fail(const toml::node* node, const std::string& message) const { fail_at(pos(node), message); }
+
+void toml_reader::fail_at(const source_pos& where, const std::string& message) const {
+    if (!problems) throw input_error(where, message);
+    problems->push_back({where, message});
+}
+
+std::string toml_reader::type_name(const toml::node* node) { return toml_type_name(node); }
 
 std::optional<std::string> toml_reader::string(const toml::table& t, const std::string& key, bool required) const {
     const toml::node* n = t.get(key);
@@ -54,10 +70,56 @@ std::optional<double> toml_reader::number(const toml::table& t, const std::strin
     if (n->is_number()) {
         const double v = *n->value<double>();
         if (std::isfinite(v)) return v;
-        fail(n, "'" + key + "' must be a finite number, found " + std::to_string(v));
+        fail(n, "'" + key + "' must be a finite number, found " + non_finite_word(v));
         return std::nullopt;
     }
     fail(n, "'" + key + "' must be a number, found " + type_name(n));
+    return std::nullopt;
+}
+
+std::optional<std::int64_t> toml_reader::integer(const toml::table& t, const std::string& key, bool required,
+                                                 std::int64_t lo, std::int64_t hi) const {
+    const toml::node* n = t.get(key);
+    const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+    if (!n) {
+        if (required) fail(&t, "missing key '" + key + "' (expected " + range + ")");
+        return std::nullopt;
+    }
+    std::optional<std::int64_t> v;
+    std::string found = type_name(n);
+    if (n->is_integer()) {
+        v = *n->value<std::int64_t>();
+        found = std::to_string(*v);
+    } else if (n->is_floating_point()) {
+        const double d = *n->value<double>();
+        // 3.0 is a whole number; 2.5, 1e300 and non-finite values are not.
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) v = static_cast<std::int64_t>(d);
+        else found = std::isfinite(d) ? "the number " + toml_number_text(d) : non_finite_word(d);
+    }
+    if (v && *v >= lo && *v <= hi) return v;
+    if (v) found = std::to_string(*v);
+    fail(n, "'" + key + "' must be " + range + ", found " + found);
+    return std::nullopt;
+}
+
+std::optional<std::string> toml_reader::choice(const toml::table& t, const std::string& key, bool required,
+                                               const std::vector<std::string>& allowed) const {
+    std::string list;
+    for (std::size_t i = 0; i < allowed.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + ("\"" + allowed[i] + "\"");
+    const toml::node* n = t.get(key);
+    if (!n) {
+        if (required) fail(&t, "missing key '" + key + "' (expected " + list + ")");
+        return std::nullopt;
+    }
+    if (!n->is_string()) {
+        fail(n, "'" + key + "' must be " + list + ", found " + type_name(n));
+        return std::nullopt;
+    }
+    const std::string word = *n->value<std::string>();
+    for (const auto& a : allowed)
+        if (a == word) return word;
+    fail(n, "'" + key + "' must be " + list + ", found \"" + word + "\"" + hint_suffix(word, allowed));
     return std::nullopt;
 }
 
@@ -109,7 +171,7 @@ std::optional<std::vector<double>> toml_reader::numbers(const toml::node* node, 
         }
         const double v = *e.value<double>();
         if (!std::isfinite(v)) {
-            fail(&e, what + " must hold finite numbers, found " + std::string(std::isnan(v) ? "nan" : "inf"));
+            fail(&e, what + " must hold finite numbers, found " + non_finite_word(v));
             return std::nullopt;
         }
         out.push_back(v);
@@ -178,4 +240,4 @@ std::optional<bool_matrix> toml_reader::bool_matrix_value(const toml::node* node
     return m;
 }
 
-}  // namespace attn::lessons
+}  // namespace attn::io

@@ -1,9 +1,11 @@
-// lessons/key_check.cpp — see key_check.hpp.
-#include "lessons/key_check.hpp"
+// io/toml_keys.cpp — the one unknown-key check of toml_reader (io/toml_read.hpp) and the
+// closest known word for "did you mean" hints, so a typo such as `stgae = "weights"` is
+// reported at the key's own file:line:col instead of being silently ignored.
+#include "io/toml_read.hpp"
 
 #include <algorithm>
 
-namespace attn::lessons {
+namespace attn::io {
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     // Optimal string alignment distance; the tables are short, a full matrix is fine.
@@ -22,6 +24,9 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string closest_word(const std::string& found, const std::vector<std::string>& known) {
+    // Known words are short; a long found word is no typo of one, and the distance
+    // table below is |found| × |known| (a 1 MB key must stay linear).
+    if (found.size() > 64) return "";
     std::string best;
     std::size_t best_d = 0;
     for (const auto& k : known) {
@@ -46,18 +51,17 @@ std::string hint_suffix(const std::string& found, const std::vector<std::string>
     return c.empty() ? "" : " (did you mean '" + c + "'?)";
 }
 
-void check_known_keys(const toml_reader& rd, const toml::table& t, const std::string& where,
-                      const std::vector<std::string>& known) {
+void toml_reader::known_keys(const toml::table& t, const std::string& where,
+                             const std::vector<std::string>& known) const {
     for (const auto& [key, value] : t) {
         const std::string k(key.str());
         if (std::find(known.begin(), known.end(), k) != known.end()) continue;
         std::string list;
         for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-        source_pos p{rd.file, static_cast<int>(key.source().begin.line), static_cast<int>(key.source().begin.column)};
-        if (p.line == 0) p = rd.pos(&value);
-        rd.problems->push_back({p, "unknown key '" + k + "' in " + where + " (" + did_you_mean(k, known) +
-                                       "known keys: " + list + ")"});
+        source_pos p = toml_pos(file, key);
+        if (p.line == 0) p = pos(&value);
+        fail_at(p, "unknown key '" + k + "' in " + where + " (" + did_you_mean(k, known) + "known keys: " + list + ")");
     }
 }
 
-}  // namespace attn::lessons
+}  // namespace attn::io
