@@ -39,9 +39,10 @@ std::size_t whole(const show_item& item, const std::string& key, std::int64_t lo
 }
 
 const trained_model& need_model(const show_item& item) {
+    const std::string name = need_string(item, "model");  // its own problem is reported as is
     try {
-        return find_trained_model(need_string(item, "model"));
-    } catch (const std::invalid_argument& e) {
+        return find_trained_model(name);
+    } catch (const error& e) {  // no such built-in model
         bad(item, e.what(), "model");
     }
 }
@@ -295,7 +296,7 @@ model::gpt_params<double> weights_at(const show_item& item, const trained_model&
     if (step > 0) {
         try {
             return find_trained_model(m.name + "-" + std::to_string(step)).params;
-        } catch (const std::invalid_argument&) {
+        } catch (const error&) {  // no checkpoint at that step
             bad(item, fmt::format("no built-in checkpoint of '{}' at step {}", m.name, step), item.spec->get("step") ? "step" : "steps");
         }
     }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/error.hpp"
 #include "lessons/embedded_lessons.hpp"
 #include "model/checkpoint.hpp"
 
@@ -53,7 +54,7 @@ const trained_model& find_trained_model(const std::string& name) {
     }
     std::string known;
     for (const auto& n : trained_model_names()) known += (known.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("no built-in model '" + name + "' (there are: " + known + ")");
+    throw attn::error("no built-in model '" + name + "' (there are: " + known + ")");
 }
 
 model::gpt_acts<double> forward_one(const model::gpt_params<double>& p, const std::vector<int>& ids) {
