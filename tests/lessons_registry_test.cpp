@@ -110,7 +110,7 @@ TEST_CASE("a show item the kind's check refuses stops the load at its key", "[le
         {"kind = \"window_run\"\nrun = \"self\"\nwindow = 1\nstage = \"wieghts\"",
          "x.toml:33:9: show kind 'window_run': 'stage' must be mask, trace or a stage name"},
         {"kind = \"stage\"\nrun = \"self\"\nstage = \"weights\"\nexact_zeros = true\ndecimals = 9",
-         "x.toml:34:12: show kind 'stage': 'decimals' must be an integer from 0 to 8"},
+         "x.toml:34:12: show kind 'stage': 'decimals' must be a whole number from 0 to 8, found 9"},
         {"kind = \"shape_table\"\ntable = \"cross\"\nvalues = { B = 2 }",
          "x.toml:32:10: show kind 'shape_table': the shape table 'cross' needs a value for"},
         {"kind = \"matrix\"\nmatrix = \"QK\"\nrows = \"words\"\nrow_labels = [\"x\", \"y\"]",
