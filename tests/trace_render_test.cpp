@@ -91,9 +91,10 @@ TEST_CASE("a line that only looks like a numbered item continues its sentence", 
     const std::string text =
         "A batch of 2 sentence pairs, 3 target and 5 source tokens, d = 8, d_q = d_v =\n"
         "4. Every symbol is replaced by its value; the order of the axes never changes.";
+    // ... and an equation stays whole: "d = 8" is never cut at its "=".
     CHECK(wrap_prose(text, 60) ==
-          "A batch of 2 sentence pairs, 3 target and 5 source tokens, d\n"
-          "= 8, d_q = d_v = 4. Every symbol is replaced by its value;\n"
+          "A batch of 2 sentence pairs, 3 target and 5 source tokens,\n"
+          "d = 8, d_q = d_v = 4. Every symbol is replaced by its value;\n"
           "the order of the axes never changes.");
     // After a line that ends with ':' the numbers are a list and stay one item a line.
     const std::string list = "Three steps, each one its own line when it fits here:\n1. scores\n2. softmax\n3. weighted sum";
