@@ -23,7 +23,7 @@ struct exercise_result;
 struct part_result;
 struct tolerance;
 struct variant_request;
-struct review_table;
+class review_table;
 namespace detail {
 struct exercise_reader;
 }
