@@ -3,6 +3,7 @@
 // laid out over the grid of image patches they came from.
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -62,9 +63,8 @@ std::string show_strongest(const lesson& l, const show_item& item, const trace::
     return trace::render(t, st);
 }
 
-// The weights of a query over image patches, laid out as the image grid.
-std::string show_patch_grid(const lesson& l, const show_item& item, const trace::style& st) {
-    const attention_run& r = need_run(l, item);
+// The item's 'grid' = [rows, columns], checked against the run's keys (one patch a key).
+std::pair<std::size_t, std::size_t> read_grid(const show_item& item, const attention_run& r) {
     const toml::array* g = item.spec->get("grid") ? item.spec->get("grid")->as_array() : nullptr;
     if (!g || g->size() != 2 || !g->get(0)->is_integer() || !g->get(1)->is_integer() ||
         *g->get(0)->value<int64_t>() <= 0 || *g->get(1)->value<int64_t>() <= 0)
@@ -75,6 +75,13 @@ std::string show_patch_grid(const lesson& l, const show_item& item, const trace:
         bad(item, fmt::format("grid {} × {} has {} patches but run '{}' has {} keys", gr, gc, gr * gc, r.name,
                               r.steps.n_k()),
             "grid");
+    return {gr, gc};
+}
+
+// The weights of a query over image patches, laid out as the image grid.
+std::string show_patch_grid(const lesson& l, const show_item& item, const trace::style& st) {
+    const attention_run& r = need_run(l, item);
+    const auto [gr, gc] = read_grid(item, r);
     std::vector<std::size_t> queries;
     if (item.spec->get("token")) {
         const std::string token = need_string(item, "token");  // its own problem is reported as is
@@ -124,16 +131,7 @@ void check_strongest(const lesson& l, const show_item& item) {
 void check_patch_grid(const lesson& l, const show_item& item) {
     check_references(l, item);
     const attention_run& r = need_run(l, item);
-    const toml::array* g = item.spec->get("grid") ? item.spec->get("grid")->as_array() : nullptr;
-    if (!g || g->size() != 2 || !g->get(0)->is_integer() || !g->get(1)->is_integer() ||
-        *g->get(0)->value<int64_t>() <= 0 || *g->get(1)->value<int64_t>() <= 0)
-        bad(item, "needs 'grid' = [rows, columns], two positive integers", "grid");
-    const auto gr = static_cast<std::size_t>(*g->get(0)->value<int64_t>());
-    const auto gc = static_cast<std::size_t>(*g->get(1)->value<int64_t>());
-    if (gr * gc != r.steps.n_k())
-        bad(item, fmt::format("grid {} × {} has {} patches but run '{}' has {} keys", gr, gc, gr * gc, r.name,
-                              r.steps.n_k()),
-            "grid");
+    read_grid(item, r);
 }
 
 }  // namespace
