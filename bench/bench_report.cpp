@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include <fmt/core.h>
@@ -103,9 +104,11 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
         worst_np = std::isnan(r.numpy_diff) || std::isnan(worst_np) ? NAN : std::max(worst_np, r.numpy_diff);
         worst_torch = std::isnan(r.torch_diff) || std::isnan(worst_torch) ? NAN : std::max(worst_torch, r.torch_diff);
     }
-    s += fmt::format("\nSame work: the peers' outputs differ from ours by at most {:.1e} (NumPy) and {:.1e} "
+    // A peer not run (--no-peers) has no difference to print: say so in words, never "nan".
+    auto diff = [](double d) { return std::isnan(d) ? std::string("n/a (not run)") : fmt::format("{:.1e}", d); };
+    s += fmt::format("\nSame work: the peers' outputs differ from ours by at most {} (NumPy) and {} "
                      "(PyTorch) of the largest output value, over all cases (float32 rounding).\n",
-                     worst_np, worst_torch);
+                     diff(worst_np), diff(worst_torch));
     if (!keep_rows.empty()) {
         s += fmt::format("\nKeep modes at n_q = n_k = {}, d = 64, float32 (one query row = the trace of one "
                          "token):\n\n| keep | ms | kept MiB |\n|---|---:|---:|\n",

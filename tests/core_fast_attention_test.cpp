@@ -131,8 +131,14 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
     check_stage(back.scores_masked, ref.scores_masked, tol, "to_attention_steps scores_masked");
     CHECK(back.attend == ref.attend);
 
-    // The fused forward (online softmax over blocks of 256 keys) against the same reference.
+    // Output only: whole rows in a scratch give the keep-all output bit for bit; the
+    // fused forward (online softmax over blocks of 256 keys) the reference numbers.
     fo.keep = keep_mode::output_only;
+    fast_steps<TestType> whole;
+    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), whole, fo);
+    CHECK(same_bits(whole.output, fast.output));
+    CHECK(whole.row_fully_masked == ref.row_fully_masked);
+    fo.whole_row_keys = 0;
     fast_steps<TestType> fused;
     fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, fo);
     check_stage(fused.output, ref.output, tol, "fused output");
@@ -163,7 +169,11 @@ TEMPLATE_TEST_CASE("every kernel set the CPU runs gives the reference numbers in
     check_stage(all.output, ref.output, tol, "output");
     o.keep = keep_mode::output_only;
     fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, o);
-    check_stage(fused.output, ref.output, tol, "fused output");
+    check_stage(fused.output, ref.output, tol, "output only, whole rows");
+    o.whole_row_keys = 0;
+    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, o);
+    check_stage(fused.output, ref.output, tol, "output only, online softmax");
+    o.whole_row_keys = 4096;
     o.keep = keep_mode::one_query;
     o.query = 69;
     fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), one, o);
@@ -177,9 +187,11 @@ TEMPLATE_TEST_CASE("the fast forward gives the same bits on 1, 2 and 3 threads a
     const auto q = as<TestType>(random_matrix(g, 300, 32));
     const auto k = as<TestType>(random_matrix(g, 520, 32));
     const auto v = as<TestType>(random_matrix(g, 520, 16));
+    for (const std::size_t whole_row_keys : {std::size_t(0), std::size_t(4096)})  // output only: online, whole rows
     for (const keep_mode mode : {keep_mode::all_stages, keep_mode::output_only}) {
         fast_options<TestType> o;
         o.keep = mode;
+        o.whole_row_keys = whole_row_keys;
         fast_steps<TestType> base;
         o.threads = 1;
         fast_attention(q, k, v, base, o);
@@ -189,7 +201,8 @@ TEMPLATE_TEST_CASE("the fast forward gives the same bits on 1, 2 and 3 threads a
                 o.block_rows = block;
                 fast_steps<TestType> s;
                 fast_attention(q, k, v, s, o);
-                INFO("keep mode " << int(mode) << " threads " << threads << " block " << block);
+                INFO("keep mode " << int(mode) << " whole rows to " << whole_row_keys << " threads " << threads
+                                  << " block " << block);
                 CHECK(same_bits(s.output, base.output));
                 CHECK(same_bits(s.weights, base.weights));
             }

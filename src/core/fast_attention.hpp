@@ -13,13 +13,16 @@
 //   all_stages  (default) scores_raw and weights [n_q, n_k], output [n_q, d_v]: per
 //               block of query rows, scores into the kept matrix, the softmax into the
 //               kept weights, then weights · V, in one sweep
-//   output_only output [n_q, d_v]: fused, the online softmax of lesson 16 over blocks
-//               of 256 keys (core/tiled.hpp teaches it), so no [n_q, n_k] matrix and no
-//               [rows, n_k] row block ever exists — only [rows, 256] per thread
+//   output_only output [n_q, d_v]: no [n_q, n_k] matrix ever exists. Up to
+//               whole_row_keys keys: per block of query rows, the keep-all sweep with
+//               scores and weights in one per-thread scratch [rows, n_k] (≤ 1 MiB),
+//               the output bit for bit the keep-all output; longer rows: fused, the
+//               online softmax of lesson 16 over blocks of 256 keys (core/tiled.hpp
+//               teaches it), only [rows, 256] per thread
 //   one_query   row `query` only: scores_raw, weights [1, n_k], output [1, d_v] —
 //               a one-token trace at n = 4096 never builds an n × n matrix
-// output_only equals all_stages up to rounding (the online softmax rescales), not bit
-// for bit. No result depends on the number of threads or the block size.
+// Past whole_row_keys, output_only equals all_stages up to rounding (the online softmax
+// rescales), not bit for bit. No result depends on the number of threads or the block size.
 #pragma once
 
 #include <array>
@@ -55,6 +58,9 @@ struct fast_options {
     // same either way, bit for bit.
     unsigned threads = 1;
     std::size_t block_rows = 0;            // query rows per block; 0 = chosen from n_k
+    // output_only: rows of at most this many keys are computed whole (above); longer
+    // rows by the online softmax. 0 = always online (tests).
+    std::size_t whole_row_keys = 4096;
 };
 
 template <class T>
