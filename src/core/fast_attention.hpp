@@ -18,11 +18,14 @@
 //               scores and weights in one per-thread scratch [rows, n_k] (≤ 1 MiB),
 //               the output bit for bit the keep-all output; longer rows: fused, the
 //               online softmax of lesson 16 over blocks of 256 keys (core/tiled.hpp
-//               teaches it), only [rows, 256] per thread
+//               teaches it), only [rows, 256] per thread. Short queries (n_q < 128,
+//               n_k ≥ 4 n_q, 16 Ki cells or more): split by key blocks as
+//               flash-decoding does — each block's softmax and P V for every row
+//               ([n_q, 256] per thread), then the blocks' (m, l, o) merged per row
 //   one_query   row `query` only: scores_raw, weights [1, n_k], output [1, d_v] —
 //               a one-token trace at n = 4096 never builds an n × n matrix
-// Past whole_row_keys, output_only equals all_stages up to rounding (the online softmax
-// rescales), not bit for bit. No result depends on the number of threads or the block size.
+// Past whole_row_keys, and for short queries, output_only equals all_stages up to
+// rounding (the online softmax rescales), not bit for bit. No result depends on the number of threads or the block size.
 #pragma once
 
 #include <array>

@@ -88,9 +88,26 @@ void pack_kv(const kernels::gemm_ops<T>& ops, std::size_t n_k, std::size_t d_k, 
 template <class T>
 void kept_block(const plan<T>& p, std::size_t r0, std::size_t b, T* raw, T* w, T* out, std::size_t ldo,
                 unsigned char* flags, times& t) {
-    const auto& ops = p.ops;
     const auto t0 = clock_type::now();
-    ops.block_rows(b, p.n_k, p.d_k, p.q + r0 * p.ldq, p.ldq, p.packed_k, T(1), T(0), raw, p.n_k);  // [b, n_k] Q_block Kᵀ
+    p.ops.block_rows(b, p.n_k, p.d_k, p.q + r0 * p.ldq, p.ldq, p.packed_k, T(1), T(0), raw, p.n_k);  // [b, n_k] Q_block Kᵀ
+    t.scores += seconds_between(t0, clock_type::now());
+    kept_block_after_scores(p, r0, b, raw, w, out, ldo, flags, t);
+}
+
+// Every tile of the scores goes through the same arithmetic whichever rows and keys
+// its product covers (core/kernels.hpp), so these are kept_block's bits.
+template <class T>
+void key_block_scores(const plan<T>& p, std::size_t j0, std::size_t kv, T* raw, times& t) {
+    const auto t0 = clock_type::now();
+    p.ops.block_rows(p.n_q, kv, p.d_k, p.q, p.ldq, p.packed_k + (j0 / p.ops.nr) * p.d_k * p.ops.nr, T(1), T(0),
+                     raw + j0, p.n_k);  // [n_q, kv] Q K_blockᵀ
+    t.scores += seconds_between(t0, clock_type::now());
+}
+
+template <class T>
+void kept_block_after_scores(const plan<T>& p, std::size_t r0, std::size_t b, T* raw, T* w, T* out, std::size_t ldo,
+                             unsigned char* flags, times& t) {
+    const auto& ops = p.ops;
     const auto t1 = clock_type::now();
     for (std::size_t i = 0; i < b; ++i)
         flags[i] = ops.softmax_row(raw + i * p.n_k, w + i * p.n_k, p.n_k, p.row_inputs(r0 + i, 0));
@@ -100,7 +117,6 @@ void kept_block(const plan<T>& p, std::size_t r0, std::size_t b, T* raw, T* w, T
         times_v(p, b, j0, kv, w + j0, p.n_k, j0 == 0 ? T(0) : T(1), out, ldo);
     }
     const auto t3 = clock_type::now();
-    t.scores += seconds_between(t0, t1);
     t.softmax += seconds_between(t1, t2);
     t.output += seconds_between(t2, t3);
 }
@@ -146,13 +162,73 @@ void fused_block(const plan<T>& p, std::size_t r0, std::size_t b, T* out, std::s
     }
 }
 
+template <class T>
+void key_block_partial(const plan<T>& p, std::size_t j0, std::size_t kv, T* s, T* part, times& t) {
+    const auto& ops = p.ops;
+    T* m = part;                // [n_q]
+    T* l = m + p.n_q;           // [n_q]
+    T* any = l + p.n_q;         // [n_q]
+    T* o = any + p.n_q;         // [n_q, d_v]
+    const auto t0 = clock_type::now();
+    ops.block_rows(p.n_q, kv, p.d_k, p.q, p.ldq, p.packed_k + (j0 / ops.nr) * p.d_k * ops.nr, T(1), T(0), s,
+                   key_block);  // [n_q, kv] Q K_blockᵀ
+    const auto t1 = clock_type::now();
+    for (std::size_t i = 0; i < p.n_q; ++i) {
+        T* r = s + i * key_block;
+        bool visible = false;
+        m[i] = ops.row_scores(r, r, kv, p.row_inputs(i, j0), visible);
+        any[i] = visible ? T(1) : T(0);
+        if (std::isfinite(m[i])) {
+            l[i] = ops.exp_sum(r, kv, m[i]);
+        } else {  // contributes nothing; the merge flags the row if no block does
+            std::fill(r, r + kv, T(0));
+            l[i] = 0;
+        }
+    }
+    const auto t2 = clock_type::now();
+    if (p.d_v > 0) times_v(p, p.n_q, j0, kv, s, key_block, T(0), o, p.d_v);  // [n_q, d_v] P V_block
+    const auto t3 = clock_type::now();
+    t.scores += seconds_between(t0, t1);
+    t.softmax += seconds_between(t1, t2);
+    t.output += seconds_between(t2, t3);
+}
+
+template <class T>
+void merge_key_blocks(const plan<T>& p, std::size_t r0, std::size_t b, const T* parts, std::size_t n_parts,
+                      std::size_t part_stride, T* out, std::size_t ldo, unsigned char* flags) {
+    const std::size_t n_q = p.n_q;
+    for (std::size_t i = r0; i < r0 + b; ++i) {
+        T* o = out + (i - r0) * ldo;
+        std::fill(o, o + p.d_v, T(0));
+        bool any = false;
+        T m = -std::numeric_limits<T>::infinity();
+        for (std::size_t j = 0; j < n_parts; ++j) {
+            const T* part = parts + j * part_stride;
+            any = any || part[2 * n_q + i] != T(0);
+            m = std::max(m, part[i]);
+        }
+        flags[i - r0] = !any || !std::isfinite(m);
+        if (flags[i - r0]) continue;
+        T l = 0;
+        for (std::size_t j = 0; j < n_parts; ++j) {
+            const T* part = parts + j * part_stride;
+            if (!std::isfinite(part[i])) continue;  // −inf: nothing seen in this block
+            const T c = std::exp(part[i] - m);
+            l += c * part[n_q + i];
+            const T* oj = part + 3 * n_q + i * p.d_v;
+            for (std::size_t d = 0; d < p.d_v; ++d) o[d] += c * oj[d];
+        }
+        p.ops.scale(o, p.d_v, T(1) / l);
+    }
+}
+
 void run_pack_then_blocks(unsigned slots, std::size_t n_pack, std::size_t n_blocks,
-                          const std::function<void(std::size_t)>& pack,
+                          const std::function<void(std::size_t, std::size_t)>& pack,
                           const std::function<void(std::size_t, std::size_t)>& block) {
     std::atomic<std::size_t> next_pack{0}, packed{0}, next_block{0};
     auto work = [&](std::size_t slot) {
         for (std::size_t task = next_pack++; task < n_pack; task = next_pack++) {
-            pack(task);
+            pack(task, slot);
             packed.fetch_add(1, std::memory_order_release);
         }
         while (packed.load(std::memory_order_acquire) < n_pack) std::this_thread::yield();  // others' last tasks
@@ -173,6 +249,12 @@ void run_pack_then_blocks(unsigned slots, std::size_t n_pack, std::size_t n_bloc
                                   const T*, std::size_t, const T*, std::size_t, T*, T*);                             \
     template void kept_block<T>(const plan<T>&, std::size_t, std::size_t, T*, T*, T*, std::size_t, unsigned char*,   \
                                 times&);                                                                             \
+    template void key_block_partial<T>(const plan<T>&, std::size_t, std::size_t, T*, T*, times&);                   \
+    template void merge_key_blocks<T>(const plan<T>&, std::size_t, std::size_t, const T*, std::size_t, std::size_t,   \
+                                      T*, std::size_t, unsigned char*);                                              \
+    template void key_block_scores<T>(const plan<T>&, std::size_t, std::size_t, T*, times&);                          \
+    template void kept_block_after_scores<T>(const plan<T>&, std::size_t, std::size_t, T*, T*, T*, std::size_t,       \
+                                             unsigned char*, times&);                                                \
     template void fused_block<T>(const plan<T>&, std::size_t, std::size_t, T*, std::size_t, unsigned char*, T*,      \
                                  std::vector<T>&, times&);
 ATTN_BLOCKS_INSTANTIATE(float)

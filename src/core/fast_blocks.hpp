@@ -77,12 +77,35 @@ void pack_kv_task(const kernels::gemm_ops<T>& ops, std::size_t task, std::size_t
 
 // The work of one call on `slots` threads of the shared pool (core/fast_parallel.hpp), or
 // on the caller alone when slots = 1 or the pool is busy: every thread pulls packing
-// tasks pack(task), task < n_pack, waits until all are packed, then pulls blocks
+// tasks pack(task, slot), task < n_pack, waits until all are packed, then pulls blocks
 // block(blk, slot), blk < n_blocks (slot < slots names the thread's scratch). A thread
 // that starts late finds the work done by the others; no result depends on who ran what.
 void run_pack_then_blocks(unsigned slots, std::size_t n_pack, std::size_t n_blocks,
-                          const std::function<void(std::size_t)>& pack,
+                          const std::function<void(std::size_t, std::size_t)>& pack,
                           const std::function<void(std::size_t, std::size_t)>& block);
+
+// raw [n_q, n_k] (row stride n_k), keys [j0, j0 + kv) of every row: Q K_blockᵀ — the
+// scores of one key block, for a call split by keys first (short queries).
+template <class T>
+void key_block_scores(const plan<T>& p, std::size_t j0, std::size_t kv, T* raw, times& t);
+
+// Output only, split by keys (flash-decoding): keys [j0, j0 + kv) alone, for every row.
+// s [n_q, 256] scratch (scores, then P); part = [3, n_q] (the block's row max m, its
+// sum l of e^(score − m), 1 when a key was visible) then [n_q, d_v] (P V_block).
+template <class T>
+void key_block_partial(const plan<T>& p, std::size_t j0, std::size_t kv, T* s, T* part, times& t);
+// Rows r0 … r0 + b from the n_parts partials (each part_stride values apart): the
+// online softmax's merge — m = max m_j, out = Σ e^(m_j − m) o_j / Σ e^(m_j − m) l_j —
+// in key order; flags as kept_block's.
+template <class T>
+void merge_key_blocks(const plan<T>& p, std::size_t r0, std::size_t b, const T* parts, std::size_t n_parts,
+                      std::size_t part_stride, T* out, std::size_t ldo, unsigned char* flags);
+
+// kept_block after its scores: the softmax of rows r0 … r0 + b of raw into w, then
+// W_block V into out (same arguments as kept_block; raw already holds the scores).
+template <class T>
+void kept_block_after_scores(const plan<T>& p, std::size_t r0, std::size_t b, T* raw, T* w, T* out, std::size_t ldo,
+                             unsigned char* flags, times& t);
 
 // Rows r0 … r0 + b: raw and w [b, n_k] (row stride n_k), out [b, d_v] (row stride ldo);
 // flags[i] = 1 when row i has no distribution (weights and output 0).

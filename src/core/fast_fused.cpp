@@ -49,7 +49,7 @@ void fused_attention(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::siz
     const unsigned threads = o.threads > 1 && n_blocks > 1 ? o.threads : 1;
     if (buf.scratch.size() < threads) buf.scratch.resize(threads);
     buf.flags.assign(n_q, 0);
-    auto pack = [&](std::size_t task) {
+    auto pack = [&](std::size_t task, std::size_t) {
         blocks::pack_kv_task(ops, task, n_k, d_k, d_v, k, ldk, v, ldv, buf.packed_k.data(), buf.packed_v.data());
     };
     auto run_block = [&](std::size_t blk, std::size_t slot) {
