@@ -11,6 +11,8 @@
 #include <xtensor/xnpy.hpp>
 #include <xtensor/xview.hpp>
 
+#include "core/fast_heads.hpp"
+
 namespace attn::bench {
 
 std::vector<bench_case> standard_cases() {
@@ -97,12 +99,12 @@ void time_ours(const case_inputs<T>& in, unsigned threads, double budget_s, std:
     const std::size_t heads = in.q.size();
     for (keep_mode mode : {keep_mode::all_stages, keep_mode::output_only}) {
         std::vector<fast_steps<T>> steps(heads);  // one workspace per head, reused by every call
+        std::vector<fast_head<T>> all;            // every head in one call: small heads run side by side
+        for (std::size_t h = 0; h < heads; ++h) all.push_back({&in.q[h], &in.k[h], &in.v[h], &steps[h]});
         fast_options<T> o;
         o.keep = mode;
         o.threads = threads;
-        auto forward = [&] {
-            for (std::size_t h = 0; h < heads; ++h) fast_attention(in.q[h], in.k[h], in.v[h], steps[h], o);
-        };
+        auto forward = [&] { fast_attention_heads(all, o); };
         forward();  // warm-up: allocates the workspaces, wakes BLAS threads
         forward();
         samples& out = mode == keep_mode::all_stages ? keep_all : output_only;
