@@ -81,6 +81,8 @@ void rows_of(const trace_run& r, const stage_source& s, Emit emit, Reuse before_
             case stage_layout::summed_heads:
                 for (std::size_t i = 0; i < rows; ++i) one(b, 0, i);
                 break;
+            case stage_layout::per_block:
+                break;  // only extras are laid out per block, and they come flat (above)
         }
     before_reuse();  // the ring dies with this call
 }
@@ -108,6 +110,7 @@ std::vector<stage_source> sources(const trace_run& r, std::vector<extra_stage>& 
             case stage_layout::per_position: s.shape = {r.batch, rows, r.heads, cols}; break;
             case stage_layout::per_head: s.shape = {r.batch, r.heads, rows, cols}; break;
             case stage_layout::summed_heads: s.shape = {r.batch, rows, cols}; break;
+            case stage_layout::per_block: s.shape = {r.batch, r.heads, 1, rows, cols}; break;  // (extras only)
         }
         if (rope && si.id == stage::q) s.flat = &unrot_q;  // hook_q holds q before the rotation
         if (rope && si.id == stage::k) s.flat = &unrot_k;
@@ -279,11 +282,14 @@ std::vector<std::string> numbered(const char* prefix, std::size_t n) {
 
 // One CSV per (batch, head) slice of s, streamed: rows arrive in the stage's C order,
 // so a per-position stage ([batch, pos, head, d]) fills the files of all its heads
-// side by side, the others one file after the other.
+// side by side, the others one file after the other. A per-block stage ([batch, head,
+// block, query_pos, d]) writes each head's blocks one under the other, with a first
+// column naming the block.
 template <class T>
 void csv_stage(const trace_run& r, const stage_source& s, staged_directory& dir) {
     const stage_info& si = info(s.id);
     const bool key_rows = si.layout == stage_layout::per_position && std::string(si.axes[1]) == "key_pos";
+    const bool per_block = si.layout == stage_layout::per_block;
     const std::string last = si.axes.back();
     const auto& row_labels = key_rows ? r.labels.key_tokens : r.labels.query_tokens;
     const std::vector<std::string> cols = last == "key_pos" ? r.labels.key_tokens
@@ -291,12 +297,14 @@ void csv_stage(const trace_run& r, const stage_source& s, staged_directory& dir)
                                                             : numbered("d", s.shape.back());
     const std::string corner = std::string(key_rows ? "key" : "query") + "\\" +
                                (last == "key_pos" ? "key" : last == "block" ? "block" : "dim");
-    std::string header = csv_cell(corner);
+    std::string header = (per_block ? "block," : "") + csv_cell(corner);
     for (const auto& c : cols) header += "," + csv_cell(c);
     header += "\n";
     const bool summed = si.layout == stage_layout::summed_heads;
     const std::size_t heads = summed ? 1 : r.heads;
-    const std::size_t n_rows = si.layout == stage_layout::per_head ? s.shape[2] : s.shape[1];
+    const std::size_t per_slice = si.layout == stage_layout::per_head ? s.shape[2] : s.shape[1];
+    const std::size_t queries = per_block ? s.shape[3] : per_slice;  // rows of one block
+    const std::size_t n_rows = per_block ? s.shape[2] * queries : per_slice;
     // One-query mode keeps one row of the query stages: its label is that query's.
     const bool query_rows = !key_rows && s.id != stage::q;
     const std::size_t first_row = r.one_query && query_rows ? *r.one_query : 0;
@@ -309,7 +317,8 @@ void csv_stage(const trace_run& r, const stage_source& s, staged_directory& dir)
     rows_of<T>(r, s, [&](const T* row) {
         if (i == 0) dir.open(name_of(b, h)).write(header);
         line.clear();
-        line.append(csv_cell(row_labels[first_row + i]));
+        if (per_block) fmt::format_to(std::back_inserter(line), "block{},", i / queries);
+        line.append(csv_cell(row_labels[first_row + i % queries]));
         for (std::size_t j = 0; j < s.shape.back(); ++j) {
             line.push_back(',');
             if (std::isinf(row[j])) line.append(std::string_view(row[j] < 0 ? "-inf" : "inf"));

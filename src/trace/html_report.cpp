@@ -13,6 +13,7 @@
 #include "trace/heatmap.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stage_view.hpp"
+#include "trace/trace_extras.hpp"
 
 namespace attn::trace {
 
@@ -167,6 +168,10 @@ std::string html_report(const trace_run& r, const report_options& o) {
             for (const auto& si : head_stages())
                 if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
             if (r.has_result) out += stage_html(stage_view_table(r, stage::result, b, h, l, info(stage::result).decimals, all));
+            if (!r.extras.tiled.empty()) {  // the online softmax, block by block (tile)
+                out += "<h3>Online softmax, " + std::to_string(r.extras.tiled.front().tile) + " keys per block</h3>\n";
+                for (const auto& [id, t] : tiled_tables(r, b, h)) out += stage_html(t);
+            }
             out += "<h3>Per-token traces</h3>\n";
             for (std::size_t i = 0; i < r.n_q(); ++i)
                 out += "<details id=\"trace-" + id + "-q" + std::to_string(i) + "\"><summary>Trace of query '" + esc(l.query_tokens[i]) +

@@ -45,6 +45,10 @@ const std::vector<stage_info>& all_stages() {
         {stage::tiled_correction, "tiled_correction", "correction", {"batch", "head", "query_pos", "block"},
          L::per_head, "exp(m_old − m_new), the rescaling of each key block (only with `tile`)",
          "rescaling exp(m_old − m_new) (tiled_correction)", false, 4, N::tile},
+        {stage::tiled_partial_output, "tiled_partial_output", "partial_output",
+         {"batch", "head", "block", "query_pos", "d_head_v"}, L::per_block,
+         "the online softmax's running output o after each key block, not yet divided by l (only with `tile`)",
+         "partial output o (tiled_partial_output)", false, 4, N::tile},
         {stage::tiled_z, "tiled_z", "tiled_z", {"batch", "query_pos", "head", "d_head_v"}, L::per_position,
          "o / l of the tiled forward: `hook_z` up to rounding, not bit for bit (only with `tile`)",
          "tiled output o / l (tiled_z)", false, 4, N::tile},
@@ -128,7 +132,8 @@ const matrix& stage_matrix(const attention_steps& s, stage st) {
         case stage::weights: return s.weights;
         case stage::z: return s.output;
         case stage::result: case stage::attn_out: case stage::rot_q: case stage::rot_k: case stage::tiled_running_max:
-        case stage::tiled_running_sum: case stage::tiled_correction: case stage::tiled_z: case stage::grad_z:
+        case stage::tiled_running_sum: case stage::tiled_correction: case stage::tiled_partial_output: case stage::tiled_z:
+        case stage::grad_z:
         case stage::grad_v: case stage::grad_pattern: case stage::grad_attn_scores: case stage::grad_attn_scores_raw:
         case stage::grad_q: case stage::grad_k:
             break;  // they live in the trace run, not in one head's steps

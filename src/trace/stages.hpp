@@ -26,7 +26,7 @@ namespace attn::trace {
 enum class stage {
     q, k, v, scores_raw, scores_scaled, scores_masked, weights, z, result, attn_out,  // the forward
     rot_q, rot_k,                                                                     // rope (lesson 17)
-    tiled_running_max, tiled_running_sum, tiled_correction, tiled_z,                  // tile (lesson 16)
+    tiled_running_max, tiled_running_sum, tiled_correction, tiled_partial_output, tiled_z,  // tile (lesson 16)
     grad_z, grad_v, grad_pattern, grad_attn_scores, grad_attn_scores_raw, grad_q, grad_k,  // backward (lesson 15)
 };
 
@@ -38,6 +38,7 @@ enum class stage_layout {
     per_position,  // [batch, pos, head, d]        hook_q, hook_k, hook_v, hook_z, hook_result
     per_head,      // [batch, head, query_pos, key_pos|block]   the score stages, tiled_* maps
     summed_heads,  // [batch, query_pos, d_model]  hook_attn_out
+    per_block,     // [batch, head, block, query_pos, d_head_v]  tiled_partial_output (one matrix per key block)
 };
 
 struct stage_info {

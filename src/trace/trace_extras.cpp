@@ -45,6 +45,15 @@ extra_stage per_head(const trace_run& r, stage id, Pick pick) {
     return s;
 }
 
+// tiled_partial_output: [batch, head, block, query_pos, d_head_v], each head's
+// [blocks, n_q, d_v] tensor in C order one after the other.
+extra_stage per_block(const trace_run& r, const std::vector<tiled_steps>& tiled) {
+    const tensor3& first = tiled.at(0).partial_output;
+    extra_stage s{stage::tiled_partial_output, {r.batch, r.heads, first.shape(0), first.shape(1), first.shape(2)}, {}};
+    for (std::size_t i = 0; i < r.batch * r.heads; ++i) s.data.insert(s.data.end(), tiled[i].partial_output.begin(), tiled[i].partial_output.end());
+    return s;
+}
+
 }  // namespace
 
 bool needs_extras(const io::trace_inputs& in) {
@@ -91,6 +100,7 @@ std::vector<extra_stage> extra_stages(const trace_run& r) {
         out.push_back(per_head(r, stage::tiled_running_max, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_max; }));
         out.push_back(per_head(r, stage::tiled_running_sum, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_sum; }));
         out.push_back(per_head(r, stage::tiled_correction, [&](std::size_t i) -> const matrix& { return ex.tiled[i].correction; }));
+        out.push_back(per_block(r, ex.tiled));
         out.push_back(per_position(r, stage::tiled_z, [&](std::size_t i) -> const matrix& { return ex.tiled[i].output; }));
     }
     if (!ex.grads.empty()) {
@@ -110,6 +120,33 @@ std::vector<double> unrotated(const trace_run& r, bool keys) {
     if (r.extras.rope_q.empty()) return {};
     const auto& rs = keys ? r.extras.rope_k : r.extras.rope_q;
     return per_position(r, keys ? stage::k : stage::q, [&](std::size_t i) -> const matrix& { return rs[i].input; }).data;
+}
+
+std::vector<std::pair<stage, table>> tiled_tables(const trace_run& r, std::size_t b, std::size_t h) {
+    const tiled_steps& t = r.extras.tiled.at(b * r.heads + h);
+    const auto& kt = r.labels.key_tokens;
+    std::vector<std::string> blocks;  // "cat–sat": the keys of each block
+    for (std::size_t k = 0; k < t.blocks; ++k) {
+        const std::size_t lo = k * t.tile, hi = std::min(r.n_k(), lo + t.tile) - 1;
+        blocks.push_back(lo == hi ? kt[lo] : kt[lo] + "–" + kt[hi]);
+    }
+    const auto tab = [&](stage s, const std::vector<std::string>& cols, const matrix& m, const std::string& title) {
+        const stage_frame f = frame_of(s, r.labels);
+        return std::make_pair(s, make_table(title.empty() ? info(s).caption : title, f.axes, f.corner, *f.row_labels,
+                                            cols, m, info(s).decimals));
+    };
+    std::vector<std::pair<stage, table>> out;
+    out.push_back(tab(stage::tiled_running_max, blocks, t.running_max, ""));
+    out.push_back(tab(stage::tiled_running_sum, blocks, t.running_sum, ""));
+    out.push_back(tab(stage::tiled_correction, blocks, t.correction, ""));
+    for (std::size_t k = 0; k < t.blocks; ++k) {  // o after each block: the walk of lesson 16, whole
+        const matrix o = xt::view(t.partial_output, k, xt::all(), xt::all());  // [n_q, d_v]
+        out.push_back(tab(stage::tiled_partial_output, dimension_labels(o.shape(1)), o,
+                          fmt::format("{} after block {} of {} ({})", info(stage::tiled_partial_output).caption, k + 1,
+                                      t.blocks, blocks[k])));
+    }
+    out.push_back(tab(stage::tiled_z, dimension_labels(t.output.shape(1)), t.output, ""));
+    return out;
 }
 
 std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, const style& st,
@@ -142,16 +179,9 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
     }
     if (!ex.tiled.empty()) {
         const tiled_steps& t = ex.tiled[i];
-        std::vector<std::string> blocks;
-        for (std::size_t k = 0; k < t.blocks; ++k) {
-            const std::size_t lo = k * t.tile, hi = std::min(r.n_k(), lo + t.tile) - 1;
-            blocks.push_back(lo == hi ? kt[lo] : kt[lo] + "–" + kt[hi]);
-        }
         if (wanted(stage::tiled_running_max)) out += fmt::format("Online softmax, {} keys per block\n", t.tile);
-        out += stage_tab(stage::tiled_running_max, blocks, t.running_max);
-        out += stage_tab(stage::tiled_running_sum, blocks, t.running_sum);
-        out += stage_tab(stage::tiled_correction, blocks, t.correction);
-        out += stage_tab(stage::tiled_z, dims(t.output), t.output);
+        for (const auto& [id, tab] : tiled_tables(r, b, h))
+            if (wanted(id)) out += render(tab, st) + "\n";
         if (wanted(stage::tiled_z))
             out += fmt::format("extra memory: {} numbers (running max and sum per query, one block of scores) instead of "
                                "{} × {} = {} scores\n\n", t.extra_values, r.n_q(), r.n_k(), r.n_q() * r.n_k());
@@ -191,9 +221,16 @@ std::string explain_extras_query(const trace_run& r, std::size_t b, std::size_t 
                                fixed(t.running_sum(row, k), 4)});
         }
         out += render(s, st);
+        matrix part({t.blocks, t.partial_output.shape(2)});  // [blocks, d_v] this query's o after each block
+        for (std::size_t k = 0; k < t.blocks; ++k)
+            for (std::size_t c = 0; c < part.shape(1); ++c) part(k, c) = t.partial_output(k, row, c);
+        out += render(make_table(fmt::format("Partial output o for '{}' after each block (not yet ÷ l)", tok),
+                                 "rows: key blocks · columns: dimensions", "o", s.row_labels,
+                                 dimension_labels(part.shape(1)), part, 4),
+                      st);
         std::vector<double> o;
         for (std::size_t c = 0; c < t.output.shape(1); ++c) o.push_back(t.output(row, c));
-        out += "  m: running max · rescale: exp(m_old − m_new) · l: running sum\n";
+        out += "  m: running max · rescale: exp(m_old − m_new) · l: running sum · o: Σ exp(s − m)·v, rescaled\n";
         out += "  o / l = " + bracketed(o, 4) + "\n\n";
     }
     if (!ex.grads.empty()) {

@@ -8,6 +8,7 @@
 //   tiled_running_max     [batch, head, query_pos, block]     m after each key block
 //   tiled_running_sum     [batch, head, query_pos, block]     l after each key block
 //   tiled_correction      [batch, head, query_pos, block]     exp(m_old − m_new) of each block
+//   tiled_partial_output  [batch, head, block, query_pos, d_head_v]  o after each block, not yet ÷ l
 //   tiled_z               [batch, query_pos, head, d_head_v]  o / l, the tiled hook_z
 //   grad_z                [batch, query_pos, head, d_head_v]  dL/dO as given
 //   grad_v                [batch, key_pos, head, d_head_v]    Aᵀ dO
@@ -22,6 +23,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/attention.hpp"
@@ -31,6 +33,7 @@
 #include "io/trace_spec.hpp"
 #include "trace/stages.hpp"
 #include "trace/style.hpp"
+#include "trace/table.hpp"
 
 namespace attn::trace {
 
@@ -67,6 +70,11 @@ struct extra_stage {
 
 struct trace_run;
 std::vector<extra_stage> extra_stages(const trace_run& r);
+
+// The online softmax of head h of batch item b as tables, in the vocabulary's order:
+// running max, running sum, correction, the partial output o after each key block
+// (one table per block) and o / l. The text trace and the HTML report draw these.
+std::vector<std::pair<stage, table>> tiled_tables(const trace_run& r, std::size_t b, std::size_t h);
 
 // The unrotated q or k of every head, [batch, pos, head, d_head] in C order, to
 // put back into hook_q / hook_k (nothing when rope is off).

@@ -212,7 +212,8 @@ const T* stage_row(const trace_run& r, stage s, std::size_t b, std::size_t h, st
         case stage::result: return hd.result.data() + i * hd.result.shape(1);
         case stage::attn_out: return d.attn_out.at(b).data() + i * d.attn_out[b].shape(1);
         case stage::rot_q: case stage::rot_k: case stage::tiled_running_max: case stage::tiled_running_sum:
-        case stage::tiled_correction: case stage::tiled_z: case stage::grad_z: case stage::grad_v:
+        case stage::tiled_correction: case stage::tiled_partial_output: case stage::tiled_z: case stage::grad_z:
+        case stage::grad_v:
         case stage::grad_pattern: case stage::grad_attn_scores: case stage::grad_attn_scores_raw: case stage::grad_q:
         case stage::grad_k:
             break;  // the extras keep their own matrices (trace_extras.hpp)
@@ -241,6 +242,7 @@ std::size_t trace_run::rows(stage s) const {
     switch (info(s).layout) {
         case stage_layout::per_position: return s == stage::k || s == stage::v ? n_k() : s == stage::q ? n_q() : kept;
         case stage_layout::per_head:
+        case stage_layout::per_block:
         case stage_layout::summed_heads: return kept;
     }
     return kept;
@@ -249,7 +251,7 @@ std::size_t trace_run::rows(stage s) const {
 std::size_t trace_run::cols(stage s) const {
     if (info(s).layout == stage_layout::per_head) return n_k();
     if (s == stage::q || s == stage::k) return inputs.d_head;
-    if (s == stage::v || s == stage::z) return inputs.d_head_v;
+    if (s == stage::v || s == stage::z || s == stage::tiled_partial_output) return inputs.d_head_v;
     return d_model();
 }
 
