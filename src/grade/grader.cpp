@@ -9,6 +9,7 @@
 
 #include "grade/grade_parts.hpp"
 #include "grade/reviews.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade {
 
@@ -135,8 +136,12 @@ exercise_result grade_exercise(const exercise& x, const answer_value* answer, co
     r.answered = answer && !is_unanswered(answer);
     if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
         for (const auto& [key, v] : answer->fields)
-            if (!x.find_part(key))
-                notes.push_back(v.where.str() + ": exercise " + x.id + " has no part '" + key + "' (ignored)");
+            if (!x.find_part(key)) {
+                std::vector<std::string> names;  // for "did you mean 'raw'?" after `raws = …`
+                for (const auto& p : x.parts) names.push_back(p.id);
+                notes.push_back(v.where.str() + ": exercise " + x.id + " has no part '" + key + "'" +
+                                io::hint_suffix(key, names) + " (ignored)");
+            }
     if (answer && !answer->is_table() && x.parts.size() > 1)
         notes.push_back(answer->where.str() + ": exercise " + x.id + " has " + std::to_string(x.parts.size()) +
                         " parts; answer it with a table of parts ([" + x.id + "] then one key per part)");
@@ -168,7 +173,10 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
             if (set.find(id)) ids.push_back(id);
     for (const auto& [id, v] : sub.answers)
         if (!set.find(id)) {
-            rep.notes.push_back(v.where.str() + ": no exercise '" + id + "' (ignored; `attn exercise list` shows them)");
+            std::vector<std::string> known;  // for "did you mean '04-cross-the'?" after `[04-cross-thee]`
+            for (const auto& x : set.all) known.push_back(x.id);
+            rep.notes.push_back(v.where.str() + ": no exercise '" + id + "'" + io::hint_suffix(id, known) +
+                                " (ignored; `attn exercise list` shows them)");
         } else {
             bool assigned = false;
             for (const auto& a : ids) assigned = assigned || a == id;
