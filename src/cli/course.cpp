@@ -10,18 +10,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
 #include "grade/secret.hpp"
 #include "grade/variant.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-void run_course_secret(const std::string& path) {
+void run_course_secret(const std::string& path, std::size_t width) {
     std::error_code ec;
     if (!io::is_stdout(path) && std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
         throw attn::error(path + " exists: a new secret would change every student's numbers "
@@ -31,9 +33,11 @@ void run_course_secret(const std::string& path) {
     if (!io::is_stdout(path)) {
         std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                      std::filesystem::perm_options::replace, ec);
-        std::cout << "wrote " << io::terminal_safe(path) << ": a course secret of " << 8 * grade::generated_secret_bytes
-                  << " random bits (keep it off the hand-out; only you and the autograder need it)\n"
-                  << "fingerprint: " << grade::secret_fingerprint(secret) << "\n";
+        const std::string note = "wrote " + io::terminal_safe(path) + ": a course secret of " +
+                         std::to_string(8 * grade::generated_secret_bytes) +
+                         " random bits (keep it off the hand-out; only you and the autograder need it)\n"
+                         "fingerprint: " + grade::secret_fingerprint(secret) + "\n";
+        std::cout << (width ? trace::fit_lines(note, width) : note);
     }
 }
 
@@ -43,9 +47,11 @@ void setup_course(CLI::App& app) {
     auto* course = app.add_subcommand("course", "The teacher's course set-up: `attn course secret FILE`");
     course->require_subcommand(1);
     auto path = std::make_shared<std::string>();
+    auto width = std::make_shared<std::size_t>(0);
     auto* secret = course->add_subcommand("secret", "Write a new random course secret (256 bits) to FILE (- prints it)");
     secret->add_option("FILE", *path, "Where to write it; an existing file is never replaced")->required();
-    secret->callback([path] { run_course_secret(*path); });
+    add_width_option(*secret, *width);
+    secret->callback([path, width] { run_course_secret(*path, *width); });
 }
 
 }  // namespace attn::cli

@@ -26,6 +26,7 @@
 #include "io/toml_read.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/progress.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::cli {
 
@@ -44,6 +45,7 @@ struct exercise_options {
     bool fingerprint = false;
     std::vector<std::string> answer_files;
     std::string students_file;
+    std::size_t width = 0;  // template --width: comment lines fitted to it (0: as written)
 };
 
 // Student ids, one a line (blank lines and # comments skipped), for the teacher's batch.
@@ -125,6 +127,22 @@ void record_progress(const grade::grade_report& r) {
     }
 }
 
+// An answer file's comments fitted to `width` columns, each piece a comment again, so
+// the file stays valid TOML. The answer lines themselves are data: kept whole.
+std::string comments_fitted(const std::string& text, std::size_t width) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("# ", 0) != 0 || trace::display_width(line) <= width) {
+            out += line + "\n";
+            continue;
+        }
+        std::istringstream pieces(trace::fit_line(line.substr(2), width - 2));
+        for (std::string piece; std::getline(pieces, piece);) out += "# " + piece + "\n";
+    }
+    return out;
+}
+
 void emit(const exercise_options& o, const std::string& text) {
     // An answer file may already hold a student's work: never replaced without --force.
     io::output_writer(o.force).write_file(o.output.empty() ? "-" : o.output, text, io::existing::keep);
@@ -194,8 +212,11 @@ void setup_exercise(CLI::App& app) {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         const auto xs = pick(set, o->ids);
         const auto req = request_of(*o);
-        emit(*o, o->format == "json" ? grade::template_json(xs, req) : grade::template_toml(xs, req));
+        emit(*o, o->format == "json" ? grade::template_json(xs, req)
+                                     : o->width ? comments_fitted(grade::template_toml(xs, req), o->width)
+                                                : grade::template_toml(xs, req));
     });
+    add_width_option(*tmpl, o->width);
 
     auto* check = sub->add_subcommand(
         "check", "Check answers to the practice numbers (ANSWERS files); without files, check every [[exercise]] of the lessons");

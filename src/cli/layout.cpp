@@ -18,6 +18,11 @@ void add_layout_options(CLI::App& sub, layout_options& o, bool with_color) {
             ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
+void add_width_option(CLI::App& sub, std::size_t& width) {
+    sub.add_option("--width", width, "Fit the text to N columns (default: lines kept whole, as data)")
+        ->check(CLI::Range(20, 1000));
+}
+
 trace::style make_style(const layout_options& o) {
     trace::style st{trace::resolve_color(trace::parse_color_mode(o.color))};
     st.width = trace::output_width(o.width);

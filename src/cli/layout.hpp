@@ -23,6 +23,11 @@ struct layout_options {
 // Adds --width and --full (and --color unless with_color is false) to a verb.
 void add_layout_options(CLI::App& sub, layout_options& o, bool with_color = true);
 
+// Adds --width alone, to a verb whose output is not tables (answer-file templates,
+// tokenizer ids, training progress, the course secret's note): every verb takes it.
+// Without it their lines stay whole (they are data a script may read).
+void add_width_option(CLI::App& sub, std::size_t& width);
+
 // The style those options ask for: colour resolved, width resolved.
 trace::style make_style(const layout_options& o);
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/layout.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
 #include "io/input_error.hpp"
@@ -21,6 +22,7 @@
 #include "model/tokenizer.hpp"
 #include "model/tokenizer_files.hpp"
 #include "model/utf8.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::cli {
 
@@ -31,6 +33,7 @@ struct tokenize_options {
     std::vector<std::string> files;
     std::vector<std::string> texts;
     bool json = false;
+    std::size_t width = 0;  // --width: the text report fitted to it (0: lines whole)
 };
 
 struct named_text {
@@ -90,7 +93,7 @@ void run_model_tokenize(const tokenize_options& o) {
         const auto ids = encode_input(tok, inputs[k]);
         out += o.json ? json_line(tok, ids) : (k ? "\n" : "") + readable(tok, inputs[k], ids);
     }
-    std::cout << out;
+    std::cout << (o.width && !o.json ? trace::fit_lines(out, o.width) : out);
 }
 
 void setup_model_tokenize(CLI::App& model) {
@@ -102,6 +105,7 @@ void setup_model_tokenize(CLI::App& model) {
     sub->add_option("--file", opt->files, "Tokenize the text of this file (- for standard input); may be repeated");
     sub->add_flag("--json", opt->json, "One line {\"ids\": […], \"tokens\": […]} per input");
     sub->add_option("TEXT", opt->texts, "The text(s) to tokenize, each on its own");
+    add_width_option(*sub, opt->width);
     sub->callback([opt] { run_model_tokenize(*opt); });
 }
 

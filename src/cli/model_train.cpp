@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/layout.hpp"
 #include "cli/model_train_view.hpp"
 #include "core/error.hpp"
 #include "cli/model_verbs.hpp"
@@ -30,6 +31,7 @@
 #include "model/train.hpp"
 #include "model/train_record.hpp"
 #include "trace/heatmap.hpp"
+#include "trace/text_width.hpp"
 
 namespace attn::cli {
 
@@ -43,6 +45,7 @@ struct train_cli {
     std::optional<double> lr;
     double weight_decay = 0.1, clip = 1.0;
     std::size_t warmup = 0, every = 0;
+    std::size_t width = 0;  // --width: the watch view and the messages fitted to it (0: 80 for the view)
     bool cosine = false, sequential = false;
 };
 
@@ -118,7 +121,8 @@ probe_batch make_probe(const model::train_task& task) {
 }
 
 template <class T>
-std::string watch_view(model::trainer<T>& tr, const probe_batch& probe, head_ref h, const std::vector<double>& losses) {
+std::string watch_view(model::trainer<T>& tr, const probe_batch& probe, head_ref h, const std::vector<double>& losses,
+                       std::size_t width) {
     const auto& acts = tr.probe(probe.tokens, probe.targets, 1, nullptr);
     const std::size_t n = probe.tokens.size(), H = tr.params().config.n_head;
     matrix m({n, n});
@@ -140,10 +144,13 @@ std::string watch_view(model::trainer<T>& tr, const probe_batch& probe, head_ref
     in.values = &m;
     in.attend = &attend;
     in.unit_range = true;
-    in.width = 48;
+    in.width = std::min<std::size_t>(48, width);
     const std::string map = trace::render_heatmap(in, trace::heatmap_style{});
-    return side_by_side(map, loss_curve(losses, 30, 8), 80);
+    return trace::fit_lines(side_by_side(map, loss_curve(losses, 30, 8), width), width);
 }
+
+// A message fitted to --width (unchanged without it).
+std::string fitted(const std::string& text, std::size_t width) { return width ? trace::fit_lines(text, width) : text; }
 
 std::size_t count_lines(const std::string& s) {
     std::size_t n = 0;
@@ -242,8 +249,8 @@ int train_loop(const train_cli& o, const model::train_task& task) {
         const std::size_t s = tr.steps_done();
         if (s % every != 0 && s != to.iters) continue;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const std::string line = progress_text(s, to.iters, losses.back(), secs > 0 ? static_cast<double>(s) / secs : 0);
-        std::string frame = watch ? watch_view(tr, probe, *watch, losses) : std::string();
+        const std::string line = fitted(progress_text(s, to.iters, losses.back(), secs > 0 ? static_cast<double>(s) / secs : 0), o.width);
+        std::string frame = watch ? watch_view(tr, probe, *watch, losses, o.width ? o.width : 80) : std::string();
         if (tty) {
             if (drawn > 0) std::cerr << "\x1b[" << drawn << "A\x1b[J";
             std::cerr << frame << "\r\x1b[K" << line << (s == to.iters ? "\n" : "") << std::flush;
@@ -263,12 +270,12 @@ int train_loop(const train_cli& o, const model::train_task& task) {
         writer.write_file(o.losses, csv);
     }
     if (stopped) {
-        std::cerr << fmt::format("attn model train: stopped at step {} of {}; the checkpoint so far is in {}\n",
-                                 tr.steps_done(), to.iters, o.out);
+        std::cerr << fitted(fmt::format("attn model train: stopped at step {} of {}; the checkpoint so far is in {}\n",
+                                        tr.steps_done(), to.iters, o.out), o.width);
         return 130;
     }
-    std::cerr << fmt::format("attn model train: wrote {} ({} steps, final loss {:.4f})\n", o.out, tr.steps_done(),
-                             losses.empty() ? 0.0 : losses.back());
+    std::cerr << fitted(fmt::format("attn model train: wrote {} ({} steps, final loss {:.4f})\n", o.out, tr.steps_done(),
+                                    losses.empty() ? 0.0 : losses.back()), o.width);
     return 0;
 }
 
@@ -315,6 +322,7 @@ void setup_model_train(CLI::App& model) {
                     "Also write the weights at these steps (e.g. 0,100,500,2000) as CKPT.stepN")
         ->type_name("LIST");
     sub->add_option("--grads", o->grads, "Write the first step's gradients (before clipping) to FILE (safetensors)");
+    add_width_option(*sub, o->width);
     sub->callback([o] { run_model_train(*o); });
 }
 
