@@ -52,14 +52,6 @@ std::string show_stage(const lesson& l, const show_item& item, const trace::styl
     trace::table t = trace::stage_table(run.steps, *s, run.labels, opt_decimals(item, -1));
     if (item.spec->get("title")) t.title = need_string(item, "title");
     const bool weights = *s == trace::stage::weights;
-    if (opt_bool(item, "exact_zeros", false)) {
-        // A weight that is exactly 0 (a blocked key) prints as "0", so the reader
-        // sees it is exact and not a small number rounded away.
-        if (!weights) bad(item, "'exact_zeros' applies to stage 'weights' only", "exact_zeros");
-        for (std::size_t i = 0; i < t.cells.size(); ++i)
-            for (std::size_t j = 0; j < t.cells[i].size(); ++j)
-                if (run.steps.weights(i, j) == 0.0) t.cells[i][j] = "0";
-    }
     std::string out = trace::render(t, st);
     if (weights || *s == trace::stage::z)
         for (std::size_t i = 0; i < run.steps.n_q(); ++i)
@@ -190,8 +182,6 @@ void check_stage(const lesson& l, const show_item& item) {
     const std::string stage_name = need_string(item, "stage");
     auto s = trace::parse_head_stage(stage_name);
     if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
-    if (opt_bool(item, "exact_zeros", false) && *s != trace::stage::weights)
-        bad(item, "'exact_zeros' applies to stage 'weights' only", "exact_zeros");
 }
 
 void check_heatmap(const lesson& l, const show_item& item) {
@@ -242,7 +232,7 @@ std::vector<show_kind> basic_kinds() {
          "a run's weights (or raw/scaled scores), or any matrix with its token labels, as a heatmap", check_heatmap},
         {"matrix", show_matrix, {"matrix"}, {"rows", "row_labels", "columns", "column_labels", "decimals", "title", "axes", "corner", "signed"},
          "a matrix of the lesson (input, derived or a run's stage 'run.weights') as a labeled table", check_matrix},
-        {"stage", show_stage, {"run", "stage"}, {"decimals", "title", "exact_zeros"},
+        {"stage", show_stage, {"run", "stage"}, {"decimals", "title"},
          "one stage of a run: q, k, v, raw, scaled, masked, weights or output", check_stage},
         {"scale_columns", show_scale_columns, {"matrix", "rows"}, {"title"},
          "the Token | Q | × scale | Q_dec table of a [derived] scale_columns matrix", check_scale_columns},

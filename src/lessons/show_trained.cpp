@@ -13,6 +13,7 @@
 
 #include "core/attention.hpp"
 #include "core/mask.hpp"
+#include "lessons/counting.hpp"
 #include "lessons/show_kinds.hpp"
 #include "lessons/trained_models.hpp"
 #include "model/head_detector.hpp"
@@ -140,8 +141,8 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
     const attention_steps steps =
         head_steps(forward_one(at_step ? weights_at(item, *s.model, step) : s.model->params, s.ids), layer, head);
     trace::run_labels labels;
-    labels.title = opt_string(item, "title", at_step ? fmt::format("Layer {}, head {} at step {}:", layer, head, step)
-                                                     : fmt::format("Layer {}, head {}:", layer, head));
+    labels.title = opt_string(item, "title", at_step ? fmt::format("{} at step {}:", head_label(layer, head), step)
+                                                     : head_label(layer, head) + ":");
     labels.query_tokens = labels.key_tokens = s.at;
     const std::string stage = opt_string(item, "stage", "weights");
     if (stage == "trace") return trace::explain_query(steps, need_position(item, s), labels, st);
@@ -278,7 +279,7 @@ std::string show_head_ablation(const lesson&, const show_item& item, const trace
     };
     row("nothing", p);
     for (std::size_t l = 0; l < p.config.n_layer; ++l)
-        for (std::size_t h = 0; h < p.config.n_head; ++h) row(fmt::format("layer {} head {}", l, h), without_head(p, l, h));
+        for (std::size_t h = 0; h < p.config.n_head; ++h) row(head_label(l, h, false), without_head(p, l, h));
     t.shape = fmt::format("[{} × 2]", t.row_labels.size());
     return trace::render(t, st) + fmt::format("  first part: tokens 1 … {}; second part: tokens {} … {} (counted from 0)\n",
                                               from - 1, from, P - 1);
@@ -332,7 +333,7 @@ std::string show_head_over_steps(const lesson&, const show_item& item, const tra
         panels.push_back({fmt::format("step {}", step), fmt::format("loss {:.3f}", span_loss(a, s.ids, from, P)),
                           head_steps(a, layer, head).weights});
     }
-    return fmt::format("Layer {}, head {} as it trains (rows: queries · columns: keys)\n", layer, head) +
+    return head_label(layer, head) + " as it trains (rows: queries · columns: keys)\n" +
            side_by_side(panels, s.at, st.width) + "  legend: " + shade_legend() + "\n" +
            fmt::format("  loss: mean over the second part, tokens {} … {} (counted from 0)\n", from, P - 1);
 }
@@ -354,6 +355,34 @@ std::vector<double> need_losses(const show_item& item) {
         !std::all_of(losses.begin(), losses.end(), [](double v) { return v >= 0 && std::isfinite(v); }))
         bad(item, "'" + name + "' must hold losses ≥ 0, some of them > 0", "losses");
     return losses;
+}
+
+// The x axis under `cols` columns of `steps` steps: a tick (┬) at step 1 and at every
+// multiple of a round spacing (1, 2 or 5 × 10^k, at least 12 columns apart), its step
+// number centred under it; a label that would touch the one before is left out.
+std::string step_axis(std::size_t steps, std::size_t cols) {
+    const auto col_of = [&](std::size_t s) { return std::min(cols - 1, (s - 1) * cols / steps); };  // step s counts from 1
+    const double want = static_cast<double>(steps) * 12.0 / static_cast<double>(cols);
+    const auto round_spacing = [want] {
+        for (double p = 1;; p *= 10)
+            for (const double m : {1.0, 2.0, 5.0})
+                if (m * p >= want) return static_cast<std::size_t>(m * p);
+    };
+    const std::size_t spacing = round_spacing();
+    std::vector<std::size_t> ticks{1};
+    for (std::size_t s = spacing; s <= steps; s += spacing)
+        if (col_of(s) > col_of(ticks.back())) ticks.push_back(s);
+    std::string axis = std::string(9, ' ') + "└", labels(10, ' ');  // the axis's first column is column 10
+    for (std::size_t c = 0, t = 0; c < cols; ++c) {
+        const bool tick = t < ticks.size() && col_of(ticks[t]) == c;
+        axis += tick ? "┬" : "─";
+        if (!tick) continue;
+        const std::string label = std::to_string(ticks[t++]);
+        const std::size_t at = std::max<std::size_t>(10 + c - std::min(c, label.size() / 2), 10);
+        if (labels.size() > 10 && at < labels.size() + 1) continue;  // would touch the label before
+        labels += std::string(at - labels.size(), ' ') + label;
+    }
+    return axis + "\n" + labels + "\n";
 }
 
 // The loss of every step as columns on a log scale: each column the mean over its
@@ -382,9 +411,8 @@ std::string show_loss_curve(const lesson&, const show_item& item, const trace::s
         for (double v : y) line += v >= level ? "█" : " ";
         out += rtrim(line) + "\n";
     }
-    out += std::string(9, ' ') + "└" + std::string(cols, '-') + "\n";
-    out += fmt::format("{}step 1{}step {}\n", std::string(10, ' '), std::string(cols > 16 ? cols - 16 : 1, ' '), losses.size());
-    out += fmt::format("  first loss {:.4f}, last {:.6f}\n", losses.front(), losses.back());
+    out += step_axis(losses.size(), cols);
+    out += fmt::format("  x: training step · first loss {:.4f}, last {:.6f}\n", losses.front(), losses.back());
     const auto zeros = static_cast<std::size_t>(std::count(losses.begin(), losses.end(), 0.0));
     if (zeros > 0)
         out += fmt::format("  {} of the {} steps have a loss of exactly 0 (no bar): the float32\n"
@@ -393,22 +421,78 @@ std::string show_loss_curve(const lesson&, const show_item& item, const trace::s
     return out;
 }
 
+// ── Load-time checks: each kind's `check` validates every field its render reads, with
+// the render's own readers, so a model lesson that loads never fails mid-way. They read
+// the built-in checkpoint (find_trained_model keeps it) and run no forward.
+
+void check_layer_head(const show_item& item, const sequence& s) {
+    const auto& c = s.model->params.config;
+    whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
+    whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
+}
+
+void check_model_head(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const sequence s = need_sequence(item);
+    check_layer_head(item, s);
+    const std::string stage = opt_string(item, "stage", "weights");
+    if (stage != "trace" && stage != "heatmap" && !trace::parse_stage(stage))
+        bad(item, "'stage' must be heatmap, trace or a stage name such as weights" + stage_hint(stage), "stage");
+    if (stage == "trace") need_position(item, s);
+    else if (item.spec->get("token")) bad(item, "'token' goes with stage = \"trace\" only", "token");
+    if (item.spec->get("step")) weights_at(item, *s.model, whole(item, "step", 0, 100000000));
+    opt_decimals(item, -1);
+}
+
+void check_greedy_decode(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const sequence s = need_sequence(item);
+    whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size() + 1));
+}
+
+void check_head_scores(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    need_sequence(item);
+}
+
+void check_head_over_steps(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const sequence s = need_sequence(item);
+    check_layer_head(item, s);
+    whole(item, "from", 2, static_cast<std::int64_t>(s.ids.size()) - 1);
+    for (const std::size_t step : need_steps(item)) weights_at(item, *s.model, step);
+}
+
+void check_loss_curve(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    need_losses(item);
+}
+
+void check_head_ablation(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const sequence s = need_sequence(item, "tokens", 1);
+    whole(item, "from", 2, static_cast<std::int64_t>(s.ids.size()) - 1);
+}
+
 }  // namespace
 
 std::vector<show_kind> trained_kinds() {
     return {
         {"model_head", show_model_head, {"model", "tokens", "layer", "head"}, {"stage", "token", "step", "labels", "decimals", "title"},
-         "one head of a built-in trained model on a sequence: a stage table, a heatmap, or one query's walk-through"},
+         "one head of a built-in trained model on a sequence: a stage table, a heatmap, or one query's walk-through",
+         check_model_head},
         {"greedy_decode", show_greedy_decode, {"model", "tokens", "steps"}, {"labels", "title"},
-         "greedy decoding by a built-in trained model: each step's input, the likeliest next token and the runner-up"},
+         "greedy decoding by a built-in trained model: each step's input, the likeliest next token and the runner-up",
+         check_greedy_decode},
         {"head_scores", show_head_scores, {"model", "tokens"}, {"labels"},
-         "the head detector's previous-token, duplicate-token and induction scores of every head"},
+         "the head detector's previous-token, duplicate-token and induction scores of every head", check_head_scores},
         {"head_over_steps", show_head_over_steps, {"model", "tokens", "layer", "head", "steps", "from"}, {"labels"},
-         "one head's weights after each of several training steps, side by side, with the loss on the second part"},
+         "one head's weights after each of several training steps, side by side, with the loss on the second part",
+         check_head_over_steps},
         {"loss_curve", show_loss_curve, {"losses"}, {"title"},
-         "the loss of every training step (a built-in --losses file) as columns on a log scale"},
+         "the loss of every training step (a built-in --losses file) as columns on a log scale", check_loss_curve},
         {"head_ablation", show_head_ablation, {"model", "tokens", "from"}, {"labels", "title"},
-         "the loss on the first and second part of a sequence with each head removed in turn"},
+         "the loss on the first and second part of a sequence with each head removed in turn", check_head_ablation},
     };
 }
 

@@ -156,7 +156,7 @@ def check_lesson_22(seq):
         print(f"ok: lesson 22: the losses at steps 100, 500, 2000 are PyTorch's ({', '.join(m.groups()[1:])})")
     # Step 0 (the trainer's own initial weights, which no other code draws): each row of
     # the untrained head is near uniform over the keys it sees, as the lesson says.
-    rows = table_after(text, "Layer 0, head 0 at step 0: weights softmax(S)", len(seq))
+    rows = table_after(text, "Layer 1, head 1 at step 0: weights softmax(S)", len(seq))
     for i, row in enumerate(rows):
         check(all(abs(w - 1 / (i + 1)) <= 0.02 for w in row[:i + 1]) and all(w == 0 for w in row[i + 1:]),
               f"lesson 22: step 0 row {i} is not near 1/{i + 1}: {row}")
@@ -165,6 +165,21 @@ def check_lesson_22(seq):
     first = re.search(r"first loss ([0-9.]+), last ([0-9.]+)", text)
     check(first is not None and abs(float(first.group(1)) - losses[0]) <= 5e-5,
           f"lesson 22: the first loss printed is not the run's {losses[0]}")
+    # The x axis: a tick ┬ over each step label, at the column that holds that step
+    # (column c holds steps c·N/cols + 1 … (c + 1)·N/cols), step 1 first, N last.
+    axis = re.search(r"^( {9}└)([─┬]+)\n(.*)$", text, re.M)
+    check(axis is not None, "lesson 22: no x axis under the loss curve")
+    if axis:
+        cols, start = len(axis.group(2)), len(axis.group(1))
+        labels = [(m.start(), int(m.group())) for m in re.finditer(r"\d+", axis.group(3))]
+        check(len(labels) >= 3 and labels[0][1] == 1 and labels[-1][1] == len(losses),
+              f"lesson 22: x labels {labels} do not run from step 1 to {len(losses)}")
+        for at, step in labels:
+            col = min(cols - 1, (step - 1) * cols // len(losses))
+            label = str(step)
+            check(axis.group(2)[col] == "┬" and at <= start + col < at + max(1, len(label)) + 1,
+                  f"lesson 22: the label {step} is not under the tick of its column {col}")
+        print(f"ok: lesson 22: x axis labels {[s for _, s in labels]} under their ticks")
     zeros = re.search(r"(\d+) of the (\d+) steps have a loss of exactly 0", text)
     check(zeros is not None and int(zeros.group(1)) == losses.count(0.0) and int(zeros.group(2)) == len(losses),
           f"lesson 22: the count of zero losses is not {losses.count(0.0)} of {len(losses)}")
@@ -257,7 +272,7 @@ def main():
     text = lesson_text(20)
     check_greedy(text, sort, [2, 0, 1, 1, 0, 2])
     seq = [2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2]
-    check_weights(text, sort, seq, 0, 0, "Layer 0, head 0: weights softmax(S)")
+    check_weights(text, sort, seq, 0, 0, "Layer 1, head 1: weights softmax(S)")
     check_lesson_22(seq)
     check_unused_kinds(sort)
     if failures:
