@@ -230,7 +230,8 @@ std::string explain_extras_query(const trace_run& r, std::size_t b, std::size_t 
                       st);
         std::vector<double> o;
         for (std::size_t c = 0; c < t.output.shape(1); ++c) o.push_back(t.output(row, c));
-        out += "  m: running max · rescale: exp(m_old − m_new) · l: running sum · o: Σ exp(s − m)·v, rescaled\n";
+        out += "  m: running max · rescale: exp(m_old − m_new) · l: running sum\n"
+               "  o: Σ exp(s − m)·v over the keys so far, rescaled like l\n";
         out += "  o / l = " + bracketed(o, 4) + "\n\n";
     }
     if (!ex.grads.empty()) {
