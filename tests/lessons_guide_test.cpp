@@ -48,7 +48,7 @@ TEST_CASE("a lesson written by hand from the guide checks clean and runs as less
     CHECK(code == 0);
     CHECK(out.find("Lesson 15 · Attention over three fruits") != std::string::npos);
     CHECK(out.find("Step 2/2 · The weights") != std::string::npos);
-    CHECK(out.find("apple  1.0000       0       0") != std::string::npos);
+    CHECK(out.find("apple  1.0000  0.0000  0.0000") != std::string::npos);  // exact zeros print like every number
 }
 
 TEST_CASE("every curriculum lesson ends with the exercises marker above its exercises", "[lessons]") {

@@ -243,11 +243,12 @@ def check_unused_kinds(sort):
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 0, f"the extra lesson: exit {r.returncode}: {r.stderr}")
         seq = [2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2, 2]
-        rows = re.findall(r"^\s+(nothing|layer \d head \d)\s+([0-9.]+)\s+([0-9.]+)\s*$", r.stdout, re.M)
+        rows = re.findall(r"^\s+(nothing|layer \d, head \d)\s+([0-9.]+)\s+([0-9.]+)\s*$", r.stdout, re.M)
         check(len(rows) == 10, f"head_ablation: {len(rows)} rows, expected 10")
         worst = 0.0
         for label, first, second in rows:
-            lh = None if label == "nothing" else tuple(int(x) for x in re.findall(r"\d", label))
+            # "layer 1, head 1" on screen is blocks.0 head 0 (lessons count heads from 1)
+            lh = None if label == "nothing" else tuple(int(x) - 1 for x in re.findall(r"\d", label))
             want = losses_without(sort, seq, *(lh or (None, None)))
             worst = max(worst, abs(float(first) - want[0]), abs(float(second) - want[1]))
         check(worst <= 6e-5, f"head_ablation: losses differ from PyTorch's by {worst}")
