@@ -257,7 +257,7 @@ std::string show_head_scores(const lesson&, const show_item& item, const trace::
     const sequence s = need_sequence(item);
     const auto a = forward_one(s.model->params, s.ids);
     const model::head_scores scores = model::detect_heads(a, s.model->params.config);
-    return trace::render_head_scores(scores, "Input: the sequence " + s.words() + ".", st);
+    return trace::render_head_scores(scores, "Input: the sequence " + s.words() + ".", st, 1);  // lessons count from 1
 }
 
 // Loss on the first part (positions 1 … from − 1) and the rest (from … P − 1), for

@@ -92,15 +92,18 @@ template std::string render_predictions<double>(const model::gpt_acts<double>&, 
 template std::vector<int> top_tokens<float>(const model::gpt_acts<float>&, std::size_t, std::size_t, std::size_t);
 template std::vector<int> top_tokens<double>(const model::gpt_acts<double>&, std::size_t, std::size_t, std::size_t);
 
-std::string render_head_scores(const model::head_scores& s, const std::string& input_note, const style& st) {
+std::string render_head_scores(const model::head_scores& s, const std::string& input_note, const style& st,
+                               std::size_t first) {
     const std::vector<std::pair<const char*, const std::vector<double>*>> kinds = {
         {"Previous-token", &s.previous_token}, {"Duplicate-token", &s.duplicate_token}, {"Induction", &s.induction}};
     std::vector<std::string> rows, cols;
-    for (std::size_t l = 0; l < s.n_layer; ++l) rows.push_back("layer " + std::to_string(l));
-    for (std::size_t h = 0; h < s.n_head; ++h) cols.push_back("h" + std::to_string(h));
+    for (std::size_t l = 0; l < s.n_layer; ++l) rows.push_back("layer " + std::to_string(l + first));
+    for (std::size_t h = 0; h < s.n_head; ++h) cols.push_back("h" + std::to_string(h + first));
     std::string out = input_note + "\n";
     out += "Score: the share of a head's attention on the cells the pattern names (TransformerLens's\n"
-           "head_detector, \"mul\"); 1 = all of it. Layers and heads counted from 0, as the hook names.\n\n";
+           "head_detector, \"mul\"); 1 = all of it. " +
+           std::string(first == 0 ? "Layers and heads counted from 0, as the hook names.\n\n"
+                                  : "Layers and heads counted from 1 (the hook names count from 0).\n\n");
     const heatmap_style hs = heatmap_style_for(st.color);
     for (const auto& [name, values] : kinds) {
         matrix m = matrix::from_shape({s.n_layer, s.n_head});
@@ -116,8 +119,8 @@ std::string render_head_scores(const model::head_scores& s, const std::string& i
         hi.width = st.width;
         out += render_heatmap(hi, hs) + "\n";
         const auto best = static_cast<std::size_t>(std::max_element(values->begin(), values->end()) - values->begin());
-        out += fmt::format("{} head with the highest score: layer {}, head {} ({})\n\n", name, best / s.n_head,
-                           best % s.n_head, fixed((*values)[best], 3));
+        out += fmt::format("{} head with the highest score: layer {}, head {} ({})\n\n", name, best / s.n_head + first,
+                           best % s.n_head + first, fixed((*values)[best], 3));
     }
     return out;
 }

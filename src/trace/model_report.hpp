@@ -28,9 +28,11 @@ std::string render_predictions(const model::gpt_acts<T>& acts, const token_label
 template <class T>
 std::vector<int> top_tokens(const model::gpt_acts<T>& acts, std::size_t b, std::size_t pos, std::size_t k);
 
-// The three scores of every layer × head: one table (rows layers, columns heads, both
-// counted from 0) and one heatmap (0 … 1) per kind, and the best head of each kind.
-std::string render_head_scores(const model::head_scores& s, const std::string& input_note, const style& st);
+// The three scores of every layer × head: one table (rows layers, columns heads) and one
+// heatmap (0 … 1) per kind, and the best head of each kind. Layers and heads are counted
+// from `first`: 0 for `attn model heads` (as the hook names blocks.L), 1 in lessons.
+std::string render_head_scores(const model::head_scores& s, const std::string& input_note, const style& st,
+                               std::size_t first = 0);
 
 // Every hook a model of this config keeps (model/hooks.hpp), in forward order: its
 // name, its shape for `positions` tokens of one sequence, and what it holds. Blocks

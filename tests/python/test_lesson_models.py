@@ -252,6 +252,9 @@ def check_unused_kinds(sort):
             want = losses_without(sort, seq, *(lh or (None, None)))
             worst = max(worst, abs(float(first) - want[0]), abs(float(second) - want[1]))
         check(worst <= 6e-5, f"head_ablation: losses differ from PyTorch's by {worst}")
+        # Lessons count layers and heads from 1, the head scores' table too.
+        check(re.search(r"^\s+layer 1\s", r.stdout, re.M) and not re.search(r"\blayer 0\b|\bh0\b", r.stdout),
+              "the extra lesson: layers and heads are not counted from 1 on screen")
         pats = [[sort.pattern(torch.tensor([seq[:-1]]), layer)[0, h].detach().numpy() for h in range(3)]
                 for layer in range(3)]
         want = head_scores_reference(pats, seq[:-1])
