@@ -48,6 +48,17 @@ for n in numbers:
             failures.append("lesson %d: %s: %r" % (n, what, lines[0][:120]))
     print("ok   lesson %d" % n if not any((bare, negative_zero, head0, hooks)) else "FAIL lesson %d" % n)
 
+# --full shows a lesson's long inputs whole: lesson 20's vectors of 16 values and wide
+# tables are elided around "…" at 60 columns, and with --full nothing is (its prose has no "…").
+def ellipses(*extra):
+    return subprocess.run([ATTN, "lesson", "20", "--no-pause", "--width", "60", "--color", "never", *extra],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout.count("…")
+
+
+plain, full = ellipses(), ellipses("--full")
+if not (plain > 0 and full == 0):
+    failures.append("lesson 20 at 60 columns: %d elisions, with --full %d (want some, then none)" % (plain, full))
+
 for f in failures:
     print("FAIL", f)
 sys.exit(1 if failures else 0)
