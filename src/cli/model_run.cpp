@@ -5,6 +5,9 @@
 // Prints each sequence's greedy next token per position and the top-k next tokens;
 // with --layer and --head, that head as `attn trace` shows a run (tables, heatmap, or
 // --query's per-token walk-through). With --json/--npy, every stage to files instead.
+// With --grad (and --layer/--head), the backward of the sequences' next-token loss
+// (model/train_step, the trainer's own backward) and that head's gradient stages
+// grad.blocks.L.attn.hook_pattern and grad.blocks.L.attn.hook_attn_scores as tables.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -19,6 +22,9 @@
 #include "cli/model_verbs.hpp"
 #include "io/output_writer.hpp"
 #include "model/gpt_forward.hpp"
+#include "model/train_step.hpp"
+#include "trace/number_format.hpp"
+#include "trace/table.hpp"
 #include "trace/heatmap.hpp"
 #include "trace/model_export.hpp"
 #include "trace/model_head.hpp"
@@ -39,13 +45,16 @@ struct run_options {
     std::vector<std::string> stages;
     std::string json, npy;
     std::string dtype = "auto";
+    bool grad = false;
     layout_options layout;
 };
 
 void check_choice(const run_options& o) {
     if ((o.layer >= 0) != (o.head >= 0)) throw attn::error("--layer and --head go together: give both to see one head");
-    if (o.layer < 0 && (!o.query.empty() || !o.stages.empty()))
-        throw attn::error(std::string(o.query.empty() ? "--stage" : "--query") + " shows a head: give --layer L --head H too");
+    if (o.layer < 0 && (!o.query.empty() || !o.stages.empty() || o.grad))
+        throw attn::error(std::string(o.grad ? "--grad" : o.query.empty() ? "--stage" : "--query") +
+                          " shows a head: give --layer L --head H too");
+    if (o.grad && (!o.json.empty() || !o.npy.empty())) throw attn::error("--grad prints tables: leave out --json and --npy");
 }
 
 template <class T>
@@ -97,6 +106,54 @@ std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const 
     return out + trace::render_trace_report(run, ro);
 }
 
+// One [P, P] slice (sequence b, head h) of a [B, NH, P, P] gradient as a labelled table.
+template <class T>
+std::string grad_table(const std::vector<T>& g, const std::string& stage, std::size_t b, std::size_t h, std::size_t NH,
+                       const std::vector<std::string>& labels, const trace::style& st) {
+    const std::size_t P = labels.size();
+    trace::table t;
+    t.title = fmt::format("{} · head {} · dLoss/d{}", stage, h, stage.substr(stage.rfind('_') + 1));
+    t.axes = "rows: queries · columns: keys";
+    t.corner = "query \\ key";
+    t.row_labels = t.col_labels = labels;
+    const T* at = g.data() + ((b * NH + h) * P) * P;  // [P, P]
+    for (std::size_t i = 0; i < P; ++i) {
+        t.cells.emplace_back();
+        for (std::size_t j = 0; j < P; ++j) t.cells.back().push_back(trace::fixed(static_cast<double>(at[i * P + j]), 6));
+    }
+    t.shape = fmt::format("[{} × {}]", P, P);
+    return trace::render(t, st);
+}
+
+// --grad: the loss of predicting each next token (the last position has no target),
+// its backward, and the head's gradient stages.
+template <class T>
+std::string grad_view(const model::gpt_params<T>& p, const token_input& in, const run_options& o, const trace::style& st) {
+    const std::size_t B = in.ids.size(), P = in.ids.front().size();
+    for (const auto& row : in.ids)
+        if (row.size() != P) throw attn::error("--grad needs sequences of one length: give --tokens rows of the same length");
+    if (P < 2) throw attn::error("--grad needs at least 2 tokens: the loss predicts each next token");
+    std::vector<std::int32_t> tokens(B * P), targets(B * P);  // [B, P]
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t i = 0; i < P; ++i) {
+            tokens[b * P + i] = static_cast<std::int32_t>(in.ids[b][i]);
+            targets[b * P + i] = i + 1 < P ? static_cast<std::int32_t>(in.ids[b][i + 1]) : -1;
+        }
+    auto acts = model::make_train_acts<T>(p.config, B, P), grad_acts = model::make_train_acts<T>(p.config, B, P);
+    model::gpt_params<T> grads = p;
+    const double loss = model::train_forward(p, acts, tokens.data(), targets.data());
+    model::train_backward(p, grads, acts, grad_acts, tokens.data(), targets.data());
+    const std::size_t L = static_cast<std::size_t>(o.layer), h = static_cast<std::size_t>(o.head);
+    const std::size_t b = o.batch >= 0 ? static_cast<std::size_t>(o.batch) : 0;
+    const auto& g = grad_acts.blocks[L];
+    const std::string stage = fmt::format("grad.blocks.{}.attn.", L);
+    return fmt::format("Loss: mean cross-entropy of each next token over {} position{} = {}\n"
+                       "Gradients: dLoss/d(stage), the backward `attn model train` runs.\n\n",
+                       B * (P - 1), B * (P - 1) == 1 ? "" : "s", trace::fixed(loss, 6)) +
+           grad_table(g.pattern, stage + "hook_pattern", b, h, p.config.n_head, in.labels[b], st) + "\n" +
+           grad_table(g.scores, stage + "hook_attn_scores", b, h, p.config.n_head, in.labels[b], st);
+}
+
 template <class T>
 void run_with(const model::gpt_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
     const model::gpt_acts<T> a = model::gpt_forward(p, in.ids);
@@ -112,7 +169,8 @@ void run_with(const model::gpt_params<T>& p, const loaded_model& m, const token_
         out += line + "\n";
     }
     out += "\n";
-    if (o.layer >= 0) out += head_view(a, m, in, o, st);
+    if (o.grad) out += grad_view(p, in, o, st);
+    else if (o.layer >= 0) out += head_view(a, m, in, o, st);
     else out += trace::render_predictions(a, [&](int id) { return in.label(id); }, o.top, st);
     print_fitted(out, st);
 }
@@ -148,6 +206,7 @@ void setup_model_run(CLI::App& model) {
     sub->add_option("--batch", o->batch, "With --layer/--head: the sequence (--tokens row) to show, from 0")->check(CLI::NonNegativeNumber);
     sub->add_option("--query", o->query, "With --layer/--head: per-token walk-through of this query (its token or 0-based position)");
     sub->add_option("--stage", o->stages, "With --layer/--head: print only these stage tables (repeatable)");
+    sub->add_flag("--grad", o->grad, "With --layer/--head: the next-token loss's gradients of that head's pattern and scores");
     sub->add_option("--json", o->json, "Write every stage as JSON to FILE, or '-' for stdout");
     sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
     add_dtype_option(*sub, o->dtype);
