@@ -13,6 +13,7 @@
 #include "grade/copies.hpp"
 #include "grade/limits.hpp"
 #include "grade/parallel.hpp"
+#include "grade/variant_memo.hpp"
 
 #include <fmt/format.h>
 
@@ -39,7 +40,26 @@ std::string printable(const std::string& s) {
     return out;
 }
 
+// A path dir/a/b with no empty, "." or ".." step and no symbolic link at its end is
+// a/b: what fs::relative would say, without its system call per step (100,000 files).
+std::optional<std::string> plainly_inside(const std::string& path, const std::string& dir) {
+    std::string base = dir;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    if (path.size() <= base.size() + 1 || path.compare(0, base.size(), base) != 0 || path[base.size()] != '/') return std::nullopt;
+    const std::string rest = path.substr(base.size() + 1);
+    for (std::size_t at = 0; at <= rest.size();) {
+        const std::size_t end = std::min(rest.find('/', at), rest.size());
+        const std::string step = rest.substr(at, end - at);
+        if (step.empty() || step == "." || step == "..") return std::nullopt;
+        at = end + 1;
+    }
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(path, ec)) || ec) return std::nullopt;
+    return rest;
+}
+
 std::string relative_to(const std::string& path, const std::string& dir) {
+    if (const auto rest = plainly_inside(path, dir)) return printable(*rest);
     std::error_code ec;
     const auto rel = fs::relative(path, dir, ec);
     return printable(ec || rel.empty() ? path : rel.string());
@@ -229,6 +249,17 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
     return out;
 }
 
+// Every student's variant of each varied exercise, checked once for the whole run: the
+// copy index, the grading and the copy check then replay the draws (variant_memo.hpp).
+std::shared_ptr<const variant_memo> learn_variants(const exercise_set& set, const std::vector<std::string>& exercise_ids,
+                                                   const grade_options& o, const std::vector<std::string>& students) {
+    auto memo = std::make_shared<variant_memo>();
+    if (o.lesson_numbers || o.secret.empty()) return memo;
+    for (const auto& id : exercise_ids)
+        if (const exercise* x = set.find(id); x && x->variant.enabled) memo->learn(*x, o.secret, students);
+    return memo;
+}
+
 }  // namespace
 
 class_result grade_class(const std::string& dir, const exercise_set& set, const grade_options& options,
@@ -243,6 +274,7 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     per.exercise_ids = out.exercise_ids;
     std::vector<std::string> ids;
     for (const auto& g : groups) ids.push_back(g.front().student);
+    per.variants = learn_variants(set, out.exercise_ids, per, ids);
     copy_finder copies(set, out.exercise_ids, per, ids);
     // Graded on every core a batch at a time; copies, tallies and the reports then go out
     // in id order, so the output is the same whatever the number of threads.

@@ -182,6 +182,7 @@ struct copy_finder::impl {
         req.student = student;
         req.secret = options.secret;
         req.practice_ok = false;
+        req.memo = options.variants.get();
         return compute_correct(numbers_for(x, req).inputs);
     }
     const stage_values& cached(stage_cache& cache, const exercise* x, std::uint32_t student) const {

@@ -399,6 +399,10 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
     const bool inputs_ok = input_problem.empty();
     const stage_values right = compute_correct(in);
     std::optional<std::vector<mistake_candidate>> candidates;  // computed on the first wrong answer
+    auto catalogue = [&]() -> const std::vector<mistake_candidate>& {  // right answers never need it
+        if (!candidates) candidates = mistake_candidates(in);
+        return *candidates;
+    };
     std::vector<earlier_answer> seen;
     bool genuine_chain = true;
 
@@ -458,7 +462,6 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
             continue;
         }
         const matrix got = as_taught(conform(*rr.m, *expected), *expected);
-        if (!candidates) candidates = mistake_candidates(in);
 
         if (got.shape() != expected->shape()) {
             r.status = part_status::wrong;
@@ -468,7 +471,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
                 r.feedback += "; rows are the " + x.setup.query_side + ", columns the " + x.setup.key_side;
             if (got.shape(0) == expected->shape(1) && got.shape(1) == expected->shape(0) && got.shape(0) != got.shape(1))
                 r.feedback += " — the transpose of the expected shape";
-            for (const auto& c : *candidates) {
+            for (const auto& c : catalogue()) {
                 auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
                 if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
                     r.mistake = c.id;
@@ -562,7 +565,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         // constant (no softmax gives 0 where a score is 0), and naming it would hand the
         // placeholder the named-mistake credit (03-blind, tests/grade_blind_test.cpp).
         static const std::vector<mistake_candidate> none;
-        for (const auto& cand : placeholder || rounded > 0 ? none : *candidates) {
+        for (const auto& cand : placeholder || rounded > 0 ? none : catalogue()) {
             auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (all_close(*m, *expected, p.tol, true)) continue;  // indistinguishable from right here

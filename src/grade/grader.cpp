@@ -187,6 +187,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     req.secret = options.secret;
     req.lesson_numbers = options.lesson_numbers;
     req.practice_ok = options.practice_ok;
+    req.memo = options.variants.get();
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");

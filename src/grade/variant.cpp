@@ -11,6 +11,7 @@
 #include "grade/keyed_hash.hpp"
 #include "grade/secret.hpp"
 #include "grade/variant_check.hpp"
+#include "grade/variant_memo.hpp"
 #include "io/input_read.hpp"
 #include "grade/stage_words.hpp"
 
@@ -137,8 +138,10 @@ void lesson_inputs(const exercise& x, exercise_numbers& n) {
 }
 
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
-// right answer of a part (then a wrong method could score full marks); bounded.
-void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_numbers& n) {
+// right answer of a part (then a wrong method could score full marks); bounded. With
+// the draw count known (a class's memo), the same stream is replayed unchecked.
+void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_numbers& n,
+                          const std::optional<variant_draws>& known = std::nullopt) {
     prng rng(seed);
     for (int attempt = 0;; ++attempt) {
         const matrix* first = nullptr;  // with tie, every role copies the first one drawn
@@ -153,8 +156,12 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
             redraw(*m, rng, x.variant);
             if (x.variant.tie && role != "encoder_q") first = m;
         }
-        n.distinguishable = every_mistake_distinguishable(x, n.inputs);
-        if (attempt >= 63 || n.distinguishable) return;
+        if (known && attempt < known->redraws) {
+            ++n.redraws;
+            continue;
+        }
+        n.distinguishable = known ? known->distinguishable : every_mistake_distinguishable(x, n.inputs);
+        if (attempt >= 63 || n.distinguishable || known) return;
         ++n.redraws;
     }
 }
@@ -191,7 +198,8 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
                             "pass --secret-file FILE or set ATTN_COURSE_SECRET (or --no-variants for the lesson's numbers)");
     }
     n.parameters = n.practice ? "practice variant, " + x.variant.describe() : x.variant.describe();
-    draw_distinguishable(x, n.seed, n);
+    const bool learnt = request.memo && !request.seed && n.personal;
+    draw_distinguishable(x, n.seed, n, learnt ? request.memo->find(x.id, n.seed) : std::nullopt);
     return n;
 }
 

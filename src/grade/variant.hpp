@@ -29,6 +29,8 @@
 
 namespace attn::grade {
 
+class variant_memo;
+
 // Refused: a variant was asked for without a course secret, or the secret file is unusable.
 struct variant_error : error {
     using error::error;
@@ -40,6 +42,7 @@ struct variant_request {
     bool lesson_numbers = false;       // --no-variants: everyone gets the lesson's numbers
     std::optional<std::uint64_t> seed; // --seed: regenerate a variant directly (needs the secret)
     bool practice_ok = true;           // false (--class, --gradescope): no secret is an error, never practice
+    const variant_memo* memo = nullptr; // a class's draw counts, learnt once (variant_memo.hpp), or none
 };
 
 struct exercise_numbers {
