@@ -91,7 +91,8 @@ std::string render_report(const run_info& info, const std::vector<row_result>& r
     if (!info.notes.empty()) s += info.notes;
     s += render_peak(info);
     s += "\nOurs keeps every stage (scores_raw and weights [n_q, n_k], output; scaled and masked scores are lazy\n"
-         "views of scores_raw); output only is the fused forward (online softmax, no n × n). The peers compute\n"
+         "views of scores_raw); output only never builds n × n (whole rows per thread up to 4,096 keys, key\n"
+         "blocks merged as flash-decoding does for short queries, the online softmax beyond). The peers compute\n"
          "scaled scores, softmax and output. GFLOP/s counts 4·n_q·n_k·d per head; \"of peak\" is that over the\n"
          "peak above. ×peer = peer time / our keep-all time (above 1 we are faster). Stage shares are of our\n"
          "keep-all time.\n\n";
