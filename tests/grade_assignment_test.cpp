@@ -140,14 +140,14 @@ TEST_CASE("a bad assignment file is refused with its file:line:col, exit 2", "[g
     };
     auto [text, says] = GENERATE(values<bad_case>({
         {"[[exercise]]\nid = \"04-cross-the\"\n[[exercise]]\nid = \"99-nowhere\"\n", "a.toml:4:6: no exercise '99-nowhere'"},
-        {"[[exercise]]\nid = \"04-cross-the\"\npionts = 3\n", "a.toml:3:10: unknown key 'pionts' in an [[exercise]]"},
-        {"feedback = \"some\"\n[[exercise]]\nid = \"04-cross-the\"\n", "a.toml:1:12: 'feedback' must be full, mistakes or score"},
+        {"[[exercise]]\nid = \"04-cross-the\"\npionts = 3\n", "a.toml:3:1: unknown key 'pionts' in an [[exercise]] (did you mean 'points'?"},
+        {"feedback = \"some\"\n[[exercise]]\nid = \"04-cross-the\"\n", "a.toml:1:12: 'feedback' must be \"full\", \"mistakes\" or \"score\", found \"some\""},
         {"[[exercise]]\nid = \"04-cross-the\"\npoints = -1\n", "a.toml:3:10: 'points' must be a positive number"},
         {"[[exercise]]\nid = \"04-cross-the\"\n[[exercise]]\nid = \"04-cross-the\"\n", "a.toml:4:6: exercise '04-cross-the' is listed twice"},
-        {"[[exercise]]\nid = \"04-cross-the\"\nvisibility = \"later\"\n", "a.toml:3:14: 'visibility' must be one of visible"},
+        {"[[exercise]]\nid = \"04-cross-the\"\nvisibility = \"later\"\n", "a.toml:3:14: 'visibility' must be \"visible\", \"hidden\", \"after_due_date\" or \"after_published\", found \"later\""},
         {"title = \"week 1\"\n", "a.toml:1:1: an assignment lists its exercises"},
         {"[[exercise]\nid = 1\n", "a.toml:1:"},
-        {"exercises = [\"04-cross-the\"]\n", "a.toml:1:13: unknown key 'exercises' in an assignment file"},
+        {"exercises = [\"04-cross-the\"]\n", "a.toml:1:1: unknown key 'exercises' in an assignment file (did you mean 'exercise'?"},
     }));
     INFO(text);
     const std::string a = s.write("a.toml", text);
