@@ -21,6 +21,7 @@
 #include "core/fast_softmax.hpp"
 #include "core/kernels.hpp"
 #include "core/shape_error.hpp"
+#include "core/internal_error.hpp"
 
 using namespace attn;
 using Catch::Matchers::WithinAbs;
@@ -291,7 +292,7 @@ TEST_CASE("output-only and one-query modes give the all-stages numbers without t
         CHECK_THAT(one.masked(0, j), WithinAbs(all.masked(123, j), 1e-5));
     }
     for (std::size_t d = 0; d < 16; ++d) CHECK_THAT(one.output(0, d), WithinAbs(all.output(123, d), 1e-6));
-    CHECK_THROWS_AS(to_attention_steps(one, q, k, v), std::invalid_argument);
+    CHECK_THROWS_AS(to_attention_steps(one, q, k, v), attn::internal_error);
     o.query = 300;
     CHECK_THROWS_WITH(fast_attention(q, k, v, one, o), Catch::Contains("query 300 is out of range"));
 }

@@ -19,6 +19,7 @@
 #include "model/tokenizer.hpp"
 #include "model/unicode_classes.hpp"
 #include "model/utf8.hpp"
+#include "core/internal_error.hpp"
 
 namespace fs = std::filesystem;
 using attn::model::bpe_tokenizer;
@@ -206,7 +207,7 @@ TEST_CASE("Token labels are readable and safe on a terminal", "[model][tokenizer
     CHECK(tok.token_label(0x1b) == "\\x1b");                // ESC never reaches the terminal
     CHECK(tok.token_label(t.id("æľ")) == "\\xe6\\x9c");     // two bytes of 朝: not a whole character
     CHECK(tok.token_label('A') == "A");
-    CHECK_THROWS_AS(tok.token_bytes(static_cast<std::uint32_t>(tok.vocab_size())), std::out_of_range);
+    CHECK_THROWS_AS(tok.token_bytes(static_cast<std::uint32_t>(tok.vocab_size())), attn::internal_error);
 }
 
 TEST_CASE("Invalid UTF-8 is refused at its byte offset", "[model][tokenizer]") {

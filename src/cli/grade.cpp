@@ -301,7 +301,7 @@ void setup_grade(CLI::App& app) {
     sub->callback([o] {
         const int modes = (o->gradescope ? 1 : 0) + (!o->class_dir.empty() ? 1 : 0) + (!o->paths.empty() ? 1 : 0);
         if (modes != 1)
-            throw CLI::ValidationError("grade", "give answer FILEs, or --class DIR, or --gradescope (exactly one of them)");
+            throw attn::error(attn::source_pos{"grade"}, "give answer FILEs, or --class DIR, or --gradescope (exactly one of them)");
         int code = o->gradescope ? run_gradescope(*o) : !o->class_dir.empty() ? run_class(*o) : run_files(*o);
         if (code != 0) throw exit_request{code};
     });

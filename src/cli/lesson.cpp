@@ -84,7 +84,7 @@ std::string lesson_path(const std::string& which) {
     const bool is_number = !which.empty() && which.size() <= 4 &&
                            which.find_first_not_of("0123456789") == std::string::npos && std::stoi(which) > 0;
     if (!is_number)
-        throw CLI::ValidationError("N", "give a lesson number or a lesson file (.toml), not '" + which +
+        throw attn::error(attn::source_pos{"N"}, "give a lesson number or a lesson file (.toml), not '" + which +
                                             "'; `attn lessons` lists them");
     return lessons::find_lesson(lessons::lessons_dir(), std::stoi(which));
 }
@@ -169,7 +169,7 @@ void setup_lesson(CLI::App& app) {
     check->callback([opt, check_layout] { run_check(*opt, *check_layout); });
     sub->callback([opt, sub] {
         if (sub->got_subcommand("check")) return;
-        if (opt->which.empty()) throw CLI::ValidationError("N", "give a lesson number; `attn lessons` lists them");
+        if (opt->which.empty()) throw attn::error(attn::source_pos{"N"}, "give a lesson number; `attn lessons` lists them");
         opt->step_given = sub->count("--step") > 0;
         run_lesson(*opt);
     });

@@ -70,13 +70,13 @@ head_ref parse_watch(const std::string& s, const model::gpt_config& c) {
     const auto dot = s.find('.');
     const auto number = [&](const std::string& part) -> std::size_t {
         if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
-            throw CLI::ValidationError("--watch", "expected LAYER.HEAD like 1.0, found '" + s + "'");
+            throw attn::error(attn::source_pos{"--watch"}, "expected LAYER.HEAD like 1.0, found '" + s + "'");
         return std::stoul(part);
     };
-    if (dot == std::string::npos) throw CLI::ValidationError("--watch", "expected LAYER.HEAD like 1.0, found '" + s + "'");
+    if (dot == std::string::npos) throw attn::error(attn::source_pos{"--watch"}, "expected LAYER.HEAD like 1.0, found '" + s + "'");
     head_ref h{number(s.substr(0, dot)), number(s.substr(dot + 1))};
     if (h.layer >= c.n_layer || h.head >= c.n_head)
-        throw CLI::ValidationError("--watch", fmt::format("the model has layers 0 … {} and heads 0 … {}, asked for {}",
+        throw attn::error(attn::source_pos{"--watch"}, fmt::format("the model has layers 0 … {} and heads 0 … {}, asked for {}",
                                                           c.n_layer - 1, c.n_head - 1, s));
     return h;
 }
@@ -87,18 +87,18 @@ model::gpt_config model_config(const train_cli& o, const model::train_task& task
     if (o.layers) c.n_layer = *o.layers;
     if (o.heads) c.n_head = *o.heads;
     if (o.d_model) c.n_embd = *o.d_model;
-    if (c.n_layer < 1 || c.n_layer > 48) throw CLI::ValidationError("--layers", "expected 1 … 48 layers");
-    if (c.n_head < 1 || c.n_head > 64) throw CLI::ValidationError("--heads", "expected 1 … 64 heads");
-    if (c.n_embd < 1 || c.n_embd > 2048) throw CLI::ValidationError("--d-model", "expected a width of 1 … 2048");
+    if (c.n_layer < 1 || c.n_layer > 48) throw attn::error(attn::source_pos{"--layers"}, "expected 1 … 48 layers");
+    if (c.n_head < 1 || c.n_head > 64) throw attn::error(attn::source_pos{"--heads"}, "expected 1 … 64 heads");
+    if (c.n_embd < 1 || c.n_embd > 2048) throw attn::error(attn::source_pos{"--d-model"}, "expected a width of 1 … 2048");
     if (c.n_embd % c.n_head != 0)
-        throw CLI::ValidationError("--d-model", fmt::format("d_model {} is not a multiple of the {} heads", c.n_embd, c.n_head));
+        throw attn::error(attn::source_pos{"--d-model"}, fmt::format("d_model {} is not a multiple of the {} heads", c.n_embd, c.n_head));
     return c;
 }
 
 model::adamw_config optim_config(const train_cli& o, const model::train_task& task, std::size_t iters) {
     model::adamw_config a;
     a.lr = o.lr.value_or(task.lr);
-    if (!(a.lr > 0 && a.lr < 10)) throw CLI::ValidationError("--lr", "expected a learning rate in (0, 10)");
+    if (!(a.lr > 0 && a.lr < 10)) throw attn::error(attn::source_pos{"--lr"}, "expected a learning rate in (0, 10)");
     a.weight_decay = o.weight_decay;
     a.clip = o.clip;
     a.warmup = o.warmup;
@@ -194,12 +194,8 @@ std::map<std::string, std::string> run_metadata(const train_cli& o, const model:
 // --keep-steps: the steps whose weights get a file of their own, checked before training.
 std::vector<std::size_t> keep_steps(const train_cli& o, std::size_t iters, io::output_writer& writer) {
     if (o.keep_steps.empty()) return {};
-    std::vector<std::size_t> steps;
-    try {
-        steps = model::parse_step_list(o.keep_steps, iters);
-    } catch (const std::invalid_argument& e) {
-        throw CLI::ValidationError("--keep-steps", e.what());
-    }
+    // A bad list is an attn::error naming --keep-steps (exit 2), raised before any training.
+    const std::vector<std::size_t> steps = model::parse_step_list(o.keep_steps, iters);
     for (const auto s : steps) writer.check_file(model::kept_step_path(o.out, s));
     return steps;
 }
@@ -281,7 +277,7 @@ int train_loop(const train_cli& o, const model::train_task& task) {
 
 void run_model_train(const train_cli& o) {
     if (o.task.empty() == o.data.empty())
-        throw CLI::ValidationError("TASK", "give a task (sort, reverse, copy, induction) or --data FILE, not both");
+        throw attn::error(attn::source_pos{"TASK"}, "give a task (sort, reverse, copy, induction) or --data FILE, not both");
     const model::train_task task = o.data.empty() ? model::make_task(o.task) : model::load_data_task(o.data);
     model::set_train_threads(o.threads);
     const int code = o.dtype == "float64" ? train_loop<double>(o, task) : train_loop<float>(o, task);

@@ -46,7 +46,7 @@ struct trace_options {
 trace::stage stage_arg(const std::string& name, const char* flag) {
     auto s = trace::parse_stage(name);
     if (!s)
-        throw CLI::ValidationError(flag, "unknown stage '" + name + "'; the stages are: " + trace::stage_name_list());
+        throw attn::error(attn::source_pos{flag}, "unknown stage '" + name + "'; the stages are: " + trace::stage_name_list());
     return *s;
 }
 
@@ -103,7 +103,7 @@ void run_trace_verb(const trace_options& o) {
         std::cout << trace::stage_markdown_table();
         return;
     }
-    if (o.spec.empty() && o.example.empty()) throw CLI::RequiredError("SPEC (or --example NAME)");
+    if (o.spec.empty() && o.example.empty()) throw attn::error("SPEC (or --example NAME) is required");
     if (!o.spec.empty() && !o.example.empty())
         throw attn::error("give a spec file or --example NAME, not both");
     const trace::report_options ro = report_options_of(o);  // unknown stage names fail here, before any work

@@ -22,6 +22,7 @@
 #include <xtensor/xview.hpp>
 
 #include "core/fast_blocks.hpp"
+#include "core/internal_error.hpp"
 #include "core/kernels.hpp"
 #include "core/shape_check.hpp"
 #include "core/shape_error.hpp"
@@ -214,7 +215,7 @@ template <class T>
 attention_steps to_attention_steps(const fast_steps<T>& s, const fast_matrix<T>& q, const fast_matrix<T>& k,
                                    const fast_matrix<T>& v) {
     if (s.keep != keep_mode::all_stages)
-        throw std::invalid_argument("to_attention_steps needs a call that kept all stages");
+        throw internal_error("to_attention_steps needs a call that kept all stages");
     attention_steps r;
     r.q = xt::cast<double>(q);
     r.k = xt::cast<double>(k);

@@ -6,6 +6,7 @@
 
 #include <xtensor/xbuilder.hpp>
 
+#include "core/internal_error.hpp"
 #include "core/shape_error.hpp"
 
 namespace attn {
@@ -19,7 +20,7 @@ layer_norm_steps layer_norm(const matrix& h, const layer_norm_params& params) {
     if (params.beta && params.beta->size() != d)
         throw shape_error("beta has " + std::to_string(params.beta->size()) + " entries but h has d = " +
                           std::to_string(d) + " features");
-    if (!(params.eps >= 0.0)) throw std::invalid_argument("layer norm eps must be ≥ 0");
+    if (!(params.eps >= 0.0)) throw internal_error("layer norm eps must be ≥ 0");
     layer_norm_steps s;
     s.input = h;
     s.mean = xt::zeros<double>({n});        // [n]

@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "core/internal_error.hpp"
+
 namespace attn {
 
 bool_matrix causal_mask(std::size_t n_q, std::size_t n_k, std::size_t offset) {
@@ -27,7 +29,7 @@ bool_matrix full_mask(std::size_t n_q, std::size_t n_k) {
 }
 
 bool_matrix combine_masks(const bool_matrix& a, const bool_matrix& b) {
-    if (a.shape() != b.shape()) throw std::invalid_argument("combine_masks: masks differ in shape");
+    if (a.shape() != b.shape()) throw internal_error("combine_masks: masks differ in shape");
     bool_matrix m(a.shape());
     for (std::size_t i = 0; i < a.size(); ++i) m.flat(i) = a.flat(i) && b.flat(i);
     return m;

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/internal_error.hpp"
+
 namespace attn {
 
 namespace {
@@ -53,7 +55,7 @@ prng::prng(std::uint64_t seed) {
 
 prng prng::from_state(const state_type& state) {
     if (state[0] == 0 && state[1] == 0 && state[2] == 0 && state[3] == 0)
-        throw std::invalid_argument("prng: the all-zero xoshiro256** state never leaves zero");
+        throw internal_error("prng: the all-zero xoshiro256** state never leaves zero");
     prng g;
     g.s_ = state;
     return g;
@@ -80,7 +82,7 @@ double prng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); 
 
 std::int64_t prng::uniform_int(std::int64_t lo, std::int64_t hi) {
     if (lo > hi)
-        throw std::invalid_argument("uniform_int: lo = " + std::to_string(lo) + " is above hi = " +
+        throw internal_error("uniform_int: lo = " + std::to_string(lo) + " is above hi = " +
                                     std::to_string(hi));
     // Width of the range as unsigned arithmetic (wraps to 0 for the full 64-bit range).
     const std::uint64_t n = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
@@ -113,11 +115,11 @@ double prng::normal(double mean, double stddev) { return mean + stddev * normal(
 
 double prng::pick_halves(double lo, double hi) {
     if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi))
-        throw std::invalid_argument("pick_halves: need finite lo <= hi");
+        throw internal_error("pick_halves: need finite lo <= hi");
     // Work in half-units: k/2 ∈ [lo, hi] ⇔ k ∈ [⌈2·lo⌉, ⌊2·hi⌋].
     const double k_lo = std::ceil(2.0 * lo), k_hi = std::floor(2.0 * hi);
     if (k_lo > k_hi || std::fabs(k_lo) > 1e15 || std::fabs(k_hi) > 1e15)
-        throw std::invalid_argument("pick_halves: no multiple of 1/2 in [" + std::to_string(lo) + ", " +
+        throw internal_error("pick_halves: no multiple of 1/2 in [" + std::to_string(lo) + ", " +
                                     std::to_string(hi) + "]");
     const std::int64_t k = uniform_int(static_cast<std::int64_t>(k_lo), static_cast<std::int64_t>(k_hi));
     return static_cast<double>(k) / 2.0;

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/internal_error.hpp"
+
 namespace attn {
 
 matrix normal_matrix(prng& g, std::size_t rows, std::size_t cols, double mean, double stddev) {
@@ -27,7 +29,7 @@ matrix halves_matrix(prng& g, std::size_t rows, std::size_t cols, double lo, dou
 }
 
 dot_product_stats measure_dot_products(prng& g, std::size_t d, std::size_t samples) {
-    if (d == 0 || samples == 0) throw std::invalid_argument("measure_dot_products: need d ≥ 1 and samples ≥ 1");
+    if (d == 0 || samples == 0) throw internal_error("measure_dot_products: need d ≥ 1 and samples ≥ 1");
     dot_product_stats s;
     s.d = d;
     s.samples = samples;

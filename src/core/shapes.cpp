@@ -12,7 +12,7 @@ namespace {
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
     std::int64_t r = 0;
-    if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error("shape arithmetic overflows 64 bits");
+    if (__builtin_mul_overflow(a, b, &r)) throw shape_eval_error("shape arithmetic overflows 64 bits");
     return r;
 }
 
@@ -24,11 +24,11 @@ void add_factors(std::vector<std::pair<std::string, int>>& into, const std::vect
         auto it = std::find_if(into.begin(), into.end(), [&](const auto& f) { return f.first == symbol; });
         // Exponents are ints: nested powers ((d^50)^50)^50 … must stop with a message, not wrap.
         int signed_p = 0, sum = 0;
-        if (__builtin_mul_overflow(sign, p, &signed_p)) throw std::overflow_error("shape exponent overflows");
+        if (__builtin_mul_overflow(sign, p, &signed_p)) throw shape_eval_error("shape exponent overflows");
         if (it == into.end())
             into.emplace_back(name, signed_p);
         else if (__builtin_add_overflow(it->second, signed_p, &sum))
-            throw std::overflow_error("shape exponent overflows");
+            throw shape_eval_error("shape exponent overflows");
         else
             it->second = sum;
     }
@@ -40,7 +40,7 @@ std::string factor_text(const std::string& name, int p) { return p == 1 ? name :
 }  // namespace
 
 dim dim::constant(std::int64_t value) {
-    if (value < 0) throw std::invalid_argument("a dimension cannot be negative (" + std::to_string(value) + ")");
+    if (value < 0) throw shape_eval_error("a dimension cannot be negative (" + std::to_string(value) + ")");
     dim d;
     d.num_ = value;
     return d;
@@ -65,7 +65,7 @@ dim dim::operator*(const dim& other) const {
 }
 
 dim dim::operator/(const dim& other) const {
-    if (other.num_ == 0) throw std::domain_error("division by zero");
+    if (other.num_ == 0) throw shape_eval_error("division by zero");
     dim inv;
     inv.num_ = other.den_;
     inv.den_ = other.num_;

@@ -53,7 +53,7 @@ public:
     static dim symbol(const std::string& name);
 
     dim operator*(const dim& other) const;
-    dim operator/(const dim& other) const;  // throws std::domain_error on division by 0
+    dim operator/(const dim& other) const;  // throws shape_eval_error on division by 0
     dim pow(int exponent) const;
     bool operator==(const dim& other) const;  // equality up to algebra
     bool operator!=(const dim& other) const { return !(*this == other); }

@@ -5,13 +5,15 @@
 
 #include <sodium.h>
 
+#include "core/internal_error.hpp"
+
 namespace attn::grade {
 
 namespace {
 
 void ensure_sodium() {
     static const int ready = sodium_init();  // 0 first time, 1 already done, -1 failure
-    if (ready < 0) throw std::runtime_error("libsodium could not be initialised");
+    if (ready < 0) throw internal_error("libsodium could not be initialised");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <sodium.h>
 
+#include "core/internal_error.hpp"
+
 namespace attn::grade {
 
 namespace {
@@ -66,7 +68,7 @@ std::string secret_encoding_problem(const std::string& text) {
 }
 
 std::string new_secret() {
-    if (sodium_init() < 0) throw std::runtime_error("libsodium could not be initialised");
+    if (sodium_init() < 0) throw internal_error("libsodium could not be initialised");
     unsigned char bytes[generated_secret_bytes];
     randombytes_buf(bytes, sizeof bytes);
     std::string out;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/internal_error.hpp"
 #include "lessons/embedded_lessons.hpp"
 #include "model/checkpoint.hpp"
 
@@ -63,7 +64,7 @@ model::gpt_acts<double> forward_one(const model::gpt_params<double>& p, const st
 }
 
 double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to) {
-    if (from < 1 || from >= to || to > ids.size()) throw std::invalid_argument("span_loss: bad span");
+    if (from < 1 || from >= to || to > ids.size()) throw internal_error("span_loss: bad span");
     const std::size_t V = a.logits.shape(2);
     double sum = 0;
     for (std::size_t pos = from; pos < to; ++pos) {  // the prediction made at pos − 1, as log-softmax

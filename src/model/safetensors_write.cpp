@@ -3,6 +3,7 @@
 // io::staged_file, which puts the file in place only when it is complete.
 #include <stdexcept>
 
+#include "core/internal_error.hpp"
 #include "io/output_writer.hpp"
 #include "model/safetensors.hpp"
 
@@ -57,7 +58,7 @@ std::string header_text(const std::string& dtype, const std::vector<st_out>& ten
 
 void write_safetensors(const std::string& path, const std::string& dtype, const std::vector<st_out>& tensors,
                        const std::map<std::string, std::string>& metadata) {
-    if (dtype != "F32" && dtype != "F64") throw std::invalid_argument("write_safetensors: dtype F32 or F64, not " + dtype);
+    if (dtype != "F32" && dtype != "F64") throw internal_error("write_safetensors: dtype F32 or F64, not " + dtype);
     std::uint64_t data_bytes = 0;
     const std::string header = header_text(dtype, tensors, metadata, data_bytes);
     unsigned char len[8];

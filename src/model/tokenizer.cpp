@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "core/internal_error.hpp"
 #include "io/input_error.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/byte_level.hpp"
@@ -122,7 +123,7 @@ std::vector<std::uint32_t> bpe_tokenizer::encode(std::string_view utf8) const {
 
 std::string bpe_tokenizer::token_bytes(std::uint32_t id) const {
     if (id >= d_->vocab.bytes.size())
-        throw std::out_of_range("token id " + std::to_string(id) + " is not below the vocabulary size " +
+        throw internal_error("token id " + std::to_string(id) + " is not below the vocabulary size " +
                                 std::to_string(d_->vocab.bytes.size()));
     return d_->vocab.bytes[id];
 }

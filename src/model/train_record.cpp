@@ -17,6 +17,9 @@ namespace {
 
 constexpr std::size_t max_loss_entries = 10000;
 
+// The step list comes from the command line: its errors name the option as their place.
+const source_pos keep_steps_place{"--keep-steps"};
+
 // A whole decimal number of at most 12 digits; false for anything else.
 bool parse_count(const std::string& s, std::size_t& out) {
     if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -64,9 +67,9 @@ std::vector<std::size_t> parse_step_list(const std::string& text, std::size_t ma
     for (const auto& part : split(text, ',')) {
         std::size_t s = 0;
         if (!parse_count(part, s))
-            throw std::invalid_argument("expected steps separated by commas like 0,100,500,2000, found '" + shown(part) + "'");
+            throw attn::error(keep_steps_place, "expected steps separated by commas like 0,100,500,2000, found '" + shown(part) + "'");
         if (s > max_step)
-            throw std::invalid_argument("step " + std::to_string(s) + " is beyond the last step, " + std::to_string(max_step));
+            throw attn::error(keep_steps_place, "step " + std::to_string(s) + " is beyond the last step, " + std::to_string(max_step));
         steps.push_back(s);
     }
     std::sort(steps.begin(), steps.end());

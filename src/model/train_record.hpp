@@ -26,7 +26,7 @@ namespace attn::model {
 std::string kept_step_path(const std::string& out, std::size_t step);
 
 // "0,100,500,2000" → {0, 100, 500, 2000}: sorted, duplicates dropped. Throws
-// std::invalid_argument naming what is wrong (not a number, empty, beyond max_step).
+// attn::error at "--keep-steps" naming what is wrong (not a number, empty, beyond max_step).
 std::vector<std::size_t> parse_step_list(const std::string& text, std::size_t max_step);
 
 // The loss entries' window: 1 for up to 10,000 steps, else enough that the history

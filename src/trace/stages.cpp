@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "core/internal_error.hpp"
 #include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
@@ -81,7 +82,7 @@ std::vector<stage_info> head_stages() {
 const stage_info& info(stage s) {
     for (const auto& i : all_stages())
         if (i.id == s) return i;
-    throw std::logic_error("stage missing from the vocabulary table");
+    throw internal_error("stage missing from the vocabulary table");
 }
 
 std::optional<stage> parse_stage(const std::string& name) {
@@ -138,7 +139,7 @@ const matrix& stage_matrix(const attention_steps& s, stage st) {
         case stage::grad_q: case stage::grad_k:
             break;  // they live in the trace run, not in one head's steps
     }
-    throw std::invalid_argument(std::string("stage ") + info(st).hook + " is not one of one head's attention steps");
+    throw internal_error(std::string("stage ") + info(st).hook + " is not one of one head's attention steps");
 }
 
 stage_frame frame_of(stage s, const run_labels& l) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/internal_error.hpp"
 #include "io/terminal_safe.hpp"
 #include "trace/number_format.hpp"
 #include "trace/text_width.hpp"
@@ -14,7 +15,7 @@ table make_table(const std::string& title, const std::string& axes, const std::s
                  const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels,
                  const matrix& values, int decimals) {
     if (row_labels.size() != values.shape(0) || col_labels.size() != values.shape(1))
-        throw std::invalid_argument("table '" + title + "': " + std::to_string(row_labels.size()) + " row labels and " +
+        throw internal_error("table '" + title + "': " + std::to_string(row_labels.size()) + " row labels and " +
                                     std::to_string(col_labels.size()) + " column labels for a [" +
                                     std::to_string(values.shape(0)) + " x " + std::to_string(values.shape(1)) +
                                     "] matrix");

@@ -15,6 +15,7 @@
 #include <xtensor/xview.hpp>
 
 #include "core/error.hpp"
+#include "core/internal_error.hpp"
 #include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
@@ -36,12 +37,12 @@ template <class T>
 const run_data<T>& data_of(const trace_run& r);
 template <>
 const run_data<double>& data_of<double>(const trace_run& r) {
-    if (!r.data64) throw std::logic_error("trace run: read as float64 but computed in float32");
+    if (!r.data64) throw internal_error("trace run: read as float64 but computed in float32");
     return *r.data64;
 }
 template <>
 const run_data<float>& data_of<float>(const trace_run& r) {
-    if (!r.data32) throw std::logic_error("trace run: read as float32 but computed in float64");
+    if (!r.data32) throw internal_error("trace run: read as float32 but computed in float64");
     return *r.data32;
 }
 
@@ -218,7 +219,7 @@ const T* stage_row(const trace_run& r, stage s, std::size_t b, std::size_t h, st
         case stage::grad_k:
             break;  // the extras keep their own matrices (trace_extras.hpp)
     }
-    throw std::invalid_argument(std::string("stage_row: ") + info(s).hook + " is not a forward stage");
+    throw internal_error(std::string("stage_row: ") + info(s).hook + " is not a forward stage");
 }
 
 template const double* stage_row<double>(const trace_run&, stage, std::size_t, std::size_t, std::size_t, double*);
