@@ -97,21 +97,10 @@ void json_scan::escape(std::string& out) {
 
 // Copies one UTF-8 encoded character (two to four bytes), refusing invalid sequences.
 void json_scan::utf8_char(std::string& out) {
-    const std::size_t at = i_;
-    const auto byte = [&](std::size_t k) { return at + k < s_.size() ? static_cast<unsigned char>(s_[at + k]) : 0u; };
-    const unsigned b0 = byte(0);
-    std::size_t len = 0;
-    std::uint32_t cp = 0, min = 0;
-    if (b0 >= 0xC2 && b0 <= 0xDF) len = 2, cp = b0 & 0x1F, min = 0x80;
-    else if (b0 >= 0xE0 && b0 <= 0xEF) len = 3, cp = b0 & 0x0F, min = 0x800;
-    else if (b0 >= 0xF0 && b0 <= 0xF4) len = 4, cp = b0 & 0x07, min = 0x10000;
-    else fail_at(at, "invalid UTF-8 in a string");
-    for (std::size_t k = 1; k < len; ++k) {
-        if ((byte(k) & 0xC0) != 0x80) fail_at(at, "invalid UTF-8 in a string");
-        cp = (cp << 6) | (byte(k) & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) fail_at(at, "invalid UTF-8 in a string");
-    out.append(s_.substr(at, len));
+    std::uint32_t cp = 0;
+    const std::size_t len = io::utf8_at(s_, i_, &cp);  // the one UTF-8 decoder
+    if (len < 2) fail_at(i_, "invalid UTF-8 in a string");
+    out.append(s_.substr(i_, len));
     i_ += len;
 }
 
