@@ -20,7 +20,8 @@ a fresh folder, and judged:
 It prints clean/total per surface and fails below 97% clean or on any crash, hang or
 loss. Under ATTN_SLOW_BUILD=1 (the sanitizer build) the long texts are 64 KB instead of
 1 MB and one case in three is run (every surface keeps its small cases), to stay within
-about three minutes."""
+about three minutes. ATTN_HOSTILE_FULL=1 runs every case with the 1 MB texts in any build
+(the sanitizer build's full run, by hand: see tests/hostile/README.md)."""
 import fcntl
 import hashlib
 import os
@@ -38,6 +39,7 @@ import time
 ATTN = os.path.abspath(os.environ.get("ATTN_BIN", "build/attn"))
 SRC = os.path.abspath(os.environ.get("ATTN_SOURCE_DIR", "."))
 SLOW = os.environ.get("ATTN_SLOW_BUILD") == "1"
+FULL = os.environ.get("ATTN_HOSTILE_FULL") == "1"  # every case, full-size texts, even when SLOW
 sys.path.insert(0, os.path.join(SRC, "tests", "hostile"))
 import corpus  # noqa: E402
 
@@ -240,8 +242,8 @@ def judge(c, d, rc, out, err, rss, timed_out, before, after):
 
 
 def main():
-    cases = corpus.all_cases(SRC, small=SLOW)
-    if SLOW:  # one in three, keeping every surface's first cases
+    cases = corpus.all_cases(SRC, small=SLOW and not FULL)
+    if SLOW and not FULL:  # one in three, keeping every surface's first cases
         seen = {}
         kept = []
         for c in cases:
@@ -276,7 +278,7 @@ def main():
         print(f"{s:11} {t['clean']:4} / {t['total']:4} clean{extra}")
     grave = sum(t["crash"] + t["hang"] + t["loss"] for t in tally.values())
     print(f"total       {clean:4} / {total:4} clean ({100.0 * clean / max(total, 1):.1f}%), "
-          f"{grave} crash/hang/loss, {time.time() - start:.0f} s{' (sanitizer build: sampled)' if SLOW else ''}")
+          f"{grave} crash/hang/loss, {time.time() - start:.0f} s{' (sanitizer build: sampled)' if SLOW and not FULL else ''}{' (full)' if FULL else ''}")
     if grave or clean < 0.97 * total:
         print("FAIL: the corpus needs 0 crash, hang or loss and at least 97% clean")
         sys.exit(1)

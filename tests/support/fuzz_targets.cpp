@@ -37,15 +37,6 @@ std::string text_of(const std::uint8_t* data, std::size_t size) { return std::st
 // A small budget: a fuzz input may declare large shapes; refusing them is the point.
 void small_budget() { io::set_max_elements(std::size_t{1} << 20); }
 
-template <class F>
-int refusals_are_fine(F&& f) {
-    try {
-        f();
-    } catch (const std::exception&) {  // input_error, lesson_error, submission_error, shape errors ...
-    }
-    return 0;
-}
-
 const grade::exercise_set& exercises() {
     static const grade::exercise_set set = grade::load_exercise_set(lessons::lessons_dir());
     return set;

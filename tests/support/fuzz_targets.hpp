@@ -1,9 +1,10 @@
 // tests/support/fuzz_targets.hpp — the fuzz targets of tests/fuzz/, as plain functions
 // so that the same code runs under libFuzzer (clang, tests/fuzz/fuzz_main.cpp) and in
 // the g++ test suite, which replays the seed corpora and every crasher kept under
-// tests/fuzz/regressions/ (tests/fuzz_replay_test.cpp). A refusal (an exception from
+// tests/fuzz/regressions/ (tests/fuzz_replay_test.cpp). A refusal (an attn::error from
 // the parsers) is the expected outcome of bad bytes; a crash, a leak, undefined
-// behaviour, a hang or runaway memory is a finding.
+// behaviour, a hang, runaway memory, an internal_error or an exception from outside the
+// one error model is a finding.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,24 @@
 #include <string>
 #include <vector>
 
+#include "core/internal_error.hpp"
+
 namespace attn::fuzz {
+
+// Runs one target's work. A refusal (an attn::error: input_error, lesson_error,
+// submission_error, shape errors ...) is the point of a bad input. An internal_error (a
+// broken promise, exit 70) or any exception from outside the one error model escapes,
+// so libFuzzer reports the input (and the replay test names it).
+template <class F>
+int refusals_are_fine(F&& f) {
+    try {
+        f();
+    } catch (const internal_error&) {
+        throw;
+    } catch (const error&) {
+    }
+    return 0;
+}
 
 using target_fn = int (*)(const std::uint8_t* data, std::size_t size);
 
