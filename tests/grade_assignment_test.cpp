@@ -143,6 +143,8 @@ TEST_CASE("a bad assignment file is refused with its file:line:col, exit 2", "[g
         {"[[exercise]]\nid = \"04-cross-the\"\npionts = 3\n", "a.toml:3:1: unknown key 'pionts' in an [[exercise]] (did you mean 'points'?"},
         {"feedback = \"some\"\n[[exercise]]\nid = \"04-cross-the\"\n", "a.toml:1:12: 'feedback' must be \"full\", \"mistakes\" or \"score\", found \"some\""},
         {"[[exercise]]\nid = \"04-cross-the\"\npoints = -1\n", "a.toml:3:10: 'points' must be a positive number"},
+        // toml++ gives no double for an integer beyond 2^53: read as 0 before, graded at 0 points.
+        {"[[exercise]]\nid = \"04-cross-the\"\npoints = 9223372036854775807\n", "a.toml:3:10: 'points' must be a positive number"},
         {"[[exercise]]\nid = \"04-cross-the\"\n[[exercise]]\nid = \"04-cross-the\"\n", "a.toml:4:6: exercise '04-cross-the' is listed twice"},
         {"[[exercise]]\nid = \"04-cross-the\"\nvisibility = \"later\"\n", "a.toml:3:14: 'visibility' must be \"visible\", \"hidden\", \"after_due_date\" or \"after_published\", found \"later\""},
         {"title = \"week 1\"\n", "a.toml:1:1: an assignment lists its exercises"},

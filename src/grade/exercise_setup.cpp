@@ -152,7 +152,7 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
                 if (const toml::table* rs = runs->as_table())
                     if (const toml::node* rn = rs->get(*run)) rt = rn->as_table();
         if (rt) {
-            if (const toml::node* f = rt->get("masked_fill"); f && f->is_number()) s.masked_fill = *f->value<double>();
+            if (const toml::node* f = rt->get("masked_fill"); f && f->is_number()) s.masked_fill = io::toml_number(*f);
             if (rt->contains(sw::scale())) s.scale = r.steps.scale;
             if (auto b = rt->get("bias"); b && b->is_string()) {
                 auto m = l.matrices.find(*b->value<std::string>());
@@ -251,7 +251,7 @@ void exercise_reader::read_extras(const toml::table& t, numeric_setup& s) {
     }
     if (const toml::node* r = t.get("rope")) {
         if (r->is_boolean() && *r->value<bool>()) s.rope_base = 10000.0;
-        else if (r->is_number() && *r->value<double>() > 1.0) s.rope_base = *r->value<double>();
+        else if (r->is_number() && io::toml_number(*r) > 1.0) s.rope_base = io::toml_number(*r);
         else rd.fail(r, "'rope' must be true (base 10000) or the base, a number > 1");
         if (s.q.shape(1) % 2 != 0) rd.fail(r, "'rope' turns pairs of columns: d_k must be even");
     }

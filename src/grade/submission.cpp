@@ -71,7 +71,7 @@ answer_value from_toml(const toml::node& n, const std::string& file) {
         v.text = *n.value<std::string>();
     } else if (n.is_number()) {
         v.kind = answer_value::type::number;
-        v.number = *n.value<double>();
+        v.number = io::toml_number(n);
     } else if (n.is_boolean()) {
         v.kind = answer_value::type::boolean;
         v.flag = *n.value<bool>();

@@ -41,6 +41,12 @@ source_pos toml_pos(const std::string& file, const toml::key& key) {
     return p;
 }
 
+double toml_number(const toml::node& n) {
+    if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+    if (const auto* f = n.as_floating_point()) return f->get();
+    return std::nan("");  // not a number node: callers check is_number() first; never finite
+}
+
 void toml_reader::fail(const toml::node* node, const std::string& message) const { fail_at(pos(node), message); }
 
 void toml_reader::fail_at(const source_pos& where, const std::string& message) const {
@@ -68,7 +74,7 @@ std::optional<double> toml_reader::number(const toml::table& t, const std::strin
         return std::nullopt;
     }
     if (n->is_number()) {
-        const double v = *n->value<double>();
+        const double v = toml_number(*n);
         if (std::isfinite(v)) return v;
         fail(n, "'" + key + "' must be a finite number, found " + non_finite_word(v));
         return std::nullopt;
@@ -91,7 +97,7 @@ std::optional<std::int64_t> toml_reader::integer(const toml::table& t, const std
         v = *n->value<std::int64_t>();
         found = std::to_string(*v);
     } else if (n->is_floating_point()) {
-        const double d = *n->value<double>();
+        const double d = toml_number(*n);
         // 3.0 is a whole number; 2.5, 1e300 and non-finite values are not.
         if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) v = static_cast<std::int64_t>(d);
         else found = std::isfinite(d) ? "the number " + toml_number_text(d) : non_finite_word(d);
@@ -169,7 +175,7 @@ std::optional<std::vector<double>> toml_reader::numbers(const toml::node* node, 
             fail(&e, what + " must hold numbers only, found " + type_name(&e));
             return std::nullopt;
         }
-        const double v = *e.value<double>();
+        const double v = toml_number(e);
         if (!std::isfinite(v)) {
             fail(&e, what + " must hold finite numbers, found " + non_finite_word(v));
             return std::nullopt;

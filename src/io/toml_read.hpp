@@ -37,6 +37,11 @@ namespace attn::io {
 source_pos toml_pos(const std::string& file, const toml::node* node);
 source_pos toml_pos(const std::string& file, const toml::key& key);
 
+// A TOML number (the node must be one) as a double: a float as it is, an integer of any
+// size rounded to the nearest double. toml++'s value<double>() gives nothing for an
+// integer beyond 2^53, and dereferencing that read 9223372036854775807 as 0.
+double toml_number(const toml::node& n);
+
 // One problem found in a TOML file.
 struct toml_problem {
     source_pos where;

@@ -29,8 +29,8 @@ void read_trace_extras(const toml::table& doc, const std::string& file, trace_sp
         s.rope_where = toml_pos(file, n);
         if (n->is_boolean()) {
             if (*n->value<bool>()) s.rope_base = 10000.0;
-        } else if (n->is_number() && *n->value<double>() > 1.0 && std::isfinite(*n->value<double>())) {
-            s.rope_base = *n->value<double>();
+        } else if (n->is_number() && toml_number(*n) > 1.0 && std::isfinite(toml_number(*n))) {
+            s.rope_base = toml_number(*n);
         } else {
             throw input_error(s.rope_where, "'rope' must be true (base 10000) or the base, a number > 1, found " +
                                                 toml_type_name(n));

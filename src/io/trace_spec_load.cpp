@@ -69,7 +69,7 @@ struct reader : toml_reader {
             fail(n, "mask entries must be true/false (or 1/0 under a named polarity), found " + type_name(n));
         }
         if (!n.is_number()) fail(n, "'" + key + "' must hold numbers, found " + type_name(n));
-        out.data.push_back(*n.value<double>());
+        out.data.push_back(toml_number(n));
     }
 
     nd_array array_value(const toml::node& n, const std::string& key, bool is_mask) const {

@@ -110,7 +110,7 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
     if (r.contains("bias"))
         if (const matrix* b = matrix_ref(r, "bias", true)) opt.bias = *b;
     if (auto f = r.get("masked_fill")) {
-        if (f->is_number()) opt.masked_fill = *f->value<double>();
+        if (f->is_number()) opt.masked_fill = io::toml_number(*f);
         else rd.fail(f, "'masked_fill' must be a number, found " + toml_reader::type_name(f));
     }
     if (auto s = rd.number(r, "scale", false)) {

@@ -105,7 +105,7 @@ std::string show_scale_columns(const lesson& l, const show_item& item, const tra
     const matrix& src = l.matrices.at(of);
     const matrix& dst = need_matrix(l, item);
     std::vector<double> by;
-    for (const auto& e : *(*d)["by"].as_array()) by.push_back(*e.value<double>());
+    for (const auto& e : *(*d)["by"].as_array()) by.push_back(io::toml_number(e));
     const auto& rows = need_tokens(l, item, "rows", dst.shape(0));
     const std::string scale = trace::bracketed(by);
     trace::table t;

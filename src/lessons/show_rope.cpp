@@ -23,8 +23,8 @@ namespace {
 double base_of(const show_item& item) {
     const toml::node* n = item.spec->get("base");
     if (!n) return 10000.0;
-    if (!n->is_number() || !(*n->value<double>() > 1.0)) bad(item, "'base' must be a number > 1", "base");
-    return *n->value<double>();
+    if (!n->is_number() || !(io::toml_number(*n) > 1.0)) bad(item, "'base' must be a number > 1", "base");
+    return io::toml_number(*n);
 }
 
 std::size_t row_of(const lesson& l, const show_item& item, const matrix& m, const std::string& key = "token") {
