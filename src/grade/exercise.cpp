@@ -1,5 +1,5 @@
 // grade/exercise.cpp — reading [[exercise]] tables (see exercise.hpp). Positions come
-// from the lesson's whole document (copies of toml tables lose their source regions).
+// from the parsed file: each declaration's spec points into it (a copy would lose them).
 #include "grade/exercise.hpp"
 
 #include <cmath>
@@ -92,34 +92,21 @@ void exercise_reader::read_part_fields(const toml::table& t, const exercise& x, 
     }
 }
 
-std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, const toml::table& t) {
-    exercise x;
-    x.id = d.id;
-    x.where = rd.pos(&t);
-    x.prompt = d.prompt;
-    x.lesson = l.number;
-    x.lesson_title = l.title;
-    x.title = rd.string(t, "title", false).value_or("");
-    x.hint = rd.string(t, "hint", false).value_or("");
-    x.choices = d.choices;
-    const std::size_t before = rd.problems->size();
+// The id: the lesson's number first, then letters, digits, '-' and '_'.
+void exercise_reader::check_id(const toml::table& t, const std::string& id) {
     char prefix[8];
     std::snprintf(prefix, sizeof prefix, "%02d-", l.number % 100);
-    if (x.id.rfind(prefix, 0) != 0 || x.id.size() <= 3)
-        rd.fail(t.get("id"), "exercise id '" + x.id + "' must start with the lesson number, e.g. '" + prefix + "weights'");
-    for (char c : x.id)
+    if (id.rfind(prefix, 0) != 0 || id.size() <= 3)
+        rd.fail(t.get("id"), "exercise id '" + id + "' must start with the lesson number, e.g. '" + prefix + "weights'");
+    for (char c : id)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) {
-            rd.fail(t.get("id"), "exercise id '" + x.id + "' may hold only letters, digits, '-' and '_'");
+            rd.fail(t.get("id"), "exercise id '" + id + "' may hold only letters, digits, '-' and '_'");
             break;
         }
-    x.kind = find_exercise_kind(d.kind);
-    if (!x.kind) {
-        rd.fail(t.get("kind"), "'kind' must be " + exercise_kind_list() + ", found '" + d.kind + "'" +
-                                   (d.kind == "short" ? " (`short` answers were matched by keywords, which a negated sentence "
-                                                        "passes: use choice, multi, or open for the teacher to review)"
-                                                      : ""));
-        return std::nullopt;
-    }
+}
+
+// points, choices and the per-choice feedback table.
+void exercise_reader::read_points_and_choices(const toml::table& t, exercise& x) {
     auto pts = rd.number(t, "points", true);
     if (pts && !(std::isfinite(*pts) && *pts > 0 && *pts <= max_points))
         rd.fail(t.get("points"), "'points' must be a positive number up to " + std::to_string(static_cast<int>(max_points)));
@@ -134,47 +121,51 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
             }
         else rd.fail(fb, "'feedback' must be a table: choice = \"why it is wrong\"");
     }
-    if (x.kind->numbers && !read_setup(t, x)) return std::nullopt;
-    read_variant(t, x);
-    const tolerance base = read_tol(t, tolerance{});
+}
 
-    if (const toml::node* pn = t.get("part")) {
-        const toml::array* a = pn->as_array();
-        if (!a || a->empty()) {
-            rd.fail(pn, "'part' must be a non-empty array of tables ([[exercise.part]])");
-            return std::nullopt;
-        }
-        for (const auto& e : *a) {
-            const toml::table* pt = e.as_table();
-            if (!pt) {
-                rd.fail(&e, "each [[exercise.part]] must be a table");
-                continue;
-            }
-            part_spec p;
-            p.where = rd.pos(pt);
-            p.id = rd.string(*pt, "id", true).value_or("");
-            if (p.id == "student") rd.fail(pt->get("id"), "'student' is reserved in answer files; pick another part id");
-            for (const auto& other : x.parts)
-                if (other.id == p.id) rd.fail(pt->get("id"), "part id '" + p.id + "' is used twice");
-            if (auto pp = rd.number(*pt, "points", false)) {
-                if (!(std::isfinite(*pp) && *pp >= 0 && *pp <= max_points))
-                    rd.fail(pt->get("points"), "part 'points' must be a number from 0 to " + std::to_string(static_cast<int>(max_points)));
-                p.points = *pp;
-            } else {
-                p.points = -1.0;  // shares the exercise's points
-            }
-            read_part_fields(*pt, x, p, base);
-            x.parts.push_back(p);
-        }
-    } else {
+// [[exercise.part]] tables, or the exercise itself as its one part "answer".
+bool exercise_reader::read_parts(const toml::table& t, exercise& x, const tolerance& base) {
+    const toml::node* pn = t.get("part");
+    if (!pn) {
         part_spec p;
         p.where = x.where;
         p.id = "answer";
         p.points = -1.0;
         read_part_fields(t, x, p, base);
         x.parts.push_back(p);
+        return true;
     }
-    // Points: every part declares them (and they add up) or none does (equal shares).
+    const toml::array* a = pn->as_array();
+    if (!a || a->empty()) {
+        rd.fail(pn, "'part' must be a non-empty array of tables ([[exercise.part]])");
+        return false;
+    }
+    for (const auto& e : *a) {
+        const toml::table* pt = e.as_table();
+        if (!pt) {
+            rd.fail(&e, "each [[exercise.part]] must be a table");
+            continue;
+        }
+        part_spec p;
+        p.where = rd.pos(pt);
+        p.id = rd.string(*pt, "id", true).value_or("");
+        if (p.id == "student") rd.fail(pt->get("id"), "'student' is reserved in answer files; pick another part id");
+        for (const auto& other : x.parts)
+            if (other.id == p.id) rd.fail(pt->get("id"), "part id '" + p.id + "' is used twice");
+        p.points = -1.0;  // shares the exercise's points unless it says
+        if (auto pp = rd.number(*pt, "points", false)) {
+            if (!(std::isfinite(*pp) && *pp >= 0 && *pp <= max_points))
+                rd.fail(pt->get("points"), "part 'points' must be a number from 0 to " + std::to_string(static_cast<int>(max_points)));
+            p.points = *pp;
+        }
+        read_part_fields(*pt, x, p, base);
+        x.parts.push_back(p);
+    }
+    return true;
+}
+
+// Points: every part declares them (and they add up) or none does (equal shares).
+void exercise_reader::share_points(const toml::table& t, exercise& x) {
     std::size_t declared = 0;
     double sum = 0.0;
     for (const auto& p : x.parts)
@@ -191,6 +182,33 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
         std::snprintf(buf, sizeof buf, "the parts' points add up to %g but the exercise has points = %g", sum, x.points);
         rd.fail(t.get("points"), buf);
     }
+}
+
+std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, const toml::table& t) {
+    exercise x;
+    x.id = d.id;
+    x.where = rd.pos(&t);
+    x.prompt = d.prompt;
+    x.lesson = l.number;
+    x.lesson_title = l.title;
+    x.title = rd.string(t, "title", false).value_or("");
+    x.hint = rd.string(t, "hint", false).value_or("");
+    x.choices = d.choices;
+    const std::size_t before = rd.problems->size();
+    check_id(t, x.id);
+    x.kind = find_exercise_kind(d.kind);
+    if (!x.kind) {
+        rd.fail(t.get("kind"), "'kind' must be " + exercise_kind_list() + ", found '" + d.kind + "'" +
+                                   (d.kind == "short" ? " (`short` answers were matched by keywords, which a negated sentence "
+                                                        "passes: use choice, multi, or open for the teacher to review)"
+                                                      : ""));
+        return std::nullopt;
+    }
+    read_points_and_choices(t, x);
+    if (x.kind->numbers && !read_setup(t, x)) return std::nullopt;
+    read_variant(t, x);
+    if (!read_parts(t, x, read_tol(t, tolerance{}))) return std::nullopt;
+    share_points(t, x);
     if (rd.problems->size() != before) return std::nullopt;
     return x;
 }
@@ -199,24 +217,18 @@ std::optional<exercise> exercise_reader::read(const lessons::exercise_decl& d, c
 
 std::vector<exercise> read_exercises(const lessons::lesson& l, std::vector<lessons::diagnostic>& problems) {
     std::vector<exercise> out;
-    const toml::array* arr = nullptr;
-    if (l.document)
-        if (const toml::node* n = l.document->get("exercise")) arr = n->as_array();
     detail::exercise_reader r{{l.path, &problems}, l};
-    for (std::size_t i = 0; i < l.exercises.size(); ++i) {
-        const toml::table* t = arr && i < arr->size() ? arr->get(i)->as_table() : nullptr;
-        if (!t) t = l.exercises[i].spec.get();
-        if (auto x = r.read(l.exercises[i], *t)) out.push_back(std::move(*x));
-    }
+    for (const auto& decl : l.exercises)  // decl.spec points into the parsed file: positions kept
+        if (auto x = r.read(decl, *decl.spec)) out.push_back(std::move(*x));
     return out;
 }
 
 exercise_set load_exercise_set(const std::string& lessons_dir) {
     exercise_set set;
     std::vector<lessons::diagnostic> problems;
-    for (const auto& entry : lessons::list_lessons(lessons_dir)) {
+    for (const auto& path : lessons::lesson_paths(lessons_dir)) {  // each lesson parsed once
         try {
-            const lessons::lesson l = lessons::load_lesson(entry.path);
+            const lessons::lesson l = lessons::load_lesson(path);
             for (auto& x : read_exercises(l, problems)) {
                 if (set.find(x.id)) {
                     problems.push_back({x.where, "exercise id '" + x.id + "' is also used by another lesson"});

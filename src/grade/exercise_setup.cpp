@@ -79,101 +79,107 @@ tolerance exercise_reader::read_tol(const toml::table& t, tolerance base) {
     return base;
 }
 
+// student_inputs = true: the student picks Q, K and V of the asked shapes.
+bool exercise_reader::read_student_inputs(const toml::table& t, numeric_setup& s) {
+    const std::size_t before = rd.problems->size();
+    const toml::node* sh = t.get("shapes");
+    const toml::table* st = sh ? sh->as_table() : nullptr;
+    if (!st) {
+        rd.fail(sh ? sh : &t, "student_inputs needs [exercise.shapes] with q = [n_q, d_k], k = [n_k, d_k], v = [n_k, d_v]");
+        return false;
+    }
+    for (const std::string& role : {sw::q(), sw::k(), sw::v()}) {
+        const toml::node* n = st->get(role);
+        auto dims = n ? rd.numbers(n, std::string("shapes.") + role) : std::nullopt;
+        if (!n) rd.fail(st, std::string("shapes.") + role + " is missing (expected [rows, columns])");
+        if (!dims) continue;
+        if (dims->size() != 2 || (*dims)[0] < 1 || (*dims)[1] < 1 || (*dims)[0] > 64 || (*dims)[1] > 64) {
+            rd.fail(n, std::string("shapes.") + role + " must be [rows, columns] with sizes 1..64");
+            continue;
+        }
+        s.input_shapes[role] = {static_cast<std::size_t>((*dims)[0]), static_cast<std::size_t>((*dims)[1])};
+    }
+    if (s.input_shapes.size() == 3) {
+        const auto &q = s.input_shapes[sw::q()], &k = s.input_shapes[sw::k()], &v = s.input_shapes[sw::v()];
+        if (q[1] != k[1]) rd.fail(st, "shapes: q and k must have the same number of columns (d_k)");
+        if (k[0] != v[0]) rd.fail(st, "shapes: k and v must have the same number of rows (n_k)");
+        s.q = matrix({q[0], q[1]});  // [n_q, d_k], zeros until the student's own are read
+        s.k = matrix({k[0], k[1]});  // [n_k, d_k]
+        s.v = matrix({v[0], v[1]});  // [n_k, d_v]
+        s.q.fill(0.0);
+        s.k.fill(0.0);
+        s.v.fill(0.0);
+    }
+    s.query_tokens = rd.strings(t, "query_tokens", false).value_or(std::vector<std::string>{});
+    s.key_tokens = rd.strings(t, "key_tokens", false).value_or(std::vector<std::string>{});
+    if (!s.query_tokens.empty() && s.query_tokens.size() != s.q.shape(0))
+        rd.fail(t.get("query_tokens"), "query_tokens must name one token per row of q");
+    if (!s.key_tokens.empty() && s.key_tokens.size() != s.k.shape(0))
+        rd.fail(t.get("key_tokens"), "key_tokens must name one token per row of k");
+    s.run_kind = rd.string(t, "attention", false).value_or("cross");
+    return rd.problems->size() == before;
+}
+
+// run = "name": a run of the lesson, with everything the loader computed it with.
+bool exercise_reader::read_run(const toml::table& t, const std::string& run, numeric_setup& s) {
+    auto it = l.runs.find(run);
+    if (it == l.runs.end()) {
+        std::string have;
+        for (const auto& r : l.run_order) have += (have.empty() ? "" : ", ") + r;
+        rd.fail(t.get("run"), "'run' names run '" + run + "', which the lesson does not have (runs: " + have + ")");
+        return false;
+    }
+    const lessons::attention_run& r = it->second;
+    s.run = run;
+    s.run_kind = r.kind;
+    s.q = r.steps.q;
+    s.k = r.steps.k;
+    s.v = r.steps.v;
+    bool any_blocked = false;
+    for (bool b : r.steps.attend) any_blocked = any_blocked || !b;
+    if (any_blocked) s.mask = r.steps.attend;
+    s.query_tokens = r.labels.query_tokens;
+    s.key_tokens = r.labels.key_tokens;
+    s.query_side = r.labels.query_side;
+    s.key_side = r.labels.key_side;
+    s.q_name = r.labels.q_name;
+    s.k_name = r.labels.k_name;
+    s.v_name = r.labels.v_name;
+    // What the loader applied beyond the mask (which steps.attend already holds).
+    s.masked_fill = r.options.masked_fill;
+    if (r.options.scale_divisor) s.scale = r.steps.scale;
+    s.bias = r.options.bias;
+    return true;
+}
+
+// q, k and v named among the lesson's matrices.
+bool exercise_reader::read_named_inputs(const toml::table& t, numeric_setup& s, std::size_t before) {
+    const matrix* q = named_matrix(t, sw::q());
+    const matrix* k = named_matrix(t, sw::k());
+    const matrix* v = named_matrix(t, sw::v());
+    if (!q || !k || !v) {
+        if (rd.problems->size() == before)
+            rd.fail(&t, "a numeric exercise needs 'run' (a run of the lesson) or q, k and v (matrix names), or student_inputs = true");
+        return false;
+    }
+    s.q = *q;
+    s.k = *k;
+    s.v = *v;
+    s.run_kind = rd.string(t, "attention", false).value_or("self");
+    for (std::size_t i = 0; i < s.q.shape(0); ++i) s.query_tokens.push_back("t" + std::to_string(i));
+    for (std::size_t i = 0; i < s.k.shape(0); ++i) s.key_tokens.push_back("t" + std::to_string(i));
+    return true;
+}
+
 bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
     numeric_setup& s = x.setup;
     const std::size_t before = rd.problems->size();
     if (auto si = rd.boolean(t, "student_inputs", false)) s.student_inputs = *si;
-    if (s.student_inputs) {
-        const toml::node* sh = t.get("shapes");
-        const toml::table* st = sh ? sh->as_table() : nullptr;
-        if (!st) {
-            rd.fail(sh ? sh : &t, "student_inputs needs [exercise.shapes] with q = [n_q, d_k], k = [n_k, d_k], v = [n_k, d_v]");
-            return false;
-        }
-        for (const std::string& role : {sw::q(), sw::k(), sw::v()}) {
-            const toml::node* n = st->get(role);
-            auto dims = n ? rd.numbers(n, std::string("shapes.") + role) : std::nullopt;
-            if (!n) rd.fail(st, std::string("shapes.") + role + " is missing (expected [rows, columns])");
-            if (!dims) continue;
-            if (dims->size() != 2 || (*dims)[0] < 1 || (*dims)[1] < 1 || (*dims)[0] > 64 || (*dims)[1] > 64) {
-                rd.fail(n, std::string("shapes.") + role + " must be [rows, columns] with sizes 1..64");
-                continue;
-            }
-            s.input_shapes[role] = {static_cast<std::size_t>((*dims)[0]), static_cast<std::size_t>((*dims)[1])};
-        }
-        if (s.input_shapes.size() == 3) {
-            const auto &q = s.input_shapes[sw::q()], &k = s.input_shapes[sw::k()], &v = s.input_shapes[sw::v()];
-            if (q[1] != k[1]) rd.fail(st, "shapes: q and k must have the same number of columns (d_k)");
-            if (k[0] != v[0]) rd.fail(st, "shapes: k and v must have the same number of rows (n_k)");
-            s.q = matrix({q[0], q[1]});
-            s.k = matrix({k[0], k[1]});
-            s.v = matrix({v[0], v[1]});
-            s.q.fill(0.0);
-            s.k.fill(0.0);
-            s.v.fill(0.0);
-        }
-        s.query_tokens = rd.strings(t, "query_tokens", false).value_or(std::vector<std::string>{});
-        s.key_tokens = rd.strings(t, "key_tokens", false).value_or(std::vector<std::string>{});
-        if (!s.query_tokens.empty() && s.query_tokens.size() != s.q.shape(0))
-            rd.fail(t.get("query_tokens"), "query_tokens must name one token per row of q");
-        if (!s.key_tokens.empty() && s.key_tokens.size() != s.k.shape(0))
-            rd.fail(t.get("key_tokens"), "key_tokens must name one token per row of k");
-        s.run_kind = rd.string(t, "attention", false).value_or("cross");
-        return rd.problems->size() == before;
-    }
+    if (s.student_inputs) return read_student_inputs(t, s);
     if (auto run = rd.string(t, "run", false)) {
-        auto it = l.runs.find(*run);
-        if (it == l.runs.end()) {
-            std::string have;
-            for (const auto& r : l.run_order) have += (have.empty() ? "" : ", ") + r;
-            rd.fail(t.get("run"), "'run' names run '" + *run + "', which the lesson does not have (runs: " + have + ")");
-            return false;
-        }
-        const lessons::attention_run& r = it->second;
-        s.run = *run;
-        s.run_kind = r.kind;
-        s.q = r.steps.q;
-        s.k = r.steps.k;
-        s.v = r.steps.v;
-        bool any_blocked = false;
-        for (bool b : r.steps.attend) any_blocked = any_blocked || !b;
-        if (any_blocked) s.mask = r.steps.attend;
-        s.query_tokens = r.labels.query_tokens;
-        s.key_tokens = r.labels.key_tokens;
-        s.query_side = r.labels.query_side;
-        s.key_side = r.labels.key_side;
-        s.q_name = r.labels.q_name;
-        s.k_name = r.labels.k_name;
-        s.v_name = r.labels.v_name;
-        // What the loader applied but attention_steps does not keep by name.
-        const toml::table* rt = nullptr;
-        if (l.document)
-            if (const toml::node* runs = l.document->get("runs"))
-                if (const toml::table* rs = runs->as_table())
-                    if (const toml::node* rn = rs->get(*run)) rt = rn->as_table();
-        if (rt) {
-            if (const toml::node* f = rt->get("masked_fill"); f && f->is_number()) s.masked_fill = io::toml_number(*f);
-            if (rt->contains(sw::scale())) s.scale = r.steps.scale;
-            if (auto b = rt->get("bias"); b && b->is_string()) {
-                auto m = l.matrices.find(*b->value<std::string>());
-                if (m != l.matrices.end()) s.bias = m->second;
-            }
-        }
-    } else {
-        const matrix* q = named_matrix(t, sw::q());
-        const matrix* k = named_matrix(t, sw::k());
-        const matrix* v = named_matrix(t, sw::v());
-        if (!q || !k || !v) {
-            if (rd.problems->size() == before)
-                rd.fail(&t, "a numeric exercise needs 'run' (a run of the lesson) or q, k and v (matrix names), or student_inputs = true");
-            return false;
-        }
-        s.q = *q;
-        s.k = *k;
-        s.v = *v;
-        s.run_kind = rd.string(t, "attention", false).value_or("self");
-        for (std::size_t i = 0; i < s.q.shape(0); ++i) s.query_tokens.push_back("t" + std::to_string(i));
-        for (std::size_t i = 0; i < s.k.shape(0); ++i) s.key_tokens.push_back("t" + std::to_string(i));
+        if (!read_run(t, *run, s)) return false;
+    } else if (!read_named_inputs(t, s, before)) {
+        return false;
     }
     if (s.q.shape(1) != s.k.shape(1) || s.k.shape(0) != s.v.shape(0)) {
         rd.fail(&t, "q, k and v do not chain: q " + std::to_string(s.q.shape(0)) + "×" + std::to_string(s.q.shape(1)) +
@@ -188,30 +194,41 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
             rd.fail(t.get("encoder_q"), "encoder_q must have the shape of k (one query per encoder token)");
         else s.encoder_q = *eq;
     }
-    // Overrides of the run: a subset of queries, extra masks, the scale, no softmax.
-    if (auto rows = indices(t, "q_rows", s.q.shape(0), s.query_tokens); rows && !rows->empty()) {
-        matrix q({rows->size(), s.q.shape(1)});  // [len(rows), d_k]
-        std::vector<std::string> toks;
-        std::optional<bool_matrix> mask;
-        if (s.mask) mask = bool_matrix({rows->size(), s.k.shape(0)});
-        std::optional<matrix> bias;
-        if (s.bias) bias = matrix({rows->size(), s.k.shape(0)});
-        for (std::size_t r = 0; r < rows->size(); ++r) {
-            const std::size_t i = (*rows)[r];
-            for (std::size_t j = 0; j < s.q.shape(1); ++j) q(r, j) = s.q(i, j);
-            for (std::size_t j = 0; j < s.k.shape(0); ++j) {
-                if (mask) (*mask)(r, j) = (*s.mask)(i, j);
-                if (bias) (*bias)(r, j) = (*s.bias)(i, j);
-            }
-            if (i < s.query_tokens.size()) toks.push_back(s.query_tokens[i]);
+    read_overrides(t, s);
+    read_extras(t, s);  // lessons 15–19: grad, tile, rope, window
+    if (s.query_tokens.size() != s.q.shape(0)) s.query_tokens.resize(s.q.shape(0), "?");
+    if (s.key_tokens.size() != s.k.shape(0)) s.key_tokens.resize(s.k.shape(0), "?");
+    return rd.problems->size() == before;
+}
+
+// q_rows: a subset of the queries (their mask and bias rows with them).
+void exercise_reader::keep_rows(const std::vector<std::size_t>& rows, numeric_setup& s) {
+    matrix q({rows.size(), s.q.shape(1)});  // [len(rows), d_k]
+    std::vector<std::string> toks;
+    std::optional<bool_matrix> mask;
+    if (s.mask) mask = bool_matrix({rows.size(), s.k.shape(0)});  // [len(rows), n_k]
+    std::optional<matrix> bias;
+    if (s.bias) bias = matrix({rows.size(), s.k.shape(0)});  // [len(rows), n_k]
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const std::size_t i = rows[r];
+        for (std::size_t j = 0; j < s.q.shape(1); ++j) q(r, j) = s.q(i, j);
+        for (std::size_t j = 0; j < s.k.shape(0); ++j) {
+            if (mask) (*mask)(r, j) = (*s.mask)(i, j);
+            if (bias) (*bias)(r, j) = (*s.bias)(i, j);
         }
-        s.q = q;
-        s.mask = mask;
-        s.bias = bias;
-        s.query_tokens = toks;
+        if (i < s.query_tokens.size()) toks.push_back(s.query_tokens[i]);
     }
+    s.q = q;
+    s.mask = mask;
+    s.bias = bias;
+    s.query_tokens = toks;
+}
+
+// Overrides of the run: a subset of queries, extra masks, the scale, no softmax.
+void exercise_reader::read_overrides(const toml::table& t, numeric_setup& s) {
+    if (auto rows = indices(t, "q_rows", s.q.shape(0), s.query_tokens); rows && !rows->empty()) keep_rows(*rows, s);
     if (auto pads = indices(t, "pad_keys", s.k.shape(0), s.key_tokens); pads && !pads->empty()) {
-        std::vector<bool> is_pad(s.k.shape(0), false);
+        std::vector<bool> is_pad(s.k.shape(0), false);  // [n_k]
         for (auto j : *pads) is_pad[j] = true;
         const bool_matrix pm = padding_mask(s.q.shape(0), is_pad);
         s.mask = s.mask ? combine_masks(*s.mask, pm) : pm;
@@ -232,10 +249,6 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
         else s.scale = *sc;
     }
     if (auto sm = rd.boolean(t, "softmax", false)) s.softmax = *sm;
-    read_extras(t, s);  // lessons 15–19: grad, tile, rope, window
-    if (s.query_tokens.size() != s.q.shape(0)) s.query_tokens.resize(s.q.shape(0), "?");
-    if (s.key_tokens.size() != s.k.shape(0)) s.key_tokens.resize(s.k.shape(0), "?");
-    return rd.problems->size() == before;
 }
 
 void exercise_reader::read_extras(const toml::table& t, numeric_setup& s) {

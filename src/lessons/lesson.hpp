@@ -45,6 +45,7 @@ struct attention_run {
     std::string name;
     std::string kind;  // "self" | "causal" | "cross"
     attention_steps steps;
+    attention_options options;  // what it was computed with (bias, masked_fill, scale): the grader reads them here
     trace::run_labels labels;
 };
 

@@ -139,6 +139,16 @@ std::vector<lesson_entry> list_lessons(const std::string& dir) {
     return out;
 }
 
+std::vector<std::string> lesson_paths(const std::string& dir) {
+    std::vector<std::pair<int, std::string>> numbered;  // (number, path)
+    for (const auto& [file, path] : lesson_files_in(dir))
+        if (const int n = lesson_number_of(file); n >= 0) numbered.emplace_back(n, path);
+    std::stable_sort(numbered.begin(), numbered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (auto& [n, path] : numbered) out.push_back(std::move(path));
+    return out;
+}
+
 // By file name alone ("04-cross-attention.toml"): no lesson is read or parsed to
 // find one; the loader then checks that the file's `number` agrees with its name.
 std::string find_lesson(const std::string& dir, int number) {

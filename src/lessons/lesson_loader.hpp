@@ -59,6 +59,9 @@ struct lesson_entry {
 
 // Every NN-*.toml of the folder, sorted by number (reads only the header keys).
 std::vector<lesson_entry> list_lessons(const std::string& dir);
+// Their paths alone, sorted by number, by file name: nothing read or parsed (for a
+// caller that loads each lesson once anyway, as the grader does).
+std::vector<std::string> lesson_paths(const std::string& dir);
 
 // The file of lesson N; throws std::invalid_argument naming the lessons that exist.
 std::string find_lesson(const std::string& dir, int number);

@@ -120,6 +120,7 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
     // Computed even after a problem above, so shape errors are reported too.
     try {
         run.steps = scaled_dot_product_attention(*q, *k, *v, opt);
+        run.options = opt;
     } catch (const shape_error& e) {
         rd.fail(&r, "run '" + name + "': " + e.what());
         return false;
