@@ -169,35 +169,32 @@ int run_class(const grade_cli& o) {
     if (!o.junit.empty()) junit.emplace(io::is_stdout(o.junit) && io::is_stdout(o.gradebook) ? std::string("/dev/stderr") : o.junit);
     bool header = false, first_json = true;
     std::vector<std::string> ids;
-    if (o.format == "json") summary << "{\n\"students\": [\n";
+    if (o.format == "json") summary << grade::class_json_open();
     const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits, [&](const grade::grade_report& r) {
         if (!header) {  // the columns are known once grading starts
             ids.clear();
             for (const auto& x : r.exercises) ids.push_back(x.id);
             book->write(grade::gradebook_header(ids));
-            if (junit) junit->write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\">\n");
+            if (junit) junit->write(grade::junit_open());
             header = true;
         }
         book->write(grade::gradebook_row(r, ids));
         if (sheet) sheet->write(grade::review_sheet_rows(r, set));
         if (junit) junit->write(grade::junit_suite(r));
-        if (o.format == "json") {
-            summary << (first_json ? "" : ",\n") << grade::report_json(r).dump(2);
-            first_json = false;
-        }
+        if (o.format == "json") summary << grade::class_json_student(r, first_json);
+        first_json = false;
     });
     if (!header) book->write(grade::gradebook_header(c.exercise_ids));
     book->commit();
     if (sheet) sheet->commit();
     if (junit) {
-        if (!header) junit->write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\">\n");
-        junit->write("</testsuites>\n");
+        if (!header) junit->write(grade::junit_open());
+        junit->write(grade::junit_close());
         junit->commit();
     }
     if (!o.histogram.empty()) write_or_print(o.histogram, grade::histogram_csv(c));
     if (o.format == "json") {
-        nlohmann::json tail{{"exercises", c.exercise_ids}, {"histogram", grade::histogram_json(c)}};
-        summary << "\n],\n\"exercises\": " << tail["exercises"].dump() << ",\n\"histogram\": " << tail["histogram"].dump(2) << "\n}\n";
+        summary << grade::class_json_close(c);
     } else {
         summary << grade::class_summary_text(c);
         if (!g.secret.empty()) summary << "Course secret fingerprint: " << grade::secret_fingerprint(g.secret) << "\n";
@@ -216,8 +213,8 @@ int run_gradescope(const grade_cli& o) {
     grade::grade_report r;
     grade::assignment a;
     auto write = [&](const grade::grade_report& rep) {
-        const std::string vis = !o.visibility.empty() ? o.visibility : !a.visibility.empty() ? a.visibility : "visible";
-        write_or_print(o.results, grade::gradescope_results(rep, vis, a.release_expected).dump(2) + "\n");
+        const grade::gradescope_visibility vis{a.visibility.empty() ? "visible" : a.visibility, o.visibility, a.release_expected};
+        write_or_print(o.results, grade::gradescope_results(rep, vis).dump(2) + "\n");
     };
     try {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());

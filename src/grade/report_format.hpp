@@ -16,14 +16,27 @@ std::string report_text(const grade_report& r);
 
 nlohmann::json report_json(const grade_report& r);
 
+// Gradescope's visibilities of one run: `tests` is the default of every test (the
+// assignment's, else visible); an exercise's own visibility (assignment file)
+// overrides it; `command_line` (--visibility) overrides both, so --visibility hidden
+// hides every test, released ones included. release_expected
+// (after_due_date, after_published): an exercise graded below full feedback gets one
+// more test, worth no points, with the full feedback (expected values), released then.
+struct gradescope_visibility {
+    std::string tests = "visible";
+    std::string command_line;      // "" = not given
+    std::string release_expected;  // "" = never
+};
+
 // Gradescope's results.json: score, max_score, output, tests[] with name, number,
 // score, max_score, status ("passed"/"failed"), output, visibility. Each test shows its
-// exercise's feedback level; an exercise's own visibility (assignment file) overrides
-// `visibility`. With release_expected (after_due_date, after_published), an exercise
-// graded below full feedback gets one more test, worth no points, carrying the full
-// feedback (expected values) at that visibility.
-nlohmann::json gradescope_results(const grade_report& r, const std::string& visibility = "visible",
-                                  const std::string& release_expected = "");
+// exercise's feedback level. By Gradescope's rules a test at after_due_date or
+// after_published hides the student's total until then (hidden tests carry no points
+// and do not); the output then says when the total is shown.
+nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibility& v = {});
+// When the student sees the total of these tests: visible, after_due_date or
+// after_published — the latest of the tests that are not hidden.
+std::string total_visibility(const nlohmann::json& tests);
 
 // The submitters' ids from Gradescope's submission_metadata.json, one per user (a group
 // submission has several): each user's sid, else email, else id — an empty or blank
@@ -33,11 +46,31 @@ std::vector<std::string> gradescope_students(const std::string& metadata_path);
 // previous_submissions; 0 when it is absent or unreadable).
 std::size_t gradescope_previous_submissions(const std::string& metadata_path);
 
-// JUnit XML: one <testsuite> per student, one <testcase> per part, <failure> for lost points.
+// JUnit XML (grade/report_junit.cpp): one <testsuite> per student, one <testcase> per
+// part, <failure> for lost points. junit_xml is a whole document; a class streams
+// junit_open() (no counts: unknown when it starts), junit_suite per student, junit_close().
+struct junit_counts {
+    std::size_t tests = 0, failures = 0, errors = 0;
+};
 std::string junit_xml(const std::vector<grade_report>& reports);
-
-// One student's <testsuite> (for a class written suite by suite); adds to the counts.
+std::string junit_open(const junit_counts* totals = nullptr);
+std::string junit_close();
+// One student's <testsuite>; adds to the counts.
 std::string junit_suite(const grade_report& r, std::size_t* tests = nullptr, std::size_t* failures = nullptr);
+
+// Shared by the writers (report_json.cpp): a part's feedback for Gradescope and JUnit
+// at its exercise's level (full: always); a score rounded to 1e-6, never -0; the line
+// naming the exercises graded when no assignment named them.
+std::string part_output(const exercise_result& x, const part_result& p, bool full = false);
+double json_score(double x);
+std::string answered_only_line(const grade_report& r);
+
+// attn's class JSON, streamed: class_json_open(), class_json_student per student (the
+// first without a comma), class_json_close with the exercises and the histogram.
+struct class_result;
+std::string class_json_open();
+std::string class_json_student(const grade_report& r, bool first);
+std::string class_json_close(const class_result& c);
 
 // Text from a submission made safe for a terminal: C0 controls (newline and tab too),
 // DEL and C1 controls become visible escapes (\x0a, \u009b), so a `student` with a

@@ -56,13 +56,7 @@ std::string report_text(const grade_report& r) {
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
-    if (r.answered_only) {
-        std::string ids;
-        for (const auto& x : r.exercises) ids += (ids.empty() ? "" : ", ") + x.id;
-        out += wrap("Graded " + std::to_string(r.exercises.size()) + (r.exercises.size() == 1 ? " exercise" : " exercises") +
-                        (ids.empty() ? "" : ": " + ids) + "; no assignment given, so only the answered ones",
-                    "");
-    }
+    if (r.answered_only) out += wrap(answered_only_line(r), "");
     for (const auto& x : r.exercises) {
         out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
         if (x.kind == "numeric")

@@ -24,6 +24,17 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+# When Gradescope shows the student's total: the latest visibility of the tests that
+# are not hidden (hidden tests carry no points and do not count), from its spec.
+TOTAL_LATER = "Your total score is shown after the due date"
+TOTAL_PUBLISHED = "Your total score is shown when your teacher publishes the grades"
+
+
+def total_shown(tests):
+    order = ["visible", "after_due_date", "after_published"]
+    return order[max([order.index(t["visibility"]) for t in tests if t["visibility"] != "hidden"], default=0)]
+
+
 def softmax(x):
     e = np.exp(x - x.max())
     return e / e.sum()
@@ -94,6 +105,8 @@ with tempfile.TemporaryDirectory() as d:
     failed = [t for t in res["tests"] if t["status"] == "failed" and "weights" in t["name"]]
     check(failed and "no scaling" in failed[0]["output"] and "rtol" in failed[0]["output"],
           f"the failed weights test names the mistake: {failed[:1]}")
+    check(total_shown(res["tests"]) == "visible" and "Your total score is shown" not in res["output"],
+          "every test visible: the total is shown at once, no note")
 
     # An assignment file in the zip: its points, an unanswered exercise at 0, the full
     # feedback in tests released after the due date, none of it in the visible tests.
@@ -111,6 +124,18 @@ with tempfile.TemporaryDirectory() as d:
     check(any("expected" in t["output"] for t in later), "the released tests carry the expected values")
     check(not any("expected 0." in t["output"] for t in res["tests"] if t["visibility"] == "visible"),
           "the visible tests carry no expected value")
+    # Gradescope's rule (autograder specs, "Controlling Test Case Visibility"): a test at
+    # after_due_date or after_published hides the student's total until then; hidden
+    # tests carry no points and do not. So the released tests hide the total, and the
+    # output says so.
+    check(total_shown(res["tests"]) == "after_due_date", f"released tests hide the total: {total_shown(res['tests'])}")
+    check(TOTAL_LATER in res["output"], f"and the output says when the total is shown: {res['output'][:300]}")
+    open(assignment, "w").write('[[exercise]]\nid = "04-cross-the"\nvisibility = "after_published"\n'
+                                '[[exercise]]\nid = "04-qkv-from"\n')
+    res = submit({"answers.json": json.dumps(wrong)})
+    validate(res, "after_published")
+    check(total_shown(res["tests"]) == "after_published" and TOTAL_PUBLISHED in res["output"] and TOTAL_LATER not in res["output"],
+          f"an after_published exercise: the total is shown when published: {res['output'][:300]}")
     os.remove(assignment)
 
     for label, files in [("broken", {"a.toml": "[04-cross-the\nraw = 1"}), ("empty", {"a.json": ""}), ("missing", None)]:
@@ -161,6 +186,17 @@ with tempfile.TemporaryDirectory() as d:
     res = json.loads(p.stdout)
     check(res["tests"] and all(t["visibility"] == "hidden" for t in res["tests"]),
           f"--visibility hidden reaches the released tests: {[t['visibility'] for t in res['tests']]}")
+    check(TOTAL_LATER not in res["output"], "hidden tests do not hide the total (Gradescope's rule): no note")
+    # An exercise's own visibility in the assignment does not escape the command line's.
+    open(assignment, "w").write('release_expected = "after_due_date"\n[[exercise]]\nid = "04-cross-the"\nvisibility = "visible"\n')
+    p = subprocess.run([attn, "grade", "--gradescope", "--assignment", assignment, "--secret-file",
+                        os.path.join(d, "source", "course.secret"), "--submission", os.path.join(d, "submission"),
+                        "--metadata", os.path.join(d, "submission_metadata.json"), "--results", "-", "--visibility", "hidden"],
+                       capture_output=True, text=True)
+    res = json.loads(p.stdout)
+    check(res["visibility"] == "hidden" and res["tests"] and all(t["visibility"] == "hidden" for t in res["tests"]),
+          f"--visibility hidden reaches an exercise marked visible: {[t['visibility'] for t in res['tests']]}")
+    os.remove(assignment)
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -1,0 +1,74 @@
+// grade/report_junit.cpp — JUnit XML, the whole of it: the <testsuites> envelope (with
+// its counts for one document, without them for a class written suite by suite), one
+// <testsuite> per student, one <testcase> per part, <failure> for lost points.
+#include "grade/report_format.hpp"
+
+namespace attn::grade {
+
+std::string xml_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default:
+                // XML 1.0 forbids most control characters even escaped.
+                if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';
+                else out += c;
+        }
+    }
+    return out;
+}
+
+std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size_t* failures_out) {
+    std::size_t t = 0, f = 0;
+    std::string cases;
+    const std::string suite = r.student.empty() ? "submission" : r.student;
+    if (!r.gradable) {
+        ++t;
+        cases += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"submission\">\n      <error type=\"" +
+                 xml_escape(r.reason_word) + "\" message=\"" + xml_escape(r.reason) + "\"/>\n    </testcase>\n";
+    }
+    for (const auto& x : r.exercises)
+        for (const auto& p : x.parts) {
+            ++t;
+            const bool full = p.score >= p.max - 1e-9;
+            cases += "    <testcase classname=\"" + xml_escape(suite + "." + x.id) + "\" name=\"" + xml_escape(p.id) + "\">\n";
+            if (!full) {
+                ++f;
+                cases += "      <failure type=\"" + std::string(status_name(p.status)) + "\" message=\"" +
+                         xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + shown_feedback(x, p)) + "\">" +
+                         xml_escape(part_output(x, p)) + "</failure>\n";
+            }
+            cases += "    </testcase>\n";
+        }
+    if (tests_out) *tests_out += t;
+    if (failures_out) *failures_out += f;
+    return "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(t) + "\" failures=\"" + std::to_string(f) +
+           "\" errors=\"" + std::to_string(r.gradable ? 0 : 1) + "\">\n" + cases + "  </testsuite>\n";
+}
+
+std::string junit_open(const junit_counts* totals) {
+    std::string counts;
+    if (totals)
+        counts = " tests=\"" + std::to_string(totals->tests) + "\" failures=\"" + std::to_string(totals->failures) +
+                 "\" errors=\"" + std::to_string(totals->errors) + "\"";
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\"" + counts + ">\n";
+}
+
+std::string junit_close() { return "</testsuites>\n"; }
+
+std::string junit_xml(const std::vector<grade_report>& reports) {
+    junit_counts totals;
+    std::string body;
+    for (const auto& r : reports) {
+        body += junit_suite(r, &totals.tests, &totals.failures);
+        totals.errors += r.gradable ? 0 : 1;
+    }
+    return junit_open(&totals) + body + junit_close();
+}
+
+}  // namespace attn::grade
