@@ -78,12 +78,12 @@ TEST_CASE("the right choice scores by its text or its letter, and a wrong one ke
     CHECK(grade_one("03-why-causal", text("(a) " + causal_right)).score == 1.0);
     const exercise_result pad = grade_one("03-why-causal", text("to hide the padding tokens"));
     CHECK(pad.parts[0].mistake == "causal-is-padding");
-    CHECK_THAT(pad.parts[0].feedback, Catch::Contains("padding masks hide pad tokens"));
+    CHECK_THAT(pad.parts[0].feedback.full(), Catch::Contains("padding masks hide pad tokens"));
     const exercise_result future = grade_one("03-why-causal", text("so the model can see the future tokens"));
     CHECK(future.parts[0].mistake == "causal-shows-future");
     const exercise_result rows = grade_one("03-why-causal", text("d"));
     CHECK(rows.parts[0].mistake.empty());
-    CHECK_THAT(rows.parts[0].feedback, Catch::Contains("with or without a mask"));  // [exercise.feedback]
+    CHECK_THAT(rows.parts[0].feedback.full(), Catch::Contains("with or without a mask"));  // [exercise.feedback]
 }
 
 TEST_CASE("select all that apply is right only with every right choice and no other", "[grade][items]") {
@@ -106,9 +106,9 @@ TEST_CASE("select all that apply is right only with every right choice and no ot
 TEST_CASE("a wrong pick among several is named, a missed one only counted", "[grade][items]") {
     const exercise_result r = grade_one("09-nonlinear", list({"a", "c"}));
     CHECK(r.parts[0].mistake == "nonlinear-from-softmax");
-    CHECK_THAT(r.parts[0].feedback, Catch::Contains("leaves the softmax out on purpose"));
-    CHECK_THAT(r.parts[0].feedback, Catch::Contains("1 right choice not picked"));
-    CHECK_THAT(r.parts[0].feedback, !Catch::Contains("doubling"));  // the missed answer is not given away
+    CHECK_THAT(r.parts[0].feedback.full(), Catch::Contains("leaves the softmax out on purpose"));
+    CHECK_THAT(r.parts[0].feedback.full(), Catch::Contains("1 right choice not picked"));
+    CHECK_THAT(r.parts[0].feedback.full(), !Catch::Contains("doubling"));  // the missed answer is not given away
     const exercise_result bad = grade_one("09-nonlinear", list({"a", "e"}));
     CHECK(bad.parts[0].status == part_status::invalid);
     CHECK(bad.score == 0.0);
@@ -127,7 +127,7 @@ TEST_CASE("an open answer earns 0 until the teacher's review gives its points", 
     const exercise_result ana = grade_one("09-data-dependent", text(said), &t, " Ana ");  // ids normalised
     CHECK(ana.score == 0.5);
     CHECK(ana.parts[0].status == part_status::partial);
-    CHECK_THAT(ana.parts[0].feedback, Catch::Contains("half: why linear?"));
+    CHECK_THAT(ana.parts[0].feedback.full(), Catch::Contains("half: why linear?"));
     // The answer changed since the review: back to waiting, with a note.
     variant_request req;
     req.student = "ana";

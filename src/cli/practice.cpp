@@ -181,8 +181,7 @@ std::vector<std::string> show_result(const grade::exercise_result& r, bool revea
         std::string words = readable_part(p.id);
         if (!ok && !p.mistake_name.empty()) words += " — looks like: " + p.mistake_name;
         out += "  " + (ok ? st.good("✓") : st.bad("✗")) + " " + io::terminal_safe_text(words) + "\n";
-        const std::string& said =
-            reveal || p.feedback_without_expected.empty() ? p.feedback : p.feedback_without_expected;
+        const std::string said = p.feedback.at(reveal ? grade::feedback_level::full : grade::feedback_level::mistakes);
         if (!ok && !said.empty()) out += "    " + io::terminal_safe_text(said) + "\n";
     }
     print_fitted(out, st);

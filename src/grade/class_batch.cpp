@@ -79,7 +79,7 @@ void make_paths_relative(grade_report& r, const std::string& dir) {
     for (auto& n : r.notes) strip(n);
     for (auto& x : r.exercises)
         for (auto& p : x.parts) {
-            strip(p.feedback);
+            for (auto& piece : p.feedback.pieces) strip(piece.text);
             if (p.where.file.rfind(prefix, 0) == 0) p.where.file.erase(0, prefix.size());
         }
 }

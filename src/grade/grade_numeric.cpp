@@ -305,9 +305,13 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
     }
     r.score = r.max * static_cast<double>(ok) / static_cast<double>(rows.size());
     r.status = ok == rows.size() ? part_status::correct : ok ? part_status::partial : part_status::wrong;
-    r.feedback = ok == rows.size() ? "correct" : std::to_string(ok) + " of " + std::to_string(rows.size()) + " right; " + first_bad;
-    if (ok != rows.size())
-        r.feedback_without_expected = std::to_string(ok) + " of " + std::to_string(rows.size()) + " right; wrong for query " + wrong_queries;
+    if (ok == rows.size()) {
+        r.feedback = "correct";
+        return r;
+    }
+    r.feedback = std::to_string(ok) + " of " + std::to_string(rows.size()) + " right; ";
+    r.feedback.full_only(first_bad);  // names the key it should attend to most
+    r.feedback.mistakes_only("wrong for query " + wrong_queries);
     return r;
 }
 
@@ -353,239 +357,187 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
             const std::string cost = ". A named mistake costs " + points_pct(named_mistake_fraction) +
                                      " of the exercise, once, whatever it touches";
             p.feedback += cost;
-            if (!p.feedback_without_expected.empty()) p.feedback_without_expected += cost;
         }
     }
 }
 
-}  // namespace
-
-std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
-                                             const answer_value* exercise_answer) {
-    std::vector<part_result> out;
-    pipeline_inputs in = numbers.inputs;
-
-    // The student's own Q, K, V first (image-patch style exercises): later parts are
-    // graded for consistency with them, whatever numbers were chosen.
-    std::map<std::string, std::string> input_problem;
-    if (x.setup.student_inputs) {
-        for (const auto& p : x.parts) {
-            if (p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v()) continue;
-            const answer_value* a = part_answer(x, p, exercise_answer);
-            const auto want = x.setup.input_shapes.at(p.stage);
-            if (is_unanswered(a)) {
-                input_problem[p.stage] = "not answered";
-                continue;
-            }
-            read_result rr = read_matrix(*a);
-            if (!rr.m) {
-                input_problem[p.stage] = rr.error;
-                continue;
-            }
-            if (rr.m->shape(0) != want[0] || rr.m->shape(1) != want[1]) {
-                input_problem[p.stage] = a->where.str() + ": expected " + dims(want[0], want[1]) + ", found " +
-                                         dims(rr.m->shape(0), rr.m->shape(1));
-                continue;
-            }
-            bool finite = true;
-            for (double e : *rr.m) finite = finite && std::isfinite(e);
-            if (!finite) {
-                input_problem[p.stage] = a->where.str() + ": the entries must be finite numbers";
-                continue;
-            }
-            (p.stage == sw::q() ? in.q : p.stage == sw::k() ? in.k : in.v) = *rr.m;
-        }
-    }
-    const bool inputs_ok = input_problem.empty();
-    const stage_values right = compute_correct(in);
-    std::optional<std::vector<mistake_candidate>> candidates;  // computed on the first wrong answer
-    auto catalogue = [&]() -> const std::vector<mistake_candidate>& {  // right answers never need it
-        if (!candidates) candidates = mistake_candidates(in);
-        return *candidates;
-    };
-    std::vector<earlier_answer> seen;
-    bool genuine_chain = true;
-
+// The student's own Q, K, V (image-patch style exercises), read into `in`: later parts
+// are graded for consistency with them, whatever numbers were chosen. Returns what is
+// wrong with each role that could not be read (empty: all three are usable).
+std::map<std::string, std::string> read_own_inputs(const exercise& x, const answer_value* exercise_answer, pipeline_inputs& in) {
+    std::map<std::string, std::string> problem;
     for (const auto& p : x.parts) {
-        part_result r;
-        r.id = p.id;
-        r.what = p.stage;
-        r.max = p.points;
+        if (p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v()) continue;
         const answer_value* a = part_answer(x, p, exercise_answer);
-        labeller lab{numbers, p};
-        if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) {
-            auto it = input_problem.find(p.stage);
-            if (a && !is_unanswered(a)) r.where = a->where;
-            if (it == input_problem.end()) {
-                const auto want = x.setup.input_shapes.at(p.stage);
-                r.status = part_status::correct;
-                r.score = r.max;
-                r.feedback = "a " + dims(want[0], want[1]) + " matrix of your choice; the later parts are checked against it";
-            } else {
-                r.status = it->second == "not answered" ? part_status::unanswered : part_status::wrong;
-                r.feedback = it->second == "not answered" ? "not answered" : it->second;
-            }
-            out.push_back(r);
-            continue;
-        }
+        const auto want = x.setup.input_shapes.at(p.stage);
         if (is_unanswered(a)) {
-            r.status = part_status::unanswered;
-            r.feedback = "not answered";
-            out.push_back(r);
-            continue;
-        }
-        r.where = a->where;
-        if (!inputs_ok) {
-            r.status = part_status::wrong;
-            std::string which;
-            for (const auto& [role, why] : input_problem) which += (which.empty() ? "" : ", ") + role;
-            r.feedback = "cannot be checked until your own " + which + " (asked above) are there with the asked shapes";
-            out.push_back(r);
-            continue;
-        }
-        if (p.stage == sw::argmax()) {
-            out.push_back(grade_argmax(p, *a, right, numbers, r));
-            continue;
-        }
-        const std::optional<matrix> expected = select_stage(right, p.stage, p.rows, p.cols);
-        if (!expected) {  // a lesson problem, not the student's
-            r.status = part_status::invalid;
-            r.feedback = "this part cannot be computed (stage " + p.stage + " is empty); tell your teacher";
-            out.push_back(r);
+            problem[p.stage] = "not answered";
             continue;
         }
         read_result rr = read_matrix(*a);
         if (!rr.m) {
-            r.status = part_status::invalid;
-            r.feedback = rr.error;
-            out.push_back(r);
+            problem[p.stage] = rr.error;
             continue;
         }
-        const matrix got = as_taught(conform(*rr.m, *expected), *expected);
+        if (rr.m->shape(0) != want[0] || rr.m->shape(1) != want[1]) {
+            problem[p.stage] = a->where.str() + ": expected " + dims(want[0], want[1]) + ", found " + dims(rr.m->shape(0), rr.m->shape(1));
+            continue;
+        }
+        bool finite = true;
+        for (double e : *rr.m) finite = finite && std::isfinite(e);
+        if (!finite) {
+            problem[p.stage] = a->where.str() + ": the entries must be finite numbers";
+            continue;
+        }
+        (p.stage == sw::q() ? in.q : p.stage == sw::k() ? in.k : in.v) = *rr.m;
+    }
+    return problem;
+}
 
-        if (got.shape() != expected->shape()) {
-            r.status = part_status::wrong;
-            r.feedback = "expected a " + dims(expected->shape(0), expected->shape(1)) + " answer, found " +
-                         dims(got.shape(0), got.shape(1));
-            if (is_score_stage(p.stage))
-                r.feedback += "; rows are the " + x.setup.query_side + ", columns the " + x.setup.key_side;
-            if (got.shape(0) == expected->shape(1) && got.shape(1) == expected->shape(0) && got.shape(0) != got.shape(1))
-                r.feedback += " — the transpose of the expected shape";
-            for (const auto& c : catalogue()) {
-                auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
-                if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
-                    r.mistake = c.id;
-                    r.mistake_name = find_mistake(c.id)->name;
-                    const std::string before = r.feedback;
-                    r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + c.explanation +
-                                  " (every entry within " + p.tol.str() + ")";
-                    r.feedback_without_expected = before + ". Your " + stage_words(p.stage) + " match the mistake \"" +
-                                                  r.mistake_name + "\" (every entry within " + p.tol.str() + ")";
-                    break;
-                }
-            }
-            out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, !r.mistake.empty()});
-            continue;
-        }
-        const closeness c = compare(got, *expected, p.tol);
-        if (c.all()) {
+// One exercise's numeric parts graded in order: each part may lean on the earlier ones
+// (`seen`), and the catalogue of mistakes is computed once, on the first wrong answer.
+struct numeric_grading {
+    const exercise& x;
+    const exercise_numbers& numbers;
+    pipeline_inputs in;
+    std::map<std::string, std::string> input_problem;
+    stage_values right;
+    std::optional<std::vector<mistake_candidate>> candidates;  // the catalogue, once per exercise, on the first wrong answer
+    std::vector<earlier_answer> seen;
+    bool genuine_chain = true;
+    std::vector<part_result> out;
+
+    const std::vector<mistake_candidate>& catalogue() {  // right answers never need it
+        if (!candidates) candidates = mistake_candidates(in, right);
+        return *candidates;
+    }
+
+    // Parts answered by the student's own Q, K, V.
+    void input_part(const part_spec& p, const answer_value* a, part_result& r) {
+        auto it = input_problem.find(p.stage);
+        if (a && !is_unanswered(a)) r.where = a->where;
+        if (it == input_problem.end()) {
+            const auto want = x.setup.input_shapes.at(p.stage);
             r.status = part_status::correct;
             r.score = r.max;
-            r.feedback = "correct (" + std::to_string(c.total) + " of " + std::to_string(c.total) + " within " + p.tol.str() + ")";
-            out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, true});
-            continue;
+            r.feedback = "a " + dims(want[0], want[1]) + " matrix of your choice; the later parts are checked against it";
+        } else {
+            r.status = it->second == "not answered" ? part_status::unanswered : part_status::wrong;
+            r.feedback = it->second == "not answered" ? "not answered" : it->second;
         }
-        // Right given the student's own earlier answer? Then the error counts once.
+        out.push_back(r);
+    }
+
+    // An answer of another shape: said, and matched against the catalogue's shapes.
+    void wrong_shape(const part_spec& p, const matrix& got, const matrix& expected, part_result& r) {
+        r.status = part_status::wrong;
+        r.feedback = "expected a " + dims(expected.shape(0), expected.shape(1)) + " answer, found " + dims(got.shape(0), got.shape(1));
+        if (is_score_stage(p.stage)) r.feedback += "; rows are the " + x.setup.query_side + ", columns the " + x.setup.key_side;
+        if (got.shape(0) == expected.shape(1) && got.shape(1) == expected.shape(0) && got.shape(0) != got.shape(1))
+            r.feedback += " — the transpose of the expected shape";
+        for (const auto& c : catalogue()) {
+            auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
+            if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
+                r.mistake = c.id;
+                r.mistake_name = find_mistake(c.id)->name;
+                say_mistake(p, c, r);
+                break;
+            }
+        }
+        out.push_back(r);
+        seen.push_back({p.stage, p.rows, p.cols, got, r.status, !r.mistake.empty()});
+    }
+
+    // Right given the student's own earlier answer? Then the error counts once.
+    bool carried(const part_spec& p, const matrix& got, part_result& r) {
         const std::string prev = predecessor_of(p.stage, in.mask.has_value());
-        bool carried = false, from_placeholder = false, from_own = false;
-        for (auto e = seen.rbegin(); e != seen.rend() && !carried; ++e) {
+        for (auto e = seen.rbegin(); e != seen.rend(); ++e) {
             if (e->stage != prev && !(p.stage == sw::weights() && e->stage == sw::scaled())) continue;
             if (e->status == part_status::correct) break;
             auto follow = follow_from(p, *e, in, right.scale, in.q.shape(0), in.k.shape(0));
-            if (follow && follow->shape() == got.shape() && all_close(got, *follow, p.tol)) {
-                carried = true;
-                r.status = part_status::carried;
-                r.score = e->genuine ? r.max * carried_fraction : 0.0;
-                r.feedback = e->genuine ? "right given your own " + stage_words(e->stage) + " above (within " + p.tol.str() +
-                                              "): " + points_pct(carried_fraction) + " of this part's points"
-                                        : "follows from your own " + stage_words(e->stage) +
-                                              " above, which are not an attempt at your numbers: no credit carries";
-                genuine_chain = genuine_chain && e->genuine;
-                // Not genuine and not a placeholder: computed, but from other numbers than the student's.
-                r.other_numbers = !e->genuine && !e->placeholder && !e->own;
-                from_placeholder = e->placeholder;
-                from_own = e->own;
-                r.own_rows = e->own_rows;
-                r.explained = e->explained;
-                r.placeholder = e->placeholder;
-            }
-        }
-        if (carried) {
+            if (!follow || follow->shape() != got.shape() || !all_close(got, *follow, p.tol)) continue;
+            r.status = part_status::carried;
+            r.score = e->genuine ? r.max * carried_fraction : 0.0;
+            r.feedback = e->genuine ? "right given your own " + stage_words(e->stage) + " above (within " + p.tol.str() +
+                                          "): " + points_pct(carried_fraction) + " of this part's points"
+                                    : "follows from your own " + stage_words(e->stage) +
+                                          " above, which are not an attempt at your numbers: no credit carries";
+            genuine_chain = genuine_chain && e->genuine;
+            // Not genuine and not a placeholder: computed, but from other numbers than the student's.
+            r.other_numbers = !e->genuine && !e->placeholder && !e->own;
+            r.own_rows = e->own_rows;
+            r.explained = e->explained;
+            r.placeholder = e->placeholder;
+            const bool from_own = e->own;  // read before seen grows (e points into it)
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), from_placeholder, from_own,
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), r.placeholder, from_own,
                             r.own_rows, r.explained});
-            continue;
+            return true;
         }
+        return false;
+    }
+
+    // The catalogued mistake the answer matches (never for a placeholder or rounding:
+    // on some draws a mistake's answer is itself a constant — no softmax gives 0 where a
+    // score is 0 — and naming it would hand the placeholder the named-mistake credit,
+    // 03-blind, tests/grade_blind_test.cpp).
+    bool name_mistake(const part_spec& p, const matrix& got, const matrix& expected, part_result& r) {
+        for (const auto& cand : catalogue()) {
+            auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
+            if (!m || m->shape() != got.shape()) continue;
+            if (all_close(*m, expected, p.tol, true)) continue;  // indistinguishable from right here
+            if (!all_close(got, *m, p.tol, true)) continue;
+            r.mistake = cand.id;
+            r.mistake_name = find_mistake(cand.id)->name;
+            say_mistake(p, cand, r);
+            r.score = 0.0;  // the mistake's cost is taken once, for the exercise (apply_named_mistake_cost)
+            r.status = part_status::wrong;
+            return true;
+        }
+        return false;
+    }
+
+    // "Your weights match the mistake "no scaling": why (every entry within …)"; the
+    // explanation may name expected numbers (full only).
+    static void say_mistake(const part_spec& p, const mistake_candidate& c, part_result& r) {
+        r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\"";
+        r.feedback.full_only(": " + c.explanation);
+        r.feedback += " (every entry within " + p.tol.str() + ")";
+    }
+
+    // Wrong values of the right shape: credit for the informative entries within the
+    // tolerance, unless a placeholder; rounding recognised; the mistake named.
+    void partial(const part_spec& p, const matrix& got, const matrix& expected, const closeness& c, part_result& r) {
+        const labeller lab{numbers, p};
         const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
-        const credit_count cc = count_credit(got, *expected, info, p.tol);
+        const credit_count cc = count_credit(got, expected, info, p.tol);
         const bool placeholder = is_placeholder(got, p, in, p.tol);
         r.placeholder = placeholder;
         r.score = placeholder || cc.informative == 0 ? 0.0 : r.max * static_cast<double>(cc.close) / static_cast<double>(cc.informative);
         r.status = r.score > 0.0 ? part_status::partial : part_status::wrong;
-        r.feedback = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " + p.tol.str() +
-                     (cc.informative < c.total ? " (the " + std::to_string(c.total - cc.informative) +
-                                                     " right entries fixed by the mask earn nothing by themselves)"
-                                               : std::string()) +
-                     "; first off: " + lab.entry(cc.first_bad, got.shape(1)) + ", expected " +
-                     value_str(expected->flat(cc.first_bad)) + ", found " + value_str(got.flat(cc.first_bad));
-        r.feedback_without_expected = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " +
-                                      p.tol.str() + "; off: " +
-                                      entry_list(lab, cc.bad.empty() ? std::vector<std::size_t>{cc.first_bad} : cc.bad, got.shape(1),
-                                                 cc.informative);
-        if (placeholder) {
-            const std::string why = ". This looks like a placeholder (a constant, uniform weights or the mean of V), not a computation: no credit";
-            r.feedback += why;
-            r.feedback_without_expected += why;
-        }
+        r.feedback = std::to_string(cc.close) + " of " + std::to_string(cc.informative) + " entries within " + p.tol.str();
+        r.feedback.full_only((cc.informative < c.total ? " (the " + std::to_string(c.total - cc.informative) +
+                                                             " right entries fixed by the mask earn nothing by themselves)"
+                                                       : std::string()) +
+                             "; first off: " + lab.entry(cc.first_bad, got.shape(1)) + ", expected " +
+                             value_str(expected.flat(cc.first_bad)) + ", found " + value_str(got.flat(cc.first_bad)));
+        r.feedback.mistakes_only("; off: " + entry_list(lab, cc.bad.empty() ? std::vector<std::size_t>{cc.first_bad} : cc.bad,
+                                                        got.shape(1), cc.informative));
+        if (placeholder)
+            r.feedback += ". This looks like a placeholder (a constant, uniform weights or the mean of V), not a computation: no credit";
         bool genuine = !placeholder && cc.informative > 0 && 2 * cc.close >= cc.informative;
         // The right numbers rounded to k decimals: only the entries rounding moved beyond
         // the tolerance cost anything, in this part only; no mistake is named.
-        const int rounded = placeholder ? 0 : rounded_decimals(got, *expected);
+        const int rounded = placeholder ? 0 : rounded_decimals(got, expected);
         if (rounded > 0) {
-            const std::string why = ". These are your right numbers rounded to " + std::to_string(rounded) + " decimal" +
-                                    (rounded > 1 ? "s" : "") + ": only the entries rounding moved beyond the tolerance cost "
-                                    "points; give 4 decimals";
-            r.feedback += why;
-            r.feedback_without_expected += why;
+            r.feedback += ". These are your right numbers rounded to " + std::to_string(rounded) + " decimal" + (rounded > 1 ? "s" : "") +
+                          ": only the entries rounding moved beyond the tolerance cost points; give 4 decimals";
             genuine = true;
         }
-        // A placeholder is never diagnosed: on some draws a mistake's answer is itself a
-        // constant (no softmax gives 0 where a score is 0), and naming it would hand the
-        // placeholder the named-mistake credit (03-blind, tests/grade_blind_test.cpp).
-        static const std::vector<mistake_candidate> none;
-        for (const auto& cand : placeholder || rounded > 0 ? none : catalogue()) {
-            auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
-            if (!m || m->shape() != got.shape()) continue;
-            if (all_close(*m, *expected, p.tol, true)) continue;  // indistinguishable from right here
-            if (!all_close(got, *m, p.tol, true)) continue;
-            r.mistake = cand.id;
-            r.mistake_name = find_mistake(cand.id)->name;
-            r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\": " + cand.explanation +
-                          " (every entry within " + p.tol.str() + ")";
-            r.feedback_without_expected += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name +
-                                           "\" (every entry within " + p.tol.str() + ")";
-            r.score = 0.0;  // the mistake's cost is taken once, for the exercise (below)
-            r.status = part_status::wrong;
-            genuine = true;
-            break;
-        }
-        if (r.mistake.empty() && p.stage == sw::weights() && in.softmax && got.shape() == expected->shape() && !placeholder &&
+        if (!placeholder && rounded == 0 && name_mistake(p, got, expected, r)) genuine = true;
+        if (r.mistake.empty() && p.stage == sw::weights() && in.softmax && !placeholder &&
             rows_not_normalised(got, 10 * p.tol.atol + 1e-9)) {
-            const std::string why = ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
-            r.feedback += why;
-            r.feedback_without_expected += why;
+            r.feedback += ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
             r.mistake = "rows_not_normalised";
             r.mistake_name = find_mistake(r.mistake)->name;
             r.mistake_by_property = true;  // a diagnosis, not a recomputed method: no named-mistake credit
@@ -596,8 +548,69 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
         r.explained = !r.mistake.empty();
         seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder, own, r.own_rows, r.explained});
     }
-    apply_named_mistake_cost(out);
-    return out;
+
+    // A part whose answer is a matrix of the asked stage.
+    void matrix_part(const part_spec& p, const answer_value& a, part_result& r) {
+        const std::optional<matrix> expected = select_stage(right, p.stage, p.rows, p.cols);
+        if (!expected) {  // a lesson problem, not the student's
+            r.status = part_status::invalid;
+            r.feedback = "this part cannot be computed (stage " + p.stage + " is empty); tell your teacher";
+            return out.push_back(r);
+        }
+        read_result rr = read_matrix(a);
+        if (!rr.m) {
+            r.status = part_status::invalid;
+            r.feedback = rr.error;
+            return out.push_back(r);
+        }
+        const matrix got = as_taught(conform(*rr.m, *expected), *expected);
+        if (got.shape() != expected->shape()) return wrong_shape(p, got, *expected, r);
+        const closeness c = compare(got, *expected, p.tol);
+        if (c.all()) {
+            r.status = part_status::correct;
+            r.score = r.max;
+            r.feedback = "correct (" + std::to_string(c.total) + " of " + std::to_string(c.total) + " within " + p.tol.str() + ")";
+            out.push_back(r);
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, true});
+            return;
+        }
+        if (!carried(p, got, r)) partial(p, got, *expected, c, r);
+    }
+
+    void part(const part_spec& p, const answer_value* a) {
+        part_result r;
+        r.id = p.id;
+        r.what = p.stage;
+        r.max = p.points;
+        if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) return input_part(p, a, r);
+        if (is_unanswered(a)) {
+            r.status = part_status::unanswered;
+            r.feedback = "not answered";
+            return out.push_back(r);
+        }
+        r.where = a->where;
+        if (!input_problem.empty()) {
+            r.status = part_status::wrong;
+            std::string which;
+            for (const auto& [role, why] : input_problem) which += (which.empty() ? "" : ", ") + role;
+            r.feedback = "cannot be checked until your own " + which + " (asked above) are there with the asked shapes";
+            return out.push_back(r);
+        }
+        if (p.stage == sw::argmax()) return out.push_back(grade_argmax(p, *a, right, numbers, r));
+        matrix_part(p, *a, r);
+    }
+};
+
+}  // namespace
+
+std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
+                                             const answer_value* exercise_answer) {
+    numeric_grading g{x, numbers, numbers.inputs, {}, {}, {}, {}, true, {}};
+    if (x.setup.student_inputs) g.input_problem = read_own_inputs(x, exercise_answer, g.in);
+    g.right = compute_correct(g.in);
+    for (const auto& p : x.parts) g.part(p, part_answer(x, p, exercise_answer));
+    apply_named_mistake_cost(g.out);
+    return g.out;
 }
 
 }  // namespace attn::grade

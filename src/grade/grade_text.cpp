@@ -87,10 +87,10 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
                 r.mistake = m.id;
                 r.mistake_name = m.id;
             }
-            r.feedback += ": " + m.feedback;
+            r.feedback.full_only(": " + m.feedback);
             return;
         }
-    if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback += ": " + it->second;
+    if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback.full_only(": " + it->second);
 }
 
 // The part's id, kind and points, and "not answered" or the answer's location.
@@ -104,87 +104,66 @@ part_result open_part(const part_spec& p, const char* what, const answer_value* 
     return r;
 }
 
-}  // namespace
-
-part_result grade_shape_part(const exercise&, const part_spec& p, const answer_value* a) {
-    part_result r = open_part(p, "shape", a);
-    if (is_unanswered(a)) return r;
-    std::string text;
-    if (a->is_string()) {
-        text = a->text;
-    } else if (a->is_array()) {  // ["B", "n_tgt", "d_q"] or [2, 5, 4]
-        for (const auto& e : a->items) {
-            auto t = answer_text(e);
-            if (!t) {
-                r.status = part_status::invalid;
-                r.feedback = e.where.str() + ": a shape's axes are names or numbers, found " + type_name(e);
-                return r;
-            }
-            text += (text.empty() ? "" : " × ") + *t;
-        }
-    } else {
+// A shape answer as text: a string, or an array of axis names or numbers joined by ×.
+std::optional<std::string> shape_answer_text(const answer_value& a, part_result& r) {
+    if (a.is_string()) return a.text;
+    if (!a.is_array()) {
         r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": expected a shape such as \"B × n_tgt × d_q\", found " + type_name(*a);
-        return r;
+        r.feedback = a.where.str() + ": expected a shape such as \"B × n_tgt × d_q\", found " + type_name(a);
+        return std::nullopt;
     }
-    symbolic_shape got, want;
+    std::string text;  // ["B", "n_tgt", "d_q"] or [2, 5, 4]
+    for (const auto& e : a.items) {
+        auto t = answer_text(e);
+        if (!t) {
+            r.status = part_status::invalid;
+            r.feedback = e.where.str() + ": a shape's axes are names or numbers, found " + type_name(e);
+            return std::nullopt;
+        }
+        text += (text.empty() ? "" : " × ") + *t;
+    }
+    return text;
+}
+
+// The student's shape compared with the asked one; nullopt (r says why) when either
+// cannot be read or compared.
+std::optional<shape_comparison> compare_shape_answer(const part_spec& p, const answer_value& a, const std::string& text,
+                                                     part_result& r) {
+    r.status = part_status::invalid;
+    symbolic_shape want;
     try {
         want = parse_shape(p.answer);
     } catch (const std::exception& e) {
-        r.status = part_status::invalid;
         r.feedback = "the exercise's own answer does not parse (" + std::string(e.what()) + "); tell your teacher";
-        return r;
+        return std::nullopt;
     }
+    symbolic_shape got;
     try {
         got = parse_shape(text);
     } catch (const shape_parse_error& e) {
-        r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() + " (at character " +
+        r.feedback = a.where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() + " (at character " +
                      std::to_string(e.column) + ", found " + e.found + "); write axes like \"B × n_tgt × d_q\"";
-        return r;
+        return std::nullopt;
     } catch (const std::exception& e) {  // parses, but its arithmetic can't be done: 64-bit overflow, ÷ 0
-        r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() +
-                     "; write axes like \"B × n_tgt × d_q\"";
-        return r;
+        r.feedback = a.where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() + "; write axes like \"B × n_tgt × d_q\"";
+        return std::nullopt;
     }
-    shape_comparison c;
     try {
-        c = compare_shapes(want, got);
+        return compare_shapes(want, got);
     } catch (const std::exception& e) {  // e.g. 64-bit overflow while comparing with numbers
-        r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": cannot compare \"" + text + "\" with the asked shape: " + e.what();
-        return r;
+        r.feedback = a.where.str() + ": cannot compare \"" + text + "\" with the asked shape: " + e.what();
     }
-    if (c.verdict == shape_verdict::equal) {
-        r.status = part_status::correct;
-        r.score = r.max;
-        r.feedback = "correct: " + c.expected;
-        return r;
-    }
-    r.status = part_status::wrong;
-    for (const auto& m : p.mistakes) {
-        try {
-            if (compare_shapes(parse_shape(m.answer), got).verdict == shape_verdict::equal) {
-                r.mistake = m.id;
-                r.mistake_name = m.id;
-                r.feedback = "found " + c.actual + ": " + m.feedback;
-                r.feedback_without_expected = "found " + c.actual + ", not the asked shape";
-                return r;
-            }
-        } catch (const std::exception&) {
-        }
-    }
-    r.feedback = c.explain();
-    r.feedback_without_expected = "found " + c.actual + ", not the asked shape";  // the explanation names the expected one
-    auto has = [](const std::string& dim, const char* name) { return dim == name; };
+    return std::nullopt;
+}
+
+// A wrong shape named as a catalogued mistake, with the hint that goes with it.
+void name_shape_mistake(const shape_comparison& c, part_result& r) {
     switch (c.verdict) {
         case shape_verdict::permuted:
             r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
             r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
             if (c.last_two_swapped) {
                 r.feedback += "; rows are the queries, columns the keys (or the features)";
-                r.feedback_without_expected += "; rows are the queries, columns the keys (or the features)";
             }
             break;
         case shape_verdict::rank_differs:
@@ -194,19 +173,52 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
         case shape_verdict::dim_differs:
             r.mistake = "shape_wrong_dim";
             r.mistake_name = "a dimension differs";
-            if ((has(c.expected_dim, "n_src") && has(c.actual_dim, "n_tgt")) ||
-                (has(c.expected_dim, "n_tgt") && has(c.actual_dim, "n_src"))) {
+            if ((c.expected_dim == "n_src" && c.actual_dim == "n_tgt") || (c.expected_dim == "n_tgt" && c.actual_dim == "n_src")) {
                 r.mistake = "shape_wrong_sequence";
                 r.mistake_name = "source and target lengths confused";
-                r.feedback += "; queries come from the target (n_tgt), keys and values from the source (n_src)";
-            } else if (has(c.actual_dim, "d") && c.expected_dim.rfind("d_", 0) == 0) {
+                r.feedback.full_only("; queries come from the target (n_tgt), keys and values from the source (n_src)");
+            } else if (c.actual_dim == "d" && c.expected_dim.rfind("d_", 0) == 0) {
                 r.mistake = "shape_d_for_projection";
                 r.mistake_name = "d instead of the projected width";
-                r.feedback += "; the projections map the model width d to " + c.expected_dim;
+                r.feedback.full_only("; the projections map the model width d to " + c.expected_dim);
             }
             break;
         case shape_verdict::equal: break;
     }
+}
+
+}  // namespace
+
+part_result grade_shape_part(const exercise&, const part_spec& p, const answer_value* a) {
+    part_result r = open_part(p, "shape", a);
+    if (is_unanswered(a)) return r;
+    const auto text = shape_answer_text(*a, r);
+    if (!text) return r;
+    const auto c = compare_shape_answer(p, *a, *text, r);
+    if (!c) return r;
+    if (c->verdict == shape_verdict::equal) {
+        r.status = part_status::correct;
+        r.score = r.max;
+        r.feedback = "correct: " + c->expected;
+        return r;
+    }
+    r.status = part_status::wrong;
+    for (const auto& m : p.mistakes) {
+        try {
+            if (compare_shapes(parse_shape(m.answer), parse_shape(*text)).verdict == shape_verdict::equal) {
+                r.mistake = m.id;
+                r.mistake_name = m.id;
+                r.feedback = "found " + c->actual;
+                r.feedback.full_only(": " + m.feedback);
+                r.feedback.mistakes_only(", not the asked shape");
+                return r;
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    r.feedback.full_only(c->explain());  // names the expected shape
+    r.feedback.mistakes_only("found " + c->actual + ", not the asked shape");
+    name_shape_mistake(*c, r);
     return r;
 }
 
@@ -217,15 +229,18 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
     const std::string list = choice_list(x);
     if (!text) {
         r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": expected one of the choices (" + list + "), found " + type_name(*a);
-        r.feedback_without_expected = a->where.str() + ": expected one of the exercise's choices, found " + type_name(*a);
+        r.feedback = a->where.str() + ": expected one of ";
+        r.feedback.full_only("the choices (" + list + ")");
+        r.feedback.mistakes_only("the exercise's choices");
+        r.feedback += ", found " + type_name(*a);
         return r;
     }
     const std::optional<std::size_t> pick = find_choice(x, *text);
     if (!pick) {
         r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": \"" + *text + "\" is not one of the choices (" + list + ")";
-        r.feedback_without_expected = a->where.str() + ": \"" + *text + "\" is not one of the exercise's choices";
+        r.feedback = a->where.str() + ": \"" + *text + "\" is not one of ";
+        r.feedback.full_only("the choices (" + list + ")");
+        r.feedback.mistakes_only("the exercise's choices");
         return r;
     }
     const std::string& chosen = x.choices[*pick];
@@ -236,8 +251,7 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
         return r;
     }
     r.status = part_status::wrong;
-    r.feedback = "not " + chosen;
-    r.feedback_without_expected = r.feedback;  // the teacher's explanation below may name the right choice
+    r.feedback = "not " + chosen;  // the teacher's explanation below may name the right choice: full only
     explain_wrong_pick(x, p, chosen, r);
     return r;
 }
@@ -289,12 +303,10 @@ part_result grade_multi_part(const exercise& x, const part_spec& p, const answer
         missed ? std::to_string(missed) + " right choice" + (missed > 1 ? "s" : "") + " not picked" : "";
     for (const auto& w : wrong) {
         r.feedback += (r.feedback.empty() ? "" : "; ") + std::string("not ") + w;
-        r.feedback_without_expected += (r.feedback_without_expected.empty() ? "" : "; ") + std::string("not ") + w;
         explain_wrong_pick(x, p, w, r);  // the teacher's explanation may name a right choice
     }
     if (missed) {
         r.feedback += (r.feedback.empty() ? "" : "; ") + missed_words;
-        r.feedback_without_expected += (r.feedback_without_expected.empty() ? "" : "; ") + missed_words;
     }
     return r;
 }

@@ -51,13 +51,22 @@ std::optional<feedback_level> feedback_level_from(const std::string& word) {
     return std::nullopt;
 }
 
+std::string feedback_text::at(feedback_level level) const {
+    std::string out;
+    for (const auto& p : pieces)
+        if (level == feedback_level::full ? p.at_full : level == feedback_level::mistakes && p.at_mistakes) out += p.text;
+    return out;
+}
+
+bool feedback_text::empty() const {
+    for (const auto& p : pieces)
+        if (!p.text.empty()) return false;
+    return true;
+}
+
 std::string shown_feedback(const exercise_result& x, const part_result& p) {
-    switch (x.feedback) {
-        case feedback_level::full: return p.feedback;
-        case feedback_level::mistakes: return p.feedback_without_expected.empty() ? p.feedback : p.feedback_without_expected;
-        case feedback_level::score: return p.status == part_status::unanswered ? "not answered" : "";
-    }
-    return "";
+    if (x.feedback == feedback_level::score) return p.status == part_status::unanswered ? "not answered" : "";
+    return p.feedback.at(x.feedback);
 }
 
 bool shows_mistakes(const exercise_result& x) { return x.feedback != feedback_level::score; }

@@ -46,6 +46,8 @@ const mistake_record* find_mistake(const std::string& id);
 
 // Every form of every catalogued mistake that applies to these inputs.
 std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in);
+// The same, given the right values already computed for these inputs.
+std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in, const stage_values& right);
 
 // Order of the stages of one computation (raw 0 … output 4); -1 for other parts.
 int stage_rank(const std::string& stage);

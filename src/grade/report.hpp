@@ -29,13 +29,40 @@ enum class feedback_level { full, mistakes, score };
 const char* feedback_level_name(feedback_level l);
 std::optional<feedback_level> feedback_level_from(const std::string& word);  // nullopt: not a level
 
+// A part's feedback, built once: its sentences in order, each marked with the levels
+// that show it. Most show at both `full` and `mistakes`; a sentence naming an expected
+// value (a number, the asked shape, the teacher's note on a choice) is `full` only, and
+// its redacted form `mistakes` only. A level is a filter over the one list (`score`
+// shows none of it: shown_feedback).
+class feedback_text {
+public:
+    struct piece {
+        std::string text;
+        bool at_full = true, at_mistakes = true;
+    };
+    std::vector<piece> pieces;
+
+    feedback_text& operator=(std::string s) {
+        pieces.clear();
+        return *this += std::move(s);
+    }
+    feedback_text& operator+=(std::string s) {
+        pieces.push_back({std::move(s), true, true});
+        return *this;
+    }
+    void full_only(std::string s) { pieces.push_back({std::move(s), true, false}); }
+    void mistakes_only(std::string s) { pieces.push_back({std::move(s), false, true}); }
+    std::string at(feedback_level level) const;
+    std::string full() const { return at(feedback_level::full); }
+    bool empty() const;
+};
+
 struct part_result {
     std::string id;
     std::string what;            // "weights", "shape", "choice" ...
     double score = 0.0, max = 0.0;
     part_status status = part_status::unanswered;
-    std::string feedback;        // sentences for the student (full feedback)
-    std::string feedback_without_expected;  // the same with no expected value; "" = feedback has none
+    feedback_text feedback;      // sentences for the student, each at the levels that show it
     std::string mistake;         // catalogue or declared mistake id, "" when none was recognised
     std::string mistake_name;    // "no scaling"
     lessons::source_pos where;   // the student's answer in their file, when there is one
