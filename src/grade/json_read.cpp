@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "io/utf8.hpp"
@@ -63,92 +64,99 @@ struct json_parser {
         v.where = here();
         if (i >= s.size()) fail("expected a value, found the end of the file");
         const char c = s[i];
-        if (c == '{') {
-            v.kind = answer_value::type::table;
-            advance();
-            skip_space();
-            if (i < s.size() && s[i] == '}') {
-                advance();
-                return v;
-            }
-            std::vector<source_pos> key_at;  // [fields] where each key was written
-            for (;;) {
-                skip_space();
-                if (i >= s.size() || s[i] != '"') fail("expected a \"key\" in an object, found " + found());
-                const source_pos key_pos = here();
-                std::string key = string_body();
-                for (std::size_t k = 0; k < v.fields.size(); ++k)
-                    if (v.fields[k].first == key)
-                        throw submission_error("syntax", key_pos,
-                                               key_pos.str() + ": key \"" + key + "\" appears twice in one object (first at " +
-                                                   key_at[k].str() + "); keep one of them");
-                key_at.push_back(key_pos);
-                expect(':', "':' after an object key");
-                v.fields.emplace_back(std::move(key), value(depth + 1));
-                skip_space();
-                if (i < s.size() && s[i] == ',') {
-                    advance();
-                    continue;
-                }
-                expect('}', "',' or '}' in an object");
-                return v;
-            }
-        }
-        if (c == '[') {
-            v.kind = answer_value::type::array;
-            advance();
-            skip_space();
-            if (i < s.size() && s[i] == ']') {
-                advance();
-                return v;
-            }
-            for (;;) {
-                v.items.push_back(value(depth + 1));
-                skip_space();
-                if (i < s.size() && s[i] == ',') {
-                    advance();
-                    continue;
-                }
-                expect(']', "',' or ']' in an array");
-                return v;
-            }
-        }
+        if (c == '{') return object(std::move(v), depth);
+        if (c == '[') return array(std::move(v), depth);
         if (c == '"') {
             v.kind = answer_value::type::string;
             v.text = string_body();
             return v;
         }
-        // NaN, Infinity and -Infinity as Python's json module writes them (json.dump's
-        // default allow_nan=True): not standard JSON, but what students' code produces.
-        for (const auto& [word, value] : {std::pair<const char*, double>{"NaN", std::numeric_limits<double>::quiet_NaN()},
-                                          {"Infinity", std::numeric_limits<double>::infinity()},
-                                          {"-Infinity", -std::numeric_limits<double>::infinity()}}) {
-            const std::string w(word);
-            if (s.compare(i, w.size(), w) == 0) {
-                for (std::size_t k = 0; k < w.size(); ++k) advance();
-                v.kind = answer_value::type::number;
-                v.number = value;
-                return v;
-            }
-        }
+        if (word(v)) return v;
         if (c == '-' || (c >= '0' && c <= '9')) {
             v.kind = answer_value::type::number;
             v.number = number_body();
             return v;
         }
-        for (const char* word : {"true", "false", "null"}) {
-            const std::string w(word);
-            if (s.compare(i, w.size(), w) == 0) {
-                for (std::size_t k = 0; k < w.size(); ++k) advance();
-                if (w == "null") v.kind = answer_value::type::null;
-                else {
-                    v.kind = answer_value::type::boolean;
-                    v.flag = w == "true";
-                }
-                return v;
-            }
-        }
         fail("expected a value (number, string, array, object, true, false or null), found " + found());
+    }
+
+    answer_value object(answer_value v, int depth) {  // by value: returned by move
+        v.kind = answer_value::type::table;
+        advance();
+        skip_space();
+        if (i < s.size() && s[i] == '}') {
+            advance();
+            return v;
+        }
+        std::vector<source_pos> key_at;  // [fields] where each key was written
+        for (;;) {
+            skip_space();
+            if (i >= s.size() || s[i] != '"') fail("expected a \"key\" in an object, found " + found());
+            const source_pos key_pos = here();
+            std::string key = string_body();
+            for (std::size_t k = 0; k < v.fields.size(); ++k)
+                if (v.fields[k].first == key)
+                    throw submission_error("syntax", key_pos,
+                                           key_pos.str() + ": key \"" + key + "\" appears twice in one object (first at " +
+                                               key_at[k].str() + "); keep one of them");
+            key_at.push_back(key_pos);
+            expect(':', "':' after an object key");
+            v.fields.emplace_back(std::move(key), value(depth + 1));
+            skip_space();
+            if (i < s.size() && s[i] == ',') {
+                advance();
+                continue;
+            }
+            expect('}', "',' or '}' in an object");
+            return v;
+        }
+    }
+
+    answer_value array(answer_value v, int depth) {
+        v.kind = answer_value::type::array;
+        advance();
+        skip_space();
+        if (i < s.size() && s[i] == ']') {
+            advance();
+            return v;
+        }
+        for (;;) {
+            v.items.push_back(value(depth + 1));
+            skip_space();
+            if (i < s.size() && s[i] == ',') {
+                advance();
+                continue;
+            }
+            expect(']', "',' or ']' in an array");
+            return v;
+        }
+    }
+
+    // true, false, null, and NaN, Infinity and -Infinity as Python's json module writes
+    // them (json.dump's default allow_nan=True): not standard JSON, but what students'
+    // code produces. -Infinity is tried before a number's '-'.
+    bool word(answer_value& v) {
+        using t = answer_value::type;
+        const double inf = std::numeric_limits<double>::infinity();
+        struct literal {
+            const char* text;
+            t kind;
+            double number;
+            bool flag;
+        };
+        for (const literal& w : {literal{"NaN", t::number, std::numeric_limits<double>::quiet_NaN(), false},
+                                 literal{"Infinity", t::number, inf, false}, literal{"-Infinity", t::number, -inf, false},
+                                 literal{"true", t::boolean, 0.0, true}, literal{"false", t::boolean, 0.0, false},
+                                 literal{"null", t::null, 0.0, false}}) {
+            const std::string text(w.text);
+            if (s.compare(i, text.size(), text) != 0) continue;
+            for (std::size_t k = 0; k < text.size(); ++k) advance();
+            v.kind = w.kind;
+            if (w.kind == t::number) v.number = w.number;
+            if (w.kind == t::boolean) v.flag = w.flag;
+            return true;
+        }
+        return false;
     }
 
     double number_body() {

@@ -113,8 +113,11 @@ void add_extra_stages(const pipeline_inputs& in, stage_values& s) {
     }
 }
 
-void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_candidate>& out) {
-    if (in.grad_output) {
+namespace {
+
+// Lesson 15's backward pass: the three classic slips, each on top of the right gradients.
+void gradient_mistakes(const pipeline_inputs& in, std::vector<mistake_candidate>& out) {
+    {
         const attention_steps f = scaled_dot_product_attention(in.q, in.k, in.v, options_of(in));
         const attention_grads right = attention_backward(f, *in.grad_output);
         stage_values base = compute_correct(in);
@@ -153,6 +156,12 @@ void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_can
                            s});
         }
     }
+}
+
+}  // namespace
+
+void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_candidate>& out) {
+    if (in.grad_output) gradient_mistakes(in, out);
     if (in.tile) {
         out.push_back({"online_not_rescaled",
                        "the partial output o not multiplied by exp(m_old − m_new) when the running max grows",

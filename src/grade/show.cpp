@@ -151,11 +151,68 @@ std::string list_text(const exercise_set& set) {
     return out;
 }
 
+namespace {
+
+// The hand-out's numbers: who they are for, the input tables, the mask, bias, scale and
+// the lessons 15–19 extras.
+std::string numbers_text(const exercise& x, const exercise_numbers& n) {
+    const auto& s = x.setup;
+    const trace::style plain{false};
+    std::string out;
+    if (n.personal && n.student.empty())  // --seed: the teacher regenerating a variant
+        out += "\nNumbers from seed " + n.seed_hex() + " (" + n.parameters + "):\n";
+    else if (n.personal)
+        out += "\nYour numbers (student " + io::terminal_safe(n.student) + ", variant " + n.code + ", " + n.parameters + "):\n";
+    else if (n.practice)
+        out += "\nPRACTICE numbers (" + n.parameters + "): the same for everyone, for self-study; "
+               "not any class's numbers. Check your answers with `attn exercise check ANSWERS`.\n";
+    else
+        out += "\nNumbers: " + n.parameters + (x.variant.enabled ? " (give --student to get your own)" : "") + "\n";
+    auto table = [&](const std::string& name, const matrix& m, const std::vector<std::string>& rows, const std::string& side,
+                     const std::string& corner) {
+        out += "\n" + trace::render(trace::make_table(name, "rows: " + side + " · columns: dimensions", corner,
+                                                      names_or_index(rows, m.shape(0)),
+                                                      trace::dimension_labels(m.shape(1)), m, decimals_for(m)),
+                                    plain);
+    };
+    table(s.q_name, n.inputs.q, n.query_tokens, s.query_side, s.q_name);
+    table(s.k_name, n.inputs.k, n.key_tokens, s.key_side, s.k_name);
+    table(s.v_name, n.inputs.v, n.key_tokens, s.key_side, s.v_name);
+    if (n.inputs.encoder_q)
+        table("Q_enc, the encoder's own queries (for reference)", *n.inputs.encoder_q, n.key_tokens, "encoder tokens", "Q_enc");
+    if (n.inputs.grad_output) table("dL/dO, the gradient arriving at the output", *n.inputs.grad_output, n.query_tokens, s.query_side, "dO");
+    if (s.tile) out += "\nOnline softmax: " + std::to_string(*s.tile) + " keys per block, left to right.\n";
+    if (s.rope_base) out += "\nRotary positions: base " + trace::compact(*s.rope_base) + ", positions 0, 1, …; pair i = (d2i, d2i+1) turns by position · base^(−2i/d_k).\n";
+    if (s.window) out += "\nWindow: query i sees the keys j with |i − j| ≤ " + std::to_string(*s.window) + (s.window_causal ? " and j ≤ i" : "") + " (in the mask below).\n";
+    if (n.inputs.mask) {
+        out += "\nMask (rows: queries, columns: keys; 1 = may attend, 0 = blocked):\n";
+        for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
+            out += "  " + trace::pad_right(i < n.query_tokens.size() ? n.query_tokens[i] : std::to_string(i), 8);
+            for (std::size_t j = 0; j < n.inputs.mask->shape(1); ++j) out += (*n.inputs.mask)(i, j) ? " 1" : " 0";
+            out += "\n";
+        }
+    }
+    if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, decimals_for(*n.inputs.bias)), plain);
+    // An exercise that asks for the scale must not print it in its own hand-out.
+    bool asks_scale = false;
+    for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == sw::scale();
+    if (asks_scale)
+        out += "\nScale: what the raw scores are divided by is one of the parts below" +
+               std::string(s.softmax ? "" : "; no softmax") + ".\n";
+    else
+        out += "\nScale: " + (s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
+                                      : "divide the raw scores by √d_k = √" + std::to_string(n.inputs.q.shape(1)) + " = " +
+                                            trace::compact(std::sqrt(static_cast<double>(n.inputs.q.shape(1))))) +
+               (s.softmax ? "" : "; no softmax") + ".\n";
+    return out;
+}
+
+}  // namespace
+
 std::string show_text(const exercise& x, const variant_request& request) {
     std::string out = fmt::format("{} — {} (lesson {:02d}, {}, {})\n", x.id, x.title.empty() ? x.lesson_title : x.title,
                                   x.lesson, x.kind->name, points_words(x.points));
     out += "\n" + x.prompt + "\n";
-    const trace::style plain{false};
     if (x.kind->numbers) {
         const exercise_numbers n = numbers_for(x, request);
         const auto& s = x.setup;
@@ -163,51 +220,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
             out += "\nYou choose the numbers of " + s.q_name + ", " + s.k_name + " and " + s.v_name +
                    "; every later part is checked against your own choice.\n";
         } else {
-            if (n.personal && n.student.empty())  // --seed: the teacher regenerating a variant
-                out += "\nNumbers from seed " + n.seed_hex() + " (" + n.parameters + "):\n";
-            else if (n.personal)
-                out += "\nYour numbers (student " + io::terminal_safe(n.student) + ", variant " + n.code + ", " + n.parameters + "):\n";
-            else if (n.practice)
-                out += "\nPRACTICE numbers (" + n.parameters + "): the same for everyone, for self-study; "
-                       "not any class's numbers. Check your answers with `attn exercise check ANSWERS`.\n";
-            else
-                out += "\nNumbers: " + n.parameters + (x.variant.enabled ? " (give --student to get your own)" : "") + "\n";
-            auto table = [&](const std::string& name, const matrix& m, const std::vector<std::string>& rows, const std::string& side,
-                             const std::string& corner) {
-                out += "\n" + trace::render(trace::make_table(name, "rows: " + side + " · columns: dimensions", corner,
-                                                              names_or_index(rows, m.shape(0)),
-                                                              trace::dimension_labels(m.shape(1)), m, decimals_for(m)),
-                                            plain);
-            };
-            table(s.q_name, n.inputs.q, n.query_tokens, s.query_side, s.q_name);
-            table(s.k_name, n.inputs.k, n.key_tokens, s.key_side, s.k_name);
-            table(s.v_name, n.inputs.v, n.key_tokens, s.key_side, s.v_name);
-            if (n.inputs.encoder_q)
-                table("Q_enc, the encoder's own queries (for reference)", *n.inputs.encoder_q, n.key_tokens, "encoder tokens", "Q_enc");
-            if (n.inputs.grad_output) table("dL/dO, the gradient arriving at the output", *n.inputs.grad_output, n.query_tokens, s.query_side, "dO");
-            if (s.tile) out += "\nOnline softmax: " + std::to_string(*s.tile) + " keys per block, left to right.\n";
-            if (s.rope_base) out += "\nRotary positions: base " + trace::compact(*s.rope_base) + ", positions 0, 1, …; pair i = (d2i, d2i+1) turns by position · base^(−2i/d_k).\n";
-            if (s.window) out += "\nWindow: query i sees the keys j with |i − j| ≤ " + std::to_string(*s.window) + (s.window_causal ? " and j ≤ i" : "") + " (in the mask below).\n";
-            if (n.inputs.mask) {
-                out += "\nMask (rows: queries, columns: keys; 1 = may attend, 0 = blocked):\n";
-                for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
-                    out += "  " + trace::pad_right(i < n.query_tokens.size() ? n.query_tokens[i] : std::to_string(i), 8);
-                    for (std::size_t j = 0; j < n.inputs.mask->shape(1); ++j) out += (*n.inputs.mask)(i, j) ? " 1" : " 0";
-                    out += "\n";
-                }
-            }
-            if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, decimals_for(*n.inputs.bias)), plain);
-            // An exercise that asks for the scale must not print it in its own hand-out.
-            bool asks_scale = false;
-            for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == sw::scale();
-            if (asks_scale)
-                out += "\nScale: what the raw scores are divided by is one of the parts below" +
-                       std::string(s.softmax ? "" : "; no softmax") + ".\n";
-            else
-                out += "\nScale: " + (s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
-                                              : "divide the raw scores by √d_k = √" + std::to_string(n.inputs.q.shape(1)) + " = " +
-                                                    trace::compact(std::sqrt(static_cast<double>(n.inputs.q.shape(1))))) +
-                       (s.softmax ? "" : "; no softmax") + ".\n";
+            out += numbers_text(x, n);
         }
     } else if (!x.choices.empty()) {
         std::string c;
@@ -234,6 +247,47 @@ std::string show_text(const exercise& x, const variant_request& request) {
     return out;
 }
 
+namespace {
+
+// The numbers of a numeric exercise for show --format json: inputs, tokens, mask.
+nlohmann::json inputs_json(const exercise& x, const exercise_numbers& n) {
+    const auto& s = x.setup;
+    nlohmann::json in{{"attention", s.run_kind},
+                      {"student_inputs", s.student_inputs},
+                      {"softmax", s.softmax},
+                      {sw::scale(), s.scale ? nlohmann::json(*s.scale) : nlohmann::json(nullptr)},
+                      {"query_tokens", n.query_tokens},
+                      {"key_tokens", n.key_tokens},
+                      {"names", {s.q_name, s.k_name, s.v_name}}};
+    if (s.student_inputs) {
+        for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = {sh[0], sh[1]};
+    } else {
+        in[sw::q()] = matrix_json(n.inputs.q);
+        in[sw::k()] = matrix_json(n.inputs.k);
+        in[sw::v()] = matrix_json(n.inputs.v);
+        in["encoder_q"] = n.inputs.encoder_q ? matrix_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
+        in["bias"] = n.inputs.bias ? matrix_json(*n.inputs.bias) : nlohmann::json(nullptr);
+        if (n.inputs.grad_output) in["grad"] = matrix_json(*n.inputs.grad_output);  // lessons 15–19
+        if (s.tile) in["tile"] = *s.tile;
+        if (s.rope_base) in["rope"] = *s.rope_base;
+        if (s.window) in["window"] = *s.window;
+        if (n.inputs.mask) {
+            nlohmann::json m = nlohmann::json::array();
+            for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
+                nlohmann::json row = nlohmann::json::array();
+                for (std::size_t k = 0; k < n.inputs.mask->shape(1); ++k) row.push_back(static_cast<bool>((*n.inputs.mask)(i, k)));
+                m.push_back(row);
+            }
+            in["mask_attend"] = m;
+        } else {
+            in["mask_attend"] = nullptr;
+        }
+    }
+    return in;
+}
+
+}  // namespace
+
 nlohmann::json show_json(const exercise& x, const variant_request& request) {
     nlohmann::json j{{"id", x.id},
                      {"lesson", x.lesson},
@@ -246,7 +300,6 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
     if (x.kind->reviewed) j["reviewed_by_teacher"] = true;  // 0 points until reviewed
     if (x.kind->numbers) {
         const exercise_numbers n = numbers_for(x, request);
-        const auto& s = x.setup;
         j["student"] = n.student;
         j["numbers"] = {{"personal", n.personal}, {"practice", n.practice}, {"parameters", n.parameters}};
         if (!n.code.empty()) j["numbers"]["variant"] = n.code;
@@ -256,38 +309,7 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
                             {"values", x.variant.values},
                             {"range", {x.variant.lo, x.variant.hi}},
                             {"tie", x.variant.tie}};
-        nlohmann::json in{{"attention", s.run_kind},
-                          {"student_inputs", s.student_inputs},
-                          {"softmax", s.softmax},
-                          {sw::scale(), s.scale ? nlohmann::json(*s.scale) : nlohmann::json(nullptr)},
-                          {"query_tokens", n.query_tokens},
-                          {"key_tokens", n.key_tokens},
-                          {"names", {s.q_name, s.k_name, s.v_name}}};
-        if (s.student_inputs) {
-            for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = {sh[0], sh[1]};
-        } else {
-            in[sw::q()] = matrix_json(n.inputs.q);
-            in[sw::k()] = matrix_json(n.inputs.k);
-            in[sw::v()] = matrix_json(n.inputs.v);
-            in["encoder_q"] = n.inputs.encoder_q ? matrix_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
-            in["bias"] = n.inputs.bias ? matrix_json(*n.inputs.bias) : nlohmann::json(nullptr);
-            if (n.inputs.grad_output) in["grad"] = matrix_json(*n.inputs.grad_output);  // lessons 15–19
-            if (s.tile) in["tile"] = *s.tile;
-            if (s.rope_base) in["rope"] = *s.rope_base;
-            if (s.window) in["window"] = *s.window;
-            if (n.inputs.mask) {
-                nlohmann::json m = nlohmann::json::array();
-                for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
-                    nlohmann::json row = nlohmann::json::array();
-                    for (std::size_t k = 0; k < n.inputs.mask->shape(1); ++k) row.push_back(static_cast<bool>((*n.inputs.mask)(i, k)));
-                    m.push_back(row);
-                }
-                in["mask_attend"] = m;
-            } else {
-                in["mask_attend"] = nullptr;
-            }
-        }
-        j["inputs"] = in;
+        j["inputs"] = inputs_json(x, n);
     }
     j["parts"] = nlohmann::json::array();
     for (const auto& p : x.parts) {

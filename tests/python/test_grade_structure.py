@@ -6,6 +6,11 @@
 - No stage name literal in src/grade: stages are named through the tracer's vocabulary.
 - `attn exercise list` names only kinds the registry holds, and each registered
   kind is used by at least one lesson exercise.
+- No function in src/grade runs over 60 lines (a brace-matching scan of function
+  bodies, comments and literals blanked first), and src/grade stays within its line
+  budget.
+- The grader never walks back into a lesson's raw TOML (`document`): lessons hand it
+  typed exercises and runs that carry their options.
 """
 import os
 import re
@@ -78,6 +83,98 @@ for path in sources(os.path.join("src", "grade")):
             for word in literal.findall(code):
                 check(word not in vocabulary,
                       f"{os.path.relpath(path, src)}:{n}: the stage name \"{word}\" spelled in src/grade")
+
+
+# Functions: every body in src/grade at most 60 lines, counted from the line of its
+# opening brace to the line of its closing one. Comments, strings and character
+# literals are blanked first so their braces do not count.
+MAX_FUNCTION_LINES = 60
+
+
+def blank_comments_and_literals(text):
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif text.startswith('R"', i) and re.match(r'R"([^(\s]*)\(', text[i:]):
+            delim = re.match(r'R"([^(\s]*)\(', text[i:]).group(1)
+            j = text.find(")" + delim + '"', i)
+            j = n if j < 0 else j + len(delim) + 2
+        elif text[i] in "\"'":
+            j = i + 1
+            while j < n and text[j] != text[i] and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        else:
+            out.append(text[i])
+            i += 1
+            continue
+        out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        i = j
+    return "".join(out)
+
+
+SCOPE = re.compile(r"\b(namespace|struct|class|union|enum)\b[^()]*$")
+CONTROL = re.compile(r"^(if|for|while|switch|do|else|try|catch)\b")
+
+
+def function_bodies(text):
+    """(first line, lines) of each function body not nested in another function."""
+    code = blank_comments_and_literals(text)
+    stack, last, found = [], 0, []
+    for i, c in enumerate(code):
+        if c == "{":
+            head = " ".join(code[last:i].split())
+            kind = "other"
+            if not any(k == "body" for k, _ in stack):
+                if SCOPE.search(head) or head.startswith("extern"):
+                    kind = "scope"
+                elif head.endswith(")") or re.search(r"\)\s*(const|noexcept|override|final|\s)*$", head) or "->" in head.split(")")[-1]:
+                    if not CONTROL.match(head) and "=" not in head.split("(")[0]:
+                        kind = "body"
+            stack.append((kind, i))
+            last = i + 1
+        elif c == "}":
+            if stack:
+                kind, start = stack.pop()
+                if kind == "body":
+                    first = code.count("\n", 0, start) + 1
+                    found.append((first, code.count("\n", 0, i) + 2 - first))
+            last = i + 1
+        elif c == ";":
+            last = i + 1
+    return found
+
+
+sample = "namespace a {\nint f(int x) {\n    if (x) {\n        return \"}\";\n    }\n    return 0;\n}\nstruct s {\n    void g() const { h(); }\n};\n}\n"
+check(function_bodies(sample) == [(2, 6), (9, 1)], f"the function scan reads a sample wrong: {function_bodies(sample)}")
+scanned = 0
+for path in sources(os.path.join("src", "grade")):
+    with open(path, encoding="utf-8") as f:
+        bodies = function_bodies(f.read())
+    scanned += len(bodies)
+    for first, lines in bodies:
+        check(lines <= MAX_FUNCTION_LINES,
+              f"{os.path.relpath(path, src)}:{first}: a function of {lines} lines (at most {MAX_FUNCTION_LINES})")
+check(scanned > 300, f"the scan found only {scanned} functions in src/grade")
+
+# The line budget of src/grade (issue 20 aims at 5,000; the budget only ever goes down).
+GRADE_LINE_BUDGET = 7800
+grade_lines = sum(sum(1 for _ in open(p, encoding="utf-8")) for p in sources(os.path.join("src", "grade")))
+print(f"src/grade: {grade_lines} lines (budget {GRADE_LINE_BUDGET}, aim 5000), {scanned} functions")
+check(grade_lines <= GRADE_LINE_BUDGET, f"src/grade has {grade_lines} lines, over its budget of {GRADE_LINE_BUDGET}")
+
+# Lessons hand the grader typed exercises and runs with their options: no raw TOML.
+for path in sources(os.path.join("src", "grade")):
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            code = line.split("//", 1)[0]
+            check("document" not in code or "from_document" in code,
+                  f"{os.path.relpath(path, src)}:{n}: reads a lesson's raw TOML document")
 
 if failures:
     print(f"{len(failures)} failure(s)")
