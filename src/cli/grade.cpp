@@ -12,13 +12,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/grade_output.hpp"
 #include "cli/layout.hpp"
 #include "core/error.hpp"
 #include "cli/verbs.hpp"
 #include "grade/assignment.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
-#include "grade/output_file.hpp"
 #include "grade/report_format.hpp"
 #include "grade/reviews.hpp"
 #include "io/input_read.hpp"
@@ -115,7 +115,7 @@ grade::submission read_one(const std::string& path, const grade::read_limits& li
 }
 
 void write_or_print(const std::string& path, const std::string& text) {
-    grade::write_file_atomic(path, text);  // "-": standard output (io::output_writer)
+    write_file_atomic(path, text);  // "-": standard output (io::output_writer)
 }
 
 int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 0; }
@@ -160,7 +160,7 @@ int run_class(const grade_cli& o) {
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = io::is_stdout(o.gradebook) ? std::cerr : std::cout;
-    std::optional<grade::streamed_file> book, junit, json, sheet;
+    std::optional<streamed_file> book, junit, json, sheet;
     if (!o.histogram.empty() && !io::is_stdout(o.histogram))  // refused before the gradebook is written, not after
         io::output_writer(false, true).check_file(o.histogram);
     book.emplace(o.gradebook);

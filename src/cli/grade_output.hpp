@@ -1,6 +1,7 @@
-// grade/output_file.hpp — grade's report files through the one output writer
-// (io/output_writer.hpp): never over an input (a submission), a device, a FIFO or a
-// symlink; whole or not at all (temporary file + rename, removed on SIGINT/SIGTERM).
+// cli/grade_output.hpp — where `attn grade` writes its report files, through the one
+// output writer (io/output_writer.hpp): never over an input (a submission), a device, a
+// FIFO or a symlink; whole or not at all (temporary file + rename, removed on
+// SIGINT/SIGTERM). The grade floor only makes the texts (grade/report_format.hpp).
 #pragma once
 
 #include <memory>
@@ -10,7 +11,7 @@ namespace attn::io {
 class staged_file;
 }
 
-namespace attn::grade {
+namespace attn::cli {
 
 // Creates missing parent folders. Throws io::write_error naming the path on failure.
 // Path "-" writes to standard output.
@@ -34,4 +35,4 @@ private:
     std::unique_ptr<io::staged_file> staged_;  // null for standard output or error
 };
 
-}  // namespace attn::grade
+}  // namespace attn::cli

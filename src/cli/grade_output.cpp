@@ -1,12 +1,12 @@
-// grade/output_file.cpp — see output_file.hpp.
-#include "grade/output_file.hpp"
+// cli/grade_output.cpp — see grade_output.hpp.
+#include "cli/grade_output.hpp"
 
 #include <filesystem>
 #include <iostream>
 
 #include "io/output_writer.hpp"
 
-namespace attn::grade {
+namespace attn::cli {
 
 namespace fs = std::filesystem;
 
@@ -39,4 +39,4 @@ void streamed_file::commit() {
     std::cerr.flush();
 }
 
-}  // namespace attn::grade
+}  // namespace attn::cli
