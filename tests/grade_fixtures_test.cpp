@@ -74,8 +74,8 @@ TEST_CASE("each catalogued mistake is named in the feedback with the tolerance",
     for (const auto& x : r.exercises)
         if (x.id == exercise) CHECK(x.score == Approx(score));
     if (p->what != "shape" && p->what != "choice" && p->what != "short") {
-        CHECK_THAT(p->feedback, Catch::Contains("rtol") && Catch::Contains("atol"));
-        CHECK_THAT(p->feedback, Catch::Contains(p->mistake_name));
+        CHECK_THAT(p->feedback.full(), Catch::Contains("rtol") && Catch::Contains("atol"));
+        CHECK_THAT(p->feedback.full(), Catch::Contains(p->mistake_name));
     }
 }
 
@@ -83,7 +83,7 @@ TEST_CASE("the no-scaling feedback says what was left out, with the number", "[g
     const grade_report r = grade_fixture("mistake-no_scaling.toml");
     const part_result* p = find_part(r, "04-cross-the", "weights");
     REQUIRE(p);
-    CHECK_THAT(p->feedback, Catch::Contains("softmax(Q Kᵀ) without dividing by √d_k = 2"));
+    CHECK_THAT(p->feedback.full(), Catch::Contains("softmax(Q Kᵀ) without dividing by √d_k = 2"));
     // The raw scores were right: a correct part is never given a mistake.
     CHECK(find_part(r, "04-cross-the", "raw")->mistake.empty());
     CHECK(find_part(r, "04-cross-the", "raw")->status == part_status::correct);
@@ -93,7 +93,7 @@ TEST_CASE("partial credit per entry, and an error carried forward is counted onc
     const grade_report r = grade_fixture("partial.toml");
     CHECK(find_part(r, "04-cross-the", "raw")->status == part_status::partial);
     CHECK(find_part(r, "04-cross-the", "raw")->score == Approx(0.8));  // 4 of 5 entries
-    CHECK_THAT(find_part(r, "04-cross-the", "raw")->feedback, Catch::Contains("row 'The', column 'cat', expected 2.3000, found 2.4000"));
+    CHECK_THAT(find_part(r, "04-cross-the", "raw")->feedback.full(), Catch::Contains("row 'The', column 'cat', expected 2.3000, found 2.4000"));
     CHECK(find_part(r, "04-cross-the", "scaled")->status == part_status::carried);
     CHECK(find_part(r, "04-cross-the", "scaled")->score == Approx(0.5));  // carried credit is 50%
     CHECK(find_part(r, "04-cross-the", "weights")->status == part_status::correct);
@@ -125,10 +125,10 @@ TEST_CASE("an answer of the wrong kind is invalid with its location, the rest is
     const part_result* p = find_part(ragged, "04-cross-weights", "answer");
     REQUIRE(p);
     CHECK(p->status == part_status::invalid);
-    CHECK_THAT(p->feedback, Catch::Contains("ragged.toml:2:38") && Catch::Contains("row 1 has 2 entries"));
+    CHECK_THAT(p->feedback.full(), Catch::Contains("ragged.toml:2:38") && Catch::Contains("row 1 has 2 entries"));
     const grade_report typed = grade_fixture("malformed/wrong-type.json");
     CHECK(find_part(typed, "04-cross-the", "weights")->status == part_status::invalid);
-    CHECK_THAT(find_part(typed, "04-cross-the", "weights")->feedback, Catch::Contains("wrong-type.json:1:30"));
+    CHECK_THAT(find_part(typed, "04-cross-the", "weights")->feedback.full(), Catch::Contains("wrong-type.json:1:30"));
     const grade_report unknown = grade_fixture("malformed/unknown.toml");
     CHECK(unknown.score == 1.0);
     REQUIRE(unknown.notes.size() == 2);
