@@ -283,7 +283,9 @@ TEST_CASE("the review sheet's max is the assignment's points for the part, and -
                              " --secret-file " + shell_quote(fixtures + "course.secret") + " --assignment " +
                              shell_quote((dir / "a.toml").string());
     int code = -1;
-    run_command(base + " --review-sheet " + shell_quote((dir / "sheet.csv").string()) + " >/dev/null 2>&1", &code);
+    run_command(base + " --review-sheet " + shell_quote((dir / "sheet.csv").string()) + " --gradebook " +
+                    shell_quote((dir / "book.csv").string()) + " >/dev/null 2>&1",  // never the default ./gradebook.csv
+                &code);
     REQUIRE(code == 0);
     std::string filled = read_file((dir / "sheet.csv").string());
     REQUIRE_THAT(filled, Catch::Contains("ana,09-data-dependent,answer,4,,"));  // out of the assignment's 4, not the lesson's 1
@@ -301,7 +303,7 @@ TEST_CASE("the review sheet's max is the assignment's points for the part, and -
     CHECK(total["ben"] == "4");
     // Beyond the assignment's points is out of range, with its place.
     std::ofstream(dir / "bad.csv") << "student,exercise,part,max,points\nana,09-data-dependent,answer,4,5\n";
-    const std::string out = run_command(base + " --reviews " + shell_quote((dir / "bad.csv").string()) + " 2>&1", &code);
+    const std::string out = run_command(base + " --reviews " + shell_quote((dir / "bad.csv").string()) + " --gradebook - 2>&1", &code);
     CHECK(code == 2);
     CHECK_THAT(out, Catch::Contains("bad.csv:2:32: points must be a number from 0 to 4"));
     fs::remove_all(dir);
