@@ -386,7 +386,7 @@ std::string step_axis(std::size_t steps, std::size_t cols) {
 }
 
 // The loss of every step as columns on a log scale: each column the mean over its
-// share of the steps, each row a factor of ten (or less, for a narrow range).
+// share of the steps, each row a factor of √10 (ten when the range spans over five decades).
 std::string show_loss_curve(const lesson&, const show_item& item, const trace::style& st) {
     const std::vector<double> losses = need_losses(item);
     const std::size_t cols = std::min<std::size_t>(losses.size(), std::max<std::size_t>(20, std::min<std::size_t>(60, st.width - 12)));
@@ -402,11 +402,15 @@ std::string show_loss_curve(const lesson&, const show_item& item, const trace::s
         if (std::isfinite(v)) low = std::min(low, v);
     const double top = std::ceil(*std::max_element(y.begin(), y.end()));
     const double bottom = std::min(top - 1, std::floor(low));
-    const std::size_t rows = static_cast<std::size_t>(top - bottom) * 2;  // two rows a decade
+    // Two rows a decade while the chart fits a 24-row terminal with its text, one beyond.
+    const std::size_t decades = static_cast<std::size_t>(top - bottom);
+    const std::size_t per_decade = decades <= 5 ? 2 : 1;
+    const std::size_t rows = decades * per_decade;
     std::string out = opt_string(item, "title", "Training loss, every step (log scale)") + "\n";
     for (std::size_t r = 0; r < rows; ++r) {
         const double level = top - (static_cast<double>(r) + 0.5) * (top - bottom) / static_cast<double>(rows);
-        const std::string axis = r % 2 == 0 ? fmt::format("{:>8} ┤", trace::fixed(std::pow(10.0, top - r / 2.0), std::max(0, -static_cast<int>(top - r / 2.0)))) : std::string(8, ' ') + " │";
+        const double power = top - static_cast<double>(r / per_decade);  // the decade this row starts
+        const std::string axis = r % per_decade == 0 ? fmt::format("{:>8} ┤", trace::fixed(std::pow(10.0, power), std::max(0, -static_cast<int>(power)))) : std::string(8, ' ') + " │";
         std::string line = axis;
         for (double v : y) line += v >= level ? "█" : " ";
         out += rtrim(line) + "\n";
