@@ -49,6 +49,15 @@ TEST_CASE("compact prints input numbers as a teacher writes them", "[trace]") {
     CHECK(bracketed({1.2, 0.0, 1.1, 0.0}) == "[1.2, 0.0, 1.1, 0.0]");
 }
 
+TEST_CASE("a dot product is written term by term with negatives in parentheses", "[trace]") {
+    CHECK(product_term(1.0, -0.5) == "1.0×(-0.5)");
+    CHECK(product_term(-0.5, 0.5) == "-0.5×0.5");
+    CHECK(product_term(1.0, -0.0) == "1.0×0.0");
+    CHECK(sum_of_terms({product_term(1.0, 1.0), product_term(-0.5, -0.5)}) == "1.0×1.0 - 0.5×(-0.5)");
+    CHECK(sum_of_terms({product_term(-1.0, 2.0), "…", product_term(3.0, 1.0)}) == "-1.0×2.0 + … + 3.0×1.0");
+    CHECK(sum_of_terms({}).empty());
+}
+
 TEST_CASE("display width counts Hangul as two columns", "[trace]") {
     CHECK(display_width("cat") == 3);
     CHECK(display_width("고양이가") == 8);

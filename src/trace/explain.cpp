@@ -30,15 +30,12 @@ std::string row_text(const matrix& m, std::size_t row, int decimals, const style
     return "[" + out + "] (" + std::to_string(m.shape(1)) + " values)";
 }
 
-// q·k term by term: "1.2×0.0 + 0.0×1.0 + …", by its ends when long (the
+// q·k term by term: "1.2×0.0 - 0.5×(-1.0) + …", by its ends when long (the
 // count is on the key's line: "(512 values)").
 std::string dot_terms(const attention_steps& s, std::size_t i, std::size_t j, const style& st) {
     std::vector<std::string> terms;
-    for (std::size_t d = 0; d < s.d_k(); ++d) terms.push_back(compact(s.q(i, d)) + "×" + compact(s.k(j, d)));
-    const auto shown = elide_items(terms, 3, 1, st.full || s.d_k() <= 8);
-    std::string out;
-    for (const auto& t : shown) out += (out.empty() ? "" : " + ") + t;
-    return out;
+    for (std::size_t d = 0; d < s.d_k(); ++d) terms.push_back(product_term(s.q(i, d), s.k(j, d)));
+    return sum_of_terms(elide_items(terms, 3, 1, st.full || s.d_k() <= 8));
 }
 
 constexpr std::size_t gap = static_cast<std::size_t>(-1);

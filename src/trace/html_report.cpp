@@ -64,8 +64,9 @@ std::string cell_computation(const attention_steps& s, const run_labels& l, std:
                              double row_sum, bool has_bias) {
     const std::string& qt = l.query_tokens[i];
     const std::string& kt = l.key_tokens[j];
-    std::string terms;
-    for (std::size_t d = 0; d < s.d_k(); ++d) terms += (d ? " + " : "") + compact(s.q(i, d)) + "×" + compact(s.k(j, d));
+    std::vector<std::string> products;  // [d_k] every term of q·k
+    for (std::size_t d = 0; d < s.d_k(); ++d) products.push_back(product_term(s.q(i, d), s.k(j, d)));
+    const std::string terms = sum_of_terms(products);
     std::string out = "query '" + qt + "' → key '" + kt + "'\n";
     out += "q·k = " + terms + " = " + fixed(s.scores_raw(i, j), 4) + "\n";
     out += "scaled: " + fixed(s.scores_raw(i, j), 4) + " ÷ " + compact(s.scale, 6) + " = " + fixed(s.scores_scaled(i, j), 4) + "\n";

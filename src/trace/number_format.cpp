@@ -47,4 +47,19 @@ std::string bracketed_row(const matrix& m, std::size_t row, int decimals) {
     return bracketed(values, decimals);
 }
 
+std::string product_term(double a, double b) {
+    const std::string right = compact(b);
+    return compact(a) + "×" + (right[0] == '-' ? "(" + right + ")" : right);
+}
+
+std::string sum_of_terms(const std::vector<std::string>& terms) {
+    std::string out;
+    for (const std::string& t : terms) {
+        if (out.empty()) out = t;
+        else if (t[0] == '-') out += " - " + t.substr(1);
+        else out += " + " + t;
+    }
+    return out;
+}
+
 }  // namespace attn::trace

@@ -24,4 +24,11 @@ std::string compact(double value, int max_decimals = 4);
 std::string bracketed(const std::vector<double>& values, int decimals = -1);
 std::string bracketed_row(const matrix& m, std::size_t row, int decimals = -1);
 
+// One product of a dot product as a person writes it: "1.0×0.5", "1.0×(-0.5)".
+std::string product_term(double a, double b);
+
+// Terms joined into a sum, a leading minus becoming the operator:
+// {"1.0×1.0", "-0.5×(-0.5)", "…"} → "1.0×1.0 - 0.5×(-0.5) + …".
+std::string sum_of_terms(const std::vector<std::string>& terms);
+
 }  // namespace attn::trace
