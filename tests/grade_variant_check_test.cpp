@@ -54,6 +54,8 @@ TEST_CASE("100,000 students per varied exercise: every applicable mistake change
             failed += n.distinguishable ? 0 : 1;
         }
         CHECK(failed == 0);
-        CHECK(redrawn < students / 10);  // a redraw is the exception, not the rule
+        // A redraw is the exception, not the rule: at most 11.9% (19-window-1, whose query sees two keys that
+        // tie, making uniform weights right, on about 7% of draws: tests/python/test_grade_class_placeholders.py).
+        CHECK(redrawn < students * 3 / 20);
     }
 }

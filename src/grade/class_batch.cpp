@@ -86,8 +86,7 @@ void make_paths_relative(grade_report& r, const std::string& dir) {
 
 namespace {
 
-// A text cell: never a formula (io::spreadsheet_safe: = + - @ TAB CR), never a control
-// character (the gradebook may go to a terminal with --gradebook -).
+// A text cell: never a formula (= + - @ TAB CR), never a control character (io/csv_cell.hpp).
 std::string csv_cell(const std::string& raw) { return io::csv_text_cell(raw); }
 
 struct entry {
@@ -95,8 +94,6 @@ struct entry {
     std::string path;
     std::string name;     // as listed
 };
-
-std::string quoted_name(const std::string& name) { return "'" + name + "'"; }
 
 // The one-submission guess "ID: … (someone else's numbers?)" of each exercise a copy
 // match explains (grader.cpp writes it without a class to compare with).
@@ -139,10 +136,6 @@ void tally(class_result& out, const grade_report& r) {
             }
     for (const auto& id : mine) ++out.mistakes[id].students;
 }
-
-}  // namespace
-
-namespace {
 
 // Every entry of the folder, grouped by the student id its name normalises to (ana.toml,
 // "ANA .toml" and ana/ are one student), in id order, each group in name order.
@@ -239,7 +232,7 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
     std::string list;
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto& r = all[i].report;
-        list += (list.empty() ? "" : ", ") + quoted_name(files[i].name) + " (" +
+        list += std::string(list.empty() ? "" : ", ") + "'" + files[i].name + "' (" +
                 (i == best ? "counted, " : "not counted, ") +
                 (r.gradable ? points_str(r.score) + "/" + points_str(r.max) : "not gradable: " + r.reason_word) + ")";
     }

@@ -21,13 +21,19 @@ namespace sw = stage_word;
 
 namespace {
 
-// The public key of the practice variants: anyone may compute them, which is the point.
-const char* practice_key_text = "attn practice variants (public, not a course secret)";
-
 std::string trim(const std::string& s, const char* ws) {
     const auto b = s.find_first_not_of(ws);
     if (b == std::string::npos) return "";
     return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+// Refuses a secret that is guessable, unless the teacher accepts the risk (secret.hpp).
+std::string checked_secret(std::string s, const std::string& from, bool guessable_ok) {
+    const char* env = std::getenv("ATTN_ALLOW_GUESSABLE_SECRET");
+    if (s.empty() || guessable_ok || (env && std::string(env) == "1")) return s;
+    const std::string why = secret_weakness(s);
+    if (!why.empty()) throw variant_error(from + ": " + why);
+    return s;
 }
 
 }  // namespace
@@ -41,19 +47,6 @@ std::string exercise_numbers::seed_hex() const {
 std::string secret_from_text(const std::string& text) {
     return trim(text.substr(0, text.find('\n')), " \t\r\n");
 }
-
-namespace {
-
-// Refuses a secret that is guessable, unless the teacher accepts the risk (secret.hpp).
-std::string checked_secret(std::string s, const std::string& from, bool guessable_ok) {
-    const char* env = std::getenv("ATTN_ALLOW_GUESSABLE_SECRET");
-    if (s.empty() || guessable_ok || (env && std::string(env) == "1")) return s;
-    const std::string why = secret_weakness(s);
-    if (!why.empty()) throw variant_error(from + ": " + why);
-    return s;
-}
-
-}  // namespace
 
 std::string course_secret(const std::string& secret_file, bool guessable_ok) {
     if (!secret_file.empty()) {
@@ -92,8 +85,9 @@ std::string variant_code(const std::string& secret, const std::string& student, 
     return base32(keyed_hash(course_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
 }
 
-std::uint64_t practice_seed(const std::string& exercise_id) {
-    return first_u64(keyed_hash(course_key(practice_key_text), {"attn-practice-seed-v2", exercise_id}));
+std::uint64_t practice_seed(const std::string& exercise_id) {  // a public key: anyone may compute them, which is the point
+    const char* practice_key = "attn practice variants (public, not a course secret)";
+    return first_u64(keyed_hash(course_key(practice_key), {"attn-practice-seed-v2", exercise_id}));
 }
 
 namespace {
@@ -118,23 +112,13 @@ void redraw(matrix& m, prng& rng, const variant_spec& v) {
 
 void lesson_inputs(const exercise& x, exercise_numbers& n) {
     const numeric_setup& s = x.setup;
-    n.inputs.q = s.q;
-    n.inputs.k = s.k;
-    n.inputs.v = s.v;
-    n.inputs.encoder_q = s.encoder_q;
-    n.inputs.mask = s.mask;
-    n.inputs.bias = s.bias;
-    n.inputs.masked_fill = s.masked_fill;
-    n.inputs.scale = s.scale;
-    n.inputs.softmax = s.softmax;
-    n.inputs.cross = s.run_kind == "cross";
-    n.inputs.grad_output = s.grad_output;  // lessons 15–19
-    n.inputs.tile = s.tile;
-    n.inputs.rope_base = s.rope_base;
-    n.inputs.window = s.window;
-    n.inputs.window_causal = s.window_causal;
-    n.query_tokens = s.query_tokens;
-    n.key_tokens = s.key_tokens;
+    pipeline_inputs& in = n.inputs;
+    in.q = s.q, in.k = s.k, in.v = s.v, in.encoder_q = s.encoder_q;
+    in.mask = s.mask, in.bias = s.bias, in.masked_fill = s.masked_fill, in.scale = s.scale, in.softmax = s.softmax;
+    in.cross = s.run_kind == "cross";
+    in.grad_output = s.grad_output, in.tile = s.tile, in.rope_base = s.rope_base;  // lessons 15–19
+    in.window = s.window, in.window_causal = s.window_causal;
+    n.query_tokens = s.query_tokens, n.key_tokens = s.key_tokens;
 }
 
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
@@ -160,7 +144,8 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
             ++n.redraws;
             continue;
         }
-        n.distinguishable = known ? known->distinguishable : every_mistake_distinguishable(x, n.inputs);
+        n.distinguishable = known ? known->distinguishable
+                                  : every_mistake_distinguishable(x, n.inputs) && !placeholder_right(x, n.inputs);
         if (attempt >= 63 || n.distinguishable || known) return;
         ++n.redraws;
     }

@@ -2,6 +2,7 @@
 #include "grade/variant_check.hpp"
 
 #include "grade/mistakes.hpp"
+#include "grade/stage_words.hpp"
 
 namespace attn::grade {
 
@@ -22,7 +23,84 @@ std::vector<std::size_t> changed_rows(const part_spec& p, const std::vector<bool
     return keep;
 }
 
+bool sees(const pipeline_inputs& in, std::size_t i, std::size_t j) { return !in.mask || (*in.mask)(i, j); }
+
+std::size_t visible_keys(const pipeline_inputs& in, std::size_t i) {
+    std::size_t n = 0;
+    for (std::size_t j = 0; j < in.k.shape(0); ++j) n += sees(in, i, j) ? 1 : 0;
+    return n;
+}
+
+// Uniform weights ([n_q, n_k]) or the mean of V ([n_q, d_v]), over every key or the visible ones.
+matrix average(const pipeline_inputs& in, bool of_v, bool only_visible) {
+    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
+    matrix g({n_q, of_v ? in.v.shape(1) : n_k}, 0.0);  // [n_q, n_k or d_v]
+    for (std::size_t i = 0; i < n_q; ++i)
+        for (std::size_t j = 0; j < n_k; ++j)
+            for (std::size_t c = 0; c < g.shape(1) && (!only_visible || sees(in, i, j)); ++c)
+                g(i, c) += (of_v ? in.v(j, c) : double(j == c)) / double(only_visible ? visible_keys(in, i) : n_k);
+    return g;
+}
+
+// Every answer written without computing, at the stage's full shape (full).
+std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
+                                                    const pipeline_inputs& in) {
+    std::vector<std::pair<std::string, matrix>> out{{"zeros", matrix(full.shape(), 0.0)}, {"the lesson's numbers", lesson}};
+    for (bool visible : {false, true}) {
+        if (stage == stage_word::weights()) out.push_back({"uniform weights", average(in, false, visible)});
+        if (stage == stage_word::output()) out.push_back({"the mean of V", average(in, true, visible)});
+    }
+    for (const auto* m : {&in.q, &in.k, &in.v, in.encoder_q ? &*in.encoder_q : nullptr})
+        if (m && m->shape() == full.shape()) out.push_back({"an input copied", *m});
+    return out;
+}
+
+// The rows of a part the numbers decide: a row equal to the lesson's is the same for every
+// draw, and so is a weights or output row that sees one key or none.
+std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, const matrix& lesson, const pipeline_inputs& in) {
+    const bool per_query = p.stage == stage_word::weights() || p.stage == stage_word::output();
+    std::vector<std::size_t> rows;
+    for (std::size_t r : all_or(p.rows, full.shape(0))) {
+        if (r >= full.shape(0) || (per_query && visible_keys(in, r) < 2)) continue;
+        bool same = true;
+        for (std::size_t c = 0; c < full.shape(1) && same; ++c) same = full(r, c) == lesson(r, c);
+        if (!same) rows.push_back(r);
+    }
+    return rows;
+}
+
+// m's rows × cols (empty: every column); nullopt when a column is outside m.
+std::optional<matrix> slice(const matrix& m, const std::vector<std::size_t>& rows, const std::vector<std::size_t>& cols) {
+    const auto c = all_or(cols, m.shape(1));
+    matrix out({rows.size(), c.size()});  // [rows, cols]
+    for (std::size_t b = 0; b < c.size(); ++b) {
+        if (c[b] >= m.shape(1)) return std::nullopt;
+        for (std::size_t a = 0; a < rows.size(); ++a) out(a, b) = m(rows[a], c[b]);
+    }
+    return out;
+}
+
 }  // namespace
+
+bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which) {
+    if (!x.kind->numbers || x.setup.student_inputs || !x.variant.enabled) return false;
+    pipeline_inputs seeds = in;  // the lesson's own numbers in every role a variant draws
+    seeds.q = x.setup.q, seeds.k = x.setup.k, seeds.v = x.setup.v, seeds.encoder_q = x.setup.encoder_q;
+    const stage_values right = compute_correct(in), lesson = compute_correct(seeds);
+    for (const auto& p : x.parts) {
+        const auto full = select_stage(right, p.stage, {}, {}), same = select_stage(lesson, p.stage, {}, {});
+        if (stage_word::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
+        const auto rows = decided_rows(p, *full, *same, in);
+        const auto want = slice(*full, rows, p.cols);
+        if (rows.empty() || !want) continue;
+        for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in))
+            if (all_close(*slice(g, rows, p.cols), *want, p.tol, true)) {
+                if (which) *which = p.id + ": " + strategy;
+                return true;
+            }
+    }
+    return false;
+}
 
 bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in, std::string* which) {
     if (!x.kind->numbers || x.setup.student_inputs) return true;

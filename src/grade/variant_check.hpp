@@ -1,8 +1,12 @@
 // grade/variant_check.hpp — is a drawn variant good for grading? Every catalogued
 // mistake that applies must change the exercise's answer beyond the tolerance, or a
 // wrong method could score full marks by coincidence (a Q_enc row equal to the Q_dec
-// row made "queries from the encoder" score 100%). The variant generator redraws
-// until this holds (variant.cpp).
+// row made "queries from the encoder" score 100%). And no placeholder may be right:
+// zeros, uniform weights or the mean of V (over every key or the visible ones), Q, K, V
+// or the encoder's Q copied where the part's stage has that shape, or the answer on the
+// lesson's own numbers (the example the lesson prints); before this, one of those was
+// right on 8.4% of 03-causal-cat's variants and 6% of 19-window-1's. The variant
+// generator redraws, from the student's seeded stream, until both hold (variant.cpp).
 #pragma once
 
 #include <string>
@@ -16,5 +20,11 @@ namespace attn::grade {
 // of x at or after the mistake's first stage, on the rows it changes, differs from
 // the right answer beyond that part's tolerance. `which` gets the first offender's id.
 bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in, std::string* which = nullptr);
+
+// True when a placeholder is right, within the part's tolerance, on every entry of some
+// part of x that the numbers decide (a row equal to the lesson's is the same for every
+// draw, and so is a weights or output row that sees one key or none); `which` gets
+// "part id: strategy". tests/python/test_grade_class_placeholders.py checks it.
+bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which = nullptr);
 
 }  // namespace attn::grade

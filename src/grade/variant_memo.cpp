@@ -9,11 +9,7 @@
 
 namespace attn::grade {
 
-namespace {
-
-constexpr std::uint8_t not_distinguishable = 0x80;
-
-}  // namespace
+constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
 
 void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students) {
     if (secret.empty() || !x.variant.enabled) return;
