@@ -3,12 +3,10 @@
 #include "core/error.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 #include "grade/copies.hpp"
 #include "grade/limits.hpp"
@@ -95,6 +93,20 @@ struct entry {
     std::string name;     // as listed
 };
 
+// The folder's entries by student, in about 70 bytes each (paths and shown names made when read).
+struct roster {
+    std::string dir;
+    std::vector<std::string> ids;      // [students] normalised, in id order
+    std::vector<std::uint32_t> first;  // [students + 1] each student's first entry in files
+    std::vector<std::string> files;    // [entries] file or folder names in the folder
+    std::vector<entry> of(std::size_t s) const {
+        std::vector<entry> out;
+        for (std::size_t f = first[s]; f < first[s + 1]; ++f)
+            out.push_back({ids[s], (fs::path(dir) / files[f]).string(), printable(files[f])});
+        return out;
+    }
+};
+
 // The one-submission guess "ID: … (someone else's numbers?)" of each exercise a copy
 // match explains (grader.cpp writes it without a class to compare with).
 void drop_guesses(std::vector<std::string>& flags, const std::vector<std::string>& exercises) {
@@ -139,34 +151,37 @@ void tally(class_result& out, const grade_report& r) {
 
 // Every entry of the folder, grouped by the student id its name normalises to (ana.toml,
 // "ANA .toml" and ana/ are one student), in id order, each group in name order.
-std::vector<std::vector<entry>> list_students(const std::string& dir) {
+roster list_students(const std::string& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw attn::error(dir + ": not a folder (--class takes the folder of submissions)");
-    std::vector<entry> entries;  // names only: the submissions are read one at a time later
+    std::vector<entry> entries;  // path holds the bare name here: the submissions are read one at a time later
     for (const auto& e : fs::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
+        std::string name = e.path().filename().string();
         if (name.empty() || name[0] == '.') continue;
-        const auto st = e.symlink_status(ec);
-        const std::string id = fs::is_directory(st) ? name : e.path().stem().string();
-        entries.push_back({normalize_student_id(printable(id)), e.path().string(), printable(name)});
+        const std::string id = fs::is_directory(e.symlink_status(ec)) ? name : e.path().stem().string();
+        entries.push_back({normalize_student_id(printable(id)), name, printable(name)});
     }
     if (ec) throw attn::error(dir + ": cannot list the folder (" + ec.message() + ")");
     std::sort(entries.begin(), entries.end(),
               [](const entry& a, const entry& b) { return a.student != b.student ? a.student < b.student : a.name < b.name; });
-    std::vector<std::vector<entry>> groups;
+    roster r{dir, {}, {}, {}};
+    r.files.reserve(entries.size());
     for (auto& en : entries) {
-        if (groups.empty() || groups.back().front().student != en.student) groups.emplace_back();
-        groups.back().push_back(std::move(en));
+        if (r.ids.empty() || r.ids.back() != en.student) {
+            r.ids.push_back(std::move(en.student));
+            r.first.push_back(static_cast<std::uint32_t>(r.files.size()));
+        }
+        r.files.push_back(std::move(en.path));
     }
-    return groups;
+    r.first.push_back(static_cast<std::uint32_t>(r.files.size()));
+    return r;
 }
 
 // Every exercise anyone answered, in lesson order (a first, light pass).
-std::vector<std::string> answered_exercises(const std::vector<std::vector<entry>>& groups, const exercise_set& set,
-                                            const read_limits& limits) {
+std::vector<std::string> answered_exercises(const roster& students, const exercise_set& set, const read_limits& limits) {
     std::set<std::string> answered;
-    for (const auto& g : groups)
-        for (const auto& en : g) {
+    for (std::size_t s = 0; s < students.ids.size(); ++s)
+        for (const auto& en : students.of(s)) {
             try {
                 for (const auto& [id, v] : read_entry(en, limits).answers) answered.insert(id);
             } catch (const std::exception&) {  // reported in the real pass
@@ -225,8 +240,7 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
     if (all.size() == 1) return std::move(all.front());
     std::size_t best = 0;
     for (std::size_t i = 1; i < all.size(); ++i) {
-        const auto& a = all[i].report;
-        const auto& b = all[best].report;
+        const auto &a = all[i].report, &b = all[best].report;
         if ((a.gradable && !b.gradable) || (a.gradable == b.gradable && a.score > b.score + 1e-9)) best = i;
     }
     std::string list;
@@ -257,26 +271,24 @@ std::shared_ptr<const variant_memo> learn_variants(const exercise_set& set, cons
 
 class_result grade_class(const std::string& dir, const exercise_set& set, const grade_options& options,
                          const read_limits& limits, const report_sink& each) {
-    const std::vector<std::vector<entry>> groups = list_students(dir);
+    const roster students = list_students(dir);
     class_result out;
-    out.exercise_ids = options.exercise_ids.empty() ? answered_exercises(groups, set, limits) : options.exercise_ids;
+    out.exercise_ids = options.exercise_ids.empty() ? answered_exercises(students, set, limits) : options.exercise_ids;
     for (const auto& id : out.exercise_ids)
         if (!set.find(id)) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
 
     grade_options per = options;
     per.exercise_ids = out.exercise_ids;
-    std::vector<std::string> ids;
-    for (const auto& g : groups) ids.push_back(g.front().student);
-    per.variants = learn_variants(set, out.exercise_ids, per, ids);
-    copy_finder copies(set, out.exercise_ids, per, ids);
+    per.variants = learn_variants(set, out.exercise_ids, per, students.ids);
+    copy_finder copies(set, out.exercise_ids, per, students.ids);
     // Graded on every core a batch at a time; copies, tallies and the reports then go out
     // in id order, so the output is the same whatever the number of threads.
     const std::size_t threads = grading_threads();
     const std::size_t batch = 16 * threads;
-    for (std::size_t start = 0; start < groups.size(); start += batch) {
-        const std::size_t n = std::min(batch, groups.size() - start);
+    for (std::size_t start = 0; start < students.ids.size(); start += batch) {
+        const std::size_t n = std::min(batch, students.ids.size() - start);
         std::vector<graded> done(n);
-        parallel_for(n, threads, [&](std::size_t i) { done[i] = grade_student(groups[start + i], set, per, limits, dir); });
+        parallel_for(n, threads, [&](std::size_t i) { done[i] = grade_student(students.of(start + i), set, per, limits, dir); });
         for (std::size_t i = 0; i < n; ++i) {
             grade_report& r = done[i].report;
             if (done[i].sub)

@@ -144,10 +144,11 @@ struct copy_finder::impl {
         std::uint32_t at = 0;                  // first number in arena
         std::uint32_t next = UINT32_MAX;       // earlier held part with the same key
     };
+    explicit impl(const std::vector<std::string>& ids) : students(ids) {}
     grade_options options;
-    std::vector<std::string> students;
+    const std::vector<std::string>& students;  // the class's ids, kept by the caller
     std::vector<plan> plans;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> expected;  // (key, student), sorted
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> expected;  // (key's low 32 bits, student), sorted: 8 bytes
     std::unordered_map<std::uint64_t, std::uint32_t> submitted;  // key → the latest held part with it
     std::vector<held> kept;
     std::vector<float> arena;  // every held part's numbers, row-major
@@ -241,14 +242,13 @@ void copy_finder::impl::index_exercise(std::size_t first_plan) {
     });
     for (std::size_t i = 0; i < students.size(); ++i)
         for (std::size_t k = 0; k < m; ++k)
-            if (has[i * m + k]) expected.push_back({keys[i * m + k], static_cast<std::uint32_t>(i)});
+            if (has[i * m + k]) expected.push_back({static_cast<std::uint32_t>(keys[i * m + k]), static_cast<std::uint32_t>(i)});
 }
 
 copy_finder::copy_finder(const exercise_set& set, const std::vector<std::string>& exercise_ids, const grade_options& options,
                          const std::vector<std::string>& students)
-    : impl_(std::make_unique<impl>()) {
+    : impl_(std::make_unique<impl>(students)) {
     impl_->options = options;
-    impl_->students = students;
     if (options.lesson_numbers || options.secret.empty() || students.size() < 2) return;
     for (const auto& id : exercise_ids) {
         const exercise* x = set.find(id);
@@ -267,8 +267,9 @@ std::set<std::uint32_t> copy_finder::impl::expected_hits(const plan& pl, const m
     std::set<std::uint32_t> out;
     std::size_t tried = 0;
     for (std::uint64_t k : keys_near(a, pl)) {
-        auto lo = std::lower_bound(expected.begin(), expected.end(), std::make_pair(k, std::uint32_t{0}));
-        for (auto it = lo; it != expected.end() && it->first == k && tried < max_candidates; ++it, ++tried) {
+        const auto k32 = static_cast<std::uint32_t>(k);  // a stray match of these bits is refused below
+        auto lo = std::lower_bound(expected.begin(), expected.end(), std::make_pair(k32, std::uint32_t{0}));
+        for (auto it = lo; it != expected.end() && it->first == k32 && tried < max_candidates; ++it, ++tried) {
             if (it->second == who) continue;
             const auto m = select_stage(cached(cache, pl.x, it->second), pl.p->stage, pl.p->rows, pl.p->cols);
             if (m && m->shape() == a.shape() && all_close(a, *m, pl.tol)) out.insert(it->second);

@@ -33,7 +33,7 @@ struct copy_match {
 
 class copy_finder {
 public:
-    // students: the class's normalised ids, in the order check() will be called.
+    // students: the class's normalised ids, in the order check() will be called (kept by reference).
     copy_finder(const exercise_set& set, const std::vector<std::string>& exercise_ids, const grade_options& options,
                 const std::vector<std::string>& students);
     ~copy_finder();

@@ -115,9 +115,8 @@ void lesson_inputs(const exercise& x, exercise_numbers& n) {
     pipeline_inputs& in = n.inputs;
     in.q = s.q, in.k = s.k, in.v = s.v, in.encoder_q = s.encoder_q;
     in.mask = s.mask, in.bias = s.bias, in.masked_fill = s.masked_fill, in.scale = s.scale, in.softmax = s.softmax;
-    in.cross = s.run_kind == "cross";
+    in.cross = s.run_kind == "cross", in.window = s.window, in.window_causal = s.window_causal;
     in.grad_output = s.grad_output, in.tile = s.tile, in.rope_base = s.rope_base;  // lessons 15–19
-    in.window = s.window, in.window_causal = s.window_causal;
     n.query_tokens = s.query_tokens, n.key_tokens = s.key_tokens;
 }
 

@@ -46,10 +46,9 @@ matrix average(const pipeline_inputs& in, bool of_v, bool only_visible) {
 std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
                                                     const pipeline_inputs& in) {
     std::vector<std::pair<std::string, matrix>> out{{"zeros", matrix(full.shape(), 0.0)}, {"the lesson's numbers", lesson}};
-    for (bool visible : {false, true}) {
-        if (stage == stage_word::weights()) out.push_back({"uniform weights", average(in, false, visible)});
-        if (stage == stage_word::output()) out.push_back({"the mean of V", average(in, true, visible)});
-    }
+    for (bool visible : {false, true})
+        if (stage == stage_word::weights() || stage == stage_word::output())
+            out.push_back({"uniform weights or the mean of V", average(in, stage == stage_word::output(), visible)});
     for (const auto* m : {&in.q, &in.k, &in.v, in.encoder_q ? &*in.encoder_q : nullptr})
         if (m && m->shape() == full.shape()) out.push_back({"an input copied", *m});
     return out;

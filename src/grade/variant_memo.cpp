@@ -2,7 +2,6 @@
 #include "grade/variant_memo.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "grade/parallel.hpp"
 #include "grade/variant.hpp"
@@ -13,25 +12,18 @@ constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
 
 void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students) {
     if (secret.empty() || !x.variant.enabled) return;
-    std::vector<std::uint64_t> seeds(students.size());  // [students] in the class's order
-    std::vector<std::uint8_t> draws(students.size());
+    std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
     parallel_for(students.size(), grading_threads(), [&](std::size_t i) {
         variant_request req;
         req.student = students[i];
         req.secret = secret;
         req.practice_ok = false;
         const exercise_numbers n = numbers_for(x, req);
-        seeds[i] = n.seed;
-        draws[i] = static_cast<std::uint8_t>(std::min(n.redraws, 0x7f) | (n.distinguishable ? 0 : not_distinguishable));
+        learnt[i] = {n.seed, static_cast<std::uint8_t>(std::min(n.redraws, 0x7f) | (n.distinguishable ? 0 : not_distinguishable))};
     });
-    std::vector<std::size_t> order(students.size());  // by seed, for the binary search in find()
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return seeds[a] < seeds[b]; });
+    std::sort(learnt.begin(), learnt.end());  // by seed, for the binary search in find()
     table t;
-    for (std::size_t i : order) {
-        t.seeds.push_back(seeds[i]);
-        t.draws.push_back(draws[i]);
-    }
+    for (const auto& [seed, d] : learnt) t.seeds.push_back(seed), t.draws.push_back(d);
     by_exercise_[x.id] = std::move(t);
 }
 
