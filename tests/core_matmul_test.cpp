@@ -147,3 +147,29 @@ TEMPLATE_TEST_CASE("matmul gives the same bits on 1, 2 and 3 threads", "[core][m
         CHECK(relative_error(p, TestType(1.25), TestType(0.5), one) <= (sizeof(TestType) == 8 ? 1e-12 : 2e-5));
     }
 }
+
+TEMPLATE_TEST_CASE("matmul_packed with B packed once gives matmul's bits and the triple loop's values",
+                   "[core][matmul]", float, double) {
+    const kernel_guard guard;
+    const auto wanted = GENERATE(kernels::isa::generic, kernels::isa::avx2, kernels::isa::avx512);
+    INFO("kernel set " << kernels::force(wanted).name);
+    // Row blocks of one product sharing a packed B (training's linear layers), A plain or
+    // transposed, k over several of matmul's blocks (704 = 256 + 256 + 192), edge tiles.
+    const problem<TestType> shapes[] = {problem<TestType>(false, false, 70, 144, 48, 21),
+                                        problem<TestType>(false, true, 64, 48, 192, 22),
+                                        problem<TestType>(true, false, 16, 33, 704, 23),
+                                        problem<TestType>(true, true, 13, 9, 300, 24)};
+    for (const auto& p : shapes) {
+        INFO("trans_a " << p.ta << " trans_b " << p.tb << " m " << p.m << " n " << p.n << " k " << p.k);
+        packed_matrix<TestType> packed;
+        pack_once(packed, p.tb, p.k, p.n, p.b.data(), p.ldb);
+        std::vector<TestType> want, got = p.c;
+        p.run(TestType(1), TestType(1), want);
+        const std::size_t half = p.m / 2;  // two row blocks, the way training calls it
+        matmul_packed(p.ta, half, TestType(1), p.a.data(), p.lda, packed, TestType(1), got.data(), p.ldc);
+        matmul_packed(p.ta, p.m - half, TestType(1), p.ta ? p.a.data() + half : p.a.data() + half * p.lda, p.lda,
+                      packed, TestType(1), got.data() + half * p.ldc, p.ldc);
+        CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(TestType)) == 0);
+        CHECK(relative_error(p, TestType(1), TestType(1), got) <= (sizeof(TestType) == 8 ? 1e-12 : 2e-5));
+    }
+}

@@ -70,6 +70,59 @@ void matmul_serial(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k
     }
 }
 
+// The [kc, nc] blocks of op(B) in matmul_serial's order: visit(j0, nc, p0, kc, block's size).
+template <class T, class Visit>
+void for_b_blocks(const kernels::gemm_ops<T>& ops, std::size_t k, std::size_t n, Visit visit) {
+    const blocking<T> bl(ops);
+    for (std::size_t j0 = 0; j0 < n; j0 += bl.nc) {
+        const std::size_t nc = std::min(bl.nc, n - j0);
+        for (std::size_t p0 = 0; p0 < k; p0 += kc_max) {
+            const std::size_t kc = std::min(kc_max, k - p0);
+            visit(j0, nc, p0, kc, kernels::strips(nc, ops.nr) * ops.nr * kc);
+        }
+    }
+}
+
+template <class T>
+void pack_once_any(packed_matrix<T>& out, bool tb, std::size_t k, std::size_t n, const T* b, std::size_t ldb) {
+    const auto& ops = kernels::active().ops<T>();
+    std::size_t total = 0;
+    for_b_blocks(ops, k, n, [&](std::size_t, std::size_t, std::size_t, std::size_t, std::size_t size) { total += size; });
+    out.k = k;
+    out.n = n;
+    out.data.resize(total);  // [blocks…]: no reallocation when the sizes repeat
+    T* dst = out.data.data();
+    for_b_blocks(ops, k, n, [&](std::size_t j0, std::size_t nc, std::size_t p0, std::size_t kc, std::size_t size) {
+        ops.pack_b(tb, kc, nc, tb ? b + j0 * ldb + p0 : b + p0 * ldb + j0, ldb, dst);
+        dst += size;
+    });
+}
+
+// matmul_serial's loops with B's blocks taken from pb: the same kernels, blocks and order.
+template <class T>
+void matmul_packed_any(bool ta, std::size_t m, T alpha, const T* a, std::size_t lda, const packed_matrix<T>& pb,
+                       T beta, T* c, std::size_t ldc) {
+    const auto& ops = kernels::active().ops<T>();
+    const blocking<T> bl(ops);
+    auto& buf = thread_buffers<T>();
+    if (ta) buf.a.resize(kernels::strips(std::min(m, bl.mc), ops.mr) * ops.mr * std::min(pb.k, kc_max));  // [⌈mc/mr⌉, kc, mr]
+    const T* packed = pb.data.data();
+    for_b_blocks(ops, pb.k, pb.n, [&](std::size_t j0, std::size_t nc, std::size_t p0, std::size_t kc, std::size_t size) {
+        const T block_beta = p0 == 0 ? beta : T(1);  // later k blocks add to C
+        for (std::size_t i0 = 0; i0 < m; i0 += bl.mc) {
+            const std::size_t mc = std::min(bl.mc, m - i0);
+            T* cb = c + i0 * ldc + j0;
+            if (!ta) {
+                ops.block_rows(mc, nc, kc, a + i0 * lda + p0, lda, packed, alpha, block_beta, cb, ldc);
+                continue;
+            }
+            ops.pack_a(ta, mc, kc, a + p0 * lda + i0, lda, buf.a.data());
+            ops.block(mc, nc, kc, buf.a.data(), packed, alpha, block_beta, cb, ldc);
+        }
+        packed += size;
+    });
+}
+
 // C = beta · C when there is nothing to sum (k = 0); beta = 0 writes zeros.
 template <class T>
 void scale_c(std::size_t m, std::size_t n, T beta, T* c, std::size_t ldc) {
@@ -127,6 +180,28 @@ void set_matmul_threads(unsigned threads) { configured_threads.store(threads); }
 void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
             std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
     matmul_any(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void pack_once(packed_matrix<float>& out, bool trans_b, std::size_t k, std::size_t n, const float* b,
+               std::size_t ldb) {
+    pack_once_any(out, trans_b, k, n, b, ldb);
+}
+void pack_once(packed_matrix<double>& out, bool trans_b, std::size_t k, std::size_t n, const double* b,
+               std::size_t ldb) {
+    pack_once_any(out, trans_b, k, n, b, ldb);
+}
+
+void matmul_packed(bool trans_a, std::size_t m, float alpha, const float* a, std::size_t lda,
+                   const packed_matrix<float>& b, float beta, float* c, std::size_t ldc) {
+    if (m == 0 || b.n == 0) return;
+    if (b.k == 0) return scale_c(m, b.n, beta, c, ldc);
+    matmul_packed_any(trans_a, m, alpha, a, lda, b, beta, c, ldc);
+}
+void matmul_packed(bool trans_a, std::size_t m, double alpha, const double* a, std::size_t lda,
+                   const packed_matrix<double>& b, double beta, double* c, std::size_t ldc) {
+    if (m == 0 || b.n == 0) return;
+    if (b.k == 0) return scale_c(m, b.n, beta, c, ldc);
+    matmul_packed_any(trans_a, m, alpha, a, lda, b, beta, c, ldc);
 }
 
 void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,

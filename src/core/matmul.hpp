@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace attn {
 
@@ -25,6 +26,26 @@ void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_
 void matmul(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
             const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
             std::size_t ldc);
+
+// op(B) [k, n] packed once in matmul's own blocks, for many products that share it
+// (a linear layer's weights across its row blocks, a gradient across the weight's row
+// blocks): matmul_packed(…, b, …) gives the same bits as matmul with that B, without
+// packing it again per call. Runs on the calling thread; b may be read by many threads.
+// Packed for the kernel set active when pack_once ran.
+template <class T>
+struct packed_matrix {
+    std::size_t k = 0, n = 0;
+    std::vector<T> data;  // matmul's [kc, nc] blocks in the order it visits them
+};
+void pack_once(packed_matrix<float>& out, bool trans_b, std::size_t k, std::size_t n, const float* b,
+               std::size_t ldb);
+void pack_once(packed_matrix<double>& out, bool trans_b, std::size_t k, std::size_t n, const double* b,
+               std::size_t ldb);
+// C [m, n] = alpha · op(A) · B + beta · C with B packed by pack_once.
+void matmul_packed(bool trans_a, std::size_t m, float alpha, const float* a, std::size_t lda,
+                   const packed_matrix<float>& b, float beta, float* c, std::size_t ldc);
+void matmul_packed(bool trans_a, std::size_t m, double alpha, const double* a, std::size_t lda,
+                   const packed_matrix<double>& b, double beta, double* c, std::size_t ldc);
 
 // Threads a large product uses (the caller included): set_matmul_threads(0), the
 // default, means the machine's hardware threads. Never changes a result's bits.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "model/train_layers.hpp"
 #include "model/train_step.hpp"
 
 namespace attn::model {
@@ -72,7 +73,8 @@ double adamw<T>::step(gpt_params<T>& params, gpt_params<T>& grads) {
     const T step_size = static_cast<T>(lr / bc1);
     const T decay = static_cast<T>(1.0 - lr * config_.weight_decay);
     const flat<T> p = flatten(params), g = flatten(grads), m = flatten(m_), v = flatten(v_);
-    for (std::size_t i = 0; i < p.data.size(); ++i) {
+    // One task per tensor, on the training's threads: each element's update stands alone.
+    training::for_tasks(p.data.size(), [&](std::size_t i) {
         const bool decayed = p.kind[i] == param_kind::linear;
         T *pi = p.data[i], *gi = g.data[i], *mi = m.data[i], *vi = v.data[i];
         for (std::size_t j = 0; j < p.size[i]; ++j) {
@@ -82,7 +84,7 @@ double adamw<T>::step(gpt_params<T>& params, gpt_params<T>& grads) {
             const T denom = std::sqrt(vi[j]) / static_cast<T>(bc2_sqrt) + static_cast<T>(config_.eps);
             pi[j] -= step_size * mi[j] / denom;
         }
-    }
+    });
     return norm;
 }
 

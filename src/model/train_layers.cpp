@@ -2,6 +2,7 @@
 // header for the shapes and the formulas). Plain loops, one fixed order each.
 #include "model/train_layers.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -27,18 +28,16 @@ std::unique_ptr<row_pool>& pool() {
     return p;
 }
 
+std::size_t count_blocks(std::size_t n, std::size_t block) { return (n + block - 1) / block; }
+
 // Calls body(first, last) over blocks of `block` items covering [0, n), in parallel.
 void for_blocks(std::size_t n, std::size_t block, const std::function<void(std::size_t, std::size_t)>& body) {
-    const std::size_t blocks = (n + block - 1) / block;
-    const auto run = [&](std::size_t b0, std::size_t b1) {
-        for (std::size_t b = b0; b < b1; ++b) body(b * block, std::min(n, (b + 1) * block));
-    };
-    if (!pool() || blocks < 2) return run(0, blocks);
-    pool()->run(blocks, run);
+    for_tasks(count_blocks(n, block), [&](std::size_t b) { body(b * block, std::min(n, (b + 1) * block)); });
 }
 
 constexpr std::size_t row_block = 64;  // rows of a product's output per block
 constexpr std::size_t col_block = 16;  // rows of a weight gradient per block
+constexpr unsigned pool_spin_us = 50;     // how long an idle worker polls for the next pass
 }  // namespace
 
 void set_threads(unsigned threads) {
@@ -48,8 +47,23 @@ void set_threads(unsigned threads) {
     // still use every core for the large products.
     openblas_set_num_threads(1);
     set_matmul_threads(1);
+    // The workers poll between the ~60 parallel passes of a step (each 10–200 µs) rather
+    // than sleep: a futex wake-up costs 20–60 µs on a VM, as long as a pass.
     pool().reset();
-    if (threads > 1) pool() = std::make_unique<row_pool>(threads);
+    if (threads > 1) pool() = std::make_unique<row_pool>(threads, pool_spin_us);
+}
+
+// Each thread takes the next task from a shared counter, so tasks of unequal sizes
+// balance; a task's numbers never depend on which thread runs it.
+void for_tasks(std::size_t n, const std::function<void(std::size_t)>& task) {
+    if (!pool() || n < 2) {
+        for (std::size_t i = 0; i < n; ++i) task(i);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    pool()->run(pool()->threads(), [&](std::size_t, std::size_t) {
+        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) task(i);
+    });
 }
 
 // ---- embeddings ------------------------------------------------------------------
@@ -84,6 +98,27 @@ void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens,
 
 // ---- layer norm ------------------------------------------------------------------
 
+namespace {
+// One row's dx: dnorm = dout ⊙ w; dx += s · (dnorm − mean(dnorm) − x̂ · mean(dnorm ⊙ x̂)).
+template <class T>
+void layer_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T m, T s, std::size_t C) {
+    T dnorm_mean = 0, dnorm_norm_mean = 0;
+    for (std::size_t i = 0; i < C; ++i) {
+        const T xhat = (x[i] - m) * s;
+        const T dnorm = w[i] * d[i];
+        dnorm_mean += dnorm;
+        dnorm_norm_mean += dnorm * xhat;
+    }
+    dnorm_mean /= static_cast<T>(C);
+    dnorm_norm_mean /= static_cast<T>(C);
+    for (std::size_t i = 0; i < C; ++i) {
+        const T xhat = (x[i] - m) * s;
+        const T dnorm = w[i] * d[i];
+        dx[i] += (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * s;
+    }
+}
+}  // namespace
+
 template <class T>
 void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, const T* b, std::size_t N,
                        std::size_t C, double eps) {
@@ -105,32 +140,31 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, cons
     });
 }
 
+// One set of tasks: dw and db by blocks of columns (each column sums its rows in order,
+// so the bits never depend on the blocks), dinp by blocks of rows.
 template <class T>
 void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, const T* mean,
                         const T* rstd, std::size_t N, std::size_t C) {
-    for (std::size_t r = 0; r < N; ++r) {
-        const T* x = inp + r * C;
-        const T* d = dout + r * C;
-        const T m = mean[r], s = rstd[r];
-        // dnorm = dout ⊙ w; dx = s · (dnorm − mean(dnorm) − x̂ · mean(dnorm ⊙ x̂))
-        T dnorm_mean = 0, dnorm_norm_mean = 0;
-        for (std::size_t i = 0; i < C; ++i) {
-            const T xhat = (x[i] - m) * s;
-            const T dnorm = w[i] * d[i];
-            dnorm_mean += dnorm;
-            dnorm_norm_mean += dnorm * xhat;
+    const std::size_t col_tasks = count_blocks(C, col_block);
+    for_tasks(col_tasks + count_blocks(N, row_block), [&](std::size_t t) {
+        if (t < col_tasks) {
+            const std::size_t i0 = t * col_block, i1 = std::min(C, i0 + col_block);
+            for (std::size_t r = 0; r < N; ++r) {
+                const T* x = inp + r * C;
+                const T* d = dout + r * C;
+                const T m = mean[r], s = rstd[r];
+                for (std::size_t i = i0; i < i1; ++i) {
+                    const T xhat = (x[i] - m) * s;
+                    db[i] += d[i];
+                    dw[i] += xhat * d[i];
+                }
+            }
+            return;
         }
-        dnorm_mean /= static_cast<T>(C);
-        dnorm_norm_mean /= static_cast<T>(C);
-        T* dx = dinp + r * C;
-        for (std::size_t i = 0; i < C; ++i) {
-            const T xhat = (x[i] - m) * s;
-            const T dnorm = w[i] * d[i];
-            db[i] += d[i];
-            dw[i] += xhat * d[i];
-            dx[i] += (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * s;
-        }
-    }
+        const std::size_t r0 = (t - col_tasks) * row_block, r1 = std::min(N, r0 + row_block);
+        for (std::size_t r = r0; r < r1; ++r) layer_norm_backward_row(dinp + r * C, dout + r * C, inp + r * C, w,
+                                                                     mean[r], rstd[r], C);
+    });
 }
 
 // ---- linear layers and the unembedding -------------------------------------------
@@ -138,26 +172,42 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
 template <class T>
 void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
                     std::size_t OC) {
+    // A local reference: inside the lambda a thread_local's name would mean the worker's own copy.
+    thread_local packed_matrix<T> packed;
+    packed_matrix<T>& wp = packed;  // w [IC, OC] packed once for every row block
+    pack_once(wp, false, IC, OC, w, OC);
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
-        matmul(false, false, r1 - r0, OC, IC, T(1), inp + r0 * IC, IC, w, OC, T(0), out + r0 * OC, OC);
+        matmul_packed(false, r1 - r0, T(1), inp + r0 * IC, IC, wp, T(0), out + r0 * OC, OC);
         if (b == nullptr) return;
         for (std::size_t r = r0; r < r1; ++r)
             for (std::size_t o = 0; o < OC; ++o) out[r * OC + o] += b[o];
     });
 }
 
+// The three gradients of a linear layer as one set of tasks (one wait, not three):
+// dw row blocks first (the largest), then db, then dinp row blocks.
 template <class T>
 void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, std::size_t N,
                      std::size_t IC, std::size_t OC) {
-    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {  // dinp += dout · wᵀ
-        matmul(false, true, r1 - r0, IC, OC, T(1), dout + r0 * OC, OC, w, OC, T(1), dinp + r0 * IC, IC);
+    thread_local packed_matrix<T> packed_w, packed_dout;
+    packed_matrix<T>& wt = packed_w;       // wᵀ [OC, IC], packed once (a reference: see linear_forward)
+    packed_matrix<T>& dp = packed_dout;    // dout [N, OC]
+    pack_once(wt, true, OC, IC, w, OC);
+    pack_once(dp, false, N, OC, dout, OC);
+    const std::size_t dw_tasks = count_blocks(IC, col_block), db_tasks = db == nullptr ? 0 : 1;
+    for_tasks(dw_tasks + db_tasks + count_blocks(N, row_block), [&](std::size_t t) {
+        if (t < dw_tasks) {  // dw += inpᵀ · dout, rows i0…i1 of dw
+            const std::size_t i0 = t * col_block, i1 = std::min(IC, i0 + col_block);
+            return matmul_packed(true, i1 - i0, T(1), inp + i0, IC, dp, T(1), dw + i0 * OC, OC);
+        }
+        if (t < dw_tasks + db_tasks) {  // db += Σ_r dout[r], rows in order
+            for (std::size_t r = 0; r < N; ++r)
+                for (std::size_t o = 0; o < OC; ++o) db[o] += dout[r * OC + o];
+            return;
+        }
+        const std::size_t r0 = (t - dw_tasks - db_tasks) * row_block, r1 = std::min(N, r0 + row_block);
+        matmul_packed(false, r1 - r0, T(1), dout + r0 * OC, OC, wt, T(1), dinp + r0 * IC, IC);  // dinp += dout · wᵀ
     });
-    for_blocks(IC, col_block, [&](std::size_t i0, std::size_t i1) {  // dw += inpᵀ · dout, rows i0…i1 of dw
-        matmul(true, false, i1 - i0, OC, N, T(1), inp + i0, IC, dout, OC, T(1), dw + i0 * OC, OC);
-    });
-    if (db == nullptr) return;
-    for (std::size_t r = 0; r < N; ++r)
-        for (std::size_t o = 0; o < OC; ++o) db[o] += dout[r * OC + o];
 }
 
 template <class T>
@@ -302,15 +352,19 @@ void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::
 
 template <class T>
 void residual_forward(T* out, const T* a, const T* b, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+    for_blocks(n, 8192, [&](std::size_t i0, std::size_t i1) {
+        for (std::size_t i = i0; i < i1; ++i) out[i] = a[i] + b[i];
+    });
 }
 
 template <class T>
 void residual_backward(T* da, T* db, const T* dout, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        da[i] += dout[i];
-        db[i] += dout[i];
-    }
+    for_blocks(n, 8192, [&](std::size_t i0, std::size_t i1) {
+        for (std::size_t i = i0; i < i1; ++i) {
+            da[i] += dout[i];
+            db[i] += dout[i];
+        }
+    });
 }
 
 // ---- the loss --------------------------------------------------------------------

@@ -13,12 +13,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace attn::model::training {
 
 // The threads the layers below use (1: the calling thread only). Work is split in
 // blocks fixed by the sizes, never by the thread count: results are the same bits.
 void set_threads(unsigned threads);
+
+// Calls task(i) for every i in [0, n) on those threads (each takes the next i), for the
+// passes outside the layers (the optimiser, zeroing). A task must not depend on which
+// thread runs it, nor on the other tasks.
+void for_tasks(std::size_t n, const std::function<void(std::size_t)>& task);
 
 // hook_embed + hook_pos_embed: out[b,t] = wte[tokens[b,t]] + wpe[t].
 template <class T>

@@ -68,13 +68,12 @@ train_acts<T> make_train_acts(const gpt_config& c, std::size_t B, std::size_t Tn
 
 template <class T>
 void zero_acts(train_acts<T>& a) {
-    fill0(a.embed);
+    std::vector<std::vector<T>*> buffers{&a.embed, &a.lnf, &a.logits};  // one task each, on the training's threads
     for (auto& k : a.blocks)
         for (auto* v : {&k.ln1, &k.qkv, &k.scores, &k.pattern, &k.z, &k.attn_out, &k.resid_mid, &k.ln2,
                         &k.mlp_pre, &k.mlp_post, &k.mlp_out, &k.resid_post})
-            fill0(*v);
-    fill0(a.lnf);
-    fill0(a.logits);
+            buffers.push_back(v);
+    for_tasks(buffers.size(), [&](std::size_t i) { fill0(*buffers[i]); });
 }
 
 template <class T>
