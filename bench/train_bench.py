@@ -3,7 +3,9 @@
 training in PyTorch (bench/peers/train_torch_sort.py: minGPT's GPT, same model, batch,
 optimiser, clipping, steps, float32, same threads), as whole processes, each side run
 back to back per round so a burst of load hits both. Prints the median wall time, the
-iterations per second, the peak RSS (wait4's ru_maxrss) and the ratio, and checks with
+iterations per second, the median CPU time (user + sys, wait4's rusage: on a shared machine
+the fairer measure, since load steals wall time from both sides unevenly), the peak RSS
+(wait4's ru_maxrss) and the ratios, and checks with
 PyTorch that attn's checkpoint sorts 1,000 fresh inputs. With --out the table is appended
 to FILE, replacing an earlier training table there (tools/bench's full run).
 
@@ -29,7 +31,7 @@ def run(cmd, env):
     out, err = p.stdout.read().decode(), p.stderr.read().decode()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"train_bench: {' '.join(cmd)} failed: {err}")
-    return wall, usage.ru_maxrss * 1024, out + err
+    return wall, usage.ru_maxrss * 1024, out + err, usage.ru_utime + usage.ru_stime
 
 
 def sorted_count(path):
@@ -67,17 +69,19 @@ def main():
         peer.append(run(["/usr/bin/python3", os.path.join(HERE, "peers", "train_torch_sort.py"), str(a.iters),
                          str(a.threads)], env))
     load1 = os.getloadavg()[0]
-    t_ours = statistics.median(w for w, _, _ in ours)
-    t_peer = statistics.median(w for w, _, _ in peer)
+    t_ours = statistics.median(r[0] for r in ours)
+    t_peer = statistics.median(r[0] for r in peer)
+    c_ours = statistics.median(r[3] for r in ours)
+    c_peer = statistics.median(r[3] for r in peer)
     rows = [
-        "| side | wall (s) | it/s | peak RSS (MB) |",
-        "|---|---:|---:|---:|",
-        f"| attn model train sort | {t_ours:.2f} | {a.iters / t_ours:.1f} | {max(r for _, r, _ in ours) / 1e6:.1f} |",
-        f"| PyTorch (minGPT loop) | {t_peer:.2f} | {a.iters / t_peer:.1f} | {max(r for _, r, _ in peer) / 1e6:.1f} |",
+        "| side | wall (s) | it/s | CPU user+sys (s) | peak RSS (MB) |",
+        "|---|---:|---:|---:|---:|",
+        f"| attn model train sort | {t_ours:.2f} | {a.iters / t_ours:.1f} | {c_ours:.2f} | {max(r[1] for r in ours) / 1e6:.1f} |",
+        f"| PyTorch (minGPT loop) | {t_peer:.2f} | {a.iters / t_peer:.1f} | {c_peer:.2f} | {max(r[1] for r in peer) / 1e6:.1f} |",
     ]
     text = (f"Training minGPT's sort model: {a.iters} steps, batch 64, float32, {a.threads} threads, "
             f"median of {a.rounds} round(s); load {load0:.2f} → {load1:.2f}\n\n" + "\n".join(rows) +
-            f"\n\nattn is {t_peer / t_ours:.2f}× faster; its checkpoint, read by PyTorch, sorts "
+            f"\n\nattn is {t_peer / t_ours:.2f}× faster in wall time, {c_peer / c_ours:.2f}× in CPU time; its checkpoint, read by PyTorch, sorts "
             f"{sorted_count(ckpt)} of 1000 fresh inputs.\n")
     print(text)
     if a.out:  # replace an earlier training table, keep the tables above it (tools/bench appends)
