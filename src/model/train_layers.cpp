@@ -7,11 +7,13 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include <cblas.h>
 
 #include "core/fast_parallel.hpp"
 #include "core/matmul.hpp"
+#include "model/train_simd.hpp"
 
 namespace attn::model::training {
 
@@ -328,7 +330,10 @@ inline double fast_tanh(double u) { return std::tanh(u); }  // float64 stays exa
 template <class T>
 void gelu_forward(T* out, T* tanh_out, const T* inp, std::size_t n) {
     for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
-        for (std::size_t i = i0; i < i1; ++i) {
+        std::size_t i = i0;
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same bits (model/train_simd)
+            i += simd::gelu_forward(out + i0, tanh_out + i0, inp + i0, i1 - i0);
+        for (; i < i1; ++i) {
             const T x = inp[i];
             const T th = fast_tanh(gelu_c<T>() * (x + T(0.044715) * x * x * x));
             tanh_out[i] = th;  // kept: the backward needs it again

@@ -1,0 +1,136 @@
+// model/train_simd.cpp — the AVX-512 GELU forward and e^x of model/train_simd.hpp. The
+// functions carry their own target attribute (this file is compiled for the baseline
+// CPU); they run only when core/kernels chose the AVX-512 set.
+#include "model/train_simd.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "core/kernels.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ATTN_TRAIN_SIMD 1
+// GCC 12 warns that the cast and extract intrinsics' unused pass-through operand "may be
+// used uninitialized" once inlined (GCC bug 105593, as in core/kernels_avx512.cpp).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#endif
+
+namespace attn::model::training::simd {
+
+bool available() {
+#ifdef ATTN_TRAIN_SIMD
+    return kernels::active().which == kernels::isa::avx512;
+#else
+    return false;
+#endif
+}
+
+#ifdef ATTN_TRAIN_SIMD
+namespace {
+
+// glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, EXP2F_TABLE_BITS = 5): 2^(i/32) as
+// doubles with i·2^47 taken off their bits, so adding k << 47 scales by 2^(k/32).
+struct exp_table {
+    std::uint64_t t[32];
+    exp_table() {
+        for (int i = 0; i < 32; ++i) {
+            const double v = static_cast<double>(std::exp2(static_cast<long double>(i) / 32));
+            std::memcpy(&t[i], &v, sizeof v);
+            t[i] -= static_cast<std::uint64_t>(i) << 47;
+        }
+    }
+};
+const exp_table table;
+
+// e^x of 8 floats in double, before the rounding to float (x in glibc's normal range).
+__attribute__((target("avx512f"))) inline __m512d exp_normal(__m256 x) {
+    const __m512d xd = _mm512_cvtps_pd(x);
+    const __m512d shift = _mm512_set1_pd(0x1.8p+52);                // rounds to an integer
+    const __m512d z = _mm512_mul_pd(_mm512_set1_pd(0x1.71547652b82fep+0 * 32), xd);  // x · 32/ln 2
+    __m512d kd = _mm512_add_pd(z, shift);
+    const __m512i ki = _mm512_castpd_si512(kd);
+    kd = _mm512_sub_pd(kd, shift);
+    const __m512d r = _mm512_sub_pd(z, kd);  // z − k, |r| ≤ 1/2
+    __m512i t = _mm512_i64gather_epi64(_mm512_and_si512(ki, _mm512_set1_epi64(31)),
+                                       reinterpret_cast<const long long*>(table.t), 8);
+    t = _mm512_add_epi64(t, _mm512_slli_epi64(ki, 47));
+    const __m512d s = _mm512_castsi512_pd(t);  // 2^(k/32)
+    // glibc's FMA build: z = C0 r + C1, y = C2 r + 1, y = z r² + y, each fused.
+    const __m512d c0 = _mm512_set1_pd(0x1.c6af84b912394p-5 / 32 / 32 / 32);
+    const __m512d c1 = _mm512_set1_pd(0x1.ebfce50fac4f3p-3 / 32 / 32);
+    const __m512d c2 = _mm512_set1_pd(0x1.62e42ff0c52d6p-1 / 32);
+    const __m512d p = _mm512_fmadd_pd(c0, r, c1);
+    const __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d y = _mm512_fmadd_pd(c2, r, _mm512_set1_pd(1.0));
+    y = _mm512_fmadd_pd(p, r2, y);
+    return _mm512_mul_pd(y, s);
+}
+
+// e^x of 16 floats: glibc's special cases (overflow to ∞, underflow to 0, NaN) blended in.
+__attribute__((target("avx512f"))) inline __m512 exp16(__m512 x) {
+    const __m256 lo = _mm512_castps512_ps256(x);
+    const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1));
+    const __m256 elo = _mm512_cvtpd_ps(exp_normal(lo)), ehi = _mm512_cvtpd_ps(exp_normal(hi));
+    __m512 e = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(elo)),
+                                                   _mm256_castps_pd(ehi), 1));
+    const __mmask16 over = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0x1.62e42ep6f), _CMP_GT_OQ);
+    const __mmask16 under = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-0x1.9fe368p6f), _CMP_LT_OQ);
+    const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    e = _mm512_mask_mov_ps(e, over, _mm512_set1_ps(INFINITY));
+    e = _mm512_mask_mov_ps(e, under, _mm512_setzero_ps());
+    return _mm512_mask_mov_ps(e, nan, _mm512_add_ps(x, x));
+}
+
+// Whole vectors only: the caller's scalar loop does the rest, so the constants stay its own.
+__attribute__((target("avx512f"))) std::size_t exp_avx512(float* out, const float* x, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, exp16(_mm512_loadu_ps(x + i)));
+    return i;
+}
+
+// The scalar loop's operations, 16 at a time (train_layers.cpp: gelu_forward, fast_tanh),
+// with its constants: static_cast<float> of the same double literals.
+__attribute__((target("avx512f"))) std::size_t gelu_avx512(float* out, float* tanh_out, const float* inp,
+                                                           std::size_t n) {
+    const __m512 c = _mm512_set1_ps(static_cast<float>(0.7978845608028654));
+    const __m512 k = _mm512_set1_ps(static_cast<float>(0.044715));
+    const __m512 one = _mm512_set1_ps(1.0f), two = _mm512_set1_ps(2.0f), half = _mm512_set1_ps(0.5f);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 x = _mm512_loadu_ps(inp + i);
+        const __m512 cube = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(k, x), x), x);  // ((0.044715 x) x) x
+        const __m512 u = _mm512_mul_ps(c, _mm512_add_ps(x, cube));
+        const __m512 e = exp16(_mm512_mul_ps(two, u));
+        const __m512 th = _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(e, one)));
+        _mm512_storeu_ps(tanh_out + i, th);
+        _mm512_storeu_ps(out + i, _mm512_mul_ps(_mm512_mul_ps(half, x), _mm512_add_ps(one, th)));
+    }
+    return i;
+}
+
+}  // namespace
+#endif
+
+std::size_t exp(float* out, const float* x, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? exp_avx512(out, x, n) : 0;
+#else
+    (void)out, (void)x, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? gelu_avx512(out, tanh_out, inp, n) : 0;
+#else
+    (void)out, (void)tanh_out, (void)inp, (void)n;
+    return 0;
+#endif
+}
+
+}  // namespace attn::model::training::simd

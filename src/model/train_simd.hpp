@@ -1,0 +1,25 @@
+// model/train_simd.hpp — training's float GELU forward in AVX-512 when core/kernels has
+// chosen that set, giving the same bits as the scalar loop in model/train_layers:
+// same operations in the same order (-ffp-contract=off: no fused multiply-adds there),
+// and e^x computed the way glibc's expf computes it (a 32-entry table of 2^(i/32) and a
+// degree-3 polynomial in double, then rounded to float), so std::exp's bits, checked
+// against std::exp in tests/model_train_simd_test.cpp. GELU's exp was a fifth of a step.
+#pragma once
+
+#include <cstddef>
+
+namespace attn::model::training::simd {
+
+// True when the calls below take the vector path (AVX-512 chosen).
+bool available();
+
+// Each call does the first whole vectors of 16 and returns how many elements it did (0
+// without the vector path); the caller's scalar loop does the rest.
+
+// e^x of n floats into out, the bits of std::exp(float) on glibc.
+std::size_t exp(float* out, const float* x, std::size_t n);
+
+// out = 0.5 x (1 + tanh_out), tanh_out = 1 − 2 / (e^{2u} + 1), u = √(2/π)(x + 0.044715 x³).
+std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::size_t n);
+
+}  // namespace attn::model::training::simd
