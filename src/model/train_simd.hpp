@@ -1,4 +1,4 @@
-// model/train_simd.hpp — training's float GELU forward in AVX-512 when core/kernels has
+// model/train_simd.hpp — training's float GELU forward and backward in AVX-512 when core/kernels has
 // chosen that set, giving the same bits as the scalar loop in model/train_layers:
 // same operations in the same order (-ffp-contract=off: no fused multiply-adds there),
 // and e^x computed the way glibc's expf computes it (a 32-entry table of 2^(i/32) and a
@@ -21,5 +21,8 @@ std::size_t exp(float* out, const float* x, std::size_t n);
 
 // out = 0.5 x (1 + tanh_out), tanh_out = 1 − 2 / (e^{2u} + 1), u = √(2/π)(x + 0.044715 x³).
 std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::size_t n);
+
+// dinp += dout · (0.5 (1 + t) + 0.5 x (1 − t²) √(2/π)(1 + 3 · 0.044715 x²)), t = tanh_in.
+std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n);
 
 }  // namespace attn::model::training::simd
