@@ -238,6 +238,8 @@ void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B,
     const std::size_t hs = C / NH, C3 = 3 * C;
     const T scale = T(1) / std::sqrt(static_cast<T>(hs));
     for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // batch rows are independent
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
+            if (simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH)) return;
         for (std::size_t h = 0; h < NH; ++h)
             for (std::size_t t = 0; t < Tn; ++t) {
                 const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
@@ -277,6 +279,8 @@ void attention_backward(T* dqkv, T* dscores, T* dpattern, const T* dz, const T* 
     const std::size_t hs = C / NH, C3 = 3 * C;
     const T scale = T(1) / std::sqrt(static_cast<T>(hs));
     for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // a batch row writes only its own rows of dqkv
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
+            if (simd::attention_backward(dqkv, dscores, dpattern, dz, qkv, pattern, b, Tn, C, NH)) return;
         for (std::size_t h = 0; h < NH; ++h)
             for (std::size_t t = 0; t < Tn; ++t) {
                 const T* a = pattern + ((b * NH + h) * Tn + t) * Tn;  // [T]

@@ -131,6 +131,95 @@ __attribute__((target("avx512f"))) std::size_t gelu_backward_avx512(float* dinp,
     return i;
 }
 
+// ---- attention of one batch row, every head: queries in order, keys and values in lanes
+
+// The sizes the vector attention takes: a head of 16, 32, 48 or 64 values (whole
+// vectors), at most 16 positions (one lane per key).
+bool attention_fits(std::size_t Tn, std::size_t hs) { return Tn <= 16 && hs % 16 == 0 && hs > 0 && hs <= 64; }
+
+// dst [hs][16]: dst[i][u] = rows[u·stride + i] for u < Tn, 0 in the other lanes.
+void transpose_rows(float (&dst)[64][16], const float* rows, std::size_t stride, std::size_t Tn, std::size_t hs) {
+    for (std::size_t i = 0; i < hs; ++i)
+        for (std::size_t u = 0; u < 16; ++u) dst[i][u] = u < Tn ? rows[u * stride + i] : 0.0f;
+}
+
+// lanes[u] = Σ_i x[i] · cols[i][u], i in order (the scalar dot's sum, one per lane).
+__attribute__((target("avx512f"))) inline __m512 dots(const float* x, const float (&cols)[64][16], std::size_t hs) {
+    __m512 acc = _mm512_setzero_ps();
+    for (std::size_t i = 0; i < hs; ++i) acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(x[i]), _mm512_load_ps(cols[i])));
+    return acc;
+}
+
+__attribute__((target("avx512f"))) void attention_head_forward(float* z, float* scores, float* pattern, const float* qkv,
+                                                               std::size_t Tn, std::size_t C, std::size_t hs) {
+    const std::size_t C3 = 3 * C;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+    alignas(64) float kt[64][16];  // [hs, 16] the head's keys, one per lane
+    transpose_rows(kt, qkv + C, C3, Tn, hs);
+    const __mmask16 row_mask = static_cast<__mmask16>((1u << Tn) - 1);
+    for (std::size_t t = 0; t < Tn; ++t) {
+        const __mmask16 seen = static_cast<__mmask16>((2u << t) - 1);  // keys 0 … t
+        const __m512 s = _mm512_mul_ps(dots(qkv + t * C3, kt, hs), _mm512_set1_ps(scale));
+        float* srow = scores + t * Tn;  // [T]
+        _mm512_mask_storeu_ps(srow, row_mask, _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), seen, s));
+        float maxv = -INFINITY;
+        for (std::size_t u = 0; u <= t; ++u)
+            if (srow[u] > maxv) maxv = srow[u];
+        alignas(64) float e[16];
+        _mm512_store_ps(e, exp16(_mm512_sub_ps(s, _mm512_set1_ps(maxv))));
+        float sum = 0;
+        for (std::size_t u = 0; u <= t; ++u) sum += e[u];
+        alignas(64) float a[16];
+        _mm512_store_ps(a, _mm512_maskz_mov_ps(seen, _mm512_div_ps(_mm512_load_ps(e), _mm512_set1_ps(sum))));
+        _mm512_mask_storeu_ps(pattern + t * Tn, row_mask, _mm512_load_ps(a));
+        for (std::size_t c = 0; c < hs; c += 16) {  // z = Σ_u a[u] v[u], u in order
+            __m512 acc = _mm512_setzero_ps();
+            for (std::size_t u = 0; u <= t; ++u)
+                acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(a[u]), _mm512_loadu_ps(qkv + u * C3 + 2 * C + c)));
+            _mm512_storeu_ps(z + t * C + c, acc);
+        }
+    }
+}
+
+__attribute__((target("avx512f"))) void attention_head_backward(float* dqkv, float* dscores, float* dpattern,
+                                                                const float* dz, const float* qkv, const float* pattern,
+                                                                std::size_t Tn, std::size_t C, std::size_t hs) {
+    const std::size_t C3 = 3 * C;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+    alignas(64) float vt[64][16];  // [hs, 16] the head's values, one per lane
+    transpose_rows(vt, qkv + 2 * C, C3, Tn, hs);
+    const __mmask16 row_mask = static_cast<__mmask16>((1u << Tn) - 1);
+    for (std::size_t t = 0; t < Tn; ++t) {
+        const __mmask16 seen = static_cast<__mmask16>((2u << t) - 1);
+        const float* a = pattern + t * Tn;  // [T]
+        const float* dzt = dz + t * C;      // [hs]
+        for (std::size_t u = 0; u <= t; ++u)  // grad_v = Aᵀ dz
+            for (std::size_t c = 0; c < hs; c += 16) {
+                float* dv = dqkv + u * C3 + 2 * C + c;
+                _mm512_storeu_ps(dv, _mm512_add_ps(_mm512_loadu_ps(dv), _mm512_mul_ps(_mm512_set1_ps(a[u]), _mm512_loadu_ps(dzt + c))));
+            }
+        alignas(64) float da[16];
+        _mm512_store_ps(da, _mm512_maskz_mov_ps(seen, dots(dzt, vt, hs)));  // dpattern = dz · vᵀ
+        _mm512_mask_storeu_ps(dpattern + t * Tn, row_mask, _mm512_load_ps(da));
+        float row_dot = 0;  // Σ_k A_k dA_k
+        for (std::size_t u = 0; u <= t; ++u) row_dot += a[u] * da[u];
+        const __m512 av = _mm512_maskz_loadu_ps(row_mask, a);
+        const __m512 ds = _mm512_maskz_mov_ps(seen, _mm512_mul_ps(av, _mm512_sub_ps(_mm512_load_ps(da), _mm512_set1_ps(row_dot))));
+        _mm512_mask_storeu_ps(dscores + t * Tn, row_mask, ds);
+        alignas(64) float g[16];
+        _mm512_store_ps(g, _mm512_mul_ps(ds, _mm512_set1_ps(scale)));  // w.r.t. q·k before the scale
+        const float* q = qkv + t * C3;
+        float* dq = dqkv + t * C3;
+        for (std::size_t u = 0; u <= t; ++u)
+            for (std::size_t c = 0; c < hs; c += 16) {
+                const __m512 gu = _mm512_set1_ps(g[u]);
+                float* dk = dqkv + u * C3 + C + c;
+                _mm512_storeu_ps(dq + c, _mm512_add_ps(_mm512_loadu_ps(dq + c), _mm512_mul_ps(gu, _mm512_loadu_ps(qkv + u * C3 + C + c))));
+                _mm512_storeu_ps(dk, _mm512_add_ps(_mm512_loadu_ps(dk), _mm512_mul_ps(gu, _mm512_loadu_ps(q + c))));
+            }
+    }
+}
+
 }  // namespace
 #endif
 
@@ -158,6 +247,38 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
 #else
     (void)dinp, (void)inp, (void)tanh_in, (void)dout, (void)n;
     return 0;
+#endif
+}
+
+bool attention_forward(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t Tn,
+                       std::size_t C, std::size_t NH) {
+#ifdef ATTN_TRAIN_SIMD
+    const std::size_t hs = C / NH;
+    if (!available() || !attention_fits(Tn, hs)) return false;
+    for (std::size_t h = 0; h < NH; ++h)
+        attention_head_forward(z + b * Tn * C + h * hs, scores + (b * NH + h) * Tn * Tn, pattern + (b * NH + h) * Tn * Tn,
+                               qkv + b * Tn * 3 * C + h * hs, Tn, C, hs);
+    return true;
+#else
+    (void)z, (void)scores, (void)pattern, (void)qkv, (void)b, (void)Tn, (void)C, (void)NH;
+    return false;
+#endif
+}
+
+bool attention_backward(float* dqkv, float* dscores, float* dpattern, const float* dz, const float* qkv,
+                        const float* pattern, std::size_t b, std::size_t Tn, std::size_t C, std::size_t NH) {
+#ifdef ATTN_TRAIN_SIMD
+    const std::size_t hs = C / NH;
+    if (!available() || !attention_fits(Tn, hs)) return false;
+    for (std::size_t h = 0; h < NH; ++h) {
+        const std::size_t rows = b * Tn, grid = (b * NH + h) * Tn * Tn;
+        attention_head_backward(dqkv + rows * 3 * C + h * hs, dscores + grid, dpattern + grid, dz + rows * C + h * hs,
+                                qkv + rows * 3 * C + h * hs, pattern + grid, Tn, C, hs);
+    }
+    return true;
+#else
+    (void)dqkv, (void)dscores, (void)dpattern, (void)dz, (void)qkv, (void)pattern, (void)b, (void)Tn, (void)C, (void)NH;
+    return false;
 #endif
 }
 
