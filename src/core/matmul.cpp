@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -98,6 +99,23 @@ void pack_once_any(packed_matrix<T>& out, bool tb, std::size_t k, std::size_t n,
     });
 }
 
+// The kernels' pack_a for a transposed A (A(i, p) at a[p·lda + i]): each step of k is a
+// copy of mr contiguous values, done as one fixed-size copy for whole strips of 8 (the
+// AVX-512 tile) instead of value by value. Same values, so the same bits downstream.
+template <class T>
+void pack_a_transposed(std::size_t mr, std::size_t mc, std::size_t kc, const T* a, std::size_t lda, T* dst) {
+    for (std::size_t i0 = 0; i0 < mc; i0 += mr, dst += kc * mr) {
+        const std::size_t rows = std::min(mr, mc - i0);
+        const T* col = a + i0;
+        if (rows == 8 && mr == 8) {
+            for (std::size_t p = 0; p < kc; ++p) std::memcpy(dst + p * 8, col + p * lda, 8 * sizeof(T));
+            continue;
+        }
+        for (std::size_t p = 0; p < kc; ++p)
+            for (std::size_t i = 0; i < mr; ++i) dst[p * mr + i] = i < rows ? col[p * lda + i] : T(0);
+    }
+}
+
 // matmul_serial's loops with B's blocks taken from pb: the same kernels, blocks and order.
 template <class T>
 void matmul_packed_any(bool ta, std::size_t m, T alpha, const T* a, std::size_t lda, const packed_matrix<T>& pb,
@@ -116,7 +134,7 @@ void matmul_packed_any(bool ta, std::size_t m, T alpha, const T* a, std::size_t 
                 ops.block_rows(mc, nc, kc, a + i0 * lda + p0, lda, packed, alpha, block_beta, cb, ldc);
                 continue;
             }
-            ops.pack_a(ta, mc, kc, a + p0 * lda + i0, lda, buf.a.data());
+            pack_a_transposed(ops.mr, mc, kc, a + p0 * lda + i0, lda, buf.a.data());
             ops.block(mc, nc, kc, buf.a.data(), packed, alpha, block_beta, cb, ldc);
         }
         packed += size;
