@@ -2,9 +2,11 @@
 #include "model/adamw.hpp"
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "model/train_layers.hpp"
+#include "model/train_simd.hpp"
 #include "model/train_step.hpp"
 
 namespace attn::model {
@@ -77,7 +79,13 @@ double adamw<T>::step(gpt_params<T>& params, gpt_params<T>& grads) {
     training::for_tasks(p.data.size(), [&](std::size_t i) {
         const bool decayed = p.kind[i] == param_kind::linear;
         T *pi = p.data[i], *gi = g.data[i], *mi = m.data[i], *vi = v.data[i];
-        for (std::size_t j = 0; j < p.size[i]; ++j) {
+        std::size_t j = 0;
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same operations (model/train_simd)
+            j = training::simd::adamw(pi, gi, mi, vi, p.size[i],
+                                      {decayed, decay, static_cast<T>(b1), static_cast<T>(1.0 - b1), static_cast<T>(b2),
+                                       static_cast<T>(1.0 - b2), static_cast<T>(bc2_sqrt), static_cast<T>(config_.eps),
+                                       step_size});
+        for (; j < p.size[i]; ++j) {
             if (decayed) pi[j] *= decay;
             mi[j] = static_cast<T>(b1) * mi[j] + static_cast<T>(1.0 - b1) * gi[j];
             vi[j] = static_cast<T>(b2) * vi[j] + static_cast<T>(1.0 - b2) * gi[j] * gi[j];

@@ -155,7 +155,10 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
                 const T* x = inp + r * C;
                 const T* d = dout + r * C;
                 const T m = mean[r], s = rstd[r];
-                for (std::size_t i = i0; i < i1; ++i) {
+                std::size_t i = i0;
+                if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same operations
+                    i += simd::norm_param_grads(dw + i0, db + i0, d + i0, x + i0, m, s, i1 - i0);
+                for (; i < i1; ++i) {
                     const T xhat = (x[i] - m) * s;
                     db[i] += d[i];
                     dw[i] += xhat * d[i];
@@ -181,8 +184,11 @@ void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N,
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
         matmul_packed(false, r1 - r0, T(1), inp + r0 * IC, IC, wp, T(0), out + r0 * OC, OC);
         if (b == nullptr) return;
-        for (std::size_t r = r0; r < r1; ++r)
-            for (std::size_t o = 0; o < OC; ++o) out[r * OC + o] += b[o];
+        for (std::size_t r = r0; r < r1; ++r) {
+            std::size_t o = 0;
+            if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
+            for (; o < OC; ++o) out[r * OC + o] += b[o];
+        }
     });
 }
 
@@ -203,8 +209,11 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
             return matmul_packed(true, i1 - i0, T(1), inp + i0, IC, dp, T(1), dw + i0 * OC, OC);
         }
         if (t < dw_tasks + db_tasks) {  // db += Σ_r dout[r], rows in order
-            for (std::size_t r = 0; r < N; ++r)
-                for (std::size_t o = 0; o < OC; ++o) db[o] += dout[r * OC + o];
+            for (std::size_t r = 0; r < N; ++r) {
+                std::size_t o = 0;
+                if constexpr (std::is_same<T, float>::value) o = simd::add(db, dout + r * OC, OC);  // AVX-512 when chosen
+                for (; o < OC; ++o) db[o] += dout[r * OC + o];
+            }
             return;
         }
         const std::size_t r0 = (t - dw_tasks - db_tasks) * row_block, r1 = std::min(N, r0 + row_block);

@@ -220,6 +220,48 @@ __attribute__((target("avx512f"))) void attention_head_backward(float* dqkv, flo
     }
 }
 
+// ---- element-wise passes: the scalar loops' operations, 16 columns at a time
+
+__attribute__((target("avx512f"))) std::size_t add_avx512(float* acc, const float* x, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(acc + i, _mm512_add_ps(_mm512_loadu_ps(acc + i), _mm512_loadu_ps(x + i)));
+    return i;
+}
+
+__attribute__((target("avx512f"))) std::size_t norm_param_grads_avx512(float* dw, float* db, const float* d, const float* x,
+                                                                       float m, float s, std::size_t n) {
+    const __m512 vm = _mm512_set1_ps(m), vs = _mm512_set1_ps(s);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vs);
+        const __m512 dv = _mm512_loadu_ps(d + i);
+        _mm512_storeu_ps(db + i, _mm512_add_ps(_mm512_loadu_ps(db + i), dv));
+        _mm512_storeu_ps(dw + i, _mm512_add_ps(_mm512_loadu_ps(dw + i), _mm512_mul_ps(xhat, dv)));
+    }
+    return i;
+}
+
+__attribute__((target("avx512f"))) std::size_t adamw_avx512(float* p, const float* g, float* m, float* v, std::size_t n,
+                                                            const adamw_consts& c) {
+    const __m512 decay = _mm512_set1_ps(c.decay), b1 = _mm512_set1_ps(c.b1), one_b1 = _mm512_set1_ps(c.one_minus_b1);
+    const __m512 b2 = _mm512_set1_ps(c.b2), one_b2 = _mm512_set1_ps(c.one_minus_b2), bc2 = _mm512_set1_ps(c.bc2_sqrt);
+    const __m512 eps = _mm512_set1_ps(c.eps), step = _mm512_set1_ps(c.step_size);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 pv = _mm512_loadu_ps(p + i);
+        const __m512 gv = _mm512_loadu_ps(g + i);
+        if (c.decayed) pv = _mm512_mul_ps(pv, decay);
+        const __m512 mv = _mm512_add_ps(_mm512_mul_ps(b1, _mm512_loadu_ps(m + i)), _mm512_mul_ps(one_b1, gv));
+        const __m512 vv = _mm512_add_ps(_mm512_mul_ps(b2, _mm512_loadu_ps(v + i)), _mm512_mul_ps(_mm512_mul_ps(one_b2, gv), gv));
+        const __m512 denom = _mm512_add_ps(_mm512_div_ps(_mm512_sqrt_ps(vv), bc2), eps);
+        pv = _mm512_sub_ps(pv, _mm512_div_ps(_mm512_mul_ps(step, mv), denom));
+        _mm512_storeu_ps(m + i, mv);
+        _mm512_storeu_ps(v + i, vv);
+        _mm512_storeu_ps(p + i, pv);
+    }
+    return i;
+}
+
 }  // namespace
 #endif
 
@@ -279,6 +321,33 @@ bool attention_backward(float* dqkv, float* dscores, float* dpattern, const floa
 #else
     (void)dqkv, (void)dscores, (void)dpattern, (void)dz, (void)qkv, (void)pattern, (void)b, (void)Tn, (void)C, (void)NH;
     return false;
+#endif
+}
+
+std::size_t add(float* acc, const float* x, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? add_avx512(acc, x, n) : 0;
+#else
+    (void)acc, (void)x, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t norm_param_grads(float* dw, float* db, const float* d, const float* x, float m, float s, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? norm_param_grads_avx512(dw, db, d, x, m, s, n) : 0;
+#else
+    (void)dw, (void)db, (void)d, (void)x, (void)m, (void)s, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t adamw(float* p, const float* g, float* m, float* v, std::size_t n, const adamw_consts& c) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? adamw_avx512(p, g, m, v, n, c) : 0;
+#else
+    (void)p, (void)g, (void)m, (void)v, (void)n, (void)c;
+    return 0;
 #endif
 }
 

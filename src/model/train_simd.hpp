@@ -33,4 +33,17 @@ bool attention_forward(float* z, float* scores, float* pattern, const float* qkv
 bool attention_backward(float* dqkv, float* dscores, float* dpattern, const float* dz, const float* qkv,
                         const float* pattern, std::size_t b, std::size_t Tn, std::size_t C, std::size_t NH);
 
+// acc[i] += x[i] (a bias added to a row, a row added to a bias gradient).
+std::size_t add(float* acc, const float* x, std::size_t n);
+
+// Layer norm's parameter gradients from one row: x̂ = (x − m)·s, db += d, dw += x̂ · d.
+std::size_t norm_param_grads(float* dw, float* db, const float* d, const float* x, float m, float s, std::size_t n);
+
+// AdamW's update of one tensor (model/adamw.cpp's loop, its float constants).
+struct adamw_consts {
+    bool decayed;
+    float decay, b1, one_minus_b1, b2, one_minus_b2, bc2_sqrt, eps, step_size;
+};
+std::size_t adamw(float* p, const float* g, float* m, float* v, std::size_t n, const adamw_consts& c);
+
 }  // namespace attn::model::training::simd
