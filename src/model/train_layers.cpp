@@ -113,7 +113,10 @@ void layer_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T m, T s
     }
     dnorm_mean /= static_cast<T>(C);
     dnorm_norm_mean /= static_cast<T>(C);
-    for (std::size_t i = 0; i < C; ++i) {
+    std::size_t i = 0;
+    if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same operations
+        i = simd::norm_dx(dx, d, x, w, m, s, dnorm_mean, dnorm_norm_mean, C);
+    for (; i < C; ++i) {
         const T xhat = (x[i] - m) * s;
         const T dnorm = w[i] * d[i];
         dx[i] += (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * s;
@@ -135,7 +138,9 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, cons
             v /= static_cast<T>(C);
             const T s = T(1) / std::sqrt(v + static_cast<T>(eps));
             T* o = out + r * C;
-            for (std::size_t i = 0; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
+            std::size_t i = 0;
+            if constexpr (std::is_same<T, float>::value) i = simd::norm_out(o, x, w, b, m, s, C);  // AVX-512 when chosen
+            for (; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
             mean[r] = m;
             rstd[r] = s;
         }

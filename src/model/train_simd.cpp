@@ -262,6 +262,34 @@ __attribute__((target("avx512f"))) std::size_t adamw_avx512(float* p, const floa
     return i;
 }
 
+// o = ((x − m)·s)·w + b.
+__attribute__((target("avx512f"))) std::size_t norm_out_avx512(float* o, const float* x, const float* w, const float* b,
+                                                               float m, float s, std::size_t n) {
+    const __m512 vm = _mm512_set1_ps(m), vs = _mm512_set1_ps(s);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vs);
+        _mm512_storeu_ps(o + i, _mm512_add_ps(_mm512_mul_ps(xhat, _mm512_loadu_ps(w + i)), _mm512_loadu_ps(b + i)));
+    }
+    return i;
+}
+
+// dx += ((w·d − dnorm_mean) − x̂·dnorm_norm_mean)·s, x̂ = (x − m)·s.
+__attribute__((target("avx512f"))) std::size_t norm_dx_avx512(float* dx, const float* d, const float* x, const float* w,
+                                                              float m, float s, float dnorm_mean, float dnorm_norm_mean,
+                                                              std::size_t n) {
+    const __m512 vm = _mm512_set1_ps(m), vs = _mm512_set1_ps(s);
+    const __m512 vmean = _mm512_set1_ps(dnorm_mean), vnm = _mm512_set1_ps(dnorm_norm_mean);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vs);
+        const __m512 dnorm = _mm512_mul_ps(_mm512_loadu_ps(w + i), _mm512_loadu_ps(d + i));
+        const __m512 g = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(dnorm, vmean), _mm512_mul_ps(xhat, vnm)), vs);
+        _mm512_storeu_ps(dx + i, _mm512_add_ps(_mm512_loadu_ps(dx + i), g));
+    }
+    return i;
+}
+
 }  // namespace
 #endif
 
@@ -347,6 +375,25 @@ std::size_t adamw(float* p, const float* g, float* m, float* v, std::size_t n, c
     return available() ? adamw_avx512(p, g, m, v, n, c) : 0;
 #else
     (void)p, (void)g, (void)m, (void)v, (void)n, (void)c;
+    return 0;
+#endif
+}
+
+std::size_t norm_out(float* o, const float* x, const float* w, const float* b, float m, float s, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? norm_out_avx512(o, x, w, b, m, s, n) : 0;
+#else
+    (void)o, (void)x, (void)w, (void)b, (void)m, (void)s, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t norm_dx(float* dx, const float* d, const float* x, const float* w, float m, float s, float dnorm_mean,
+                    float dnorm_norm_mean, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? norm_dx_avx512(dx, d, x, w, m, s, dnorm_mean, dnorm_norm_mean, n) : 0;
+#else
+    (void)dx, (void)d, (void)x, (void)w, (void)m, (void)s, (void)dnorm_mean, (void)dnorm_norm_mean, (void)n;
     return 0;
 #endif
 }

@@ -39,6 +39,12 @@ std::size_t add(float* acc, const float* x, std::size_t n);
 // Layer norm's parameter gradients from one row: x̂ = (x − m)·s, db += d, dw += x̂ · d.
 std::size_t norm_param_grads(float* dw, float* db, const float* d, const float* x, float m, float s, std::size_t n);
 
+// Layer norm's output of one row, o = ((x − m)·s)·w + b, and its backward's
+// dx += ((w·d − dnorm_mean) − x̂·dnorm_norm_mean)·s once the row's two means are known.
+std::size_t norm_out(float* o, const float* x, const float* w, const float* b, float m, float s, std::size_t n);
+std::size_t norm_dx(float* dx, const float* d, const float* x, const float* w, float m, float s, float dnorm_mean,
+                    float dnorm_norm_mean, std::size_t n);
+
 // AdamW's update of one tensor (model/adamw.cpp's loop, its float constants).
 struct adamw_consts {
     bool decayed;

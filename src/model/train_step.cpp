@@ -70,8 +70,8 @@ template <class T>
 void zero_acts(train_acts<T>& a) {
     std::vector<std::vector<T>*> buffers{&a.embed, &a.lnf, &a.logits};  // one task each, on the training's threads
     for (auto& k : a.blocks)
-        for (auto* v : {&k.ln1, &k.qkv, &k.scores, &k.pattern, &k.z, &k.attn_out, &k.resid_mid, &k.ln2,
-                        &k.mlp_pre, &k.mlp_post, &k.mlp_out, &k.resid_post})
+        for (auto* v : {&k.ln1, &k.qkv, &k.z, &k.attn_out, &k.resid_mid, &k.ln2, &k.mlp_pre, &k.mlp_post, &k.mlp_out,
+                        &k.resid_post})  // not scores and pattern: attention_backward writes them whole
             buffers.push_back(v);
     for_tasks(buffers.size(), [&](std::size_t i) { fill0(*buffers[i]); });
 }

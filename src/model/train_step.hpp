@@ -50,7 +50,8 @@ struct train_acts {
 template <class T>
 train_acts<T> make_train_acts(const gpt_config& config, std::size_t B, std::size_t Tn);
 
-// Sets every buffer to 0 without reallocating.
+// Sets to 0, without reallocating, every buffer a backward adds into: all but the
+// attention grids (scores, pattern), which attention_backward writes whole, and mean/rstd.
 template <class T>
 void zero_acts(train_acts<T>& acts);
 template <class T>
