@@ -84,6 +84,20 @@ void for_b_blocks(const kernels::gemm_ops<T>& ops, std::size_t k, std::size_t n,
     }
 }
 
+// The kernels' pack_b for a plain B (B(p, j) at b[p·ldb + j]) as whole-strip copies of
+// nr contiguous values per step of k (zero padding only in a cut strip). Same values.
+template <class T>
+void pack_b_plain(std::size_t nr, std::size_t kc, std::size_t nc, const T* b, std::size_t ldb, T* dst) {
+    for (std::size_t j0 = 0; j0 < nc; j0 += nr, dst += kc * nr) {
+        const std::size_t cols = std::min(nr, nc - j0);
+        for (std::size_t p = 0; p < kc; ++p) {
+            T* out = dst + p * nr;
+            std::memcpy(out, b + p * ldb + j0, cols * sizeof(T));
+            for (std::size_t j = cols; j < nr; ++j) out[j] = T(0);
+        }
+    }
+}
+
 template <class T>
 void pack_once_any(packed_matrix<T>& out, bool tb, std::size_t k, std::size_t n, const T* b, std::size_t ldb) {
     const auto& ops = kernels::active().ops<T>();
@@ -94,7 +108,10 @@ void pack_once_any(packed_matrix<T>& out, bool tb, std::size_t k, std::size_t n,
     out.data.resize(total);  // [blocks…]: no reallocation when the sizes repeat
     T* dst = out.data.data();
     for_b_blocks(ops, k, n, [&](std::size_t j0, std::size_t nc, std::size_t p0, std::size_t kc, std::size_t size) {
-        ops.pack_b(tb, kc, nc, tb ? b + j0 * ldb + p0 : b + p0 * ldb + j0, ldb, dst);
+        if (tb)
+            ops.pack_b(tb, kc, nc, b + j0 * ldb + p0, ldb, dst);
+        else
+            pack_b_plain(ops.nr, kc, nc, b + p0 * ldb + j0, ldb, dst);
         dst += size;
     });
 }
