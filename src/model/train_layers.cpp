@@ -37,7 +37,7 @@ void for_blocks(std::size_t n, std::size_t block, const std::function<void(std::
     for_tasks(count_blocks(n, block), [&](std::size_t b) { body(b * block, std::min(n, (b + 1) * block)); });
 }
 
-constexpr std::size_t row_block = 64;  // rows of a product's output per block
+constexpr std::size_t row_block = 32;  // rows of a product's output per block (22 tasks at N = 704: both threads busy)
 constexpr std::size_t col_block = 16;  // rows of a weight gradient per block
 constexpr unsigned pool_spin_us = 50;     // how long an idle worker polls for the next pass
 }  // namespace
@@ -378,14 +378,14 @@ void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::
 
 template <class T>
 void residual_forward(T* out, const T* a, const T* b, std::size_t n) {
-    for_blocks(n, 8192, [&](std::size_t i0, std::size_t i1) {
+    for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
         for (std::size_t i = i0; i < i1; ++i) out[i] = a[i] + b[i];
     });
 }
 
 template <class T>
 void residual_backward(T* da, T* db, const T* dout, std::size_t n) {
-    for_blocks(n, 8192, [&](std::size_t i0, std::size_t i1) {
+    for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
         for (std::size_t i = i0; i < i1; ++i) {
             da[i] += dout[i];
             db[i] += dout[i];
