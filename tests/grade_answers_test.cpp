@@ -45,10 +45,10 @@ TEST_CASE("a JSON syntax error names the line, the column and what was found", "
     auto [text, line, col, found] = GENERATE(table<std::string, int, int, std::string>({
         row{"{\"a\": [1, 2 3]}", 1, 13, "'3'"},
         row{"{\n\"a\": tru}", 2, 6, "expected a value"},
-        row{"{\"a\": 1,}", 1, 9, "expected a \"key\""},
+        row{"{\"a\": 1,}", 1, 9, "expected a key"},
         row{"{\"a\": Nan}", 1, 7, "expected a value"},
-        row{"{\"a\": 1} x", 1, 10, "end of the file"},
-        row{"{\"a\": \"\\q\"}", 1, 10, "unknown escape"},
+        row{"{\"a\": 1} x", 1, 10, "the end of the JSON text"},
+        row{"{\"a\": \"\\q\"}", 1, 8, "unknown escape \\q"},  // at the backslash
         row{"{\"a\": 1, \"a\": 2}", 1, 10, "appears twice"},
     }));
     try {

@@ -43,12 +43,6 @@ void read_exercise(const io::toml_reader& rd, const toml::table& t, const exerci
 
 }  // namespace
 
-bool is_gradescope_visibility(const std::string& word) {
-    for (const auto& v : visibilities)
-        if (v == word) return true;
-    return false;
-}
-
 assignment read_assignment(const std::string& path, const exercise_set& set) {
     io::input_limits limits;
     limits.toml = true;

@@ -52,7 +52,4 @@ void apply_assignment(const assignment& a, grade_options& g, std::optional<feedb
 // student reads ("" when the policy changes nothing).
 std::string apply_tries(const assignment& a, std::size_t previous, grade_options& g);
 
-// The Gradescope visibilities a test may have.
-bool is_gradescope_visibility(const std::string& word);
-
 }  // namespace attn::grade

@@ -367,7 +367,7 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
 std::map<std::string, std::string> read_own_inputs(const exercise& x, const answer_value* exercise_answer, pipeline_inputs& in) {
     std::map<std::string, std::string> problem;
     for (const auto& p : x.parts) {
-        if (p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v()) continue;
+        if (!sw::is_input(p.stage)) continue;
         const answer_value* a = part_answer(x, p, exercise_answer);
         const auto want = x.setup.input_shapes.at(p.stage);
         if (is_unanswered(a)) {
@@ -582,7 +582,7 @@ struct numeric_grading {
         r.id = p.id;
         r.what = p.stage;
         r.max = p.points;
-        if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) return input_part(p, a, r);
+        if (sw::is_input(p.stage)) return input_part(p, a, r);
         if (is_unanswered(a)) {
             r.status = part_status::unanswered;
             r.feedback = "not answered";

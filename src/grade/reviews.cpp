@@ -14,6 +14,7 @@
 #include "grade/submission.hpp"
 #include "grade/variant.hpp"
 #include "io/csv_cell.hpp"
+#include "io/csv_rows.hpp"
 #include "io/input_read.hpp"
 #include "io/size_budget.hpp"
 #include "io/terminal_safe.hpp"
@@ -55,71 +56,6 @@ std::string found_points(const std::string& text) {
 const char* const columns[] = {"student", "exercise", "part", "max", "points", "comment", "answer", "rubric"};
 
 std::string csv_cell(const std::string& raw) { return io::csv_text_cell(raw); }
-
-struct cell {
-    std::string text;
-    lessons::source_pos where;
-};
-
-// RFC 4180: fields separated by commas, rows by LF or CRLF, "quoted" fields may hold
-// commas, quotes ("") and line breaks. A UTF-8 byte order mark is skipped.
-std::vector<std::vector<cell>> parse_csv_rows(const std::string& text, const std::string& file) {
-    std::vector<std::vector<cell>> rows;
-    std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-    int line = 1, col = 1;
-    auto fail = [&](const std::string& what) {
-        throw review_error(lessons::source_pos{file, line, col}.str() + ": " + what);
-    };
-    auto step = [&] {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-            ++col;
-        }
-        ++i;
-    };
-    std::vector<cell> row;
-    while (i < text.size()) {
-        cell c{"", {file, line, col}};
-        if (text[i] == '"') {
-            step();
-            for (;;) {
-                if (i >= text.size()) fail("a quoted cell is not closed (expected '\"' before the end of the file)");
-                if (text[i] == '"') {
-                    step();
-                    if (i < text.size() && text[i] == '"') {
-                        c.text += '"';
-                        step();
-                        continue;
-                    }
-                    break;
-                }
-                c.text += text[i];
-                step();
-            }
-            if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-                fail("expected ',' or the end of the line after a quoted cell, found '" + io::terminal_safe(text.substr(i, 1)) + "'");
-        } else {
-            while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-                c.text += text[i];
-                step();
-            }
-        }
-        row.push_back(std::move(c));
-        if (i < text.size() && text[i] == ',') {
-            step();
-            if (i >= text.size()) row.push_back({"", {file, line, col}});
-            continue;
-        }
-        if (i < text.size() && text[i] == '\r') step();
-        if (i < text.size() && text[i] == '\n') step();
-        if (!(row.size() == 1 && row[0].text.empty())) rows.push_back(std::move(row));  // blank lines
-        row.clear();
-    }
-    if (!row.empty()) rows.push_back(std::move(row));
-    return rows;
-}
 
 // A cell the sheet wrote through spreadsheet_safe ('=x) reads back as written (=x).
 std::string unprotect(const std::string& s) {
@@ -180,7 +116,7 @@ review_table review_table::read(const std::string& path, const exercise_set& set
 
 review_table review_table::parse(const std::string& text, const std::string& file, const exercise_set& set) {
     if (!valid_utf8(text)) throw review_error(file + ": the review sheet is not UTF-8 text; save it as UTF-8 CSV");
-    const auto rows = parse_csv_rows(text, file);
+    const auto rows = io::read_csv_rows(text, file);
     if (rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + review_sheet_header().substr(0, review_sheet_header().size() - 1) + ")");
     std::map<std::string, std::size_t> at;  // column name → index
     for (std::size_t k = 0; k < rows[0].size(); ++k) at[unprotect(rows[0][k].text)] = k;
@@ -191,15 +127,15 @@ review_table review_table::parse(const std::string& text, const std::string& fil
     review_table out;
     for (std::size_t n = 1; n < rows.size(); ++n) {
         const auto& row = rows[n];
-        auto get = [&](const char* name) -> const cell* {
+        auto get = [&](const char* name) -> const io::csv_field* {
             auto it = at.find(name);
             return it == at.end() || it->second >= row.size() ? nullptr : &row[it->second];
         };
-        const cell* points = get("points");
+        const io::csv_field* points = get("points");
         if (!points || points->text.find_first_not_of(" \t") == std::string::npos) continue;  // not reviewed yet
-        const cell* student = get("student");
-        const cell* ex = get("exercise");
-        const cell* part = get("part");
+        const io::csv_field* student = get("student");
+        const io::csv_field* ex = get("exercise");
+        const io::csv_field* part = get("part");
         const lessons::source_pos row_at = row[0].where;
         if (!student || !ex || !part) throw review_error(row_at.str() + ": the row has fewer cells than the header");
         const std::string sid = normalize_student_id(unprotect(student->text));
@@ -218,8 +154,8 @@ review_table review_table::parse(const std::string& text, const std::string& fil
         review rv;
         rv.points = v;
         rv.fraction = ps->points > 0 ? v / ps->points : 0.0;
-        if (const cell* c = get("comment")) rv.comment = unprotect(c->text);
-        if (const cell* a = get("answer")) rv.answer = a->text;
+        if (const io::csv_field* c = get("comment")) rv.comment = unprotect(c->text);
+        if (const io::csv_field* a = get("answer")) rv.answer = a->text;
         rv.where = row_at;
         auto [it, fresh] = out.rows_.emplace(std::make_tuple(sid, eid, pid), rv);
         if (!fresh)

@@ -63,10 +63,6 @@ std::string stage_title(const exercise& x, const std::string& stage) {
     return stage;
 }
 
-std::string tol_words(const part_spec& p) { return p.tol.str(); }
-
-std::string placeholder(const exercise& x, const part_spec& p) { return x.kind->placeholder(x, p); }
-
 std::string toml_string(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -105,7 +101,7 @@ std::string matrix_comment(const std::string& name, const matrix& m) {
 std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
     const auto& s = x.setup;
     if (p.stage == sw::scale()) return {1, 1};
-    if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) {
+    if (sw::is_input(p.stage)) {
         auto it = s.input_shapes.find(p.stage);
         return it == s.input_shapes.end() ? std::array<std::size_t, 2>{0, 0} : it->second;
     }
@@ -123,7 +119,7 @@ std::string describe_part(const exercise& x, const part_spec& p) {
     const auto extra = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile);
     const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
     std::string d = stage_title(x, p.stage) + cut_list(p.rows, key_rows ? s.key_tokens : s.query_tokens, "row");
-    if (extra ? extra->key_cols : p.stage != sw::output() && p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v())
+    if (extra ? extra->key_cols : p.stage != sw::output() && !sw::is_input(p.stage))
         d += cut_list(p.cols, s.key_tokens, "column");
     else if (!p.cols.empty()) {
         std::string c;
@@ -238,7 +234,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
         if (x.kind->numbers) {
             const auto sh = part_shape(x, p);
             line += describe_part(x, p) + " — " + dims(sh[0], sh[1]) + ", " + points_words(p.points) +
-                    (p.stage == sw::argmax() || p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v() ? "" : ", " + tol_words(p));
+                    (p.stage == sw::argmax() || sw::is_input(p.stage) ? "" : ", " + p.tol.str());
         } else {
             line += (p.prompt.empty() ? std::string(x.kind->name) : p.prompt) + " — " + points_words(p.points);
         }
@@ -369,7 +365,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
         for (const auto& p : x->parts) {
             std::string what = x->kind->numbers ? describe_part(*x, p) : p.prompt;
             if (!what.empty()) out += "# " + what + " (" + points_words(p.points) + ")\n";
-            out += p.id + " = " + toml_string(placeholder(*x, p)) + "\n";
+            out += p.id + " = " + toml_string(x->kind->placeholder(*x, p)) + "\n";
         }
     }
     return out;
@@ -380,7 +376,7 @@ std::string template_json(const std::vector<const exercise*>& xs, const variant_
     j["student"] = normalize_student_id(request.student);
     for (const exercise* x : xs) {
         nlohmann::ordered_json parts;
-        for (const auto& p : x->parts) parts[p.id] = placeholder(*x, p);
+        for (const auto& p : x->parts) parts[p.id] = x->kind->placeholder(*x, p);
         j[x->id] = parts;
     }
     return j.dump(2) + "\n";

@@ -75,7 +75,7 @@ std::string stage_chain(const part_spec& p, const stage_values& right, const exe
 
 std::string numeric_part(const part_spec& p, const stage_values& right, const exercise_numbers& n,
                          std::vector<std::string>& shown) {
-    if (p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v())
+    if (sw::is_input(p.stage))
         return "    any matrix of the asked shape: the later parts are checked against your own choice\n";
     if (p.stage == sw::scale()) return "    the answer: the scale, √d_k = " + trace::compact(right.scale, 4) + "\n";
     if (p.stage == sw::argmax()) {

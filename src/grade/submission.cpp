@@ -13,6 +13,7 @@
 
 #include "grade/json_read.hpp"
 #include "io/input_read.hpp"
+#include "io/text_position.hpp"
 #include "io/toml_parse.hpp"
 #include "io/toml_read.hpp"
 #include "io/toml_depth.hpp"
@@ -43,19 +44,6 @@ const answer_value* submission::find(const std::string& exercise_id) const {
 }
 
 namespace {
-
-source_pos offset_pos(const std::string& text, std::size_t offset, const std::string& file) {
-    source_pos p{file, 1, 1};
-    for (std::size_t k = 0; k < offset && k < text.size(); ++k) {
-        if (text[k] == '\n') {
-            ++p.line;
-            p.column = 1;
-        } else if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) {
-            ++p.column;
-        }
-    }
-    return p;
-}
 
 answer_value from_toml(const toml::node& n, const std::string& file) {
     answer_value v;
@@ -197,13 +185,13 @@ submission read_submission_text(const std::string& raw, const std::string& displ
         throw submission_error("empty", {display_path, 0, 0}, display_path + ": the file is empty");
     std::size_t bad = 0;
     if (!valid_utf8(text, &bad)) {
-        const source_pos p = offset_pos(text, bad, display_path);
+        const source_pos p = io::position_in(display_path, text, bad);
         throw submission_error("not-utf8", p,
                                p.str() + ": the file is not UTF-8 text (byte " + std::to_string(bad) +
                                    " is not valid UTF-8); save it as UTF-8");
     }
     if (text.find('\0') != std::string::npos) {
-        const source_pos p = offset_pos(text, text.find('\0'), display_path);
+        const source_pos p = io::position_in(display_path, text, text.find('\0'));
         throw submission_error("not-utf8", p, p.str() + ": the file contains a NUL byte; it is not a text file");
     }
     answer_value doc;

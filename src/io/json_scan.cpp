@@ -1,25 +1,40 @@
-// model/json_scan.cpp — see json_scan.hpp. One cursor over the text; each function
-// consumes exactly one JSON piece or fails with the offset where it went wrong.
-#include "model/json_scan.hpp"
+// io/json_scan.cpp — see json_scan.hpp. One cursor over the text; each function
+// consumes exactly one JSON piece or fails with the index where it went wrong.
+#include "io/json_scan.hpp"
 
 #include <charconv>
 #include <cmath>
-#include <set>
+#include <cstdlib>
+#include <map>
 
+#include "core/internal_error.hpp"
+#include "io/terminal_safe.hpp"
 #include "io/utf8.hpp"
-#include "model/file_error.hpp"
 
-namespace attn::model {
+namespace attn::io {
 
 namespace {
 constexpr int max_depth = 64;
+
+// Text from the file as a message shows it: terminal-safe, cut to about 80 bytes at a
+// character boundary (a key or a number may be megabytes), as model/file_error.hpp's.
+std::string shown(std::string_view text) {
+    std::size_t n = text.size() <= 96 ? text.size() : 80;
+    while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    return terminal_safe(text.substr(0, n)) + (n < text.size() ? "…" : "");
 }
 
-json_scan::json_scan(std::string_view text, std::string file, std::uint64_t base)
-    : s_(text), file_(std::move(file)), base_(base) {}
+std::string byte_hex(unsigned char u) {
+    return std::string("the byte 0x") + "0123456789abcdef"[u >> 4] + "0123456789abcdef"[u & 15];
+}
+}  // namespace
+
+json_scan::json_scan(std::string_view text, fail_fn fail, place_fn place)
+    : s_(text), fail_(std::move(fail)), place_(std::move(place)) {}
 
 void json_scan::fail_at(std::size_t at, const std::string& message) const {
-    throw file_error("invalid", file_, offset(at), message);
+    fail_(at, message);
+    throw internal_error("json_scan: the fail callback returned");
 }
 
 void json_scan::skip_ws() {
@@ -31,22 +46,27 @@ char json_scan::peek() {
     return i_ < s_.size() ? s_[i_] : '\0';
 }
 
+std::string json_scan::found_char() {
+    peek();
+    if (i_ >= s_.size()) return "the end of the JSON text";
+    const unsigned char u = static_cast<unsigned char>(s_[i_]);
+    if (u >= 0x20 && u < 0x7f) return std::string("'") + s_[i_] + "'";
+    return byte_hex(u);
+}
+
 std::string json_scan::found_here() {
     const char c = peek();
-    if (i_ >= s_.size()) return "the end of the JSON text";
     if (c == '"') return "a string";
     if (c == '{') return "an object";
     if (c == '[') return "an array";
     if (c == '-' || (c >= '0' && c <= '9')) return "a number";
     if (c == 't' || c == 'f') return "a boolean";
     if (c == 'n') return "null";
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
-    return "the byte 0x" + std::string(1, "0123456789abcdef"[u >> 4]) + "0123456789abcdef"[u & 15];
+    return found_char();
 }
 
 void json_scan::expect(char c, const char* expected) {
-    if (peek() != c) fail_at(i_, std::string("expected ") + expected + ", found " + found_here());
+    if (peek() != c) fail_at(i_, std::string("expected ") + expected + ", found " + found_char());
     ++i_;
 }
 
@@ -81,7 +101,9 @@ void json_scan::escape(std::string& out) {
         case 'r': out += '\r'; return;
         case 't': out += '\t'; return;
         case 'u': break;
-        default: fail_at(at, "expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX) in a string");
+        default:
+            fail_at(at, "unknown escape \\" + shown(std::string_view(&c, c ? 1 : 0)) +
+                            " in a string (expected \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX)");
     }
     std::uint32_t cp = hex4();
     if (cp >= 0xDC00 && cp <= 0xDFFF) fail_at(at, "a lone low surrogate \\u escape in a string");
@@ -92,13 +114,13 @@ void json_scan::escape(std::string& out) {
         if (lo < 0xDC00 || lo > 0xDFFF) fail_at(at, "a high surrogate \\u escape not followed by a low one");
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
     }
-    io::append_utf8(out, cp);
+    append_utf8(out, cp);
 }
 
 // Copies one UTF-8 encoded character (two to four bytes), refusing invalid sequences.
 void json_scan::utf8_char(std::string& out) {
     std::uint32_t cp = 0;
-    const std::size_t len = io::utf8_at(s_, i_, &cp);  // the one UTF-8 decoder
+    const std::size_t len = utf8_at(s_, i_, &cp);  // the one UTF-8 decoder
     if (len < 2) fail_at(i_, "invalid UTF-8 in a string");
     out.append(s_.substr(i_, len));
     i_ += len;
@@ -109,10 +131,10 @@ std::string json_scan::string_value() {
     const std::size_t start = i_++;
     std::string out;
     while (true) {
-        if (i_ >= s_.size()) fail_at(start, "a string that never ends");
+        if (i_ >= s_.size()) fail_at(start, "a string that is never closed");
         const unsigned char c = static_cast<unsigned char>(s_[i_]);
         if (c == '"') break;
-        if (c < 0x20) fail_at(i_, "a control character inside a string (write it as an escape)");
+        if (c < 0x20) fail_at(i_, "a control character inside a string (write it as an escape: \\n, \\t …)");
         if (c == '\\') ++i_, escape(out);
         else if (c < 0x80) out += static_cast<char>(c), ++i_;
         else utf8_char(out);
@@ -156,47 +178,55 @@ std::uint64_t json_scan::uint_value() {
     return v;
 }
 
-double json_scan::number_value() {
+double json_scan::number_value(bool finite_only) {
     const char c = peek();
     const std::size_t at = i_;
     if (!(c == '-' || (c >= '0' && c <= '9'))) fail_at(at, "expected a number, found " + found_here());
     const std::size_t n = number_span();
+    if (n == 0) fail_at(at + 1, "expected a digit after '-'");
+    i_ += n;
+    if (!finite_only) return std::strtod(std::string(s_.substr(at, n)).c_str(), nullptr);  // ±inf past double's range
     double v = 0;
     const auto r = std::from_chars(s_.data() + at, s_.data() + at + n, v);
-    if (r.ec != std::errc() || !std::isfinite(v))
-        fail_at(at, "a number out of range: " + shown(s_.substr(at, n)));
-    i_ += n;
+    if (r.ec != std::errc() || !std::isfinite(v)) fail_at(at, "a number out of range: " + shown(s_.substr(at, n)));
     return v;
 }
 
-bool json_scan::bool_value() {
+bool json_scan::literal(std::string_view word) {
     peek();
-    if (s_.substr(i_, 4) == "true") return i_ += 4, true;
-    if (s_.substr(i_, 5) == "false") return i_ += 5, false;
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+}
+
+bool json_scan::bool_value() {
+    if (literal("true")) return true;
+    if (literal("false")) return false;
     fail_at(i_, "expected true or false, found " + found_here());
 }
 
 void json_scan::object(const std::function<void(const std::string&, std::size_t)>& on_member) {
     enter();
     expect('{', "an object ('{')");
-    std::set<std::string> seen;
+    std::map<std::string, std::size_t> seen;  // key → its opening quote
     if (peek() == '}') {
         ++i_, --depth_;
         return;
     }
     while (true) {
-        if (peek() != '"') fail_at(i_, "expected a key (a string), found " + found_here());
+        if (peek() != '"') fail_at(i_, "expected a key (a string) in an object, found " + found_char());
         const std::size_t at = i_;  // the key's opening quote
         const std::string key = string_value();
-        if (!seen.insert(key).second) fail_at(at, "the key \"" + shown(key) + "\" appears twice");
-        expect(':', "':' after the key");
+        const auto [first, fresh] = seen.emplace(key, at);
+        if (!fresh)
+            fail_at(at, "key \"" + shown(key) + "\" appears twice in one object (first at " + place_(first->second) +
+                            "); keep one of them");
+        expect(':', "':' after an object key");
         on_member(key, at);
-        const char c = peek();
-        ++i_;
-        if (c == '}') break;
-        if (c != ',') fail_at(i_ - 1, "expected ',' or '}' after a value");
+        if (peek() == '}') break;
+        expect(',', "',' or '}' in an object");
     }
-    --depth_;
+    ++i_, --depth_;
 }
 
 void json_scan::array(const std::function<void(std::size_t)>& on_item) {
@@ -208,12 +238,10 @@ void json_scan::array(const std::function<void(std::size_t)>& on_item) {
     }
     for (std::size_t k = 0;; ++k) {
         on_item(k);
-        const char c = peek();
-        ++i_;
-        if (c == ']') break;
-        if (c != ',') fail_at(i_ - 1, "expected ',' or ']' after an element");
+        if (peek() == ']') break;
+        expect(',', "',' or ']' in an array");
     }
-    --depth_;
+    ++i_, --depth_;
 }
 
 void json_scan::skip_value() {
@@ -222,13 +250,13 @@ void json_scan::skip_value() {
     if (c == '[') return array([&](std::size_t) { skip_value(); });
     if (c == '"') return (void)string_value();
     if (c == 't' || c == 'f') return (void)bool_value();
-    if (c == 'n' && s_.substr(i_, 4) == "null") return (void)(i_ += 4);
+    if (literal("null")) return;
     if (c == '-' || (c >= '0' && c <= '9')) return (void)number_value();
     fail_at(i_, "expected a JSON value, found " + found_here());
 }
 
 void json_scan::finish() {
-    if (peek() != '\0' || i_ < s_.size()) fail_at(i_, "expected the end of the JSON text, found " + found_here());
+    if (peek() != '\0' || i_ < s_.size()) fail_at(i_, "expected the end of the JSON text after the top-level value, found " + found_char());
 }
 
-}  // namespace attn::model
+}  // namespace attn::io

@@ -9,7 +9,7 @@
 #include "io/input_read.hpp"
 #include "model/checkpoint_layout.hpp"
 #include "model/file_error.hpp"
-#include "model/json_scan.hpp"
+#include "io/json_scan.hpp"
 
 namespace attn::model {
 
@@ -59,10 +59,12 @@ stated_config from_config_json(const std::string& path) {
     limits.max_bytes = std::size_t{1} << 20;
     limits.what = "config.json";
     const std::string text = io::read_input_file(path, limits);
-    json_scan js(text, path, 0);
+    io::json_scan js(
+        text, [&](std::size_t at, const std::string& m) { throw file_error("invalid", path, at, m); },
+        [](std::size_t at) { return "byte " + std::to_string(at); });
     js.object([&](const std::string& key, std::size_t at) {
         if (!is_config_key(key) || js.peek() == 'n') return js.skip_value();  // other keys, and null
-        c.values[key] = stated{js.number_value(), path, js.offset(at)};
+        c.values[key] = stated{js.number_value(), path, at};
     });
     js.finish();
     return c;

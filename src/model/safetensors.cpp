@@ -7,11 +7,14 @@
 #include <cstring>
 
 #include "model/file_error.hpp"
-#include "model/json_scan.hpp"
+#include "io/json_scan.hpp"
 
 namespace attn::model {
 
 namespace {
+
+// The JSON header starts after the 8-byte length: index k of it is file offset 8 + k.
+std::uint64_t header_offset(std::size_t k) { return 8 + static_cast<std::uint64_t>(k); }
 
 std::string quoted(const std::string& name) { return "'" + shown(name) + "'"; }
 
@@ -39,17 +42,17 @@ std::uint64_t header_length(const unsigned char* bytes, std::size_t size, const 
     return n;
 }
 
-void read_metadata(json_scan& js, st_header& h) {
+void read_metadata(io::json_scan& js, st_header& h) {
     if (js.peek() != '{') js.fail_at(js.pos(), "expected __metadata__ to be an object of strings, found " + js.found_here());
     js.object([&](const std::string& key, std::size_t) {
         if (js.peek() != '"')
             js.fail_at(js.pos(), "expected the __metadata__ value of " + quoted(key) + " to be a string, found " + js.found_here());
-        h.metadata_at[key] = js.offset(js.pos());
+        h.metadata_at[key] = header_offset(js.pos());
         h.metadata[key] = js.string_value();
     });
 }
 
-std::vector<std::uint64_t> uint_array(json_scan& js, const std::string& what) {
+std::vector<std::uint64_t> uint_array(io::json_scan& js, const std::string& what) {
     if (js.peek() != '[') js.fail_at(js.pos(), "expected " + what + " to be an array of integers, found " + js.found_here());
     std::vector<std::uint64_t> v;
     js.array([&](std::size_t) {
@@ -60,10 +63,10 @@ std::vector<std::uint64_t> uint_array(json_scan& js, const std::string& what) {
 }
 
 // One tensor's entry: {"dtype": str, "shape": [..], "data_offsets": [b, e]}, nothing else.
-st_tensor read_entry(json_scan& js, const std::string& name, std::size_t at) {
+st_tensor read_entry(io::json_scan& js, const std::string& name, std::size_t at) {
     st_tensor t;
     t.name = name;
-    t.entry_at = js.offset(at);
+    t.entry_at = header_offset(at);
     bool has_dtype = false, has_shape = false, has_offsets = false;
     if (js.peek() != '{') js.fail_at(js.pos(), "expected the entry of tensor " + quoted(name) + " to be an object, found " + js.found_here());
     js.object([&](const std::string& key, std::size_t key_at) {
@@ -71,10 +74,10 @@ st_tensor read_entry(json_scan& js, const std::string& name, std::size_t at) {
             if (js.peek() != '"') js.fail_at(js.pos(), "expected dtype to be a string, found " + js.found_here());
             t.dtype = js.string_value(), has_dtype = true;
         } else if (key == "shape") {
-            t.shape_at = js.offset(js.pos());
+            t.shape_at = header_offset(js.pos());
             t.shape = uint_array(js, "shape"), has_shape = true;
         } else if (key == "data_offsets") {
-            t.offsets_at = js.offset(js.pos());
+            t.offsets_at = header_offset(js.pos());
             const auto o = uint_array(js, "data_offsets");
             if (o.size() != 2) js.fail_at(js.pos() - 1, "expected data_offsets to be [begin, end], found " + std::to_string(o.size()) + " numbers");
             t.begin = o[0], t.end = o[1], has_offsets = true;
@@ -156,7 +159,10 @@ st_header parse_safetensors(const unsigned char* bytes, std::size_t size, const 
     h.file = file;
     const std::uint64_t n = header_length(bytes, size, file);
     h.data_start = 8 + n;
-    json_scan js(std::string_view(reinterpret_cast<const char*>(bytes) + 8, n), file, 8);
+    io::json_scan js(
+        std::string_view(reinterpret_cast<const char*>(bytes) + 8, n),
+        [&](std::size_t at, const std::string& m) { throw file_error("invalid", file, header_offset(at), m); },
+        [](std::size_t at) { return "byte " + std::to_string(header_offset(at)); });
     js.object([&](const std::string& key, std::size_t at) {
         if (key == "__metadata__") return read_metadata(js, h);
         h.index[key] = h.tensors.size();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/input_error.hpp"
+#include "io/text_position.hpp"
 #include "model/bpe.hpp"
 
 namespace attn::model {
@@ -42,7 +43,6 @@ vocabulary parse_vocabulary(const std::string& name, std::string_view text);
 merge_table read_merges(const std::string& path, const vocabulary& vocab);
 merge_table parse_merges(const std::string& name, std::string_view text, const vocabulary& vocab);
 
-// file:line:col of byte `offset` in `text` (columns count characters, from 1).
-io::source_pos position_in(const std::string& file, std::string_view text, std::size_t offset);
+using io::position_in;  // file:line:col of a byte offset (io/text_position.hpp)
 
 }  // namespace attn::model

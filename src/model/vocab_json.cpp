@@ -212,20 +212,6 @@ vocabulary vocab_parser::parse() {
 
 }  // namespace
 
-io::source_pos position_in(const std::string& file, std::string_view text, std::size_t offset) {
-    io::source_pos p{file, 1, 1};
-    for (std::size_t k = 0; k < offset && k < text.size(); ++k) {
-        const auto c = static_cast<unsigned char>(text[k]);
-        if (c == '\n') {
-            ++p.line;
-            p.column = 1;
-        } else if ((c & 0xC0) != 0x80) {
-            ++p.column;
-        }
-    }
-    return p;
-}
-
 vocabulary read_vocabulary(const std::string& path) {
     io::input_limits limits;
     limits.max_bytes = max_vocab_file_bytes;

@@ -28,7 +28,7 @@ void check_stage(detail::exercise_reader& r, const toml::table& t, const exercis
         for (const auto& s : numeric_stage_names()) names += (names.empty() ? "" : ", ") + s;
         r.rd.fail(t.get("stage"), "unknown stage '" + p.stage + "' (expected one of " + names + ")");
     }
-    if ((p.stage == sw::q() || p.stage == sw::k() || p.stage == sw::v()) && !x.setup.student_inputs)
+    if (sw::is_input(p.stage) && !x.setup.student_inputs)
         r.rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
 }
 
@@ -51,7 +51,7 @@ void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&
     p.rows = r.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                  .value_or(std::vector<std::size_t>{});
     const bool cols_are_keys = extra ? extra->key_cols
-                                     : p.stage != sw::output() && p.stage != sw::q() && p.stage != sw::k() && p.stage != sw::v();
+                                     : p.stage != sw::output() && !sw::is_input(p.stage);
     p.cols = r.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
                  .value_or(std::vector<std::size_t>{});
     p.tol = r.read_tol(t, base);

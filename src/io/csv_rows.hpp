@@ -1,0 +1,23 @@
+// io/csv_rows.hpp — reads a text CSV (RFC 4180) into rows of cells, each with its
+// file:line:col: fields separated by commas, rows by LF or CRLF; "quoted" fields may hold
+// commas, quotes ("") and line breaks. A UTF-8 byte order mark is skipped, blank lines
+// are no rows. The writer's side is io/csv_cell.hpp; numeric CSV is io/csv_read.hpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/input_error.hpp"
+
+namespace attn::io {
+
+struct csv_field {
+    std::string text;
+    source_pos where;
+};
+
+// Throws input_error ("syntax") at the place of a quoted cell not closed, or of text
+// after a closing quote. Linear in the text's size.
+std::vector<std::vector<csv_field>> read_csv_rows(const std::string& text, const std::string& file);
+
+}  // namespace attn::io
