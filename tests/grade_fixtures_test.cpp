@@ -89,6 +89,22 @@ TEST_CASE("the no-scaling feedback says what was left out, with the number", "[g
     CHECK(find_part(r, "04-cross-the", "raw")->status == part_status::correct);
 }
 
+TEST_CASE("a named mistake is said with the verb its part needs: weights match, the scale matches", "[grade]") {
+    grade_options o;
+    o.lesson_numbers = true;
+    // Lesson 01 has d_k = 4: dividing by d_k instead of √d_k = 2 is the mistake scaled_by_d.
+    const grade_report scale = grade_submission(read_submission_text("\"01-scale\" = 4.0\n", "scale.toml", false),
+                                                lessons_exercises(), o);
+    REQUIRE(scale.exercises.size() == 1);
+    REQUIRE(scale.exercises[0].parts.size() == 1);
+    CHECK_THAT(scale.exercises[0].parts[0].feedback.full(),
+               Catch::Contains("Your scale matches the mistake \"scaling by d_k instead of √d_k\""));
+    const grade_report weights = grade_fixture("mistake-no_scaling.toml");
+    const part_result* w = find_part(weights, "04-cross-the", "weights");
+    REQUIRE(w);
+    CHECK_THAT(w->feedback.full(), Catch::Contains("Your weights match the mistake \"no scaling\""));
+}
+
 TEST_CASE("partial credit per entry, and an error carried forward is counted once", "[grade]") {
     const grade_report r = grade_fixture("partial.toml");
     CHECK(find_part(r, "04-cross-the", "raw")->status == part_status::partial);

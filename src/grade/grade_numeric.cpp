@@ -500,7 +500,9 @@ struct numeric_grading {
     // "Your weights match the mistake "no scaling": why (every entry within …)"; the
     // explanation may name expected numbers (full only).
     static void say_mistake(const part_spec& p, const mistake_candidate& c, part_result& r) {
-        r.feedback += ". Your " + stage_words(p.stage) + " match the mistake \"" + r.mistake_name + "\"";
+        const std::string words = stage_words(p.stage);  // the verb agrees: "weights match", "scale matches"
+        r.feedback += ". Your " + words + (words.back() == 's' ? " match" : " matches") + " the mistake \"" +
+                      r.mistake_name + "\"";
         r.feedback.full_only(": " + c.explanation);
         r.feedback += " (every entry within " + p.tol.str() + ")";
     }
