@@ -190,10 +190,51 @@ TEST_CASE("The sort task feeds 11 tokens and scores only the sorted half", "[mod
         for (std::size_t t = 6; t < 11; ++t) CHECK(x[b * 11 + t] == y[b * 11 + t - 1]);  // fed = previous target
     }
     CHECK(task_sequence(make_task("reverse"), {2, 0, 1}) == std::vector<std::int32_t>{2, 0, 1, 1, 0, 2});
-    const auto ind = task_sequence(make_task("induction"), {3, 5, 7, 9});
-    CHECK(ind.size() == 21);
-    CHECK(std::vector<std::int32_t>(ind.begin(), ind.begin() + 10) == std::vector<std::int32_t>{0, 3, 5, 7, 9, 3, 5, 7, 9, 3});
+    CHECK(task_sequence(make_task("induction"), {3, 5, 7}) == std::vector<std::int32_t>{0, 3, 5, 7, 3, 5, 7});
     CHECK_THROWS_WITH(make_task("sorting"), Catch::Contains("sort, reverse, copy or induction"));
+}
+
+// Whether s [T + 1] is BOS, a prefix s[1 … p], a block s[p+1 … p+L], the block again
+// and a tail, the prefix (from its third token) and the tail following the task's
+// chain: each token one of the followers of the token two before it.
+bool induction_shape(const attn::model::train_task& task, const std::vector<std::int32_t>& s, std::size_t L, std::size_t p) {
+    const std::size_t T = task.seq_len, F = task.followers;
+    if (p + 2 * L > T || !std::equal(s.begin() + 1 + p, s.begin() + 1 + p + L, s.begin() + 1 + p + L)) return false;
+    for (std::size_t t = 3; t <= T; ++t) {
+        if (t > p && t <= p + 2 * L) continue;  // the block and its copy
+        const auto* f = task.follow.data() + static_cast<std::size_t>(s[t - 2]) * F;
+        if (std::find(f, f + F, s[t]) == f + F) return false;
+    }
+    return true;
+}
+
+TEST_CASE("The induction task repeats a random block of random length between parts drawn from a chain", "[model][train]") {
+    const auto task = make_task("induction");
+    const std::size_t T = task.seq_len, B = 300, V = task.vocab_size, F = task.followers;
+    REQUIRE(task.follow.size() == V * F);
+    CHECK(make_task("induction").follow == task.follow);  // a fixed table, whatever the run's seed
+    std::vector<std::int32_t> x(B * T), y(B * T);  // [B, T]
+    attn::prng g(5);
+    task.fill_batch(g, x.data(), y.data(), B);
+    std::vector<int> lengths(task.block + 1, 0), starts(T, 0);
+    for (std::size_t b = 0; b < B; ++b) {
+        std::vector<std::int32_t> s(x.begin() + b * T, x.begin() + (b + 1) * T);  // [T + 1]
+        s.push_back(y[b * T + T - 1]);
+        CHECK(s[0] == 0);
+        for (std::size_t t = 0; t < T; ++t) CHECK(y[b * T + t] == s[t + 1]);  // every prediction scored
+        for (std::size_t t = 1; t <= T; ++t) CHECK((s[t] >= 1 && static_cast<std::size_t>(s[t]) < V));
+        // The shortest block length, and the first place, that explain the sequence.
+        std::size_t found = 0, at = 0;
+        for (std::size_t L = task.min_block; L <= task.block && found == 0; ++L)
+            for (std::size_t p = 0; p + 2 * L <= T && found == 0; ++p)
+                if (induction_shape(task, s, L, p)) found = L, at = p;
+        REQUIRE(found >= task.min_block);
+        ++lengths[found];
+        ++starts[at];
+    }
+    // Lengths and places vary (no position offset predicts the copy).
+    CHECK(std::count_if(lengths.begin(), lengths.end(), [](int n) { return n > 0; }) >= 8);
+    CHECK(std::count_if(starts.begin(), starts.end(), [](int n) { return n > 0; }) >= 15);
 }
 
 TEST_CASE("Training's forward computes what the model floor's traced forward computes", "[model][train]") {

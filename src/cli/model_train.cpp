@@ -203,7 +203,7 @@ std::vector<std::size_t> keep_steps(const train_cli& o, std::size_t iters, io::o
 template <class T>
 int train_loop(const train_cli& o, const model::train_task& task) {
     model::train_options to;
-    to.iters = o.iters.value_or(2000);
+    to.iters = o.iters.value_or(task.iters);
     to.batch = o.batch.value_or(64);
     to.seed = o.seed;
     to.sequential = o.sequential;
@@ -292,7 +292,7 @@ void setup_model_train(CLI::App& model) {
         ->check(CLI::IsMember({"sort", "reverse", "copy", "induction"}));
     sub->add_option("--out", o->out, "The checkpoint to write (safetensors, minGPT naming)")->required();
     sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
-    sub->add_option("--iters", o->iters, "Training steps (default 2000)")->check(CLI::Range(1, 10000000));
+    sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 6000)")->check(CLI::Range(1, 10000000));
     sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
     sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
@@ -305,7 +305,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--warmup", o->warmup, "Raise the learning rate linearly over the first N steps");
     sub->add_flag("--cosine", o->cosine, "Decay the learning rate to a tenth of it along a cosine");
     sub->add_option("--layers", o->layers, "Blocks of the model (sort: 3, induction: 2)");
-    sub->add_option("--heads", o->heads, "Attention heads per block (sort: 3, induction: 4)");
+    sub->add_option("--heads", o->heads, "Attention heads per block (sort: 3, induction: 1)");
     sub->add_option("--d-model", o->d_model, "Width of the residual stream (sort: 48, induction: 64)");
     sub->add_option("--dtype", o->dtype, "float32 (default, faster) or float64")
         ->check(CLI::IsMember({"float32", "float64"}));

@@ -39,12 +39,18 @@ train_task digits_task(const std::string& name) {
 train_task induction_task() {
     train_task t;
     t.name = "induction";
-    t.block = 10;
+    t.block = 12;
     t.min_block = 4;
-    t.lr = 2e-3;  // at 5e-4 the repeated half's loss stays above 10% of the first's after 2,000 steps
-    t.vocab_size = 16;  // 0 = BOS, 1 … 15 the block's tokens
-    t.seq_len = 2 * t.block;
-    t.model = default_model(2, 4, 64, t.vocab_size, t.seq_len, false, false);
+    t.lr = 2e-3;
+    t.vocab_size = 64;  // 0 = BOS, 1 … 63 the chain's tokens
+    t.seq_len = 32;
+    t.followers = 8;
+    // The chain's table: a fixed draw (not the run's seed), so every run learns one chain.
+    prng g(combine_seed({"attn induction task followers"}));
+    t.follow.resize(t.vocab_size * t.followers);  // [vocab_size, followers]
+    for (auto& f : t.follow) f = static_cast<std::int32_t>(g.uniform_int(1, static_cast<std::int64_t>(t.vocab_size) - 1));
+    t.iters = 6000;  // the induction head forms between steps 3,000 and 4,000
+    t.model = default_model(2, 1, 64, t.vocab_size, t.seq_len, false, false);
     return t;
 }
 
@@ -63,9 +69,9 @@ train_task make_task(const std::string& name) {
 
 std::vector<std::int32_t> task_sequence(const train_task& task, const std::vector<std::int32_t>& input) {
     std::vector<std::int32_t> seq(input);
-    if (task.name == "induction") {  // BOS, then the block over and over: seq_len + 1 tokens
+    if (task.name == "induction") {  // BOS, the block, the block again
         seq.assign(1, 0);
-        for (std::size_t i = 0; i < task.seq_len && !input.empty(); ++i) seq.push_back(input[i % input.size()]);
+        for (int copy = 0; copy < 2; ++copy) seq.insert(seq.end(), input.begin(), input.end());
         return seq;
     }
     std::vector<std::int32_t> second(input);
@@ -85,21 +91,45 @@ void train_task::fill_batch(prng& g, std::int32_t* tokens, std::int32_t* targets
             fill_line(lines[static_cast<std::size_t>(pick)], x, y);
             continue;
         }
-        // induction: a block of random length min_block … block, so only finding the
-        // token's previous occurrence (not its position) predicts the next one.
-        const std::size_t n = digits > 0 ? digits
-                                         : static_cast<std::size_t>(g.uniform_int(static_cast<std::int64_t>(min_block),
-                                                                                  static_cast<std::int64_t>(block)));
-        const std::int64_t lo = digits > 0 ? 0 : 1;
-        input.resize(n);
-        for (auto& d : input) d = static_cast<std::int32_t>(g.uniform_int(lo, static_cast<std::int64_t>(vocab_size) - 1));
+        if (digits == 0) {
+            fill_induction(g, x, y);
+            continue;
+        }
+        input.resize(digits);
+        for (auto& d : input) d = static_cast<std::int32_t>(g.uniform_int(0, static_cast<std::int64_t>(vocab_size) - 1));
         seq = task_sequence(*this, input);
         for (std::size_t t = 0; t < seq_len; ++t) {
             x[t] = seq[t];
             y[t] = seq[t + 1];
         }
         // The digit tasks score only the answer: the first digits − 1 targets are −1.
-        for (std::size_t t = 0; digits > 0 && t + 1 < digits; ++t) y[t] = -1;
+        for (std::size_t t = 0; t + 1 < digits; ++t) y[t] = -1;
+    }
+}
+
+// BOS, a prefix of p tokens, a block of L random tokens, the block again, and tokens to
+// the end; L and p drawn per sequence, so no position predicts where the copy is. The
+// tokens of the prefix and the end come from a chain: each is one of the `followers`
+// tokens the table gives for the token two before it, so a head that reads the
+// previous token pays off from the start. The block's tokens are uniform: only finding
+// the current token's earlier occurrence and copying the token after it (an induction
+// head) predicts the copy.
+void train_task::fill_induction(prng& g, std::int32_t* x, std::int32_t* y) const {
+    std::vector<std::int32_t> seq(seq_len + 1);  // [seq_len + 1]
+    const auto L = static_cast<std::size_t>(
+        g.uniform_int(static_cast<std::int64_t>(min_block), static_cast<std::int64_t>(block)));
+    const auto p = static_cast<std::size_t>(g.uniform_int(0, static_cast<std::int64_t>(seq_len - 2 * L)));
+    const auto V = static_cast<std::int64_t>(vocab_size), F = static_cast<std::int64_t>(followers);
+    seq[0] = 0;
+    for (std::size_t t = 1; t <= seq_len; ++t) {
+        const bool in_block = t > p && t <= p + L, in_copy = t > p + L && t <= p + 2 * L;
+        if (in_copy) seq[t] = seq[t - L];
+        else if (in_block || t < 3) seq[t] = static_cast<std::int32_t>(g.uniform_int(1, V - 1));
+        else seq[t] = follow[static_cast<std::size_t>(seq[t - 2]) * followers + static_cast<std::size_t>(g.uniform_int(0, F - 1))];
+    }
+    for (std::size_t t = 0; t < seq_len; ++t) {
+        x[t] = seq[t];
+        y[t] = seq[t + 1];
     }
 }
 

@@ -7,11 +7,14 @@
 //              (the first 5 targets are −1). 3 layers, 3 heads, d_model 48, untied.
 //   reverse    the same, the second half the input reversed.
 //   copy       the same, the second half the input again.
-//   induction  BOS (token 0), then a block of 4 … 10 random tokens from 1 … 15 (its
-//              length drawn too) repeated to fill 21 tokens: once the block has been
-//              seen, only finding the current token's previous occurrence and copying
-//              the token after it (an induction head) predicts the next. 2 layers,
-//              4 heads, d_model 64, attention only; scored on every position.
+//   induction  BOS (token 0), a prefix of p tokens, a block of L = 4 … 12 uniformly
+//              random tokens from 1 … 63, the block again, then tokens to 33 in all;
+//              L and p drawn per sequence. The prefix and the end come from a chain:
+//              each token is one of 8 followers (a fixed random table) of the token
+//              two before it, so a previous-token head pays off on its own. Only
+//              finding the current token's earlier occurrence and copying the token
+//              after it (an induction head) predicts the copy. 2 layers of 1 head,
+//              d_model 64, attention only, 6,000 steps; every position scored.
 //   --data F   sequences read from a file (one per line, tokens as non-negative
 //              integers separated by spaces or commas; '#' starts a comment; one '|'
 //              may mark where the scored part starts: "2 0 1 | 0 1 2" scores only the
@@ -35,8 +38,11 @@ struct train_task {
     std::size_t digits = 0;                    // sort/reverse/copy: the input's length
     std::size_t block = 0;                     // induction: the repeated block's longest length
     std::size_t min_block = 0;                 // induction: its shortest
+    std::size_t followers = 0;                 // induction: tokens that may come two after a token
+    std::vector<std::int32_t> follow;          // induction: [vocab_size, followers], fixed
     gpt_config model;                          // the default model (vocab and positions set)
     double lr = 5e-4;                          // the default learning rate (induction: 2e-3)
+    std::size_t iters = 2000;                  // the default training steps (induction: 6,000)
     struct data_line {
         std::vector<std::int32_t> tokens;
         std::size_t score_from = 1;  // the first token whose prediction is scored
@@ -48,6 +54,8 @@ struct train_task {
 
     // One batch: tokens and targets [B, seq_len], drawn with g.
     void fill_batch(prng& g, std::int32_t* tokens, std::int32_t* targets, std::size_t B) const;
+    // induction: one sequence's tokens and targets [seq_len].
+    void fill_induction(prng& g, std::int32_t* tokens, std::int32_t* targets) const;
 };
 
 // The built-in tasks by name; throws std::invalid_argument naming the known ones.
@@ -58,8 +66,9 @@ train_task load_data_task(const std::string& path);
 // The names of the built-in tasks, for help texts.
 const std::vector<std::string>& task_names();
 
-// The whole sequence (seq_len + 1 tokens) one fill_batch draws first, for a task's
-// documentation and tests: sort's {2, 0, 1, 1, 0, 2} → {2,0,1,1,0,2, 0,0,1,1,2,2}.
+// A task's whole sequence for an input, for documentation and tests: sort's
+// {2, 0, 1, 1, 0, 2} → {2,0,1,1,0,2, 0,0,1,1,2,2}; induction's block {3, 5, 7} → BOS
+// and the block twice, {0, 3,5,7, 3,5,7} (the form the head detector scores).
 std::vector<std::int32_t> task_sequence(const train_task& task, const std::vector<std::int32_t>& input);
 
 }  // namespace attn::model
