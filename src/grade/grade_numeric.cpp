@@ -413,9 +413,8 @@ struct numeric_grading {
     }
 
     // Parts answered by the student's own Q, K, V.
-    void input_part(const part_spec& p, const answer_value* a, part_result& r) {
+    void input_part(const part_spec& p, part_result& r) {
         auto it = input_problem.find(p.stage);
-        if (a && !is_unanswered(a)) r.where = a->where;
         if (it == input_problem.end()) {
             const auto want = x.setup.input_shapes.at(p.stage);
             r.status = part_status::correct;
@@ -580,17 +579,9 @@ struct numeric_grading {
     }
 
     void part(const part_spec& p, const answer_value* a) {
-        part_result r;
-        r.id = p.id;
-        r.what = p.stage;
-        r.max = p.points;
-        if (sw::is_input(p.stage)) return input_part(p, a, r);
-        if (is_unanswered(a)) {
-            r.status = part_status::unanswered;
-            r.feedback = "not answered";
-            return out.push_back(r);
-        }
-        r.where = a->where;
+        part_result r = start_part(p, p.stage, a);
+        if (sw::is_input(p.stage)) return input_part(p, r);
+        if (is_unanswered(a)) return out.push_back(r);
         if (!input_problem.empty()) {
             r.status = part_status::wrong;
             std::string which;

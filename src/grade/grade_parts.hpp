@@ -19,6 +19,10 @@ const answer_value* part_answer(const exercise& x, const part_spec& p, const ans
 // True for a value that means "not answered yet": absent, null, or a string starting with TODO.
 bool is_unanswered(const answer_value* v);
 
+// Every part grader starts here: the part's id, what it asks and its points, then
+// "not answered" or where the answer is in the student's file.
+part_result start_part(const part_spec& p, const std::string& what, const answer_value* a);
+
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
                                              const answer_value* exercise_answer);
 part_result grade_shape_part(const exercise& x, const part_spec& p, const answer_value* answer);

@@ -46,6 +46,16 @@ const answer_value* part_answer(const exercise& x, const part_spec& p, const ans
     return nullptr;
 }
 
+part_result start_part(const part_spec& p, const std::string& what, const answer_value* a) {
+    part_result r;
+    r.id = p.id;
+    r.what = what;
+    r.max = p.points;
+    if (is_unanswered(a)) r.feedback = "not answered";
+    else r.where = a->where;
+    return r;
+}
+
 namespace {
 
 std::optional<std::string> answer_text(const answer_value& a) {
@@ -91,17 +101,6 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
             return;
         }
     if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback.full_only(": " + it->second);
-}
-
-// The part's id, kind and points, and "not answered" or the answer's location.
-part_result open_part(const part_spec& p, const char* what, const answer_value* a) {
-    part_result r;
-    r.id = p.id;
-    r.what = what;
-    r.max = p.points;
-    if (is_unanswered(a)) r.feedback = "not answered";
-    else r.where = a->where;
-    return r;
 }
 
 // A shape answer as text: a string, or an array of axis names or numbers joined by ×.
@@ -190,7 +189,7 @@ void name_shape_mistake(const shape_comparison& c, part_result& r) {
 }  // namespace
 
 part_result grade_shape_part(const exercise&, const part_spec& p, const answer_value* a) {
-    part_result r = open_part(p, "shape", a);
+    part_result r = start_part(p, "shape", a);
     if (is_unanswered(a)) return r;
     const auto text = shape_answer_text(*a, r);
     if (!text) return r;
@@ -223,7 +222,7 @@ part_result grade_shape_part(const exercise&, const part_spec& p, const answer_v
 }
 
 part_result grade_choice_part(const exercise& x, const part_spec& p, const answer_value* a) {
-    part_result r = open_part(p, "choice", a);
+    part_result r = start_part(p, "choice", a);
     if (is_unanswered(a)) return r;
     auto text = answer_text(*a);
     const std::string list = choice_list(x);
@@ -257,7 +256,7 @@ part_result grade_choice_part(const exercise& x, const part_spec& p, const answe
 }
 
 part_result grade_multi_part(const exercise& x, const part_spec& p, const answer_value* a) {
-    part_result r = open_part(p, "multi", a);
+    part_result r = start_part(p, "multi", a);
     if (is_unanswered(a)) return r;
     // ["a", "c"] or the choices' texts; one string is one pick.
     std::vector<const answer_value*> items;

@@ -172,15 +172,8 @@ const review* review_table::find(const std::string& student, const std::string& 
 
 part_result grade_open_part(const exercise& x, const part_spec& p, const answer_value* a, const std::string& student,
                             const review_table* reviews) {
-    part_result r;
-    r.id = p.id;
-    r.what = "open";
-    r.max = p.points;
-    if (is_unanswered(a)) {
-        r.feedback = "not answered";
-        return r;
-    }
-    r.where = a->where;
+    part_result r = start_part(p, "open", a);
+    if (is_unanswered(a)) return r;
     if (!a->is_string()) {
         r.status = part_status::invalid;
         r.feedback = a->where.str() + ": expected a sentence (a string) for your teacher to read, found " + type_name(*a);
