@@ -113,11 +113,23 @@ void redraw(matrix& m, prng& rng, const variant_spec& v) {
 void lesson_inputs(const exercise& x, exercise_numbers& n) {
     const numeric_setup& s = x.setup;
     pipeline_inputs& in = n.inputs;
-    in.q = s.q, in.k = s.k, in.v = s.v, in.encoder_q = s.encoder_q;
-    in.mask = s.mask, in.bias = s.bias, in.masked_fill = s.masked_fill, in.scale = s.scale, in.softmax = s.softmax;
-    in.cross = s.run_kind == "cross", in.window = s.window, in.window_causal = s.window_causal;
-    in.grad_output = s.grad_output, in.tile = s.tile, in.rope_base = s.rope_base;  // lessons 15–19
-    n.query_tokens = s.query_tokens, n.key_tokens = s.key_tokens;
+    in.q = s.q;
+    in.k = s.k;
+    in.v = s.v;
+    in.encoder_q = s.encoder_q;
+    in.mask = s.mask;
+    in.bias = s.bias;
+    in.masked_fill = s.masked_fill;
+    in.scale = s.scale;
+    in.softmax = s.softmax;
+    in.cross = s.run_kind == "cross";
+    in.window = s.window;
+    in.window_causal = s.window_causal;
+    in.grad_output = s.grad_output;  // lessons 15–19
+    in.tile = s.tile;
+    in.rope_base = s.rope_base;
+    n.query_tokens = s.query_tokens;
+    n.key_tokens = s.key_tokens;
 }
 
 // Draws from one PRNG stream until no catalogued mistake that applies gives the

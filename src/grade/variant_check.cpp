@@ -84,7 +84,10 @@ std::optional<matrix> slice(const matrix& m, const std::vector<std::size_t>& row
 bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which) {
     if (!x.kind->numbers || x.setup.student_inputs || !x.variant.enabled) return false;
     pipeline_inputs seeds = in;  // the lesson's own numbers in every role a variant draws
-    seeds.q = x.setup.q, seeds.k = x.setup.k, seeds.v = x.setup.v, seeds.encoder_q = x.setup.encoder_q;
+    seeds.q = x.setup.q;
+    seeds.k = x.setup.k;
+    seeds.v = x.setup.v;
+    seeds.encoder_q = x.setup.encoder_q;
     const stage_values right = compute_correct(in), lesson = compute_correct(seeds);
     for (const auto& p : x.parts) {
         const auto full = select_stage(right, p.stage, {}, {}), same = select_stage(lesson, p.stage, {}, {});
