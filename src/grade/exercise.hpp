@@ -15,6 +15,7 @@
 #include "grade/kinds/kind.hpp"
 #include "grade/tolerance.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/model_head_inputs.hpp"
 
 namespace attn::grade {
 
@@ -76,6 +77,7 @@ struct numeric_setup {
     std::optional<double> rope_base;
     std::optional<std::size_t> window;    // folded into mask; kept for the off-by-one diagnosis
     bool window_causal = false;
+    std::optional<lessons::model_source> model;  // lessons 20–22: a trained head (lessons/model_head_inputs.hpp)
 };
 
 struct exercise {

@@ -29,6 +29,7 @@ struct exercise_reader {
     void keep_rows(const std::vector<std::size_t>& rows, numeric_setup& s);
     void read_variant(const toml::table& t, exercise& x);
     void read_extras(const toml::table& t, numeric_setup& s);  // lessons 15–19: grad, tile, rope, window
+    bool read_model(const toml::table& t, numeric_setup& s);   // lessons 20–22: a trained head
     void check_shape(const toml::node* where, const std::string& text);
     void read_part_fields(const toml::table& t, const exercise& x, part_spec& p, const tolerance& base);
     void check_id(const toml::table& t, const std::string& id);

@@ -8,6 +8,7 @@
 #include "core/window.hpp"
 #include "grade/exercise_reader.hpp"
 #include "grade/stage_words.hpp"
+#include "lessons/model_source_reader.hpp"
 
 namespace attn::grade::detail {
 
@@ -176,6 +177,7 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
     const std::size_t before = rd.problems->size();
     if (auto si = rd.boolean(t, "student_inputs", false)) s.student_inputs = *si;
     if (s.student_inputs) return read_student_inputs(t, s);
+    if (t.get("model")) return read_model(t, s);  // lessons 20–22: a trained head
     if (auto run = rd.string(t, "run", false)) {
         if (!read_run(t, *run, s)) return false;
     } else if (!read_named_inputs(t, s, before)) {
@@ -280,6 +282,14 @@ void exercise_reader::read_extras(const toml::table& t, numeric_setup& s) {
     }
 }
 
+bool exercise_reader::read_model(const toml::table& t, numeric_setup& s) {
+    if (!(s.model = lessons::read_model_source(t, rd))) return false;
+    const lessons::head_numbers h = lessons::model_head_numbers(*s.model, s.model->tokens);
+    std::tie(s.q, s.k, s.v, s.mask, s.query_tokens, s.key_tokens, s.run_kind) =
+        std::tie(h.q, h.k, h.v, h.attend, h.labels, h.labels, "causal");
+    return true;
+}
+
 void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     const toml::node* n = t.get("variant");
     if (!n) return;
@@ -291,7 +301,8 @@ void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     v.enabled = true;
     v.vary = rd.strings(*vt, "vary", true).value_or(std::vector<std::string>{});
     for (const auto& role : v.vary)
-        if (role != sw::q() && role != sw::k() && role != sw::v() && role != "encoder_q")
+        if (role == "tokens" && x.setup.model) continue;  // the model's input (model_exercise.cpp)
+        else if (role != sw::q() && role != sw::k() && role != sw::v() && role != "encoder_q")
             rd.fail(vt->get("vary"), "'vary' entries are q, k, v or encoder_q, found '" + role + "'");
         else if (role == "encoder_q" && !x.setup.encoder_q)
             rd.fail(vt->get("vary"), "'vary' names encoder_q but the exercise has no encoder_q matrix");

@@ -282,6 +282,15 @@ constexpr char online_not_rescaled[] = "online_not_rescaled";
 constexpr char rope_wrong_angle[] = "rope_wrong_angle";
 constexpr char window_off_by_one[] = "window_off_by_one";
 
+// Lessons 20–22: another trained head on the same input (model_exercise.cpp made it).
+template <const char* Id>
+void read_other_head(const pipeline_inputs& in, const stage_values&, candidates& out) {
+    for (const auto& h : in.other_heads)
+        if (h.mistake == Id) out.push_back({Id, h.explanation, with_options(in, h.q, h.k, h.v, options_of(in))});
+}
+constexpr char head_counted_from_0[] = "head_counted_from_0";
+constexpr char other_checkpoint[] = "other_checkpoint";
+
 bool is_extra(const mistake_record& m) {
     for (auto f : {&extra<jacobian_sum_missing>, &extra<gradient_not_scaled>, &extra<gradient_not_transposed>,
                    &extra<online_not_rescaled>, &extra<rope_wrong_angle>, &extra<window_off_by_one>})
@@ -364,6 +373,11 @@ const std::vector<mistake_record>& mistake_catalogue() {
          mistake_record::redraw::tolerance},
         {"window_off_by_one", "window off by one", "a window mask (window)", sw::raw().c_str(), extra<window_off_by_one>, nullptr,
          mistake_record::redraw::tolerance},
+        // lessons 20–22: a trained head (model_exercise.cpp)
+        {"head_counted_from_0", "layer and head counted from 0", "a trained model's head, not in its last layer or head",
+         sw::raw().c_str(), read_other_head<head_counted_from_0>, rows_with_choice, mistake_record::redraw::coincidence},
+        {"other_checkpoint", "the head at another training step", "a trained model saved at several steps",
+         sw::raw().c_str(), read_other_head<other_checkpoint>, rows_with_choice, mistake_record::redraw::coincidence},
     };
     return all;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/attention.hpp"
+#include "lessons/model_head_inputs.hpp"
 
 namespace attn::grade {
 
@@ -30,6 +31,8 @@ struct pipeline_inputs {
     std::optional<double> rope_base;     // q and k rotated by position before the scores
     std::optional<std::size_t> window;   // already in mask; kept for the off-by-one mistake
     bool window_causal = false;
+    std::vector<lessons::other_head> other_heads;  // lessons 20–22: a mistake's heads (mistakes.cpp)
+    std::vector<int> model_tokens;                 // [P] a trained head's input
 };
 
 // Every stage; a stage a mistake cannot produce is left empty (size 0).

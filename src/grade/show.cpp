@@ -171,6 +171,7 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
                                                       trace::dimension_labels(m.shape(1)), m, decimals_for(m)),
                                     plain);
     };
+    if (s.model) out += "\n" + lessons::model_numbers_words(*s.model, n.inputs.model_tokens) + "\n";  // lessons 20–22
     table(s.q_name, n.inputs.q, n.query_tokens, s.query_side, s.q_name);
     table(s.k_name, n.inputs.k, n.key_tokens, s.key_side, s.k_name);
     table(s.v_name, n.inputs.v, n.key_tokens, s.key_side, s.v_name);
@@ -267,6 +268,8 @@ nlohmann::json inputs_json(const exercise& x, const exercise_numbers& n) {
         if (s.tile) in["tile"] = *s.tile;
         if (s.rope_base) in["rope"] = *s.rope_base;
         if (s.window) in["window"] = *s.window;
+        if (s.model)  // lessons 20–22: the model's input, and which head (from 0, as the checkpoint)
+            in["model"] = {{"name", s.model->model}, {"tokens", n.inputs.model_tokens}, {"layer", s.model->layer}, {"head", s.model->head}};
         if (n.inputs.mask) {
             nlohmann::json m = nlohmann::json::array();
             for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
@@ -347,6 +350,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             out += "# " + std::string(n.personal ? "Your numbers (variant " + n.code + ", " + n.parameters + "):"
                                       : n.practice ? "PRACTICE numbers (" + n.parameters + "; not any class's numbers):"
                                                    : "Numbers: " + n.parameters + ":") + "\n";
+            if (x->setup.model) out += "# " + lessons::model_numbers_words(*x->setup.model, n.inputs.model_tokens) + "\n";  // lessons 20–22
             out += matrix_comment(x->setup.q_name, n.inputs.q);
             out += matrix_comment(x->setup.k_name, n.inputs.k);
             out += matrix_comment(x->setup.v_name, n.inputs.v);

@@ -110,6 +110,14 @@ void redraw(matrix& m, prng& rng, const variant_spec& v) {
     }
 }
 
+// Lessons 20–22: a trained head on the sequence ids (lessons/model_head_inputs.hpp).
+void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, exercise_numbers& n) {
+    lessons::head_numbers h = lessons::model_head_numbers(m, ids);
+    std::tie(n.inputs.q, n.inputs.k, n.inputs.v, n.inputs.mask, n.inputs.other_heads) = std::tie(h.q, h.k, h.v, h.attend, h.others);
+    n.inputs.model_tokens = ids;
+    n.query_tokens = n.key_tokens = h.labels;
+}
+
 void lesson_inputs(const exercise& x, exercise_numbers& n) {
     const numeric_setup& s = x.setup;
     pipeline_inputs& in = n.inputs;
@@ -130,6 +138,7 @@ void lesson_inputs(const exercise& x, exercise_numbers& n) {
     in.rope_base = s.rope_base;
     n.query_tokens = s.query_tokens;
     n.key_tokens = s.key_tokens;
+    if (s.model) model_inputs(*s.model, s.model->tokens, n);  // lessons 20–22: the other heads too
 }
 
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
@@ -139,6 +148,7 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
                           const std::optional<variant_draws>& known = std::nullopt) {
     prng rng(seed);
     for (int attempt = 0;; ++attempt) {
+        if (x.setup.model) model_inputs(*x.setup.model, lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi), n);
         const matrix* first = nullptr;  // with tie, every role copies the first one drawn
         for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
             matrix* m = role == sw::q() ? &n.inputs.q : role == sw::k() ? &n.inputs.k : role == sw::v() ? &n.inputs.v
@@ -162,6 +172,12 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
     }
 }
 
+// The id a variant's seed is drawn under: the exercise's own, or (lessons 20–22) the one
+// whose input it shares (model_source::same_input_as).
+const std::string& seed_id(const exercise& x) {
+    return x.setup.model && !x.setup.model->same_input_as.empty() ? x.setup.model->same_input_as : x.id;
+}
+
 }  // namespace
 
 void draw_variant(const exercise& x, std::uint64_t seed, exercise_numbers& n) {
@@ -182,11 +198,11 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
         n.seed = *request.seed;
         n.personal = true;
     } else if (!request.secret.empty() && !n.student.empty()) {
-        n.seed = variant_seed(request.secret, n.student, x.id);
-        n.code = variant_code(request.secret, n.student, x.id);
+        n.seed = variant_seed(request.secret, n.student, seed_id(x));
+        n.code = variant_code(request.secret, n.student, seed_id(x));
         n.personal = true;
     } else if (request.practice_ok) {
-        n.seed = practice_seed(x.id);
+        n.seed = practice_seed(seed_id(x));
         n.code = "practice";
         n.practice = true;
     } else {

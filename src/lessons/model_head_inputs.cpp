@@ -1,0 +1,127 @@
+// lessons/model_head_inputs.cpp — see model_head_inputs.hpp: the float64 forward of
+// the built-in checkpoint (trained_models.hpp), its hook_q/k/v cut to one head.
+#include "lessons/model_head_inputs.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/mask.hpp"
+#include "core/prng.hpp"
+#include "lessons/counting.hpp"
+#include "lessons/trained_models.hpp"
+
+namespace attn::lessons {
+
+namespace {
+
+struct qkv {
+    matrix q, k, v;  // [P, d_head] each
+};
+
+qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t layer, std::size_t head) {
+    const trained_model& m = find_trained_model(model);
+    const auto a = forward_one(m.params, ids);
+    const std::size_t P = ids.size(), dh = m.params.config.d_head();
+    qkv h{matrix({P, dh}), matrix({P, dh}), matrix({P, dh})};
+    const auto& b = a.blocks.at(layer);  // q, k, v: [1, P, H, d_head]
+    for (std::size_t i = 0; i < P; ++i)
+        for (std::size_t d = 0; d < dh; ++d) {
+            h.q(i, d) = b.q(0, i, head, d);
+            h.k(i, d) = b.k(0, i, head, d);
+            h.v(i, d) = b.v(0, i, head, d);
+        }
+    return h;
+}
+
+// "2₅": the token with its position below it, as lessons 20–22 label a head's rows.
+std::string at_label(int token, std::size_t pos) {
+    static const char* const sub[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+    std::string s;
+    do {
+        s.insert(0, sub[pos % 10]);
+        pos /= 10;
+    } while (pos > 0);
+    return std::to_string(token) + s;
+}
+
+// ids continued to `length`: greedy appends the likeliest next token (the sort model
+// writes its sorted answer), repeat repeats ids from their start (a block seen again).
+std::vector<int> continued(const model_source& m, std::vector<int> ids) {
+    const std::size_t drawn = ids.size();
+    while (ids.size() < m.tokens.size() && m.then != "none") {
+        if (m.then == "repeat") {
+            ids.push_back(ids[ids.size() - drawn]);
+            continue;
+        }
+        const auto a = forward_one(find_trained_model(m.model).params, ids);
+        const std::size_t last = ids.size() - 1;
+        std::size_t best = 0;
+        for (std::size_t v = 1; v < a.logits.shape(2); ++v)
+            if (a.logits(0, last, v) > a.logits(0, last, best)) best = v;
+        ids.push_back(static_cast<int>(best));
+    }
+    return ids;
+}
+
+// The other built-in checkpoints of the run: NAME and NAME-STEP for the NAME before '-'.
+std::vector<std::string> siblings(const std::string& model) {
+    const std::string base = model.substr(0, model.find('-'));
+    std::vector<std::string> out;
+    for (const auto& n : trained_model_names())
+        if (n != model && (n == base || n.rfind(base + "-", 0) == 0)) out.push_back(n);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// "the sort model after 2,000 training steps" (attn.steps of the file's metadata).
+std::string model_words(const std::string& model) {
+    const auto& md = find_trained_model(model).metadata;
+    const auto it = md.find("attn.steps");
+    std::string n = it == md.end() ? "" : it->second;
+    for (int i = static_cast<int>(n.size()) - 3; i > 0; i -= 3) n.insert(static_cast<std::size_t>(i), ",");
+    return "the " + model.substr(0, model.find('-')) + " model" + (n.empty() ? "" : " after " + n + " training steps");
+}
+
+}  // namespace
+
+head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids) {
+    qkv h = head_of(m.model, ids, m.layer, m.head);
+    head_numbers out{h.q, h.k, h.v, causal_mask(ids.size(), ids.size()), {}, {}};
+    for (std::size_t i = 0; i < ids.size(); ++i) out.labels.push_back(at_label(ids[i], i));
+    const std::string asked = head_label(m.layer, m.head, false);
+    if (m.layer + 1 < model_layers(m.model) && m.head + 1 < model_heads(m.model)) {
+        h = head_of(m.model, ids, m.layer + 1, m.head + 1);
+        out.others.push_back({"head_counted_from_0",
+                              head_label(m.layer + 1, m.head + 1, false) + " read instead of " + asked +
+                                  ": the lessons count layers and heads from 1, the checkpoint and `attn model` from 0",
+                              h.q, h.k, h.v});
+    }
+    for (const auto& other : siblings(m.model)) {
+        h = head_of(other, ids, m.layer, m.head);
+        out.others.push_back({"other_checkpoint", "the head of " + model_words(other) + " instead of " + model_words(m.model),
+                              h.q, h.k, h.v});
+    }
+    return out;
+}
+
+std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, double hi) {
+    std::vector<int> ids(m.drawn ? m.drawn : m.tokens.size());
+    for (int& id : ids) id = static_cast<int>(rng.uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)));
+    return continued(m, ids);
+}
+
+std::string model_numbers_words(const model_source& m, const std::vector<int>& ids) {
+    const bool split = m.drawn && m.drawn < ids.size();
+    std::string seq;
+    for (std::size_t i = 0; i < ids.size(); ++i) seq += (i ? (split && i == m.drawn ? " | " : " ") : "") + std::to_string(ids[i]);
+    return head_label(m.layer, m.head) + " of " + model_words(m.model) + ", on the sequence " + seq +
+           (split ? " (your " + std::to_string(m.drawn) + " digits, then what the model writes)" : "") +
+           ". Q, K and V below are that head's own (biases included); the mask is causal.";
+}
+
+std::size_t model_layers(const std::string& model) { return find_trained_model(model).params.config.n_layer; }
+std::size_t model_heads(const std::string& model) { return find_trained_model(model).params.config.n_head; }
+std::size_t model_positions(const std::string& model) { return find_trained_model(model).params.config.n_positions; }
+std::size_t model_vocab(const std::string& model) { return find_trained_model(model).params.config.vocab_size; }
+
+}  // namespace attn::lessons

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""tests/python/test_model_variants.py — the per-student variants of the trained-model
+lessons (20 and 22) end to end. For two students, `attn exercise show --format json`
+gives each one's input (the model's tokens); PyTorch computes the head's row from the
+checkpoint itself (model_head_reference.py, never attn's code); `attn grade --format
+json` must give the correct answer full marks, and a wrong one fewer, naming the
+catalogued mistake (the head counted from 0, the head of another training step, the
+column read for the row). Different students get different inputs, hence numbers."""
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_head_reference as mh  # noqa: E402
+
+ATTN = os.environ.get("ATTN_BIN", "build/attn")
+ROOT = mh.ROOT
+SECRET = os.path.join(ROOT, "tests", "fixtures", "grade", "course.secret")
+tmp = tempfile.mkdtemp(prefix="attn-model-variants-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def tokens(ex, student):
+    p = subprocess.run([ATTN, "exercise", "show", ex, "--format", "json", "--student", student, "--secret-file", SECRET],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "%s: exercise show: %s" % (ex, p.stderr))
+    j = json.loads(p.stdout)
+    check(j["numbers"]["personal"], "%s: %s's numbers are personal" % (ex, student))
+    return j["inputs"]["model"]["tokens"]
+
+
+def grade(ex, student, parts):
+    path = os.path.join(tmp, "%s-%s-%d.json" % (ex, student, len(os.listdir(tmp))))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"student": student, ex: parts}, f)
+    p = subprocess.run([ATTN, "grade", path, "--format", "json", "--secret-file", SECRET], capture_output=True, text=True)
+    check(p.returncode == 0, "%s: grade exit %d: %s" % (ex, p.returncode, p.stderr))
+    return json.loads(p.stdout)
+
+
+# The parts each exercise asks for; 20-fourth-digit-row asks for the keys 0 … 8 only.
+PARTS = {"20-first-digit-row": ("scaled", "weights", "most"), "20-fourth-digit-row": ("weights", "most"),
+         "22-step-100-row": ("scaled", "weights"), "22-step-2000-row": ("weights", "most")}
+
+
+def answers(ex, model, toks, layer, head, row):
+    scaled, weights, most = mh.head_row(model, toks, layer, head, row)
+    if ex == "20-fourth-digit-row":
+        weights = weights[:row + 1]
+    return {k: v for k, v in (("scaled", scaled), ("weights", weights), ("most", most)) if k in PARTS[ex]}
+
+
+def expect(ex, student, parts, mistake=None):
+    r = grade(ex, student, parts)
+    got, top = r["score"], r["max_score"]
+    named = [p.get("mistake", {}).get("id") for p in r["exercises"][0]["parts"]]
+    if mistake is None:
+        check(got == top and top > 0, "%s/%s: the right answer scores %s of %s: %s" % (ex, student, got, top, r["exercises"][0]["parts"]))
+    else:
+        check(got < top, "%s/%s: the %s answer scores less than full (%s of %s)" % (ex, student, mistake, got, top))
+        check(mistake in named, "%s/%s: the mistake %s is named (found %s)" % (ex, student, mistake, named))
+
+
+# (exercise, checkpoint, query row, how the sequence goes on, wrong answers: mistake → (checkpoint, layer, head))
+CASES = [
+    ("20-first-digit-row", "sort", 5, None, {"head_counted_from_0": ("sort", 1, 1), "other_checkpoint": ("sort-100", 0, 0)}),
+    ("20-fourth-digit-row", "sort", 8, "greedy", {"head_counted_from_0": ("sort", 1, 1)}),
+    ("22-step-100-row", "sort-100", 5, None, {"other_checkpoint": ("sort", 0, 0)}),
+    ("22-step-2000-row", "sort", 5, None, {"other_checkpoint": ("sort-100", 0, 0)}),
+]
+
+seen = {}
+for ex, model, row, then, wrong in CASES:
+    for student in ("alice", "bob"):
+        toks = tokens(ex, student)
+        seen[(ex, student)] = toks
+        if then == "greedy":  # six drawn digits, then what the model writes: its sorted copy
+            check(len(toks) == 11 and toks[6:] == mh.greedy(model, toks[:6], 11)[6:] and toks[6:] == sorted(toks[:6])[:5],
+                  "%s/%s: the input %s is six digits and their sorted copy" % (ex, student, toks))
+        else:
+            check(len(toks) == 6 and all(t in (0, 1, 2) for t in toks), "%s/%s: six digits, found %s" % (ex, student, toks))
+        expect(ex, student, answers(ex, model, toks, 0, 0, row))
+        for mistake, (m2, l2, h2) in wrong.items():
+            expect(ex, student, answers(ex, m2, toks, l2, h2, row), mistake)
+    check(seen[(ex, "alice")] != seen[(ex, "bob")], "%s: two students get different inputs (%s)" % (ex, seen[(ex, "alice")]))
+    # Alice's right answer is not Bob's: graded for Bob, it is wrong.
+    r = grade(ex, "bob", answers(ex, model, seen[(ex, "alice")], 0, 0, row))
+    check(r["score"] < r["max_score"], "%s: alice's answer handed in by bob is not full marks" % ex)
+
+# The column of the query's key instead of its row (the weights transposed): named.
+toks = seen[("20-first-digit-row", "alice")]
+column = [mh.head_row("sort", toks, 0, 0, r)[1][5] for r in range(6)]
+expect("20-first-digit-row", "alice", {"weights": column}, "weights_transposed")
+
+# Lesson 22's two steps share the student's input (same_input_as).
+for student in ("alice", "bob"):
+    check(seen[("22-step-100-row", student)] == seen[("22-step-2000-row", student)],
+          "22: %s's input is the same at step 100 and 2,000" % student)
+
+if failures:
+    print("%d failure(s)" % len(failures))
+    sys.exit(1)
+print("ok: lessons 20 and 22's variants graded against PyTorch for two students")
