@@ -286,7 +286,7 @@ bool exercise_reader::read_model(const toml::table& t, numeric_setup& s) {
     if (!(s.model = lessons::read_model_source(t, rd))) return false;
     const lessons::head_numbers h = lessons::model_head_numbers(*s.model, s.model->tokens);
     std::tie(s.q, s.k, s.v, s.mask, s.query_tokens, s.key_tokens, s.run_kind) =
-        std::tie(h.q, h.k, h.v, h.attend, h.labels, h.labels, "causal");
+        std::tie(h.q, h.k, h.v, h.attend, h.positions, h.positions, "causal");  // a student's labels differ
     return true;
 }
 

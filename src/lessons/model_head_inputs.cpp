@@ -86,8 +86,11 @@ std::string model_words(const std::string& model) {
 
 head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids) {
     qkv h = head_of(m.model, ids, m.layer, m.head);
-    head_numbers out{h.q, h.k, h.v, causal_mask(ids.size(), ids.size()), {}, {}};
-    for (std::size_t i = 0; i < ids.size(); ++i) out.labels.push_back(at_label(ids[i], i));
+    head_numbers out{h.q, h.k, h.v, causal_mask(ids.size(), ids.size()), {}, {}, {}};
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        out.labels.push_back(at_label(ids[i], i));
+        out.positions.push_back(std::to_string(i));
+    }
     const std::string asked = head_label(m.layer, m.head, false);
     if (m.layer + 1 < model_layers(m.model) && m.head + 1 < model_heads(m.model)) {
         h = head_of(m.model, ids, m.layer + 1, m.head + 1);

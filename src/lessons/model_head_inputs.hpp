@@ -44,6 +44,7 @@ struct head_numbers {
     matrix q, k, v;                   // [P, d_head] the head's own (biases added: hook_q/k/v)
     bool_matrix attend;               // [P, P] causal
     std::vector<std::string> labels;  // [P] "2₅": the token and its position
+    std::vector<std::string> positions;  // [P] "0", "1", …: the same whatever the input (a part's rows)
     std::vector<other_head> others;
 };
 

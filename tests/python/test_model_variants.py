@@ -108,6 +108,25 @@ for student in ("alice", "bob"):
     check(seen[("22-step-100-row", student)] == seen[("22-step-2000-row", student)],
           "22: %s's input is the same at step 100 and 2,000" % student)
 
+# A lesson file's mistakes in these keys are reported at their place (exit 2).
+lesson20 = open(os.path.join(ROOT, "lessons", "20-learned-to-sort.toml"), encoding="utf-8").read()
+EXERCISE = 'points = 3\nmodel = "sort"\ntokens = "2 0 1 1 0 2"\nlayer = 0\nhead = 0\n'  # 20-first-digit-row's keys
+BAD = [('model = "sort"', 'model = "sortt"', "no built-in model 'sortt'"),
+       ('tokens = "2 0 1 1 0 2"', 'tokens = "2 0 7 1 0 2"', "token ids from 0 to 2"),
+       ('layer = 0', 'layer = 3', "'layer'"),
+       ('head = 0', 'head = 3 # counted from 0', "'head'")]
+at = lesson20.index(EXERCISE)
+for old, new, said in BAD:
+    folder = tempfile.mkdtemp(dir=tmp)
+    path = os.path.join(folder, "20-learned-to-sort.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(lesson20[:at] + EXERCISE.replace(old, new) + lesson20[at + len(EXERCISE):])
+    p = subprocess.run([ATTN, "lesson", "check", path], capture_output=True, text=True)
+    line = lesson20[:at + EXERCISE.index(old)].count("\n") + 1
+    said_all = p.stdout + p.stderr
+    check(p.returncode == 2 and ("20-learned-to-sort.toml:%d:" % line) in said_all and said in said_all,
+          "lesson check of %s: exit %d, line %d, %r in %r" % (new, p.returncode, line, said, said_all))
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)
