@@ -54,8 +54,10 @@ TEST_CASE("100,000 students per varied exercise: every applicable mistake change
             failed += n.distinguishable ? 0 : 1;
         }
         CHECK(failed == 0);
-        // A redraw is the exception, not the rule: at most 11.9% (19-window-1, whose query sees two keys that
-        // tie, making uniform weights right, on about 7% of draws: tests/python/test_grade_class_placeholders.py).
-        CHECK(redrawn < students * 3 / 20);
+        // A redraw is the exception, not the rule: at most 19.3% (20-fourth-digit-row, whose query attends
+        // most to the first key on that share of the drawn inputs, making "always the first key" right), then
+        // 11.9% (19-window-1, whose query sees two keys that tie, making uniform weights right, on about 7% of
+        // draws). tests/python/test_grade_class_placeholders.py prints every exercise's share.
+        CHECK(redrawn < students / 4);
     }
 }

@@ -54,10 +54,25 @@ std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, co
     return out;
 }
 
+// The key each query attends to most ([n_q, 1], the first of a tie), as an argmax part
+// asks it: "always the first key" is then the zeros guess.
+std::optional<matrix> stage_or_most(const stage_values& s, const std::string& stage) {
+    if (stage != stage_word::argmax()) return select_stage(s, stage, {}, {});
+    matrix most({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
+    for (std::size_t i = 0; i < s.weights.shape(0); ++i) {
+        std::size_t best = 0;
+        for (std::size_t j = 1; j < s.weights.shape(1); ++j)
+            if (s.weights(i, j) > s.weights(i, best)) best = j;
+        most(i, 0) = static_cast<double>(best);
+    }
+    return most;
+}
+
 // The rows of a part the numbers decide: a row equal to the lesson's is the same for every
-// draw, and so is a weights or output row that sees one key or none.
+// draw, and so is a weights, output or most-attended row that sees one key or none.
 std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, const matrix& lesson, const pipeline_inputs& in) {
-    const bool per_query = p.stage == stage_word::weights() || p.stage == stage_word::output();
+    const bool per_query =
+        p.stage == stage_word::weights() || p.stage == stage_word::output() || p.stage == stage_word::argmax();
     std::vector<std::size_t> rows;
     for (std::size_t r : all_or(p.rows, full.shape(0))) {
         if (r >= full.shape(0) || (per_query && visible_keys(in, r) < 2)) continue;
@@ -90,7 +105,7 @@ bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string
     seeds.encoder_q = x.setup.encoder_q;
     const stage_values right = compute_correct(in), lesson = compute_correct(seeds);
     for (const auto& p : x.parts) {
-        const auto full = select_stage(right, p.stage, {}, {}), same = select_stage(lesson, p.stage, {}, {});
+        const auto full = stage_or_most(right, p.stage), same = stage_or_most(lesson, p.stage);
         if (stage_word::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
         const auto want = slice(*full, rows, p.cols);

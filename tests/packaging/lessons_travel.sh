@@ -27,8 +27,9 @@ done
 if grep -a -q -F "$here/lessons" "$attn"; then
   echo "FAIL: attn holds the path $here/lessons"; fails=$((fails + 1))
 fi
-# The listing and the lookup say where the lessons come from.
-(cd / && "$tmp/attn" lessons) >"$tmp/list.txt"
+# The listing and the lookup say where the lessons come from. Lesson lines start with
+# their number (a line under a lesson may show the reader's progress).
+(cd / && "$tmp/attn" lessons) | grep -E '^ ?[0-9]+  ' >"$tmp/list.txt"
 [ "$(wc -l <"$tmp/list.txt")" -eq "$(ls "$here"/lessons/[0-9][0-9]-*.toml | wc -l)" ] || {
   echo "FAIL: the copied attn lists $(wc -l <"$tmp/list.txt") lessons, lessons/ has $(ls "$here"/lessons/[0-9][0-9]-*.toml | wc -l)"; fails=$((fails + 1)); }
 (cd / && "$tmp/attn" lesson 99 2>&1 || true) | grep -q "lessons built into attn" || {

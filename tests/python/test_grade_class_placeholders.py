@@ -5,7 +5,8 @@ on a student's numbers (issue 20, Build 6, "fair credit").
 For every numeric exercise of the lessons that draws numbers per student, 2,000
 students' numbers (300 in the sanitizer build, ATTN_SLOW_BUILD=1) come from
 `attn exercise show ID --students FILE` with a course secret. Here, in NumPy, each
-part's right answer (the attention stages; for lessons 15–19 also the gradients, the
+part's right answer (the attention stages and the key each query attends to most; for
+lessons 15–19 also the gradients, the
 online softmax's running max and sum, rotary positions) and every answer a student
 can write without computing are compared with NumPy's rule at the part's tolerance:
 zeros, uniform weights (over every key, over the visible ones), the mean of V (same),
@@ -75,6 +76,7 @@ def stages(inp):
     st["masked"] = np.where(attend, masked, -np.inf)
     w = softmax_rows(st["masked"]) if inp["softmax"] else np.where(attend, st["masked"], 0.0)
     st["weights"], st["output"] = w, w @ v
+    st["argmax"] = w.argmax(axis=1)[:, None].astype(float)  # the key each query attends to most (first of a tie)
     if inp.get("grad") is not None:  # the backward pass in closed form (dO given)
         d_o = np.array(inp["grad"], float)
         st["grad_v"], st["grad_pattern"] = w.T @ d_o, d_o @ v.T
@@ -125,7 +127,7 @@ for ex in exercises:
             if p["stage"] not in st:
                 continue
             full = st[p["stage"]]
-            need = 2 if p["stage"] in ("weights", "output") else 0
+            need = 2 if p["stage"] in ("weights", "output", "argmax") else 0
             rows = [r for r in (p["rows"] or range(full.shape[0])) if attend[r].sum() >= need] if need else \
                 (p["rows"] or list(range(full.shape[0])))
             cols = p["cols"] or list(range(full.shape[1]))
