@@ -121,7 +121,7 @@ TEST_CASE("a show item the kind's check refuses stops the load at its key", "[le
         {"kind = \"model_head\"\nmodel = \"sort\"\ntokens = \"2 0 1\"\nlayer = 0\nhead = 0\nstage = \"trace\"\ntoken = \"5\"",
          "x.toml:36:9: show kind 'model_head': 'token' must be a position from 0 to 2"},
         {"kind = \"model_head\"\nmodel = \"sort\"\ntokens = \"2 0 1\"\nlayer = 0\nhead = 0\nstage = \"wieghts\"",
-         "x.toml:35:9: show kind 'model_head': 'stage' must be heatmap, trace or a stage name"},
+         "x.toml:35:9: show kind 'model_head': 'stage' must be heatmap, strongest, trace or a stage name"},
         {"kind = \"greedy_decode\"\nmodel = \"sort\"\ntokens = \"2 0 1\"\nsteps = 99",
          "x.toml:33:9: show kind 'greedy_decode': 'steps' must be a whole number from 1 to"},
         {"kind = \"loss_curve\"\nlosses = \"nope.csv\"",

@@ -23,7 +23,6 @@
 #include "trace/text_width.hpp"
 #include "trace/explain.hpp"
 #include "trace/heatmap.hpp"
-#include "trace/model_report.hpp"
 #include "trace/stages.hpp"
 #include "trace/table.hpp"
 
@@ -113,6 +112,79 @@ std::size_t need_position(const show_item& item, const sequence& s) {
                           s.at.front(), s.at.back(), t), "token");
 }
 
+std::string rtrim(std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
+std::string shade(double w) {
+    return w < 0.25 ? "░" : w < 0.5 ? "▒" : w < 0.75 ? "▓" : "█";
+}
+
+std::string shade_legend() { return "░ < 0.25 ≤ ▒ < 0.50 ≤ ▓ < 0.75 ≤ █, · blocked"; }
+
+// A trained head's heatmap has a cell of 4 characters and a gap: 21 keys (lesson 21's
+// input) are 105 columns. Wider than the terminal, the same shades go one to a cell of
+// 3, 2 or 1 characters, under the keys' positions (lesson 21 reads its stripe by them).
+bool full_heatmap_fits(const std::vector<std::string>& at, std::size_t width) {
+    std::size_t label_w = 0;
+    for (const auto& l : at) label_w = std::max(label_w, trace::display_width(l));
+    return label_w + 3 + 5 * at.size() <= width;
+}
+
+std::string compact_heatmap(const matrix& w, const trace::run_labels& labels, std::size_t width) {
+    const auto& at = labels.query_tokens;
+    const std::size_t P = at.size();  // w: [P, P]
+    std::size_t label_w = 0;
+    for (const auto& l : at) label_w = std::max(label_w, trace::display_width(l));
+    std::size_t cell = 3;
+    while (cell > 1 && label_w + 3 + cell * P > width) --cell;
+    const std::size_t every = cell >= 3 ? 1 : cell == 2 ? 2 : 5;  // which positions the header names
+    std::string head = std::string(label_w + 3, ' ');
+    for (std::size_t j = 0; j < P; ++j) {
+        const std::string n = j % every == 0 ? std::to_string(j) : "";
+        const std::size_t at_col = label_w + 3 + j * cell + cell;  // numbers end at their cell's right edge
+        if (!n.empty() && at_col >= head.size() + n.size()) head += std::string(at_col - head.size() - n.size(), ' ') + n;
+    }
+    const std::string title = labels.title + " weights  [" + std::to_string(P) + " × " + std::to_string(P) + "]",
+                      axes = "(rows: queries · columns: keys, by position)";
+    const bool one_line = trace::display_width(title) + 2 + trace::display_width(axes) <= width;
+    std::string out = title + (one_line ? "  " : "\n  ") + axes + "\n" + head + "\n";
+    for (std::size_t i = 0; i < P; ++i) {
+        std::string line = "  " + at[i] + std::string(label_w - trace::display_width(at[i]) + 1, ' ');
+        for (std::size_t j = 0; j < P; ++j) {
+            std::string c;
+            for (std::size_t k = 0; k < cell; ++k) c += j > i ? (k + 1 == cell ? "·" : " ") : shade(w(i, j));
+            line += c;
+        }
+        out += rtrim(line) + "\n";
+    }
+    return out + "  legend: " + shade_legend() + "\n";
+}
+
+// Per query: the key it weights most, by how many positions it looks back, and the
+// runner-up (a stripe of a trained head, read as numbers).
+std::string strongest_keys(const matrix& w, const trace::run_labels& labels, const trace::style& st) {
+    const std::size_t P = w.shape(0);  // w: [P, P]
+    trace::table t;
+    t.title = labels.title + " where each query looks";
+    t.axes = "rows: queries · the two keys with the largest weights";
+    t.corner = "query";
+    t.col_labels = {"looks most at", "weight", "query − key", "then at", "weight"};
+    t.row_labels = labels.query_tokens;
+    for (std::size_t i = 0; i < P; ++i) {
+        std::size_t best = 0, second = P;
+        for (std::size_t j = 1; j <= i; ++j)
+            if (w(i, j) > w(i, best)) second = best, best = j;
+            else if (second == P || w(i, j) > w(i, second)) second = j;
+        const auto key = [&](std::size_t j) { return j == P ? std::string("-") : labels.key_tokens[j]; };
+        t.cells.push_back({key(best), trace::fixed(w(i, best), 2), std::to_string(i - best), key(second),
+                           second == P ? std::string("-") : trace::fixed(w(i, second), 2)});
+    }
+    t.shape = "[" + std::to_string(P) + " × " + std::to_string(P) + "]";
+    return trace::render(t, st);
+}
+
 // One head of a forward as an attention computation of the core: the model's own q,
 // k, v of that head (biases included), causal, divided by √d_head. Its weights are
 // the model's hook_pattern (the same formula on the same numbers).
@@ -146,6 +218,8 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
     labels.query_tokens = labels.key_tokens = s.at;
     const std::string stage = opt_string(item, "stage", "weights");
     if (stage == "trace") return trace::explain_query(steps, need_position(item, s), labels, st);
+    if (stage == "strongest") return strongest_keys(steps.weights, labels, st);
+    if (stage == "heatmap" && !full_heatmap_fits(s.at, st.width)) return compact_heatmap(steps.weights, labels, st.width);
     if (stage == "heatmap") {
         trace::heatmap_input in;
         in.width = st.width;
@@ -157,7 +231,7 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
         return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
     }
     const auto id = trace::parse_stage(stage);
-    if (!id) bad(item, "'stage' must be heatmap, trace or a stage name such as weights" + stage_hint(stage), "stage");
+    if (!id) bad(item, "'stage' must be heatmap, strongest, trace or a stage name such as weights" + stage_hint(stage), "stage");
     return trace::render(trace::stage_table(steps, *id, labels, opt_decimals(item, -1)), st);
 }
 
@@ -175,21 +249,10 @@ model::gpt_params<double> to_double(const model::gpt_params<float>& f, const mod
     return d;
 }
 
-std::string rtrim(std::string s) {
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s;
-}
-
 struct panel {
     std::string title, note;
     matrix weights;  // [P, P]
 };
-
-std::string shade(double w) {
-    return w < 0.25 ? "░" : w < 0.5 ? "▒" : w < 0.75 ? "▓" : "█";
-}
-
-std::string shade_legend() { return "░ < 0.25 ≤ ▒ < 0.50 ≤ ▓ < 0.75 ≤ █, · blocked"; }
 
 // Panels of P columns (plus a gap of 3) beside the row labels, as many a row as fit.
 std::string side_by_side(const std::vector<panel>& panels, const std::vector<std::string>& labels, std::size_t width) {
@@ -253,11 +316,38 @@ std::string show_greedy_decode(const lesson&, const show_item& item, const trace
     return trace::render(t, st) + "  answer: " + answer + "\n";
 }
 
+// `text` broken at spaces into lines of at most `width` columns (a long input sequence).
+std::string wrapped(const std::string& text, std::size_t width) {
+    std::istringstream words(text);
+    std::string out, line;
+    for (std::string w; words >> w;) {
+        if (!line.empty() && trace::display_width(line) + 1 + trace::display_width(w) > width) out += line + "\n", line = "  ";
+        line += (line.empty() || line == "  " ? "" : " ") + w;
+    }
+    return out + line + "\n";
+}
+
+// One row a head, one column a pattern: a lesson reads every head's three scores at once.
 std::string show_head_scores(const lesson&, const show_item& item, const trace::style& st) {
     const sequence s = need_sequence(item);
     const auto a = forward_one(s.model->params, s.ids);
     const model::head_scores scores = model::detect_heads(a, s.model->params.config);
-    return trace::render_head_scores(scores, "Input: the sequence " + s.words() + ".", st, 1);  // lessons count from 1
+    trace::table t;
+    t.title = "Head detector scores";
+    t.axes = "rows: heads · columns: the pattern scored";
+    t.corner = "head";
+    t.col_labels = {"previous-token", "duplicate-token", "induction"};
+    for (std::size_t l = 0; l < scores.n_layer; ++l)
+        for (std::size_t h = 0; h < scores.n_head; ++h) {
+            const std::size_t i = l * scores.n_head + h;  // scores: [n_layer, n_head]
+            t.row_labels.push_back(head_label(l, h, false));
+            t.cells.push_back({trace::fixed(scores.previous_token[i], 3), trace::fixed(scores.duplicate_token[i], 3),
+                               trace::fixed(scores.induction[i], 3)});
+        }
+    t.shape = fmt::format("[{} × 3]", t.row_labels.size());
+    return wrapped("Input: the sequence " + s.words() + ".", st.width) + trace::render(t, st) +
+           "  score: the share of the head's attention on the cells the pattern names,\n"
+           "  as TransformerLens's head detector computes it; 1 = all of it\n";
 }
 
 // Loss on the first part (positions 1 … from − 1) and the rest (from … P − 1), for
@@ -440,8 +530,8 @@ void check_model_head(const lesson& l, const show_item& item) {
     const sequence s = need_sequence(item);
     check_layer_head(item, s);
     const std::string stage = opt_string(item, "stage", "weights");
-    if (stage != "trace" && stage != "heatmap" && !trace::parse_stage(stage))
-        bad(item, "'stage' must be heatmap, trace or a stage name such as weights" + stage_hint(stage), "stage");
+    if (stage != "trace" && stage != "heatmap" && stage != "strongest" && !trace::parse_stage(stage))
+        bad(item, "'stage' must be heatmap, strongest, trace or a stage name such as weights" + stage_hint(stage), "stage");
     if (stage == "trace") need_position(item, s);
     else if (item.spec->get("token")) bad(item, "'token' goes with stage = \"trace\" only", "token");
     if (item.spec->get("step")) weights_at(item, *s.model, whole(item, "step", 0, 100000000));

@@ -7,7 +7,9 @@
     Debug) training takes minutes, so it is skipped with a message.
   * The numbers the lessons print are recomputed here by PyTorch reading the same
     checkpoint (tests/python/model_train_reference.py's minGPT, float64): lesson 20's
-    greedy decoding table (tokens and probabilities) and its head's weights."""
+    greedy decoding table (tokens and probabilities) and its head's weights; lesson 21's
+    heatmaps (every shade), the induction head's strongest keys and their distance, the
+    head detector's scores and the losses with each head removed."""
 import os
 import re
 import shutil
@@ -83,8 +85,8 @@ def retrain():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def lesson_text(n):
-    r = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", "200"],
+def lesson_text(n, width=200):
+    r = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", str(width)],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0, f"attn lesson {n}: exit {r.returncode}: {r.stderr}")
     return r.stdout
@@ -202,8 +204,8 @@ tokens = "2 0 1 1 0 2 0 0 1 1 2"
 """
 
 
-def losses_without(m, seq, layer, head):
-    """Mean loss on tokens 1 … 5 and 6 … 11 with one head's W_O columns (nn.Linear [out, in]) zeroed."""
+def losses_without(m, seq, layer, head, start=6):
+    """Mean loss on tokens 1 … start − 1 and start … end with one head's W_O columns (nn.Linear [out, in]) zeroed."""
     w = m.transformer.h[layer].attn.c_proj.weight if layer is not None else None
     saved = w.detach().clone() if w is not None else None
     hs = m.config["n_embd"] // m.config["n_head"]
@@ -214,7 +216,7 @@ def losses_without(m, seq, layer, head):
         ce = torch.nn.functional.cross_entropy(logits[0], torch.tensor(seq[1:]), reduction="none")
         if w is not None:
             w.copy_(saved)
-    return float(ce[:5].mean()), float(ce[5:].mean())
+    return float(ce[:start - 1].mean()), float(ce[start - 1:].mean())
 
 
 def head_scores_reference(patterns, tokens):
@@ -232,6 +234,99 @@ def head_scores_reference(patterns, tokens):
             for name, d in (("Previous-token", np.tril(prev)), ("Duplicate-token", dup), ("Induction", ind))}
 
 
+ABLATION_ROW = r"^\s+(nothing|layer \d, head \d)\s+([0-9.]+)\s+([0-9.]+)\s*$"
+SCORES_ROW = r"^\s+layer (\d), head (\d)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s*$"
+
+
+def check_ablation(text, m, seq, start, what):
+    """Every row of a head_ablation table against PyTorch; returns the rows {label: (first, second)}."""
+    rows = re.findall(ABLATION_ROW, text, re.M)
+    heads = m.config["n_layer"] * m.config["n_head"]
+    check(len(rows) == heads + 1, f"{what}: head_ablation has {len(rows)} rows, expected {heads + 1}")
+    worst = 0.0
+    for label, first, second in rows:
+        # "layer 1, head 1" on screen is blocks.0 head 0 (lessons count heads from 1)
+        lh = None if label == "nothing" else tuple(int(x) - 1 for x in re.findall(r"\d", label))
+        want = losses_without(m, seq, *(lh or (None, None)), start=start)
+        worst = max(worst, abs(float(first) - want[0]), abs(float(second) - want[1]))
+    check(worst <= 6e-5, f"{what}: head_ablation's losses differ from PyTorch's by {worst}")
+    return {label: (float(a), float(b)) for label, a, b in rows}
+
+
+def check_scores(text, m, seq, what):
+    """The head_scores table (one row a head) against TransformerLens's formula on PyTorch's patterns."""
+    L, H = m.config["n_layer"], m.config["n_head"]
+    pats = [[m.pattern(torch.tensor([seq]), layer)[0, h].detach().numpy() for h in range(H)] for layer in range(L)]
+    want = head_scores_reference(pats, seq)
+    rows = re.findall(SCORES_ROW, text, re.M)
+    check(len(rows) == L * H, f"{what}: head_scores has {len(rows)} rows, expected {L * H}")
+    diff = 0.0
+    for layer, head, *got in rows:  # counted from 1 on screen
+        for name, g in zip(("Previous-token", "Duplicate-token", "Induction"), got):
+            diff = max(diff, abs(float(g) - want[name][int(layer) - 1][int(head) - 1]))
+    check(diff <= 6e-4, f"{what}: head_scores differ from PyTorch's by {diff}")
+    return want
+
+
+def shade(w):
+    return "░" if w < 0.25 else "▒" if w < 0.5 else "▓" if w < 0.75 else "█"
+
+
+def check_compact_heatmap(text, m, seq, layer, title):
+    """A heatmap too wide for 4-character cells, drawn one shade a cell of 1 to 3 characters:
+    every cell's shade is PyTorch's weight's, every key after the query is blocked (·)."""
+    at = text.find(title)
+    check(at >= 0, f"lesson 21: no heatmap '{title}'")
+    pattern = m.pattern(torch.tensor([seq]), layer)[0, 0].detach()
+    rows = [line for line in text[at:].splitlines()[1:] if re.match(r"^\s+\d+[₀-₉]+\s", line)][:len(seq)]
+    wrong = []
+    for i, line in enumerate(rows):
+        cells = re.sub(r"^\s+\S+\s+", "", line).replace(" ", "")
+        shades = cells.replace("·", "")
+        n = len(shades) // (i + 1) if len(shades) % (i + 1) == 0 and shades else 1
+        want = "".join(shade(float(pattern[i, j])) for j in range(i + 1))
+        if shades[::n] != want or cells.count("·") != len(seq) - i - 1:
+            wrong.append(i)
+    check(len(rows) == len(seq) and not wrong, f"lesson 21: '{title}': rows {wrong} differ from PyTorch's shades")
+
+
+LESSON_21 = [0, 7, 23, 41, 12, 58, 3, 36, 19, 50, 28, 7, 23, 41, 12, 58, 3, 36, 19, 50, 28]
+
+
+def check_lesson_21():
+    """Lesson 21 on the built-in induction checkpoint, every number against PyTorch."""
+    m = model("induction")
+    seq, block = LESSON_21, 10
+    text = lesson_text(21)
+    for width in (60, 80):  # 21 keys in cells of 4 fit neither: 2 and 3 characters a cell
+        for layer in (0, 1):
+            check_compact_heatmap(lesson_text(21, width), m, seq, layer, f"Layer {layer + 1}, head 1: weights  [21 × 21]")
+    # The induction head's strongest keys, "  23₁₂  41₃  0.97  9  0₀  0.01": the key's
+    # position is its subscript.
+    at = text.find("Layer 2, head 1: where each query looks")
+    check(at >= 0, "lesson 21: no table of where each query looks")
+    keys = re.findall(r"^\s+\d+[₀-₉]+\s+\d+([₀-₉]+)\s+([0-9.]+)\s+(\d+)\s", text[at:], re.M)[:len(seq)]
+    check(len(keys) == len(seq), f"lesson 21: the strongest table has {len(keys)} rows, expected {len(seq)}")
+    pattern = m.pattern(torch.tensor([seq]), 1)[0, 0].detach()
+    stripe = 0
+    for i, (pos, weight, back) in enumerate(keys):
+        j = int(torch.argmax(pattern[i, :i + 1]))
+        got = int(pos.translate(str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")))
+        check(got == j and int(back) == i - j and abs(float(weight) - float(pattern[i, j])) <= 0.0051,
+              f"lesson 21: row {i}: strongest key {got} ({weight}, {back} back); PyTorch: {j} ({float(pattern[i, j]):.4f})")
+        stripe += i > block and i - j == block - 1
+    check(stripe >= block - 2, f"lesson 21: only {stripe} queries of the repeated half look block − 1 = 9 back")
+    want = check_scores(text, m, seq, "lesson 21")
+    check(want["Induction"][1][0] > 0.3 and want["Previous-token"][0][0] > 0.5,
+          f"lesson 21: the heads are not what the lesson says (scores {want})")
+    rows = check_ablation(text, m, seq, block + 1, "lesson 21")
+    if len(rows) == 3:  # the repeated half is cheap with both heads, dear without either
+        kept, no_prev, no_ind = rows["nothing"], rows["layer 1, head 1"], rows["layer 2, head 1"]
+        check(kept[1] < 0.5 * kept[0] and no_ind[1] > 2 * kept[1] and no_prev[1] > 2 * kept[1],
+              f"lesson 21: removing a head does not bring the repeated half's loss back up: {rows}")
+    print(f"ok: lesson 21: heatmaps, strongest keys ({stripe} on the stripe), head scores and ablation are PyTorch's")
+
+
 def check_unused_kinds(sort):
     """head_ablation and head_scores, run from a lesson file, against PyTorch."""
     tmp = tempfile.mkdtemp(prefix="attn-lesson-kinds-")
@@ -243,28 +338,12 @@ def check_unused_kinds(sort):
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 0, f"the extra lesson: exit {r.returncode}: {r.stderr}")
         seq = [2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2, 2]
-        rows = re.findall(r"^\s+(nothing|layer \d, head \d)\s+([0-9.]+)\s+([0-9.]+)\s*$", r.stdout, re.M)
-        check(len(rows) == 10, f"head_ablation: {len(rows)} rows, expected 10")
-        worst = 0.0
-        for label, first, second in rows:
-            # "layer 1, head 1" on screen is blocks.0 head 0 (lessons count heads from 1)
-            lh = None if label == "nothing" else tuple(int(x) - 1 for x in re.findall(r"\d", label))
-            want = losses_without(sort, seq, *(lh or (None, None)))
-            worst = max(worst, abs(float(first) - want[0]), abs(float(second) - want[1]))
-        check(worst <= 6e-5, f"head_ablation: losses differ from PyTorch's by {worst}")
+        check_ablation(r.stdout, sort, seq, 6, "the sort model")
         # Lessons count layers and heads from 1, the head scores' table too.
-        check(re.search(r"^\s+layer 1\s", r.stdout, re.M) and not re.search(r"\blayer 0\b|\bh0\b", r.stdout),
+        check(re.search(r"^\s+layer 3, head 3\s", r.stdout, re.M) and not re.search(r"\blayer 0\b|\bhead 0\b", r.stdout),
               "the extra lesson: layers and heads are not counted from 1 on screen")
-        pats = [[sort.pattern(torch.tensor([seq[:-1]]), layer)[0, h].detach().numpy() for h in range(3)]
-                for layer in range(3)]
-        want = head_scores_reference(pats, seq[:-1])
-        for name, w in want.items():
-            at = r.stdout.find(name + " head scores")
-            got = [[float(v) for v in row.split()] for row in
-                   re.findall(r"^\s+layer \d\s+((?:[0-9.]+\s*){3})$", r.stdout[at:], re.M)[:3]]
-            diff = max(abs(g - x) for gr, wr in zip(got, w) for g, x in zip(gr, wr)) if len(got) == 3 else 1
-            check(diff <= 6e-4, f"head_scores {name}: {got} vs PyTorch {w}")
-        print(f"ok: head_ablation within {worst:.1e} and head_scores within 6e-4 of PyTorch's")
+        check_scores(r.stdout, sort, seq[:-1], "the sort model")
+        print("ok: head_ablation within 6e-5 and head_scores within 6e-4 of PyTorch's on the sort model")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -279,6 +358,7 @@ def main():
     check_weights(text, sort, seq, 0, 0, "Layer 1, head 1: weights softmax(S)")
     check_lesson_22(seq)
     check_unused_kinds(sort)
+    check_lesson_21()
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
