@@ -48,9 +48,9 @@ std::string at_label(int token, std::size_t pos) {
 }
 
 // ids continued to `length`: greedy appends the likeliest next token (the sort model
-// writes its sorted answer), repeat repeats ids from their start (a block seen again).
+// writes its sorted answer), repeat repeats the drawn block, after the kept tokens (BOS).
 std::vector<int> computed_continuation(const model_source& m, std::vector<int> ids) {
-    const std::size_t drawn = ids.size();
+    const std::size_t drawn = ids.size() - m.keep;
     while (ids.size() < m.tokens.size() && m.then != "none") {
         if (m.then == "repeat") {
             ids.push_back(ids[ids.size() - drawn]);
@@ -136,8 +136,10 @@ head_numbers model_head_numbers(const model_source& m, const std::vector<int>& i
 }
 
 std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, double hi) {
-    std::vector<int> ids(m.drawn ? m.drawn : m.tokens.size());
-    for (int& id : ids) id = static_cast<int>(rng.uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)));
+    std::vector<int> ids(m.tokens.begin(), m.tokens.begin() + static_cast<std::ptrdiff_t>(m.keep));  // [keep]
+    ids.resize(m.keep + (m.drawn ? m.drawn : m.tokens.size() - m.keep));
+    for (std::size_t i = m.keep; i < ids.size(); ++i)
+        ids[i] = static_cast<int>(rng.uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)));
     using key = std::tuple<std::string, std::string, std::size_t, std::vector<int>>;
     static std::map<key, std::vector<int>> cache;
     static std::mutex lock;
@@ -145,11 +147,15 @@ std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, d
 }
 
 std::string model_numbers_words(const model_source& m, const std::vector<int>& ids) {
-    const bool split = m.drawn && m.drawn < ids.size();
+    const std::size_t end = m.keep + m.drawn;  // where the drawn tokens end
+    const bool split = m.drawn && end < ids.size();
     std::string seq;
-    for (std::size_t i = 0; i < ids.size(); ++i) seq += (i ? (split && i == m.drawn ? " | " : " ") : "") + std::to_string(ids[i]);
+    for (std::size_t i = 0; i < ids.size(); ++i) seq += (i ? (split && i == end ? " | " : " ") : "") + std::to_string(ids[i]);
+    const std::string yours = m.keep ? "the lesson's first " + (m.keep == 1 ? "token" : std::to_string(m.keep) + " tokens") +
+                                           ", your " + std::to_string(m.drawn) + " tokens"
+                                     : "your " + std::to_string(m.drawn) + " digits";
     return head_label(m.layer, m.head) + " of " + model_words(m.model) + ", on the sequence " + seq +
-           (split ? " (your " + std::to_string(m.drawn) + " digits, then what the model writes)" : "") +
+           (split ? " (" + yours + (m.then == "repeat" ? ", then the same again)" : ", then what the model writes)") : "") +
            ". Q, K and V below are that head's own (biases included); the mask is causal.";
 }
 

@@ -28,7 +28,8 @@ struct model_source {
     std::string model;                // built-in checkpoint ("sort", "sort-100")
     std::vector<int> tokens;          // [P] the lesson's sequence
     std::size_t layer = 0, head = 0;  // from 0, as in the checkpoint ("layer 1, head 1" on screen)
-    std::size_t drawn = 0;            // a variant draws the first `drawn` tokens (0 = all) …
+    std::size_t keep = 0;             // a variant keeps the lesson's first `keep` tokens (BOS) …
+    std::size_t drawn = 0;            // … draws the next `drawn` tokens (0 = all the rest) …
     std::string then = "greedy";      // … and continues them: greedy | repeat | none
     std::string same_input_as;        // another exercise's id: drawn under its seed (one input, two heads)
 };
@@ -52,7 +53,8 @@ struct head_numbers {
 // longer than the model's positions.
 head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids);
 
-// A variant's sequence: the first `drawn` tokens from rng in [lo, hi], then continued.
+// A variant's sequence: the lesson's first `keep` tokens, `drawn` tokens from rng in
+// [lo, hi], then continued.
 std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, double hi);
 
 // "Layer 1, head 1 of the sort model after 2,000 training steps, on the sequence …"

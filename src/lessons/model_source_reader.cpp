@@ -29,7 +29,9 @@ void read_variant_keys(const toml::table& t, const io::toml_reader& rd, std::siz
     const toml::node* vn = t.get("variant");
     if (!vn || !vn->as_table()) return;
     const toml::table& vt = *vn->as_table();
-    m.drawn = static_cast<std::size_t>(rd.integer(vt, "drawn", false, 1, static_cast<std::int64_t>(m.tokens.size())).value_or(0));
+    const auto n = static_cast<std::int64_t>(m.tokens.size());
+    m.keep = static_cast<std::size_t>(rd.integer(vt, "keep", false, 0, n - 1).value_or(0));  // BOS stays BOS
+    m.drawn = static_cast<std::size_t>(rd.integer(vt, "drawn", false, 1, n - static_cast<std::int64_t>(m.keep)).value_or(0));
     m.then = rd.choice(vt, "then", false, {"greedy", "repeat", "none"}).value_or("greedy");
     m.same_input_as = rd.string(vt, "same_input_as", false).value_or("");
     const auto lohi = vt.get("range") ? rd.numbers(vt.get("range"), "'range'") : std::nullopt;

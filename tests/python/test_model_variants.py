@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """tests/python/test_model_variants.py — the per-student variants of the trained-model
-lessons (20 and 22) end to end. For two students, `attn exercise show --format json`
+lessons (20–22) end to end. For two students, `attn exercise show --format json`
 gives each one's input (the model's tokens); PyTorch computes the head's row from the
 checkpoint itself (model_head_reference.py, never attn's code); `attn grade --format
 json` must give the correct answer full marks, and a wrong one fewer, naming the
@@ -51,12 +51,13 @@ def grade(ex, student, parts):
 
 # The parts each exercise asks for; 20-fourth-digit-row asks for the keys 0 … 8 only.
 PARTS = {"20-first-digit-row": ("scaled", "weights", "most"), "20-fourth-digit-row": ("weights", "most"),
-         "22-step-100-row": ("scaled", "weights"), "22-step-2000-row": ("weights", "most")}
+         "22-step-100-row": ("scaled", "weights"), "22-step-2000-row": ("weights", "most"),
+         "21-stripe-row": ("weights", "most"), "21-previous-row": ("scaled", "most")}
 
 
 def answers(ex, model, toks, layer, head, row):
     scaled, weights, most = mh.head_row(model, toks, layer, head, row)
-    if ex == "20-fourth-digit-row":
+    if ex in ("20-fourth-digit-row", "21-stripe-row"):  # the keys 0 … row only
         weights = weights[:row + 1]
     return {k: v for k, v in (("scaled", scaled), ("weights", weights), ("most", most)) if k in PARTS[ex]}
 
@@ -67,9 +68,9 @@ def expect(ex, student, parts, mistake=None):
     named = [p.get("mistake", {}).get("id") for p in r["exercises"][0]["parts"]]
     if mistake is None:
         check(got == top and top > 0, "%s/%s: the right answer scores %s of %s: %s" % (ex, student, got, top, r["exercises"][0]["parts"]))
-    else:
-        check(got < top, "%s/%s: the %s answer scores less than full (%s of %s)" % (ex, student, mistake, got, top))
-        check(mistake in named, "%s/%s: the mistake %s is named (found %s)" % (ex, student, mistake, named))
+    else:  # "": wrong, with no catalogued mistake to name
+        check(got < top, "%s/%s: the %s answer scores less than full (%s of %s)" % (ex, student, mistake or "wrong", got, top))
+        check(mistake in named or not mistake, "%s/%s: the mistake %s is named (found %s)" % (ex, student, mistake, named))
 
 
 # (exercise, checkpoint, query row, how the sequence goes on, wrong answers: mistake → (checkpoint, layer, head))
@@ -78,7 +79,12 @@ CASES = [
     ("20-fourth-digit-row", "sort", 8, "greedy", {"head_counted_from_0": ("sort", 1, 1)}),
     ("22-step-100-row", "sort-100", 5, None, {"other_checkpoint": ("sort", 0, 0)}),
     ("22-step-2000-row", "sort", 5, None, {"other_checkpoint": ("sort-100", 0, 0)}),
+    # Lesson 21's induction model has one head a layer and one checkpoint: the wrong head
+    # read is the other layer's (no catalogued mistake: fewer points, none named).
+    ("21-stripe-row", "induction", 15, "repeat", {"": ("induction", 0, 0)}),
+    ("21-previous-row", "induction", 15, "repeat", {"": ("induction", 1, 0)}),
 ]
+LAYER = {"21-stripe-row": 1}  # the head each exercise asks for, when not layer 1, head 1
 
 seen = {}
 for ex, model, row, then, wrong in CASES:
@@ -88,14 +94,18 @@ for ex, model, row, then, wrong in CASES:
         if then == "greedy":  # six drawn digits, then what the model writes: its sorted copy
             check(len(toks) == 11 and toks[6:] == mh.greedy(model, toks[:6], 11)[6:] and toks[6:] == sorted(toks[:6])[:5],
                   "%s/%s: the input %s is six digits and their sorted copy" % (ex, student, toks))
+        elif then == "repeat":  # BOS kept, ten tokens drawn from 1 … 21, the same ten again
+            check(len(toks) == 21 and toks[0] == 0 and toks[11:] == toks[1:11] and all(1 <= t <= 21 for t in toks[1:]),
+                  "%s/%s: the input %s is BOS, ten tokens and the same ten" % (ex, student, toks))
         else:
             check(len(toks) == 6 and all(t in (0, 1, 2) for t in toks), "%s/%s: six digits, found %s" % (ex, student, toks))
-        expect(ex, student, answers(ex, model, toks, 0, 0, row))
+        layer = LAYER.get(ex, 0)
+        expect(ex, student, answers(ex, model, toks, layer, 0, row))
         for mistake, (m2, l2, h2) in wrong.items():
             expect(ex, student, answers(ex, m2, toks, l2, h2, row), mistake)
     check(seen[(ex, "alice")] != seen[(ex, "bob")], "%s: two students get different inputs (%s)" % (ex, seen[(ex, "alice")]))
     # Alice's right answer is not Bob's: graded for Bob, it is wrong.
-    r = grade(ex, "bob", answers(ex, model, seen[(ex, "alice")], 0, 0, row))
+    r = grade(ex, "bob", answers(ex, model, seen[(ex, "alice")], LAYER.get(ex, 0), 0, row))
     check(r["score"] < r["max_score"], "%s: alice's answer handed in by bob is not full marks" % ex)
 
 # The column of the query's key instead of its row (the weights transposed): named.
@@ -103,10 +113,20 @@ toks = seen[("20-first-digit-row", "alice")]
 column = [mh.head_row("sort", toks, 0, 0, r)[1][5] for r in range(6)]
 expect("20-first-digit-row", "alice", {"weights": column}, "weights_transposed")
 
-# Lesson 22's two steps share the student's input (same_input_as).
+# Lesson 22's two steps share the student's input (same_input_as), and so do lesson 21's two heads.
 for student in ("alice", "bob"):
     check(seen[("22-step-100-row", student)] == seen[("22-step-2000-row", student)],
           "22: %s's input is the same at step 100 and 2,000" % student)
+    check(seen[("21-stripe-row", student)] == seen[("21-previous-row", student)],
+          "21: %s's input is the same for both heads" % student)
+
+# Lesson 21: the induction head's weights transposed (its column for its row) are named;
+# the previous-token head's scores not divided by √64 are too.
+toks = seen[("21-stripe-row", "alice")]
+column = [mh.head_row("induction", toks, 1, 0, r)[1][15] if r >= 15 else 0.0 for r in range(16)]
+expect("21-stripe-row", "alice", {"weights": column}, "weights_transposed")
+unscaled = [8 * s for s in mh.head_row("induction", toks, 0, 0, 15)[0]]
+expect("21-previous-row", "alice", {"scaled": unscaled}, "no_scaling")
 
 # A lesson file's mistakes in these keys are reported at their place (exit 2).
 lesson20 = open(os.path.join(ROOT, "lessons", "20-learned-to-sort.toml"), encoding="utf-8").read()
@@ -130,4 +150,4 @@ for old, new, said in BAD:
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)
-print("ok: lessons 20 and 22's variants graded against PyTorch for two students")
+print("ok: lessons 20, 21 and 22's variants graded against PyTorch for two students")
