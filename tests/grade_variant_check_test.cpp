@@ -31,10 +31,12 @@ TEST_CASE("a Q_enc row equal to the Q_dec row is caught as a coincidence", "[gra
     CHECK(which == "queries_from_encoder");
 }
 
-// The sanitizer pass (Debug, ASan+UBSan) runs the same check on 5,000 students: 100,000
-// take over CTest's 600 s there. The release pass keeps the full 100,000.
+// The sanitizer pass (Debug, ASan+UBSan) runs the same check on 2,000 students: 100,000
+// take over CTest's 600 s there, and 5,000 took 7 min 45 s on a loaded machine once the
+// trained-model exercises (a forward pass per drawn input) joined. The release pass keeps
+// the full 100,000.
 #if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-constexpr std::size_t variant_check_students = 5000;
+constexpr std::size_t variant_check_students = 2000;
 #else
 constexpr std::size_t variant_check_students = 100000;
 #endif
