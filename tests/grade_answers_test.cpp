@@ -6,7 +6,6 @@
 #include <limits>
 #include <string>
 
-#include "grade/json_read.hpp"
 #include "grade/submission.hpp"
 #include "grade/tolerance.hpp"
 

@@ -220,12 +220,13 @@ int run_gradescope(const grade_cli& o) {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         grade::grade_options g = options_of(o, set, grade::feedback_level::mistakes, &a);
         g.practice_ok = false;
-        const std::string tries = grade::apply_tries(a, grade::gradescope_previous_submissions(o.metadata), g);
+        const grade::gradescope_metadata meta = grade::read_gradescope_metadata(o.metadata);
+        const std::string tries = grade::apply_tries(a, meta.previous_submissions, g);
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
         // Who submitted: Gradescope's metadata (every member of a group), or --student
         // when testing the set-up; never the `student` key inside the submission.
-        std::vector<std::string> members = g.student.empty() ? grade::gradescope_students(o.metadata)
+        std::vector<std::string> members = g.student.empty() ? meta.students
                                                              : std::vector<std::string>{g.student};
         if (!members.empty()) g.student = members.front();
         try {

@@ -8,15 +8,15 @@
 #include <optional>
 #include <set>
 
+#include "core/parallel_for.hpp"
 #include "grade/copies.hpp"
-#include "grade/limits.hpp"
-#include "grade/parallel.hpp"
 #include "grade/variant_memo.hpp"
 
 #include <fmt/format.h>
 
 #include "grade/report_format.hpp"
 #include "io/csv_cell.hpp"
+#include "io/shown_text.hpp"
 #include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
@@ -24,49 +24,8 @@ namespace attn::grade {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A file name shown in a report: relative to the class folder; bytes that are not
-// UTF-8 become \xNN so the CSV and the terminal stay valid text.
-std::string printable(const std::string& s) {
-    if (valid_utf8(s)) return s;
-    std::string out;
-    for (unsigned char c : s) {
-        if (c < 0x80) out += static_cast<char>(c);
-        else out += fmt::format("\\x{:02x}", c);
-    }
-    return out;
-}
-
-// A path dir/a/b with no empty, "." or ".." step and no symbolic link at its end is
-// a/b: what fs::relative would say, without its system call per step (100,000 files).
-std::optional<std::string> plainly_inside(const std::string& path, const std::string& dir) {
-    std::string base = dir;
-    while (base.size() > 1 && base.back() == '/') base.pop_back();
-    if (path.size() <= base.size() + 1 || path.compare(0, base.size(), base) != 0 || path[base.size()] != '/') return std::nullopt;
-    const std::string rest = path.substr(base.size() + 1);
-    for (std::size_t at = 0; at <= rest.size();) {
-        const std::size_t end = std::min(rest.find('/', at), rest.size());
-        const std::string step = rest.substr(at, end - at);
-        if (step.empty() || step == "." || step == "..") return std::nullopt;
-        at = end + 1;
-    }
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(path, ec)) || ec) return std::nullopt;
-    return rest;
-}
-
-std::string relative_to(const std::string& path, const std::string& dir) {
-    if (const auto rest = plainly_inside(path, dir)) return printable(*rest);
-    std::error_code ec;
-    const auto rel = fs::relative(path, dir, ec);
-    return printable(ec || rel.empty() ? path : rel.string());
-}
-
-}  // namespace
-
 void make_paths_relative(grade_report& r, const std::string& dir) {
-    for (auto& f : r.files) f = relative_to(f, dir);
+    for (auto& f : r.files) f = io::shown_relative(f, dir);
     std::string base = dir;
     while (base.size() > 1 && base.back() == '/') base.pop_back();
     const std::string prefix = base + "/";
@@ -84,9 +43,6 @@ void make_paths_relative(grade_report& r, const std::string& dir) {
 
 namespace {
 
-// A text cell: never a formula (= + - @ TAB CR), never a control character (io/csv_cell.hpp).
-std::string csv_cell(const std::string& raw) { return io::csv_text_cell(raw); }
-
 struct entry {
     std::string student;  // normalised
     std::string path;
@@ -102,7 +58,7 @@ struct roster {
     std::vector<entry> of(std::size_t s) const {
         std::vector<entry> out;
         for (std::size_t f = first[s]; f < first[s + 1]; ++f)
-            out.push_back({ids[s], (fs::path(dir) / files[f]).string(), printable(files[f])});
+            out.push_back({ids[s], (fs::path(dir) / files[f]).string(), io::printable_name(files[f])});
         return out;
     }
 };
@@ -159,7 +115,7 @@ roster list_students(const std::string& dir) {
         std::string name = e.path().filename().string();
         if (name.empty() || name[0] == '.') continue;
         const std::string id = fs::is_directory(e.symlink_status(ec)) ? name : e.path().stem().string();
-        entries.push_back({normalize_student_id(printable(id)), name, printable(name)});
+        entries.push_back({normalize_student_id(io::printable_name(id)), name, io::printable_name(name)});
     }
     if (ec) throw attn::error(dir + ": cannot list the folder (" + ec.message() + ")");
     std::sort(entries.begin(), entries.end(),
@@ -251,7 +207,7 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
                 (r.gradable ? points_str(r.score) + "/" + points_str(r.max) : "not gradable: " + r.reason_word) + ")";
     }
     graded out = std::move(all[best]);
-    out.several = capped_text(std::to_string(files.size()) + " files for this student: " + list, 4 * max_note_bytes);
+    out.several = io::capped_text(std::to_string(files.size()) + " files for this student: " + list, 4 * max_note_bytes);
     out.report.flags.insert(out.report.flags.begin(), out.several);
     return out;
 }
@@ -283,7 +239,7 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     copy_finder copies(set, out.exercise_ids, per, students.ids);
     // Graded on every core a batch at a time; copies, tallies and the reports then go out
     // in id order, so the output is the same whatever the number of threads.
-    const std::size_t threads = grading_threads();
+    const std::size_t threads = threads_from_env("ATTN_GRADE_THREADS");
     const std::size_t batch = 16 * threads;
     for (std::size_t start = 0; start < students.ids.size(); start += batch) {
         const std::size_t n = std::min(batch, students.ids.size() - start);
@@ -314,12 +270,12 @@ std::vector<misconception> misconception_histogram(const class_result& c) {
 
 std::string gradebook_header(const std::vector<std::string>& exercise_ids) {
     std::string out = "student";
-    for (const auto& id : exercise_ids) out += "," + csv_cell(id);
+    for (const auto& id : exercise_ids) out += "," + io::csv_text_cell(id);
     return out + ",total,max,percent,status,reason,mistakes,variant,notes\n";
 }
 
 std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids) {
-    std::string out = csv_cell(r.student);
+    std::string out = io::csv_text_cell(r.student);
     for (const auto& id : exercise_ids) {
         std::string cell = "0";
         for (const auto& x : r.exercises)
@@ -332,9 +288,12 @@ std::string gradebook_row(const grade_report& r, const std::vector<std::string>&
     for (const auto& x : r.exercises)
         if (x.personal && !x.variant.empty()) variants += (variants.empty() ? "" : " ") + x.id + ":" + x.variant;
     for (const auto& f : r.flags) notes += (notes.empty() ? "" : "; ") + f;
-    return out + "," + points_str(r.score) + "," + points_str(r.max) + "," + fmt::format("{:.1f}", pct) + "," +
-           (r.gradable ? "graded" : "not gradable") + "," + csv_cell(r.gradable ? "" : r.reason_word + ": " + r.reason) + "," +
-           csv_cell(mistakes) + "," + csv_cell(variants) + "," + csv_cell(notes) + "\n";
+    const std::string reason = r.gradable ? "" : r.reason_word + ": " + r.reason;
+    for (const std::string& cell : {points_str(r.score), points_str(r.max), fmt::format("{:.1f}", pct),
+                                    std::string(r.gradable ? "graded" : "not gradable"), io::csv_text_cell(reason),
+                                    io::csv_text_cell(mistakes), io::csv_text_cell(variants), io::csv_text_cell(notes)})
+        out += "," + cell;
+    return out + "\n";
 }
 
 std::string histogram_csv(const class_result& c) {
@@ -342,11 +301,27 @@ std::string histogram_csv(const class_result& c) {
     for (const auto& m : misconception_histogram(c)) {
         std::string by;
         for (const auto& [ex, n] : m.by_exercise) by += (by.empty() ? "" : " ") + ex + ":" + std::to_string(n);
-        out += csv_cell(m.id) + "," + csv_cell(m.name) + "," + std::to_string(m.parts) + "," + std::to_string(m.students) + "," +
-               csv_cell(by) + "\n";
+        out += io::csv_text_cell(m.id) + "," + io::csv_text_cell(m.name) + "," + std::to_string(m.parts) + "," +
+               std::to_string(m.students) + "," + io::csv_text_cell(by) + "\n";
     }
     return out;
 }
+
+namespace {
+
+// A titled list of (student, note) lines for the class summary, the first max_listed
+// of them (the rest are counted, and all are in the gradebook); "" when empty.
+std::string student_list(const std::string& title, const std::vector<std::pair<std::string, std::string>>& rows,
+                         std::size_t max_listed) {
+    if (rows.empty()) return "";
+    std::string out = "\n" + title + ":\n";
+    for (std::size_t i = 0; i < rows.size() && i < max_listed; ++i)
+        out += "  " + io::terminal_safe(rows[i].first) + "  " + io::terminal_safe(rows[i].second) + "\n";
+    if (rows.size() > max_listed) out += fmt::format("  … and {} more (gradebook notes)\n", rows.size() - max_listed);
+    return out;
+}
+
+}  // namespace
 
 std::string class_summary_text(const class_result& c) {
     constexpr std::size_t max_listed = 50;  // the rest are counted, and all are in the gradebook
@@ -370,18 +345,11 @@ std::string class_summary_text(const class_result& c) {
         for (const auto& [ex, n] : m.by_exercise)
             out += fmt::format("      {:<{}}  {:>4} {}\n", ex, w - 4, n, n == 1 ? "part" : "parts");
     }
-    if (!c.copies.empty())
-        out += fmt::format("\nCopies ({} {}; the same notes are in the gradebook, never in a student's report):\n", c.copies.size(),
-                           c.copies.size() == 1 ? "student" : "students");
-    for (std::size_t i = 0; i < c.copies.size() && i < max_listed; ++i)
-        out += "  " + terminal_visible(c.copies[i].first) + "  " + terminal_visible(c.copies[i].second) + "\n";
-    if (c.copies.size() > max_listed) out += fmt::format("  … and {} more (gradebook notes)\n", c.copies.size() - max_listed);
-    if (!c.several_files.empty()) out += "\nStudents with several files (the best counted; gradebook notes):\n";
-    for (std::size_t i = 0; i < c.several_files.size() && i < max_listed; ++i)
-        out += "  " + terminal_visible(c.several_files[i].first) + "  " + terminal_visible(c.several_files[i].second) + "\n";
-    if (c.several_files.size() > max_listed) out += fmt::format("  … and {} more (gradebook notes)\n", c.several_files.size() - max_listed);
-    if (!c.not_gradable.empty()) out += "\nNot gradable:\n";
-    for (const auto& [student, why] : c.not_gradable) out += "  " + terminal_visible(student) + "  " + terminal_visible(why) + "\n";
+    out += student_list(fmt::format("Copies ({} {}; the same notes are in the gradebook, never in a student's report)",
+                                    c.copies.size(), c.copies.size() == 1 ? "student" : "students"),
+                        c.copies, max_listed);
+    out += student_list("Students with several files (the best counted; gradebook notes)", c.several_files, max_listed);
+    out += student_list("Not gradable", c.not_gradable, c.not_gradable.size());
     return out;
 }
 

@@ -10,9 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "core/parallel_for.hpp"
+#include "core/prng.hpp"
 #include "grade/answer_matrix.hpp"
 #include "grade/grade_parts.hpp"
-#include "grade/parallel.hpp"
 #include "grade/pipeline.hpp"
 #include "grade/stage_words.hpp"
 
@@ -39,10 +40,8 @@ struct plan {
 };
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {  // splitmix64 finaliser over h ^ v
-    std::uint64_t z = (h ^ v) + 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    std::uint64_t state = h ^ v;
+    return splitmix64_next(state);
 }
 
 std::int64_t bucket(double v, double width) {
@@ -125,11 +124,6 @@ std::size_t informative_numbers(const matrix& m) {
     std::size_t n = 0;
     for (double v : m) n += std::isfinite(v) && v != 0.0 && std::fabs(v) != 1.0 ? 1 : 0;
     return n;
-}
-
-bool suspicious(const part_result& p) {
-    const bool off = p.status == part_status::wrong || p.status == part_status::partial || p.status == part_status::carried;
-    return off && !p.placeholder && p.mistake.empty();
 }
 
 }  // namespace
@@ -230,7 +224,7 @@ void copy_finder::impl::index_exercise(std::size_t first_plan) {
     const std::size_t m = plans.size() - first_plan;
     std::vector<std::uint64_t> keys(students.size() * m, 0);  // [student, plan]; 0 = no such stage
     std::vector<char> has(students.size() * m, 0);
-    parallel_for(students.size(), grading_threads(), [&](std::size_t i) {
+    parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
         const stage_values right = right_for(x, students[i]);
         for (std::size_t k = 0; k < m; ++k) {
             const plan& pl = plans[first_plan + k];
@@ -305,7 +299,7 @@ void copy_finder::impl::weigh_part(std::uint32_t pi, std::uint32_t who, const gr
     if (!off || pr->placeholder || pr->own_rows || pr->explained || all_close(*a, *pl.lesson, pl.tol)) return;
     const auto mine = select_stage(cached(cache, pl.x, who), pl.p->stage, pl.p->rows, pl.p->cols);
     if (mine && mine->shape() == a->shape() && all_close(*a, *mine, pl.tol)) return;  // own numbers, rounded
-    if (suspicious(*pr)) {
+    if (pr->mistake.empty()) {  // a named mistake is never evidence of a copy
         const auto from_numbers = expected_hits(pl, *a, who, cache);
         std::set<std::uint32_t> sources = from_numbers;
         for (auto t : submitted_hits(pi, *a, who)) sources.insert(t);

@@ -2,28 +2,20 @@
 // regenerates the student's numbers and hands every part to its kind's grader.
 #include "grade/grader.hpp"
 #include "core/error.hpp"
-#include "grade/limits.hpp"
 
 #include <cmath>
 #include <cstdio>
 
 #include "grade/grade_parts.hpp"
 #include "grade/reviews.hpp"
+#include "io/shown_text.hpp"
 #include "io/toml_read.hpp"
 
 namespace attn::grade {
 
 const char* status_name(part_status s) {
-    switch (s) {
-        case part_status::correct: return "correct";
-        case part_status::carried: return "carried";
-        case part_status::partial: return "partial";
-        case part_status::wrong: return "wrong";
-        case part_status::unanswered: return "unanswered";
-        case part_status::invalid: return "invalid";
-        case part_status::review: return "review";
-    }
-    return "?";
+    static const char* const names[] = {"correct", "carried", "partial", "wrong", "unanswered", "invalid", "review"};
+    return names[static_cast<int>(s)];  // in part_status's order
 }
 
 std::string points_str(double p) {
@@ -37,12 +29,8 @@ std::string points_str(double p) {
 }
 
 const char* feedback_level_name(feedback_level l) {
-    switch (l) {
-        case feedback_level::full: return "full";
-        case feedback_level::mistakes: return "mistakes";
-        case feedback_level::score: return "score";
-    }
-    return "?";
+    static const char* const names[] = {"full", "mistakes", "score"};
+    return names[static_cast<int>(l)];  // in feedback_level's order
 }
 
 std::optional<feedback_level> feedback_level_from(const std::string& word) {
@@ -128,14 +116,24 @@ exercise with_points(const exercise& x, double points) {
     return y;
 }
 
+// What the assignment says of one exercise (none: the lesson's points, the run's level).
+const exercise_override& override_of(const grade_options& options, const std::string& id) {
+    static const exercise_override none;
+    const auto it = options.per_exercise.find(id);
+    return it == options.per_exercise.end() ? none : it->second;
+}
+
+void apply_override(exercise_result& r, const exercise_override& o, const grade_options& options) {
+    r.feedback = o.feedback.value_or(options.feedback);
+    r.visibility = o.visibility;
+}
+
 }  // namespace
 
 exercise_set weighed_set(const exercise_set& set, const grade_options& options) {
     exercise_set out = set;
-    for (auto& x : out.all) {
-        const auto o = options.per_exercise.find(x.id);
-        if (o != options.per_exercise.end() && o->second.points) x = with_points(x, *o->second.points);
-    }
+    for (auto& x : out.all)
+        if (const auto& o = override_of(options, x.id); o.points) x = with_points(x, *o.points);
     return out;
 }
 
@@ -200,19 +198,16 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
-        const auto over = options.per_exercise.find(id);
-        const exercise_override none;
-        const exercise_override& o = over == options.per_exercise.end() ? none : over->second;
+        const exercise_override& o = override_of(options, id);
         exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags, options.reviews.get())
                                      : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, options.reviews.get());
-        r.feedback = o.feedback.value_or(options.feedback);
-        r.visibility = o.visibility;
+        apply_override(r, o, options);
         rep.score += r.score;
         rep.max += r.max;
         rep.exercises.push_back(std::move(r));
     }
-    cap_lines(rep.notes, max_notes, max_note_bytes, "notes");
-    cap_lines(rep.flags, max_notes, max_note_bytes, "flags");
+    io::cap_lines(rep.notes, max_notes, max_note_bytes, "notes");
+    io::cap_lines(rep.flags, max_notes, max_note_bytes, "flags");
     return rep;
 }
 
@@ -246,11 +241,10 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
     rep.reason = why.what();
     for (const auto& id : exercise_ids)
         if (const exercise* x = set.find(id)) {
-            const auto over = options.per_exercise.find(id);
-            const bool weighed = over != options.per_exercise.end() && over->second.points;
-            exercise_result r = weighed ? empty_result(with_points(*x, *over->second.points)) : empty_result(*x);
-            r.feedback = over != options.per_exercise.end() && over->second.feedback ? *over->second.feedback : options.feedback;
-            if (over != options.per_exercise.end()) r.visibility = over->second.visibility;
+            const exercise_override& o = override_of(options, id);
+            exercise_result r = empty_result(*x);
+            if (o.points) r.max = *o.points;  // what with_points gives the exercise
+            apply_override(r, o, options);
             rep.max += r.max;
             rep.exercises.push_back(std::move(r));
         }

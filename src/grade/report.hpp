@@ -10,6 +10,7 @@
 
 namespace attn::grade {
 
+// The order indexes status_name and report_text's marks.
 enum class part_status {
     correct,     // within tolerance / the expected shape, choice or phrase
     carried,     // right given the student's own earlier (wrong) answer
@@ -118,6 +119,12 @@ struct grade_report {
     std::vector<std::string> mistake_ids() const;  // every recognised mistake, in order
     std::vector<std::string> shown_mistake_ids() const;  // those the feedback levels let the student see
 };
+
+// Every note, flag and sheet cell the grader writes is capped (io::capped_text says
+// what was cut).
+constexpr std::size_t max_note_bytes = 400;    // one note or flag
+constexpr std::size_t max_notes = 40;          // per report, then "… and N more notes"
+constexpr std::size_t max_cell_bytes = 32000;  // a spreadsheet cell (Excel holds 32,767 characters)
 
 // Points as printed everywhere: at most 2 decimals, no trailing zeros ("2", "1.5", "0.33").
 std::string points_str(double p);

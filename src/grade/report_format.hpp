@@ -38,13 +38,15 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
 // after_published — the latest of the tests that are not hidden.
 std::string total_visibility(const nlohmann::json& tests);
 
-// The submitters' ids from Gradescope's submission_metadata.json, one per user (a group
+// Gradescope's submission_metadata.json: the submitters' ids, one per user (a group
 // submission has several): each user's sid, else email, else id — an empty or blank
-// field falls through to the next; none when the file is missing or says nothing usable.
-std::vector<std::string> gradescope_students(const std::string& metadata_path);
-// How many submissions the student made before this one (the metadata's
-// previous_submissions; 0 when it is absent or unreadable).
-std::size_t gradescope_previous_submissions(const std::string& metadata_path);
+// field falls through to the next; and how many submissions the student made before
+// this one (previous_submissions). None and 0 when the file is missing or unusable.
+struct gradescope_metadata {
+    std::vector<std::string> students;
+    std::size_t previous_submissions = 0;
+};
+gradescope_metadata read_gradescope_metadata(const std::string& path);
 
 // JUnit XML (grade/report_junit.cpp): one <testsuite> per student, one <testcase> per
 // part, <failure> for lost points. junit_xml is a whole document; a class streams
@@ -71,13 +73,5 @@ struct class_result;
 std::string class_json_open();
 std::string class_json_student(const grade_report& r, bool first);
 std::string class_json_close(const class_result& c);
-
-// Text from a submission made safe for a terminal: C0 controls (newline and tab too),
-// DEL and C1 controls become visible escapes (\x0a, \u009b), so a `student` with a
-// newline cannot print a fake "Total" line. Grade-local until attn::io::terminal_safe lands.
-std::string terminal_visible(const std::string& s);
-
-// XML text escaping (& < > " ') for attribute and element content.
-std::string xml_escape(const std::string& s);
 
 }  // namespace attn::grade

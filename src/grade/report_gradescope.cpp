@@ -104,40 +104,29 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
     return j;
 }
 
-std::vector<std::string> gradescope_students(const std::string& metadata_path) {
+gradescope_metadata read_gradescope_metadata(const std::string& path) {
+    gradescope_metadata out;
     std::string text;
     try {
-        text = io::read_input_file(metadata_path);
+        text = io::read_input_file(path);
     } catch (const io::input_error&) {
-        return {};  // no metadata: the report names no student
+        return out;  // no metadata: the report names no student
     }
     const auto meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (meta.is_discarded() || !meta.contains("users") || !meta["users"].is_array()) return {};
-    std::vector<std::string> out;
+    if (meta.is_discarded() || !meta.is_object()) return out;
+    if (const auto p = meta.find("previous_submissions"); p != meta.end() && p->is_array()) out.previous_submissions = p->size();
+    if (!meta.contains("users") || !meta["users"].is_array()) return out;
     for (const auto& u : meta["users"]) {  // a group submission lists every member
         if (!u.is_object()) continue;
         for (const char* key : {"sid", "email", "id"}) {  // an empty or blank field falls through to the next
             if (!u.contains(key) || !(u[key].is_string() || u[key].is_number())) continue;
             const std::string id = u[key].is_string() ? u[key].get<std::string>() : u[key].dump();
             if (normalize_student_id(id).empty()) continue;
-            out.push_back(id);
+            out.students.push_back(id);
             break;
         }
     }
     return out;
-}
-
-std::size_t gradescope_previous_submissions(const std::string& metadata_path) {
-    std::string text;
-    try {
-        text = io::read_input_file(metadata_path);
-    } catch (const io::input_error&) {
-        return 0;
-    }
-    const auto meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (meta.is_discarded() || !meta.is_object() || !meta.contains("previous_submissions")) return 0;
-    const auto& p = meta["previous_submissions"];
-    return p.is_array() ? p.size() : 0;
 }
 
 }  // namespace attn::grade

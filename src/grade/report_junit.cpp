@@ -5,6 +5,9 @@
 
 namespace attn::grade {
 
+namespace {
+
+// XML text escaping (& < > " ') for attribute and element content.
 std::string xml_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
@@ -22,6 +25,8 @@ std::string xml_escape(const std::string& s) {
     }
     return out;
 }
+
+}  // namespace
 
 std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size_t* failures_out) {
     std::size_t t = 0, f = 0;

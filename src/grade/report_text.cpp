@@ -10,16 +10,8 @@ namespace attn::grade {
 namespace {
 
 const char* mark(part_status s) {
-    switch (s) {
-        case part_status::correct: return "ok  ";
-        case part_status::carried: return "ok* ";
-        case part_status::partial: return "part";
-        case part_status::wrong: return "no  ";
-        case part_status::unanswered: return "--  ";
-        case part_status::invalid: return "bad ";
-        case part_status::review: return "rev ";
-    }
-    return "?   ";
+    static const char* const marks[] = {"ok  ", "ok* ", "part", "no  ", "--  ", "bad ", "rev "};
+    return marks[static_cast<int>(s)];  // in part_status's order
 }
 
 // Wraps feedback at about 78 columns under an indent; words are never split.
@@ -44,15 +36,13 @@ std::string wrap(const std::string& text, const std::string& indent, std::size_t
 
 }  // namespace
 
-std::string terminal_visible(const std::string& s) { return io::terminal_safe(s); }  // the one sanitiser
-
 std::string report_text(const grade_report& r) {
     std::string out;
     std::string files;
-    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + terminal_visible(f);
-    out += "Student " + (r.student.empty() ? std::string("(not named)") : terminal_visible(r.student)) + " — " + files + "\n";
+    for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + io::terminal_safe(f);
+    out += "Student " + (r.student.empty() ? std::string("(not named)") : io::terminal_safe(r.student)) + " — " + files + "\n";
     if (!r.gradable) {
-        out += "NOT GRADABLE (" + r.reason_word + "): " + terminal_visible(r.reason) + "\n";
+        out += "NOT GRADABLE (" + r.reason_word + "): " + io::terminal_safe(r.reason) + "\n";
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
@@ -66,7 +56,7 @@ std::string report_text(const grade_report& r) {
         for (const auto& p : x.parts) {
             const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
                                                  points_str(p.score) + "/" + points_str(p.max));
-            const std::string text = wrap(terminal_visible(shown_feedback(x, p)), std::string(trace::display_width(head), ' '));
+            const std::string text = wrap(io::terminal_safe(shown_feedback(x, p)), std::string(trace::display_width(head), ' '));
             // the first feedback line goes beside the head
             const std::size_t pad = trace::display_width(head);
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
@@ -76,10 +66,10 @@ std::string report_text(const grade_report& r) {
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
     if (r.teacher_view())  // flags are the teacher's: never at a student's feedback level
-        for (const auto& f : r.flags) out += wrap("FLAG: " + terminal_visible(f), "");
+        for (const auto& f : r.flags) out += wrap("FLAG: " + io::terminal_safe(f), "");
     if (!r.notes.empty()) {
         out += "Notes:\n";
-        for (const auto& n : r.notes) out += wrap(terminal_visible(n), "  ");
+        for (const auto& n : r.notes) out += wrap(io::terminal_safe(n), "  ");
     }
     return out;
 }

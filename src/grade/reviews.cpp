@@ -2,10 +2,7 @@
 // read back, and the grading of open parts against it.
 #include "grade/reviews.hpp"
 
-#include "grade/limits.hpp"
-
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -17,33 +14,12 @@
 #include "io/csv_rows.hpp"
 #include "io/input_read.hpp"
 #include "io/size_budget.hpp"
+#include "io/shown_text.hpp"
 #include "io/terminal_safe.hpp"
 
 namespace attn::grade {
 
 namespace {
-
-// Points in plain decimal notation only (2, 1.5, .5, 2e-1, spaces around): strtod also
-// takes 0x1, 1p3, inf and nan, which no teacher means and a spreadsheet never writes.
-bool plain_decimal(const std::string& s) {
-    std::size_t i = s.find_first_not_of(" \t");
-    const std::size_t end = s.find_last_not_of(" \t") + 1;
-    if (i == std::string::npos) return false;
-    if (s[i] == '+' || s[i] == '-') ++i;
-    std::size_t digits = 0;
-    for (; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
-    if (i < end && s[i] == '.')
-        for (++i; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
-    if (digits == 0) return false;
-    if (i < end && (s[i] == 'e' || s[i] == 'E')) {
-        ++i;
-        if (i < end && (s[i] == '+' || s[i] == '-')) ++i;
-        std::size_t exp_digits = 0;
-        for (; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++exp_digits;
-        if (exp_digits == 0) return false;
-    }
-    return i == end;
-}
 
 // The cell as found, in words when it spells a non-finite value (never the letters nan).
 std::string found_points(const std::string& text) {
@@ -54,14 +30,6 @@ std::string found_points(const std::string& text) {
 }
 
 const char* const columns[] = {"student", "exercise", "part", "max", "points", "comment", "answer", "rubric"};
-
-std::string csv_cell(const std::string& raw) { return io::csv_text_cell(raw); }
-
-// A cell the sheet wrote through spreadsheet_safe ('=x) reads back as written (=x).
-std::string unprotect(const std::string& s) {
-    if (s.size() >= 2 && s[0] == '\'' && std::string("=+-@\t\r").find(s[1]) != std::string::npos) return s.substr(1);
-    return s;
-}
 
 const part_spec* open_part_of(const exercise_set& set, const std::string& ex, const std::string& part) {
     const exercise* x = set.find(ex);
@@ -91,10 +59,11 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
             const double max = p.max;
             const bool reviewed = p.status != part_status::review && p.status != part_status::unanswered &&
                                   p.status != part_status::invalid;
-            out += csv_cell(r.student) + "," + csv_cell(x.id) + "," + csv_cell(p.id) + "," + points_str(max) + "," +
-                   (reviewed ? points_str(p.score) : std::string()) + "," + csv_cell(reviewed ? p.review_comment : "") + "," +
-                   csv_cell(capped_text(p.answer_text, max_cell_bytes)) + "," +
-                   csv_cell(capped_text(ps ? ps->rubric : "", max_cell_bytes)) + "\n";
+            out += io::csv_text_cell(r.student) + "," + io::csv_text_cell(x.id) + "," + io::csv_text_cell(p.id) + "," +
+                   points_str(max) + "," + (reviewed ? points_str(p.score) : std::string()) + "," +
+                   io::csv_text_cell(reviewed ? p.review_comment : "") + "," +
+                   io::csv_text_cell(io::capped_text(p.answer_text, max_cell_bytes)) + "," +
+                   io::csv_text_cell(io::capped_text(ps ? ps->rubric : "", max_cell_bytes)) + "\n";
         }
     }
     return out;
@@ -119,7 +88,7 @@ review_table review_table::parse(const std::string& text, const std::string& fil
     const auto rows = io::read_csv_rows(text, file);
     if (rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + review_sheet_header().substr(0, review_sheet_header().size() - 1) + ")");
     std::map<std::string, std::size_t> at;  // column name → index
-    for (std::size_t k = 0; k < rows[0].size(); ++k) at[unprotect(rows[0][k].text)] = k;
+    for (std::size_t k = 0; k < rows[0].size(); ++k) at[io::spreadsheet_text(rows[0][k].text)] = k;
     for (const char* need : {"student", "exercise", "part", "points"})
         if (!at.count(need))
             throw review_error(lessons::source_pos{file, 1, 1}.str() + ": the header has no '" + need +
@@ -138,15 +107,15 @@ review_table review_table::parse(const std::string& text, const std::string& fil
         const io::csv_field* part = get("part");
         const lessons::source_pos row_at = row[0].where;
         if (!student || !ex || !part) throw review_error(row_at.str() + ": the row has fewer cells than the header");
-        const std::string sid = normalize_student_id(unprotect(student->text));
-        const std::string eid = unprotect(ex->text), pid = unprotect(part->text);
+        const std::string sid = normalize_student_id(io::spreadsheet_text(student->text));
+        const std::string eid = io::spreadsheet_text(ex->text), pid = io::spreadsheet_text(part->text);
         const part_spec* ps = open_part_of(set, eid, pid);
         if (!ps)
             throw review_error(ex->where.str() + ": '" + io::terminal_safe(eid) + "' part '" + io::terminal_safe(pid) +
                                "' is not an open exercise's part (the sheet reviews only kind = \"open\" exercises)");
         char* end = nullptr;
         const double v = std::strtod(points->text.c_str(), &end);
-        const bool number = plain_decimal(points->text) && end != points->text.c_str() &&
+        const bool number = io::plain_decimal(points->text) && end != points->text.c_str() &&
                             std::string(end).find_first_not_of(" \t") == std::string::npos;
         if (!number || !std::isfinite(v) || v < 0 || v > ps->points + 1e-9)
             throw review_error(points->where.str() + ": points must be a number from 0 to " + points_str(ps->points) +
@@ -154,7 +123,7 @@ review_table review_table::parse(const std::string& text, const std::string& fil
         review rv;
         rv.points = v;
         rv.fraction = ps->points > 0 ? v / ps->points : 0.0;
-        if (const io::csv_field* c = get("comment")) rv.comment = unprotect(c->text);
+        if (const io::csv_field* c = get("comment")) rv.comment = io::spreadsheet_text(c->text);
         if (const io::csv_field* a = get("answer")) rv.answer = a->text;
         rv.where = row_at;
         auto [it, fresh] = out.rows_.emplace(std::make_tuple(sid, eid, pid), rv);

@@ -12,6 +12,7 @@
 // is refused with a clear error, never read as other bytes.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace attn::grade {
@@ -19,17 +20,12 @@ namespace attn::grade {
 constexpr double min_secret_bits = 80.0;  // estimated, conservatively (above)
 constexpr std::size_t generated_secret_bytes = 32;  // 256 random bits
 
-// The conservative estimate of the secret's unpredictability, in bits.
-double secret_strength_bits(const std::string& secret);
-
-// "" when the secret is strong enough, else why not (for the error message).
+// "" when the secret is strong enough (core/keyed_hash.hpp's secret_strength_bits),
+// else why not (for the error message). A secret file's bytes are checked by
+// core/keyed_hash.hpp's secret_encoding_problem.
 std::string secret_weakness(const std::string& secret);
 
-// "" when the text is usable as a secret file's bytes, else what is wrong with it
-// ("UTF-16 (it starts with the byte-order mark FF FE)").
-std::string secret_encoding_problem(const std::string& text);
-
-// A new secret: generated_secret_bytes from libsodium's randombytes, as lowercase hex.
+// A new secret: generated_secret_bytes of libsodium's random bytes, as lowercase hex.
 std::string new_secret();
 
 }  // namespace attn::grade

@@ -3,20 +3,18 @@
 #include "grade/submission.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <limits>
+#include <optional>
 
 #include <toml++/toml.h>
 
-#include "grade/json_read.hpp"
 #include "io/input_read.hpp"
+#include "io/json_scan.hpp"
 #include "io/text_position.hpp"
 #include "io/toml_parse.hpp"
 #include "io/toml_read.hpp"
-#include "io/toml_depth.hpp"
 
 namespace attn::grade {
 
@@ -70,6 +68,78 @@ answer_value from_toml(const toml::node& n, const std::string& file) {
     return v;
 }
 
+// The JSON answer tree, built as io::json_scan walks the text, with the line:column of
+// every value (columns count characters, 1-based, as toml++ does).
+struct json_builder {
+    io::json_scan& js;
+    io::text_position lines;  // values come in file order: the text is counted once
+
+    answer_value value() {
+        using t = answer_value::type;
+        answer_value v;
+        const char c = js.peek();
+        v.where = lines.to(js.pos());
+        if (c == '{') {
+            v.kind = t::table;
+            js.object([&](const std::string& key, std::size_t) { v.fields.emplace_back(key, value()); });
+        } else if (c == '[') {
+            v.kind = t::array;
+            js.array([&](std::size_t) { v.items.push_back(value()); });
+        } else if (c == '"') {
+            v.kind = t::string;
+            v.text = js.string_value();
+        } else if (!word(v)) {
+            if (c != '-' && !(c >= '0' && c <= '9'))
+                js.fail_at(js.pos(), "expected a value (number, string, array, object, true, false or null), found " +
+                                         js.found_char());
+            v.kind = t::number;
+            v.number = js.number_value(false);
+        }
+        return v;
+    }
+
+    // true, false, null, and NaN, Infinity and -Infinity as Python's json module writes
+    // them (json.dump's default allow_nan=True): not standard JSON, but what students'
+    // code produces. -Infinity is tried before a number's '-'.
+    bool word(answer_value& v) {
+        using t = answer_value::type;
+        const double inf = std::numeric_limits<double>::infinity();
+        const struct {
+            const char* text;
+            t kind;
+            double number;
+            bool flag;
+        } words[] = {{"NaN", t::number, std::numeric_limits<double>::quiet_NaN(), false}, {"Infinity", t::number, inf, false},
+                     {"-Infinity", t::number, -inf, false}, {"true", t::boolean, 0.0, true},
+                     {"false", t::boolean, 0.0, false}, {"null", t::null, 0.0, false}};
+        for (const auto& w : words) {
+            if (!js.literal(w.text)) continue;
+            v.kind = w.kind;
+            v.number = w.number;
+            v.flag = w.flag;
+            return true;
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+answer_value parse_json_answer(const std::string& text, const std::string& file) {
+    const auto place = [&](std::size_t at) { return io::position_in(file, text, at); };
+    io::json_scan js(
+        text, [&](std::size_t at, const std::string& message) {
+            throw submission_error("syntax", place(at), place(at).str() + ": JSON syntax: " + message);
+        },
+        [&](std::size_t at) { return place(at).str(); });
+    json_builder b{js, io::text_position(file, text)};
+    answer_value v = b.value();
+    js.finish();
+    return v;
+}
+
+namespace {
+
 // One exercise's answer; the same exercise answered twice in one file ([ID] and
 // [answers.ID]) is refused with both places, never graded twice or picked silently.
 void add_answer(submission& sub, const std::string& id, answer_value&& v) {
@@ -110,31 +180,9 @@ submission from_document(answer_value doc, const std::string& file) {
     return sub;
 }
 
-// toml++ says "cannot redefine existing table 'ID'" at the second definition only: find
-// the first ([ID], ["ID"], ID = or "ID" = at the start of an earlier line) so both places
-// are named.
-std::string first_definition(const std::string& text, const std::string& description, const source_pos& second) {
-    const auto at = description.find("redefine existing");
-    const auto q1 = at == std::string::npos ? at : description.find('\'', at);
-    const auto q2 = q1 == std::string::npos ? q1 : description.find('\'', q1 + 1);
-    if (q2 == std::string::npos) return "";
-    const std::string name = description.substr(q1 + 1, q2 - q1 - 1);
-    std::istringstream in(text);
-    int n = 0;
-    for (std::string line; std::getline(in, line) && ++n < second.line;) {
-        const auto b = line.find_first_not_of(" \t");
-        if (b == std::string::npos) continue;
-        std::string head = line.substr(b);
-        for (const std::string& form : {"[" + name + "]", "[\"" + name + "\"]", name + " ", name + "=", "\"" + name + "\""})
-            if (head.compare(0, form.size(), form) == 0)
-                return ": defined twice (first at " + source_pos{second.file, n, static_cast<int>(b) + 1}.str() + "); keep one of them";
-    }
-    return "";
-}
-
 answer_value parse_toml_answer(const std::string& text, const std::string& display_path) {
     const toml::table t = io::parse_toml(text, display_path, [&](const std::string& d, const source_pos& p) {
-        return first_definition(text, d, p);
+        return io::toml_first_definition(text, d, p);
     });
     answer_value doc = from_toml(t, display_path);
     doc.where = {display_path, 1, 1};

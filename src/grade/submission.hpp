@@ -58,6 +58,13 @@ submission read_submission_dir(const std::string& dir, const read_limits& limits
 // A file or a folder.
 submission read_submission_path(const std::string& path, const read_limits& limits = {});
 
+// JSON answers (RFC 8259, plus NaN, Infinity and -Infinity as Python's json module writes
+// them) with the line:column of every value: nlohmann::json keeps no positions, and a
+// student whose answer is a string where a number belongs deserves the exact place.
+// Throws submission_error with file:line:col on any syntax error; nesting deeper than
+// 64 levels is refused rather than recursed into.
+answer_value parse_json_answer(const std::string& text, const std::string& file);
+
 // Adds another file's answers: the parts of an exercise answered in both files are
 // merged; a part answered twice keeps the first answer and leaves a note.
 void merge_submission(submission& into, submission&& from);

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/keyed_hash.hpp"
 #include "core/prng.hpp"
-#include "grade/keyed_hash.hpp"
 #include "grade/secret.hpp"
 #include "grade/variant_check.hpp"
 #include "grade/variant_memo.hpp"

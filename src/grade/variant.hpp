@@ -1,7 +1,7 @@
 // grade/variant.hpp — the numbers one student gets for one exercise.
 //
 // seed = the first 8 bytes (little-endian) of BLAKE2b keyed with the course secret
-// (grade/keyed_hash.hpp) over ("attn-variant-seed-v2", exercise id, normalised student
+// (core/keyed_hash.hpp) over ("attn-variant-seed-v2", exercise id, normalised student
 // id); the project's PRNG (core/prng.hpp) draws the numbers from it, so the same student
 // gets the same numbers on every compiler. Students are shown only a 6-character
 // variant code (another keyed hash): nothing a student sees lets anyone compute a

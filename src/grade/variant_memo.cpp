@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "grade/parallel.hpp"
+#include "core/parallel_for.hpp"
 #include "grade/variant.hpp"
 
 namespace attn::grade {
@@ -13,7 +13,7 @@ constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
 void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students) {
     if (secret.empty() || !x.variant.enabled) return;
     std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
-    parallel_for(students.size(), grading_threads(), [&](std::size_t i) {
+    parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
         variant_request req;
         req.student = students[i];
         req.secret = secret;

@@ -2,6 +2,8 @@
 // cell's start into line:col as the scan moves forward.
 #include "io/csv_rows.hpp"
 
+#include <cctype>
+
 #include "io/terminal_safe.hpp"
 #include "io/text_position.hpp"
 
@@ -68,6 +70,26 @@ std::vector<std::vector<csv_field>> read_csv_rows(const std::string& text, const
     }
     if (!row.empty()) rows.push_back(std::move(row));
     return rows;
+}
+
+bool plain_decimal(const std::string& s) {
+    std::size_t i = s.find_first_not_of(" \t");
+    const std::size_t end = s.find_last_not_of(" \t") + 1;
+    if (i == std::string::npos) return false;
+    if (s[i] == '+' || s[i] == '-') ++i;
+    std::size_t digits = 0;
+    for (; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
+    if (i < end && s[i] == '.')
+        for (++i; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
+    if (digits == 0) return false;
+    if (i < end && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < end && (s[i] == '+' || s[i] == '-')) ++i;
+        std::size_t exp_digits = 0;
+        for (; i < end && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++exp_digits;
+        if (exp_digits == 0) return false;
+    }
+    return i == end;
 }
 
 }  // namespace attn::io

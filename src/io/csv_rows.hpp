@@ -20,4 +20,8 @@ struct csv_field {
 // after a closing quote. Linear in the text's size.
 std::vector<std::vector<csv_field>> read_csv_rows(const std::string& text, const std::string& file);
 
+// Whether a cell is a number in plain decimal notation (2, 1.5, .5, 2e-1, spaces around):
+// strtod also takes 0x1, 1p3, inf and nan, which no teacher means and a spreadsheet never writes.
+bool plain_decimal(const std::string& s);
+
 }  // namespace attn::io

@@ -21,4 +21,9 @@ using toml_syntax_hint = std::function<std::string(const std::string& descriptio
 
 toml::table parse_toml(std::string_view text, const std::string& display_path, const toml_syntax_hint& hint = {});
 
+// A hint for toml++'s "cannot redefine existing table 'ID'", which names the second
+// definition only: the first ([ID], ["ID"], ID = or "ID" = at the start of an earlier
+// line of text), so both places are named; "" for any other description.
+std::string toml_first_definition(std::string_view text, const std::string& description, const source_pos& second);
+
 }  // namespace attn::io

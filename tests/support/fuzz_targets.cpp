@@ -135,7 +135,7 @@ int review_sheet(const std::uint8_t* data, std::size_t size) {
 
 int gradescope_metadata(const std::uint8_t* data, std::size_t size) {
     const scratch_file f(data, size, ".metadata.json");
-    return refusals_are_fine([&] { (void)grade::gradescope_students(f.path); });
+    return refusals_are_fine([&] { (void)grade::read_gradescope_metadata(f.path); });
 }
 
 int progress(const std::uint8_t* data, std::size_t size) {

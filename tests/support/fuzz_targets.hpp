@@ -53,7 +53,7 @@ int safetensors(const std::uint8_t* data, std::size_t size);  // model::read_che
 int tokenizer(const std::uint8_t* data, std::size_t size);    // model::bpe_tokenizer (tests/support/fuzz_tokenizer.cpp)
 int assignment(const std::uint8_t* data, std::size_t size);   // grade::read_assignment → apply_assignment
 int review_sheet(const std::uint8_t* data, std::size_t size); // grade::review_table::parse
-int gradescope_metadata(const std::uint8_t* data, std::size_t size);  // grade::gradescope_students
+int gradescope_metadata(const std::uint8_t* data, std::size_t size);  // grade::read_gradescope_metadata
 int progress(const std::uint8_t* data, std::size_t size);     // lessons::load_progress → progress_text
 
 }  // namespace attn::fuzz

@@ -1,7 +1,10 @@
-// grade/parallel.hpp — body(0 … n−1) on every core: the class's submissions and the copy
-// index's variants are independent of each other. Results go into slots the caller owns,
-// so the output does not depend on the number of threads; the first exception thrown
-// by any call is rethrown to the caller once every thread has stopped.
+// core/parallel_for.hpp — body(0 … n−1) spread over threads, for independent items
+// (a class's submissions, the copy index's variants). Unlike row_pool
+// (core/fast_parallel.hpp), which keeps its workers for many short runs of contiguous
+// rows, this starts its threads per call, hands out one item at a time (items differ
+// in cost) and carries exceptions: the first one thrown by any call is rethrown to the
+// caller once every thread has stopped. Results go into slots the caller owns, so the
+// output does not depend on the number of threads.
 #pragma once
 
 #include <algorithm>
@@ -13,12 +16,13 @@
 #include <thread>
 #include <vector>
 
-namespace attn::grade {
+namespace attn {
 
-// Every core, or ATTN_GRADE_THREADS (a positive number; bench/ times 1 against all).
-inline std::size_t grading_threads() {
-    const char* env = std::getenv("ATTN_GRADE_THREADS");
-    const long asked = env ? std::strtol(env, nullptr, 10) : 0;
+// Every core, or the number in the environment variable `env` (a positive number;
+// bench/ times 1 against all).
+inline std::size_t threads_from_env(const char* env) {
+    const char* asked_text = std::getenv(env);
+    const long asked = asked_text ? std::strtol(asked_text, nullptr, 10) : 0;
     if (asked > 0 && asked <= 1024) return static_cast<std::size_t>(asked);
     return std::max(1u, std::thread::hardware_concurrency());
 }
@@ -45,4 +49,4 @@ void parallel_for(std::size_t n, std::size_t threads, const Body& body) {
     if (failed) std::rethrow_exception(failed);
 }
 
-}  // namespace attn::grade
+}  // namespace attn
