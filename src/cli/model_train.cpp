@@ -102,7 +102,7 @@ model::adamw_config optim_config(const train_cli& o, const model::train_task& ta
     a.weight_decay = o.weight_decay;
     a.clip = o.clip;
     a.warmup = o.warmup;
-    a.cosine = o.cosine;
+    a.cosine = o.cosine || task.cosine;
     a.total_steps = iters;
     a.min_lr = a.lr / 10;  // nanoGPT's floor for the cosine decay
     return a;
@@ -292,7 +292,7 @@ void setup_model_train(CLI::App& model) {
         ->check(CLI::IsMember({"sort", "reverse", "copy", "induction"}));
     sub->add_option("--out", o->out, "The checkpoint to write (safetensors, minGPT naming)")->required();
     sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
-    sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 6000)")->check(CLI::Range(1, 10000000));
+    sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 8000)")->check(CLI::Range(1, 10000000));
     sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
     sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
@@ -303,7 +303,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--clip", o->clip, "Clip the gradients to this global norm; 0: no clipping (default 1.0)")
         ->check(CLI::Range(0.0, 1e6));
     sub->add_option("--warmup", o->warmup, "Raise the learning rate linearly over the first N steps");
-    sub->add_flag("--cosine", o->cosine, "Decay the learning rate to a tenth of it along a cosine");
+    sub->add_flag("--cosine", o->cosine, "Decay the learning rate to a tenth of it along a cosine (induction: always)");
     sub->add_option("--layers", o->layers, "Blocks of the model (sort: 3, induction: 2)");
     sub->add_option("--heads", o->heads, "Attention heads per block (sort: 3, induction: 1)");
     sub->add_option("--d-model", o->d_model, "Width of the residual stream (sort: 48, induction: 64)");

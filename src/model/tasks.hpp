@@ -14,7 +14,8 @@
 //              two before it, so a previous-token head pays off on its own. Only
 //              finding the current token's earlier occurrence and copying the token
 //              after it (an induction head) predicts the copy. 2 layers of 1 head,
-//              d_model 64, attention only, 6,000 steps; every position scored.
+//              d_model 64, attention only, 8,000 steps with the learning rate decayed
+//              along a cosine; every position scored.
 //   --data F   sequences read from a file (one per line, tokens as non-negative
 //              integers separated by spaces or commas; '#' starts a comment; one '|'
 //              may mark where the scored part starts: "2 0 1 | 0 1 2" scores only the
@@ -42,7 +43,8 @@ struct train_task {
     std::vector<std::int32_t> follow;          // induction: [vocab_size, followers], fixed
     gpt_config model;                          // the default model (vocab and positions set)
     double lr = 5e-4;                          // the default learning rate (induction: 2e-3)
-    std::size_t iters = 2000;                  // the default training steps (induction: 6,000)
+    std::size_t iters = 2000;                  // the default training steps (induction: 8,000)
+    bool cosine = false;                       // the default decay of the learning rate (induction: on)
     struct data_line {
         std::vector<std::int32_t> tokens;
         std::size_t score_from = 1;  // the first token whose prediction is scored

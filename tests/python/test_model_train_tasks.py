@@ -2,8 +2,13 @@
 by code that is not attn's: PyTorch reads each checkpoint (minGPT naming, config in
 __metadata__). In the release build: the `sort` model (minGPT's demo, defaults) sorts at
 least 999 of 1,000 fresh inputs by greedy decoding; the `induction` model has a layer-1
-head with induction score > 0.4, a layer-0 previous-token head, and its loss on the
-repeated half is below 20% of the first half's. In the sanitizer build the sort run is
+head with induction score > 0.4, a layer-0 previous-token head (score > 0.4), and its
+loss on the repeated half is below 10% of the first half's. Both halves are measured on
+TransformerLens's test input, BOS + 10 random tokens + the same 10, by position: the
+first half's loss is the mean over positions 0 … 9 (predicting the block's 10 tokens),
+the repeated half's over positions 11 … 19, the copy's positions (predicting copy tokens
+2 … 10). The first copy token is predicted at position 10, the first half's last, where
+nothing tells the model that a copy begins, so neither half counts it. In the sanitizer build the sort run is
 tiny and only its reading is checked, and the induction checks read the built-in
 checkpoint lessons/models/induction.safetensors instead of training.
 Both builds: the same seed gives the same checkpoint bytes with 1 and 2 threads."""
@@ -53,8 +58,8 @@ if full:
     assert correct >= 999, f"the sort model sorted only {correct} of 1000"
 
 # ---- induction --------------------------------------------------------------------------
-# Release build: train the default `induction` model (seed 1, 6,000 steps, the documented
-# default). Sanitizer build: that takes many minutes there, so the checks read the
+# Release build: train the default `induction` model (seed 1, 8,000 steps with a cosine
+# decay of the learning rate, the documented defaults). Sanitizer build: that takes many minutes there, so the checks read the
 # built-in checkpoint lessons/models/induction.safetensors, made by the same command.
 ind_ckpt = os.path.join(tmp, "induction.safetensors")
 if full:
@@ -74,8 +79,8 @@ x, y = seq[:, :-1], seq[:, 1:]
 with torch.no_grad():
     logits, _ = model(x)
     per = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab), y.reshape(-1), reduction="none").view(n, -1)
-    first = per[:, :block].mean().item()           # predicting the first copy: random
-    repeated = per[:, block + 1:].mean().item()    # predicting the second copy after its first token
+    first = per[:, :block].mean().item()           # positions 0 … 9: the block's tokens, random
+    repeated = per[:, block + 1:].mean().item()    # positions 11 … 19: copy tokens 2 … 10
     pattern = model.pattern(x, 1)                   # [n, heads, 20, 20] of the second block (blocks.1)
     queries = torch.arange(block + 1, 2 * block)    # the repeated half's queries
     scores = pattern[:, :, queries, queries - (block - 1)].mean(dim=(0, 2))  # query − key = block − 1
@@ -89,13 +94,13 @@ print(f"induction: first half loss {first:.4f}, repeated half {repeated:.4f} ({r
 # The score is TransformerLens's induction stripe: the mean attention from each query of
 # the repeated half to the token after its previous occurrence (the diagonal at
 # query − key = block − 1). "Layer-1" counts from 0 as the checkpoint does (blocks.1).
-# Measured (seed 1, 6,000 steps): score 0.834, previous-token 0.748, repeated half 12.2%
-# of the first; the head forms between steps 3,000 and 4,000 (a PyTorch loop on the same
-# data design, its own init and batches: 0.86 by step 4,500). Issue 22 asks for a
-# repeated-half loss below 10% of the first half's: the loss is highest on the copy's
-# first tokens (in training a single matching token is weak evidence that a copy has
-# begun, since the chain's tokens recur), so it is asserted below 20% and 10% stays open.
+# Measured (8,000 steps, cosine decay): seed 1 score 0.804, previous-token 0.762, repeated
+# half 8.5% of the first (0.389 of 4.585); seeds 2 and 3: 0.801, 0.763, 9.6% and 0.799,
+# 0.753, 8.6%. The head forms between steps 3,000 and 4,000. The repeated half's loss is
+# highest on copy token 2 (1.45 for seed 1, then 0.47, 0.29 … 0.18): after one matching
+# token a copy is likely but not sure, since in training a token also recurs by chance
+# (the 6,000 steps without decay gave 12.2%, the decayed steps sharpen the copy).
 assert best > 0.4, f"no layer-1 head has an induction score above 0.4: {scores.tolist()}"
 assert previous.max().item() > 0.4, f"no layer-0 head attends to the previous token: {previous.tolist()}"
-assert repeated < 0.2 * first, f"repeated half's loss {repeated} is not below 20% of {first}"
+assert repeated < 0.1 * first, f"repeated half's loss {repeated} is not below 10% of {first}"
 print("ok")
