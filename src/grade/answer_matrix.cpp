@@ -44,11 +44,17 @@ read_result read_matrix(const answer_value& v) {
         r.error = v.where.str() + ": expected numbers, found an empty array";
         return r;
     }
-    const bool nested = v.items.front().is_array();
+    // [[1, 2], [3, 4]] is rows; [1, 2] is one row.
+    const auto given = v.items.front().is_array() ? v.entries() : std::vector<const answer_value*>{&v};
     std::vector<std::vector<double>> rows;
-    if (!nested) {
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        const answer_value& row = *given[i];
+        if (!row.is_array()) {
+            r.error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
+            return r;
+        }
         rows.emplace_back();
-        for (const auto& e : v.items) {
+        for (const auto& e : row.items) {
             auto x = entry(e);
             if (!x) {
                 r.error = e.where.str() + ": expected a number, found " + type_name(e);
@@ -56,27 +62,10 @@ read_result read_matrix(const answer_value& v) {
             }
             rows.back().push_back(*x);
         }
-    } else {
-        for (std::size_t i = 0; i < v.items.size(); ++i) {
-            const answer_value& row = v.items[i];
-            if (!row.is_array()) {
-                r.error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
-                return r;
-            }
-            rows.emplace_back();
-            for (const auto& e : row.items) {
-                auto x = entry(e);
-                if (!x) {
-                    r.error = e.where.str() + ": expected a number, found " + type_name(e);
-                    return r;
-                }
-                rows.back().push_back(*x);
-            }
-            if (rows.back().size() != rows.front().size() || rows.back().empty()) {
-                r.error = row.where.str() + ": row " + std::to_string(i) + " has " + std::to_string(rows.back().size()) +
-                          " entries but row 0 has " + std::to_string(rows.front().size()) + " (every row needs the same number)";
-                return r;
-            }
+        if (rows.back().size() != rows.front().size() || rows.back().empty()) {
+            r.error = row.where.str() + ": row " + std::to_string(i) + " has " + std::to_string(rows.back().size()) +
+                      " entries but row 0 has " + std::to_string(rows.front().size()) + " (every row needs the same number)";
+            return r;
         }
     }
     r.m = matrix({rows.size(), rows.front().size()});

@@ -28,6 +28,13 @@ struct answer_value {
             if (k == key) return &v;
         return nullptr;
     }
+    // An array's entries, or the value itself as the one entry (one pick, one row).
+    std::vector<const answer_value*> entries() const {
+        if (!is_array()) return {this};
+        std::vector<const answer_value*> out;
+        for (const auto& e : items) out.push_back(&e);
+        return out;
+    }
     bool is_number() const { return kind == type::number; }
     bool is_string() const { return kind == type::string; }
     bool is_array() const { return kind == type::array; }

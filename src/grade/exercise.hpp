@@ -13,7 +13,7 @@
 
 #include "core/attention.hpp"
 #include "grade/kinds/kind.hpp"
-#include "grade/tolerance.hpp"
+#include "core/tolerance.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/model_head_inputs.hpp"
 

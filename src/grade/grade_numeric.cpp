@@ -138,25 +138,18 @@ std::vector<bool> informative_entries(const part_spec& p, const pipeline_inputs&
 
 struct credit_count {
     std::size_t informative = 0, close = 0;
-    std::size_t first_bad = 0;      // flat index, an informative entry when one is off
-    std::vector<std::size_t> bad;   // flat indices of every informative entry that is off
+    std::vector<std::size_t> bad;  // flat indices of every entry that is off (each counts)
 };
 
 credit_count count_credit(const matrix& got, const matrix& expected, const std::vector<bool>& info, const tolerance& tol) {
     credit_count c;
-    bool found = false;
-    std::size_t any_bad = 0;
-    bool any_found = false;
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool ok = is_close(got.flat(i), expected.flat(i), tol);
-        if (!ok && !any_found) any_bad = i, any_found = true;
         if (!info[i] && ok) continue;  // right by construction: no credit; wrong anyway: it counts against
         ++c.informative;
         if (ok) ++c.close;
         else c.bad.push_back(i);
-        if (!ok && !found) c.first_bad = i, found = true;
     }
-    if (!found) c.first_bad = any_bad;
     return c;
 }
 
@@ -266,9 +259,7 @@ std::string stage_words(const std::string& stage) {
 part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_values& right, const exercise_numbers& n,
                          part_result r) {
     const auto rows = all_or(p.rows, right.weights.shape(0));
-    std::vector<const answer_value*> given;
-    if (a.is_array()) for (const auto& e : a.items) given.push_back(&e);
-    else given.push_back(&a);
+    const std::vector<const answer_value*> given = a.entries();
     if (given.size() != rows.size()) {
         r.status = part_status::wrong;
         r.feedback = a.where.str() + ": expected " + std::to_string(rows.size()) + " answer(s), one per query row, found " +
@@ -327,9 +318,6 @@ std::string entry_list(const labeller& lab, const std::vector<std::size_t>& bad,
 }
 
 std::string points_pct(double f) { return std::to_string(static_cast<int>(std::lround(f * 100.0))) + "%"; }
-
-// A carried part is as genuine as what it carried from.
-bool e_genuine_after_carry(const std::vector<earlier_answer>&, bool chain) { return chain; }
 
 // One named mistake costs the same fraction of an exercise everywhere: when every part
 // that lost points is explained by named mistakes (the part that shows one, or a part
@@ -434,15 +422,7 @@ struct numeric_grading {
         if (is_score_stage(p.stage)) r.feedback += "; rows are the " + x.setup.query_side + ", columns the " + x.setup.key_side;
         if (got.shape(0) == expected.shape(1) && got.shape(1) == expected.shape(0) && got.shape(0) != got.shape(1))
             r.feedback += " — the transpose of the expected shape";
-        for (const auto& c : catalogue()) {
-            auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
-            if (m && m->shape() == got.shape() && all_close(got, *m, p.tol, true)) {
-                r.mistake = c.id;
-                r.mistake_name = find_mistake(c.id)->name;
-                say_mistake(p, c, r);
-                break;
-            }
-        }
+        if (const mistake_candidate* c = matching_mistake(p, got, nullptr)) say_mistake(p, *c, r);
         out.push_back(r);
         seen.push_back({p.stage, p.rows, p.cols, got, r.status, !r.mistake.empty()});
     }
@@ -469,7 +449,7 @@ struct numeric_grading {
             r.placeholder = e->placeholder;
             const bool from_own = e->own;  // read before seen grows (e points into it)
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, e_genuine_after_carry(seen, genuine_chain), r.placeholder, from_own,
+            seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine_chain, r.placeholder, from_own,
                             r.own_rows, r.explained});
             return true;
         }
@@ -481,24 +461,31 @@ struct numeric_grading {
     // score is 0 — and naming it would hand the placeholder the named-mistake credit,
     // 03-blind, tests/grade_blind_test.cpp).
     bool name_mistake(const part_spec& p, const matrix& got, const matrix& expected, part_result& r) {
-        for (const auto& cand : catalogue()) {
-            auto m = select_stage(cand.stages, p.stage, p.rows, p.cols);
+        const mistake_candidate* c = matching_mistake(p, got, &expected);
+        if (!c) return false;
+        say_mistake(p, *c, r);
+        r.score = 0.0;  // the mistake's cost is taken once, for the exercise (apply_named_mistake_cost)
+        r.status = part_status::wrong;
+        return true;
+    }
+
+    // The first catalogued mistake whose answer to this part is got, within the
+    // tolerance; one indistinguishable here from `right` (when given) is passed over.
+    const mistake_candidate* matching_mistake(const part_spec& p, const matrix& got, const matrix* right_answer) {
+        for (const auto& c : catalogue()) {
+            const auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
-            if (all_close(*m, expected, p.tol, true)) continue;  // indistinguishable from right here
-            if (!all_close(got, *m, p.tol, true)) continue;
-            r.mistake = cand.id;
-            r.mistake_name = find_mistake(cand.id)->name;
-            say_mistake(p, cand, r);
-            r.score = 0.0;  // the mistake's cost is taken once, for the exercise (apply_named_mistake_cost)
-            r.status = part_status::wrong;
-            return true;
+            if (right_answer && all_close(*m, *right_answer, p.tol, true)) continue;
+            if (all_close(got, *m, p.tol, true)) return &c;
         }
-        return false;
+        return nullptr;
     }
 
     // "Your weights match the mistake "no scaling": why (every entry within …)"; the
     // explanation may name expected numbers (full only).
     static void say_mistake(const part_spec& p, const mistake_candidate& c, part_result& r) {
+        r.mistake = c.id;
+        r.mistake_name = find_mistake(c.id)->name;
         const std::string words = stage_words(p.stage);  // the verb agrees: "weights match", "scale matches"
         r.feedback += ". Your " + words + (words.back() == 's' ? " match" : " matches") + " the mistake \"" +
                       r.mistake_name + "\"";
@@ -512,6 +499,7 @@ struct numeric_grading {
         const labeller lab{numbers, p};
         const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
         const credit_count cc = count_credit(got, expected, info, p.tol);
+        const std::size_t first_bad = cc.bad.empty() ? 0 : cc.bad.front();
         const bool placeholder = is_placeholder(got, p, in, p.tol);
         r.placeholder = placeholder;
         r.score = placeholder || cc.informative == 0 ? 0.0 : r.max * static_cast<double>(cc.close) / static_cast<double>(cc.informative);
@@ -520,9 +508,9 @@ struct numeric_grading {
         r.feedback.full_only((cc.informative < c.total ? " (the " + std::to_string(c.total - cc.informative) +
                                                              " right entries fixed by the mask earn nothing by themselves)"
                                                        : std::string()) +
-                             "; first off: " + lab.entry(cc.first_bad, got.shape(1)) + ", expected " +
-                             value_str(expected.flat(cc.first_bad)) + ", found " + value_str(got.flat(cc.first_bad)));
-        r.feedback.mistakes_only("; off: " + entry_list(lab, cc.bad.empty() ? std::vector<std::size_t>{cc.first_bad} : cc.bad,
+                             "; first off: " + lab.entry(first_bad, got.shape(1)) + ", expected " +
+                             value_str(expected.flat(first_bad)) + ", found " + value_str(got.flat(first_bad)));
+        r.feedback.mistakes_only("; off: " + entry_list(lab, cc.bad.empty() ? std::vector<std::size_t>{first_bad} : cc.bad,
                                                         got.shape(1), cc.informative));
         if (placeholder)
             r.feedback += ". This looks like a placeholder (a constant, uniform weights or the mean of V), not a computation: no credit";

@@ -1,4 +1,5 @@
-// grade/grade_parts.hpp — per-kind part graders behind grader.cpp (internal).
+// grade/grade_parts.hpp — what every part grader shares (kinds/registry.cpp) and the
+// numeric kind's grader (grade_numeric.cpp); internal to the grade floor.
 #pragma once
 
 #include <optional>
@@ -25,9 +26,6 @@ part_result start_part(const part_spec& p, const std::string& what, const answer
 
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
                                              const answer_value* exercise_answer);
-part_result grade_shape_part(const exercise& x, const part_spec& p, const answer_value* answer);
-part_result grade_choice_part(const exercise& x, const part_spec& p, const answer_value* answer);
-part_result grade_multi_part(const exercise& x, const part_spec& p, const answer_value* answer);
 
 // Lower case, punctuation as spaces, single spaces: "Word-order!" → "word order".
 std::string normalize_text(const std::string& s);

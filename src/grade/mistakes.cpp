@@ -15,8 +15,6 @@ namespace sw = stage_word;
 
 namespace {
 
-using candidates = std::vector<mistake_candidate>;
-
 std::string num(double x) { return trace::compact(x, 4); }
 
 bool has_blocked(const pipeline_inputs& in) {
@@ -42,14 +40,14 @@ stage_values with_options(const pipeline_inputs& in, const matrix& q, const matr
 
 // ── how each mistake is computed ──
 
-void no_scaling(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void no_scaling(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     if (right.scale == 1.0) return;
     attention_options o = options_of(in);
     o.scale_divisor = 1.0;
     out.push_back({"no_scaling", "softmax(Q Kᵀ) without dividing by √d_k = " + num(right.scale), with_options(in, in.q, in.k, in.v, o)});
 }
 
-void scaled_by_d(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void scaled_by_d(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     const double d_k = static_cast<double>(in.q.shape(1));
     if (in.scale || d_k == 1.0) return;
     attention_options o = options_of(in);
@@ -58,7 +56,7 @@ void scaled_by_d(const pipeline_inputs& in, const stage_values&, candidates& out
                    with_options(in, in.q, in.k, in.v, o)});
 }
 
-void softmax_wrong_axis(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void softmax_wrong_axis(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     if (!in.softmax || in.q.shape(0) < 2) return;
     stage_values s = right;
     matrix t = xt::transpose(right.masked);      // [n_k, n_q]
@@ -70,7 +68,7 @@ void softmax_wrong_axis(const pipeline_inputs& in, const stage_values& right, ca
                    s});
 }
 
-void no_softmax(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void no_softmax(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     if (!in.softmax) return;
     stage_values s = right;
     pipeline_inputs none = in;
@@ -80,7 +78,7 @@ void no_softmax(const pipeline_inputs& in, const stage_values& right, candidates
     out.push_back({"no_softmax", "the scaled scores used as the weights", s});
 }
 
-void rows_not_summing_to_1(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void rows_not_summing_to_1(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     if (!in.softmax) return;
     stage_values s = right;  // exp(scores) without dividing by the row's sum
     for (std::size_t i = 0; i < s.weights.shape(0); ++i)
@@ -92,7 +90,7 @@ void rows_not_summing_to_1(const pipeline_inputs& in, const stage_values& right,
                    s});
 }
 
-void transposed_scores(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void transposed_scores(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     if (same(in.q, in.k)) return;  // Q = K: Q Kᵀ is symmetric, the mistake changes nothing
     const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
     stage_values s;
@@ -106,7 +104,7 @@ void transposed_scores(const pipeline_inputs& in, const stage_values& right, can
     out.push_back({"transposed_scores", "K Qᵀ (rows keys, columns queries) instead of Q Kᵀ; rows must be the queries", s});
 }
 
-void weights_transposed(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void weights_transposed(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
     stage_values s = right;
     s.weights = xt::transpose(right.weights);  // [n_k, n_q]
@@ -116,7 +114,7 @@ void weights_transposed(const pipeline_inputs& in, const stage_values& right, ca
     out.push_back({"weights_transposed", "the weights written (or used) transposed: row i must be query i's weights over the keys", s});
 }
 
-void gram_xtx(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void gram_xtx(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
     if (n_q != n_k) return;
     stage_values s;
@@ -131,7 +129,7 @@ void gram_xtx(const pipeline_inputs& in, const stage_values& right, candidates& 
     out.push_back({"gram_xtx", "Xᵀ X (a d × d matrix of dimensions against dimensions) instead of X Xᵀ (tokens against tokens)", s});
 }
 
-void queries_from_encoder(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void queries_from_encoder(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     if (!in.cross) return;
     const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
     const matrix eq = in.encoder_q ? *in.encoder_q : in.k;  // [n_k, d_k]
@@ -155,19 +153,19 @@ void queries_from_encoder(const pipeline_inputs& in, const stage_values&, candid
                    with_options(in, eq, in.k, in.v, o)});
 }
 
-void k_v_swapped(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void k_v_swapped(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     if (in.q.shape(1) != in.v.shape(1) || same(in.k, in.v)) return;
     out.push_back({"k_v_swapped", "the scores taken against V and the values read from K", with_options(in, in.q, in.v, in.k, options_of(in))});
 }
 
-void mask_missing(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void mask_missing(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     if (!has_blocked(in)) return;
     attention_options o = options_of(in);
     o.mask.reset();
     out.push_back({"mask_missing", "the blocked keys still get weight", with_options(in, in.q, in.k, in.v, o)});
 }
 
-void mask_reversed(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void mask_reversed(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     if (!has_blocked(in)) return;
     attention_options o = options_of(in);
     bool_matrix rev = *in.mask;
@@ -176,7 +174,7 @@ void mask_reversed(const pipeline_inputs& in, const stage_values&, candidates& o
     out.push_back({"mask_reversed", "weight on the blocked keys and none on the allowed ones", with_options(in, in.q, in.k, in.v, o)});
 }
 
-void finite_fill(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void finite_fill(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     if (!has_blocked(in) || std::isfinite(in.masked_fill)) return;
     for (double fill : {-1e4, -1e5, -1e9, -1e10, -1e30}) {
         stage_values s = right;
@@ -196,7 +194,7 @@ void finite_fill(const pipeline_inputs& in, const stage_values& right, candidate
     }
 }
 
-void all_masked_row(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void all_masked_row(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     bool any_full = false;
     for (bool b : right.fully_masked) any_full = any_full || b;
     if (!any_full || !in.softmax) return;
@@ -213,21 +211,21 @@ void all_masked_row(const pipeline_inputs& in, const stage_values& right, candid
                    s});
 }
 
-void bias_missing(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void bias_missing(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     if (!in.bias) return;
     attention_options o = options_of(in);
     o.bias.reset();
     out.push_back({"bias_missing", "the scores without the added bias (the position term of the run)", with_options(in, in.q, in.k, in.v, o)});
 }
 
-void softmax_added(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void softmax_added(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     if (in.softmax) return;  // the exercise leaves the softmax out (004 Q3); applying it anyway
     pipeline_inputs with = in;
     with.softmax = true;
     out.push_back({"softmax_added", "a softmax applied although this exercise leaves it out", compute_correct(with)});
 }
 
-void scaled_anyway(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void scaled_anyway(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     const double d_k = static_cast<double>(in.q.shape(1));
     if (!in.scale || std::fabs(*in.scale - std::sqrt(d_k)) <= 1e-12) return;
     attention_options o = options_of(in);
@@ -236,7 +234,7 @@ void scaled_anyway(const pipeline_inputs& in, const stage_values&, candidates& o
                    with_options(in, in.q, in.k, in.v, o)});
 }
 
-void rounded_early(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void rounded_early(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     for (int d : {1, 2})
         for (bool half_even : {false, true}) {  // by hand (half up) or numpy.round (half to even)
             stage_values s = right;
@@ -253,7 +251,7 @@ void rounded_early(const pipeline_inputs& in, const stage_values& right, candida
         }
 }
 
-void weights_rounded(const pipeline_inputs& in, const stage_values& right, candidates& out) {
+void weights_rounded(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
     for (int d : {1, 2}) {
         stage_values s = right;
         s.weights = round_to(right.weights, d);
@@ -265,38 +263,14 @@ void weights_rounded(const pipeline_inputs& in, const stage_values& right, candi
     }
 }
 
-// The mistakes of lessons 15–19 are computed together in pipeline_extras.cpp; each
-// record takes its own forms from there.
-template <const char* Id>
-void extra(const pipeline_inputs& in, const stage_values&, candidates& out) {
-    if (!in.grad_output && !in.tile && !in.rope_base && !in.window) return;
-    candidates all;
-    extra_mistake_candidates(in, all);
-    for (auto& c : all)
-        if (c.id == Id) out.push_back(std::move(c));
-}
-constexpr char jacobian_sum_missing[] = "jacobian_sum_missing";
-constexpr char gradient_not_scaled[] = "gradient_not_scaled";
-constexpr char gradient_not_transposed[] = "gradient_not_transposed";
-constexpr char online_not_rescaled[] = "online_not_rescaled";
-constexpr char rope_wrong_angle[] = "rope_wrong_angle";
-constexpr char window_off_by_one[] = "window_off_by_one";
-
 // Lessons 20–22: another trained head on the same input (model_exercise.cpp made it).
 template <const char* Id>
-void read_other_head(const pipeline_inputs& in, const stage_values&, candidates& out) {
+void read_other_head(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     for (const auto& h : in.other_heads)
         if (h.mistake == Id) out.push_back({Id, h.explanation, with_options(in, h.q, h.k, h.v, options_of(in))});
 }
 constexpr char head_counted_from_0[] = "head_counted_from_0";
 constexpr char other_checkpoint[] = "other_checkpoint";
-
-bool is_extra(const mistake_record& m) {
-    for (auto f : {&extra<jacobian_sum_missing>, &extra<gradient_not_scaled>, &extra<gradient_not_transposed>,
-                   &extra<online_not_rescaled>, &extra<rope_wrong_angle>, &extra<window_off_by_one>})
-        if (m.compute == f) return true;
-    return false;
-}
 
 // ── which rows each changes ──
 
@@ -362,16 +336,16 @@ const std::vector<mistake_record>& mistake_catalogue() {
         // lessons 15–19 (pipeline_extras.cpp); their stages are not raw … output, so the
         // variant generator does not redraw for them
         {"jacobian_sum_missing", "the Σ term of the softmax Jacobian forgotten", "the exercise gives dL/dO (grad)", sw::raw().c_str(),
-         extra<jacobian_sum_missing>, nullptr, mistake_record::redraw::tolerance},
-        {"gradient_not_scaled", "gradient not divided by the scale", "grad, and the scale is not 1", sw::raw().c_str(), extra<gradient_not_scaled>,
+         jacobian_sum_missing, nullptr, mistake_record::redraw::tolerance},
+        {"gradient_not_scaled", "gradient not divided by the scale", "grad, and the scale is not 1", sw::raw().c_str(), gradient_not_scaled,
          nullptr, mistake_record::redraw::tolerance},
         {"gradient_not_transposed", "A instead of Aᵀ in dV", "grad, and as many queries as keys", sw::raw().c_str(),
-         extra<gradient_not_transposed>, nullptr, mistake_record::redraw::tolerance},
-        {"online_not_rescaled", "partial output not rescaled", "the exercise tiles the keys (tile)", sw::raw().c_str(), extra<online_not_rescaled>,
+         gradient_not_transposed, nullptr, mistake_record::redraw::tolerance},
+        {"online_not_rescaled", "partial output not rescaled", "the exercise tiles the keys (tile)", sw::raw().c_str(), online_not_rescaled,
          nullptr, mistake_record::redraw::tolerance},
-        {"rope_wrong_angle", "rotated by the wrong angle", "rotary positions (rope)", sw::raw().c_str(), extra<rope_wrong_angle>, nullptr,
+        {"rope_wrong_angle", "rotated by the wrong angle", "rotary positions (rope)", sw::raw().c_str(), rope_wrong_angle, nullptr,
          mistake_record::redraw::tolerance},
-        {"window_off_by_one", "window off by one", "a window mask (window)", sw::raw().c_str(), extra<window_off_by_one>, nullptr,
+        {"window_off_by_one", "window off by one", "a window mask (window)", sw::raw().c_str(), window_off_by_one, nullptr,
          mistake_record::redraw::tolerance},
         // lessons 20–22: a trained head (model_exercise.cpp)
         {"head_counted_from_0", "layer and head counted from 0", "a trained model's head, not in its last layer or head",
@@ -388,21 +362,10 @@ const mistake_record* find_mistake(const std::string& id) {
     return nullptr;
 }
 
-std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in) { return mistake_candidates(in, compute_correct(in)); }
-
-// Every record's forms, in the catalogue's order. The records of lessons 15–19 each
-// take theirs from one computation of all of them: done once here, not once per record.
+// Every record's forms, in the catalogue's order.
 std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in, const stage_values& right) {
     std::vector<mistake_candidate> out;
-    bool extras_done = false;
-    for (const auto& m : mistake_catalogue()) {
-        if (!is_extra(m)) {
-            m.compute(in, right, out);
-        } else if (!extras_done) {
-            extras_done = true;
-            if (in.grad_output || in.tile || in.rope_base || in.window) extra_mistake_candidates(in, out);
-        }
-    }
+    for (const auto& m : mistake_catalogue()) m.compute(in, right, out);
     return out;
 }
 

@@ -44,9 +44,8 @@ struct mistake_record {
 const std::vector<mistake_record>& mistake_catalogue();
 const mistake_record* find_mistake(const std::string& id);
 
-// Every form of every catalogued mistake that applies to these inputs.
-std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in);
-// The same, given the right values already computed for these inputs.
+// Every form of every catalogued mistake that applies to these inputs, given their
+// right values.
 std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in, const stage_values& right);
 
 // Order of the stages of one computation (raw 0 … output 4); -1 for other parts.

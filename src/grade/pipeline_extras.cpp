@@ -20,7 +20,6 @@ namespace sw = stage_word;
 
 namespace {
 
-
 // q or k turned with the frequency of pair i = base^(−step·i/d), from position `first`.
 matrix rotate(const matrix& x, double base, double step, double first) {
     const std::size_t d = x.shape(1);
@@ -49,19 +48,15 @@ stage_values forward(const pipeline_inputs& in, const matrix& q, const matrix& k
     return from_steps(scaled_dot_product_attention(q, k, in.v, options_of(in)));
 }
 
-stage_values tiled_variant(const pipeline_inputs& in, bool skip_rescale) {
-    stage_values s = compute_correct(in);
+// The online softmax of these inputs, tile by tile; skip_rescale is lesson 16's slip.
+tiled_steps tiled(const pipeline_inputs& in, bool skip_rescale) {
     tiled_options o;
     o.tile = *in.tile;
     o.mask = in.mask;
     o.bias = in.bias;
     o.scale_divisor = in.scale;
     o.skip_rescale = skip_rescale;
-    const tiled_steps t = tiled_attention(in.q, in.k, in.v, o);
-    s.output = t.output;
-    s.extra[sw::running_max()] = t.running_max;
-    s.extra[sw::running_sum()] = t.running_sum;
-    return s;
+    return tiled_attention(in.q, in.k, in.v, o);
 }
 
 std::string num(double x) { return trace::compact(x, 4); }
@@ -102,93 +97,106 @@ void add_extra_stages(const pipeline_inputs& in, stage_values& s) {
         add_gradients(attention_backward(scaled_dot_product_attention(in.q, in.k, in.v, options_of(in)), *in.grad_output), s);
     }
     if (in.tile) {
-        tiled_options o;
-        o.tile = *in.tile;
-        o.mask = in.mask;
-        o.bias = in.bias;
-        o.scale_divisor = in.scale;
-        const tiled_steps t = tiled_attention(in.q, in.k, in.v, o);
+        const tiled_steps t = tiled(in, false);
         s.extra[sw::running_max()] = t.running_max;
         s.extra[sw::running_sum()] = t.running_sum;
     }
 }
 
+// ── the mistakes of lessons 15–19, each the core's computation with the one thing a
+// confused student would do differently (records in mistakes.cpp's catalogue) ──
+
 namespace {
 
-// Lesson 15's backward pass: the three classic slips, each on top of the right gradients.
-void gradient_mistakes(const pipeline_inputs& in, std::vector<mistake_candidate>& out) {
-    {
-        const attention_steps f = scaled_dot_product_attention(in.q, in.k, in.v, options_of(in));
-        const attention_grads right = attention_backward(f, *in.grad_output);
-        stage_values base = compute_correct(in);
-        // dS = A ⊙ dA: the Σ term of the softmax Jacobian forgotten (and dQ, dK from it).
-        {
-            stage_values s = base;
-            attention_grads g = right;
-            g.grad_scores = f.weights * right.grad_weights;
-            g.grad_q = matmul(g.grad_scores, in.k) / f.scale;
-            g.grad_k = matmul(matrix(xt::transpose(g.grad_scores)), in.q) / f.scale;
-            add_gradients(g, s);
-            out.push_back({"jacobian_sum_missing",
-                           "dS = A ⊙ dA: the softmax Jacobian's Σ_k A_ik dA_ik term is missing (each row of dS must sum to 0)",
-                           s});
-        }
-        // dQ, dK without ÷ scale.
-        if (f.scale != 1.0) {
-            stage_values s = base;
-            attention_grads g = right;
-            g.grad_q = matmul(right.grad_scores, in.k);
-            g.grad_k = matmul(matrix(xt::transpose(right.grad_scores)), in.q);
-            add_gradients(g, s);
-            out.push_back({"gradient_not_scaled",
-                           "dS K without dividing by the forward's scale " + num(f.scale) +
-                               ": the ÷√d_k of the forward scales the gradients too",
-                           s});
-        }
-        // dV = A dO instead of Aᵀ dO (only a different shape-compatible answer when n_q = n_k).
-        if (f.n_q() == f.n_k()) {
-            stage_values s = base;
-            attention_grads g = right;
-            g.grad_v = matmul(f.weights, *in.grad_output);
-            add_gradients(g, s);
-            out.push_back({"gradient_not_transposed", "dV = A dO instead of Aᵀ dO: each value row collects from the queries "
-                                                      "that weighted it, a column of A",
-                           s});
-        }
-    }
+// Lesson 15's backward pass: the three classic slips, each on top of the right
+// gradients of the forward these inputs run.
+struct backward_slip {
+    attention_steps forward;
+    attention_grads grads;
+};
+backward_slip right_backward(const pipeline_inputs& in) {
+    const attention_steps f = scaled_dot_product_attention(in.q, in.k, in.v, options_of(in));
+    return {f, attention_backward(f, *in.grad_output)};
+}
+stage_values with_gradients(stage_values s, const attention_grads& g) {
+    add_gradients(g, s);
+    return s;
 }
 
 }  // namespace
 
-void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_candidate>& out) {
-    if (in.grad_output) gradient_mistakes(in, out);
-    if (in.tile) {
-        out.push_back({"online_not_rescaled",
-                       "the partial output o not multiplied by exp(m_old − m_new) when the running max grows",
-                       tiled_variant(in, true)});
+void jacobian_sum_missing(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
+    if (!in.grad_output) return;
+    const auto [f, g_right] = right_backward(in);
+    attention_grads g = g_right;  // dS = A ⊙ dA (and dQ, dK from it)
+    g.grad_scores = f.weights * g_right.grad_weights;
+    g.grad_q = matmul(g.grad_scores, in.k) / f.scale;
+    g.grad_k = matmul(matrix(xt::transpose(g.grad_scores)), in.q) / f.scale;
+    out.push_back({"jacobian_sum_missing",
+                   "dS = A ⊙ dA: the softmax Jacobian's Σ_k A_ik dA_ik term is missing (each row of dS must sum to 0)",
+                   with_gradients(right, g)});
+}
+
+void gradient_not_scaled(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
+    if (!in.grad_output) return;
+    const auto [f, g_right] = right_backward(in);
+    if (f.scale == 1.0) return;
+    attention_grads g = g_right;  // dQ, dK without ÷ scale
+    g.grad_q = matmul(g_right.grad_scores, in.k);
+    g.grad_k = matmul(matrix(xt::transpose(g_right.grad_scores)), in.q);
+    out.push_back({"gradient_not_scaled",
+                   "dS K without dividing by the forward's scale " + num(f.scale) +
+                       ": the ÷√d_k of the forward scales the gradients too",
+                   with_gradients(right, g)});
+}
+
+// dV = A dO instead of Aᵀ dO (only a different shape-compatible answer when n_q = n_k).
+void gradient_not_transposed(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
+    if (!in.grad_output) return;
+    const auto [f, g_right] = right_backward(in);
+    if (f.n_q() != f.n_k()) return;
+    attention_grads g = g_right;
+    g.grad_v = matmul(f.weights, *in.grad_output);
+    out.push_back({"gradient_not_transposed",
+                   "dV = A dO instead of Aᵀ dO: each value row collects from the queries that weighted it, a column of A",
+                   with_gradients(right, g)});
+}
+
+void online_not_rescaled(const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
+    if (!in.tile) return;
+    const tiled_steps t = tiled(in, true);
+    stage_values s = right;
+    s.output = t.output;
+    s.extra[sw::running_max()] = t.running_max;
+    s.extra[sw::running_sum()] = t.running_sum;
+    out.push_back({"online_not_rescaled", "the partial output o not multiplied by exp(m_old − m_new) when the running max grows", s});
+}
+
+void rope_wrong_angle(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
+    if (!in.rope_base) return;
+    for (auto [step, first, why] : {std::tuple{1.0, 0.0, "pair i turned with base^(−i/d) instead of base^(−2i/d)"},
+                                    std::tuple{2.0, 1.0, "positions counted from 1 instead of 0"}}) {
+        const matrix rq = rotate(in.q, *in.rope_base, step, first);  // [n_q, d_k]
+        const matrix rk = rotate(in.k, *in.rope_base, step, first);  // [n_k, d_k]
+        stage_values s = forward(in, rq, rk);
+        s.extra[sw::rot_q()] = rq;
+        s.extra[sw::rot_k()] = rk;
+        out.push_back({"rope_wrong_angle", std::string("rotated by the wrong angle: ") + why, s});
     }
-    if (in.rope_base) {
-        for (auto [step, first, why] : {std::tuple{1.0, 0.0, "pair i turned with base^(−i/d) instead of base^(−2i/d)"},
-                                        std::tuple{2.0, 1.0, "positions counted from 1 instead of 0"}}) {
-            const matrix rq = rotate(in.q, *in.rope_base, step, first), rk = rotate(in.k, *in.rope_base, step, first);
-            stage_values s = forward(in, rq, rk);
-            s.extra[sw::rot_q()] = rq;
-            s.extra[sw::rot_k()] = rk;
-            out.push_back({"rope_wrong_angle", std::string("rotated by the wrong angle: ") + why, s});
-        }
-    }
-    if (in.window) {
-        const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
-        for (int delta : {-1, 1}) {
-            if (delta < 0 && *in.window == 0) continue;
-            const std::size_t w = *in.window + static_cast<std::size_t>(delta > 0) - static_cast<std::size_t>(delta < 0);
-            pipeline_inputs off = in;
-            off.mask = window_mask(n_q, n_k, w, in.window_causal);
-            out.push_back({"window_off_by_one",
-                           "a window of " + std::to_string(w) + " instead of " + std::to_string(*in.window) +
-                               ": query i sees the keys j with |i − j| ≤ w, both ends included",
-                           compute_correct(off)});
-        }
+}
+
+void window_off_by_one(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
+    if (!in.window) return;
+    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
+    for (int delta : {-1, 1}) {
+        if (delta < 0 && *in.window == 0) continue;
+        const std::size_t w = *in.window + static_cast<std::size_t>(delta > 0) - static_cast<std::size_t>(delta < 0);
+        pipeline_inputs off = in;
+        off.mask = window_mask(n_q, n_k, w, in.window_causal);
+        out.push_back({"window_off_by_one",
+                       "a window of " + std::to_string(w) + " instead of " + std::to_string(*in.window) +
+                           ": query i sees the keys j with |i − j| ≤ w, both ends included",
+                       compute_correct(off)});
     }
 }
 

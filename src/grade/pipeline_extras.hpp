@@ -42,7 +42,14 @@ std::optional<extra_stage_frame> extra_stage_shape(const std::string& stage, con
 // Recomputes the forward with rotated q, k when rope is on, then adds every extra stage.
 void add_extra_stages(const pipeline_inputs& in, stage_values& s);
 
-// The mistakes of lessons 15–19 that apply to these inputs.
-void extra_mistake_candidates(const pipeline_inputs& in, std::vector<mistake_candidate>& out);
+// The mistakes of lessons 15–19 (records in mistakes.cpp's catalogue): each appends its
+// forms for these inputs, nothing when it does not apply.
+using mistake_forms = std::vector<mistake_candidate>;
+void jacobian_sum_missing(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
+void gradient_not_scaled(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
+void gradient_not_transposed(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
+void online_not_rescaled(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
+void rope_wrong_angle(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
+void window_off_by_one(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
 
 }  // namespace attn::grade

@@ -1,5 +1,6 @@
 // grade/kinds/choice.cpp — the choice kind: a part picks one of the exercise's choices
-// (by letter, number or text; grade_text.cpp).
+// (by letter, number or text); a wrong pick earns the declared mistake's or the
+// exercise's sentence for that choice.
 #include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
@@ -14,17 +15,37 @@ void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&
     if (!p.answer.empty() && !is_choice(x, p.answer)) r.rd.fail(t.get("answer"), "'answer' must be one of the exercise's choices");
 }
 
-void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, [](const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
-        return grade_choice_part(x, p, a);
-    });
+part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
+    part_result r = start_part(p, "choice", a);
+    if (is_unanswered(a)) return r;
+    auto text = answer_text(*a);
+    const std::optional<std::size_t> pick = text ? find_choice(x, *text) : std::nullopt;
+    if (!pick) {
+        r.status = part_status::invalid;
+        r.feedback = a->where.str() + ": " + (text ? "\"" + *text + "\" is not one of " : "expected one of ");
+        r.feedback.full_only("the choices (" + choice_list(x) + ")");
+        r.feedback.mistakes_only("the exercise's choices");
+        if (!text) r.feedback += ", found " + type_name(*a);
+        return r;
+    }
+    const std::string& chosen = x.choices[*pick];
+    if (chosen == p.answer) {
+        r.status = part_status::correct;
+        r.score = r.max;
+        r.feedback = "correct: " + chosen;
+        return r;
+    }
+    r.status = part_status::wrong;
+    r.feedback = "not " + chosen;  // the teacher's explanation below may name the right choice: full only
+    explain_wrong_pick(x, p, chosen, r);
+    return r;
 }
 
-std::string placeholder(const exercise& x, const part_spec&) {
-    std::string c;
-    for (const auto& ch : x.choices) c += (c.empty() ? "" : " | ") + ch;
-    return "TODO: one of " + c;
+void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
+    grade_each_part(x, answer, g, r, grade_part);
 }
+
+std::string placeholder(const exercise& x, const part_spec&) { return "TODO: one of " + choice_list(x); }
 
 std::string solve(const exercise& x, const variant_request&) {
     return solve_each_part(x, [](const exercise& x, const part_spec& p) { return choice_letter(x, p.answer) + p.answer; });
@@ -32,7 +53,6 @@ std::string solve(const exercise& x, const variant_request&) {
 
 }  // namespace
 
-// A declared mistake names a wrong choice (shared with multi).
 bool read_choice_mistake(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m) {
     m.answer = r.rd.string(t, "answer", true).value_or("");
     if (!m.answer.empty() && !is_choice(x, m.answer))

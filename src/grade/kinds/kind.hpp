@@ -14,6 +14,10 @@
 
 #include "grade/answer_value.hpp"
 
+namespace attn {
+struct tolerance;
+}
+
 namespace attn::grade {
 
 struct exercise;
@@ -21,7 +25,6 @@ struct part_spec;
 struct declared_mistake;
 struct exercise_result;
 struct part_result;
-struct tolerance;
 struct variant_request;
 class review_table;
 namespace detail {
@@ -78,6 +81,18 @@ std::string solution_label(const exercise& x, const part_spec& p);
 // "(b) " for the choice text, "" when it is no choice.
 std::string choice_letter(const exercise& x, const std::string& answer);
 bool is_choice(const exercise& x, const std::string& text);
+// "a | b | c", for messages and the template line.
+std::string choice_list(const exercise& x);
+// A string, or a number as text (a non-finite one in words); nullopt for anything else.
+std::optional<std::string> answer_text(const answer_value& a);
+// Which choice a text names: the choice itself, its letter, or both ("source", "b",
+// "(b) source"), lower case and punctuation aside. Anything else names none.
+std::optional<std::size_t> find_choice(const exercise& x, const std::string& text);
+// The feedback a wrong pick earns: a declared mistake (named), or the exercise's
+// [exercise.feedback] sentence for that choice.
+void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string& chosen, part_result& r);
+// A declared mistake of choice and multi names a wrong choice.
+bool read_choice_mistake(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m);
 // For the kinds whose parts are graded one by one: each part's answer to `one`.
 using part_grader = part_result (*)(const exercise& x, const part_spec& p, const answer_value* answer, const kind_grading& g);
 void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r,

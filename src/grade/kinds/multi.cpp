@@ -1,13 +1,13 @@
 // grade/kinds/multi.cpp — the multi kind: a part picks every right choice ("select all
-// that apply"), graded exactly: ticking everything earns nothing (grade_text.cpp).
+// that apply"), graded exactly: ticking everything earns nothing and names nothing.
+#include <algorithm>
+
 #include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/kinds/typed_line.hpp"
 
 namespace attn::grade {
-
-bool read_choice_mistake(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m);
 
 namespace {
 
@@ -19,10 +19,59 @@ void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&
         if (!is_choice(x, a)) r.rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
 }
 
+part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
+    part_result r = start_part(p, "multi", a);
+    if (is_unanswered(a)) return r;
+    // ["a", "c"] or the choices' texts; one string is one pick.
+    std::vector<bool> picked(x.choices.size(), false);
+    for (const answer_value* e : a->entries()) {
+        const auto text = answer_text(*e);
+        const auto pick = text ? find_choice(x, *text) : std::nullopt;
+        if (!pick) {
+            r.status = part_status::invalid;
+            r.feedback = e->where.str() + ": " + (text ? "\"" + *text + "\" is" : type_name(*e) + " is") +
+                         " not one of the choices (" + choice_list(x) + "); answer with a list such as [\"a\", \"c\"]";
+            return r;
+        }
+        picked[*pick] = true;
+    }
+    // Exact: every right choice picked and no other. Partial credit per choice would pay
+    // for "pick everything".
+    std::size_t missed = 0;
+    std::vector<std::string> wrong;
+    for (std::size_t i = 0; i < x.choices.size(); ++i) {
+        bool right = false;
+        for (const auto& ans : p.answers) right = right || ans == x.choices[i];
+        if (right && !picked[i]) ++missed;
+        if (!right && picked[i]) wrong.push_back(x.choices[i]);
+    }
+    if (missed == 0 && wrong.empty()) {
+        r.status = part_status::correct;
+        r.score = r.max;
+        r.feedback = "correct: every right choice and no other";
+        return r;
+    }
+    r.status = part_status::wrong;
+    if (std::count(picked.begin(), picked.end(), true) == static_cast<std::ptrdiff_t>(picked.size()) && picked.size() > 1) {
+        // Ticking everything earns nothing and names nothing: "not b; not d" would hand
+        // the student the answer as its complement.
+        r.feedback = "every choice is picked: no credit, and no choice is named right or wrong (pick only the ones you mean)";
+        return r;
+    }
+    const std::string missed_words =
+        missed ? std::to_string(missed) + " right choice" + (missed > 1 ? "s" : "") + " not picked" : "";
+    for (const auto& w : wrong) {
+        r.feedback += (r.feedback.empty() ? "" : "; ") + std::string("not ") + w;
+        explain_wrong_pick(x, p, w, r);  // the teacher's explanation may name a right choice
+    }
+    if (missed) {
+        r.feedback += (r.feedback.empty() ? "" : "; ") + missed_words;
+    }
+    return r;
+}
+
 void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, [](const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
-        return grade_multi_part(x, p, a);
-    });
+    grade_each_part(x, answer, g, r, grade_part);
 }
 
 std::string placeholder(const exercise&, const part_spec&) {

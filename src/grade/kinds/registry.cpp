@@ -1,5 +1,12 @@
 // grade/kinds/registry.cpp — the list of exercise kinds (see kind.hpp) and what the
-// rows share. A new kind: its file in this folder and one entry below.
+// rows share: finding a part's answer, "not answered yet", the preamble of every part
+// grader, and reading a pick among the choices. A new kind: its file in this folder and
+// one entry below. Nothing here matches keywords in prose: an answer is a shape, or
+// picks choices.
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "grade/exercise.hpp"
@@ -42,6 +49,91 @@ bool is_choice(const exercise& x, const std::string& text) {
     for (const auto& c : x.choices)
         if (c == text) return true;
     return false;
+}
+
+std::string normalize_text(const std::string& s) {
+    std::string out;
+    bool space = true;
+    for (unsigned char c : s) {
+        const bool word = std::isalnum(c) || c >= 0x80;  // keep non-ASCII letters (Hangul, ×, é) as they are
+        if (word) {
+            out += static_cast<char>(c < 0x80 ? std::tolower(c) : c);
+            space = false;
+        } else if (!space) {
+            out += ' ';
+            space = true;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+bool is_unanswered(const answer_value* v) {
+    if (!v || v->kind == answer_value::type::null) return true;
+    if (v->is_string()) {
+        const auto b = v->text.find_first_not_of(" \t\r\n");
+        if (b == std::string::npos) return true;
+        return v->text.compare(b, 4, "TODO") == 0;
+    }
+    return false;
+}
+
+const answer_value* part_answer(const exercise& x, const part_spec& p, const answer_value* exercise_answer) {
+    if (!exercise_answer) return nullptr;
+    if (exercise_answer->is_table()) return exercise_answer->get(p.id);
+    if (x.parts.size() == 1) return exercise_answer;  // "01-scale" = 2.0
+    return nullptr;
+}
+
+part_result start_part(const part_spec& p, const std::string& what, const answer_value* a) {
+    part_result r;
+    r.id = p.id;
+    r.what = what;
+    r.max = p.points;
+    if (is_unanswered(a)) r.feedback = "not answered";
+    else r.where = a->where;
+    return r;
+}
+
+std::optional<std::string> answer_text(const answer_value& a) {
+    if (a.is_string()) return a.text;
+    if (a.is_number()) {
+        // A non-finite number in words: attn never prints the letters nan.
+        if (!std::isfinite(a.number)) return std::string(std::isnan(a.number) ? "not-a-number" : "infinity");
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", a.number);
+        return std::string(buf);
+    }
+    return std::nullopt;
+}
+
+std::optional<std::size_t> find_choice(const exercise& x, const std::string& text) {
+    const std::string t = normalize_text(text);
+    for (std::size_t i = 0; i < x.choices.size(); ++i) {
+        const std::string letter(1, static_cast<char>('a' + i));
+        const std::string c = normalize_text(x.choices[i]);
+        if (t == c || t == letter || t == letter + " " + c) return i;
+    }
+    return std::nullopt;
+}
+
+std::string choice_list(const exercise& x) {
+    std::string list;
+    for (const auto& c : x.choices) list += (list.empty() ? "" : " | ") + c;
+    return list;
+}
+
+void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string& chosen, part_result& r) {
+    for (const auto& m : p.mistakes)
+        if (normalize_text(m.answer) == normalize_text(chosen)) {
+            if (r.mistake.empty()) {
+                r.mistake = m.id;
+                r.mistake_name = m.id;
+            }
+            r.feedback.full_only(": " + m.feedback);
+            return;
+        }
+    if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback.full_only(": " + it->second);
 }
 
 void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r,

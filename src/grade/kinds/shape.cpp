@@ -1,5 +1,6 @@
 // grade/kinds/shape.cpp — the shape kind: a part is a symbolic shape ("B × n_tgt × d_q"),
-// right when it names the same dimensions in the same order (grade_text.cpp).
+// right when it names the same dimensions in the same order; a wrong one is named as a
+// declared or catalogued mistake (axes swapped, one missing, n_src for n_tgt …).
 #include "core/shapes.hpp"
 #include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
@@ -21,10 +22,124 @@ bool read_mistake(detail::exercise_reader& r, const toml::table& t, const exerci
     return true;
 }
 
+// A shape answer as text: a string, or an array of axis names or numbers joined by ×.
+std::optional<std::string> shape_answer_text(const answer_value& a, part_result& r) {
+    if (a.is_string()) return a.text;
+    if (!a.is_array()) {
+        r.status = part_status::invalid;
+        r.feedback = a.where.str() + ": expected a shape such as \"B × n_tgt × d_q\", found " + type_name(a);
+        return std::nullopt;
+    }
+    std::string text;  // ["B", "n_tgt", "d_q"] or [2, 5, 4]
+    for (const auto& e : a.items) {
+        auto t = answer_text(e);
+        if (!t) {
+            r.status = part_status::invalid;
+            r.feedback = e.where.str() + ": a shape's axes are names or numbers, found " + type_name(e);
+            return std::nullopt;
+        }
+        text += (text.empty() ? "" : " × ") + *t;
+    }
+    return text;
+}
+
+// The student's shape compared with the asked one; nullopt (r says why) when either
+// cannot be read or compared.
+std::optional<shape_comparison> compare_shape_answer(const part_spec& p, const answer_value& a, const std::string& text,
+                                                     part_result& r) {
+    r.status = part_status::invalid;
+    symbolic_shape want;
+    try {
+        want = parse_shape(p.answer);
+    } catch (const std::exception& e) {
+        r.feedback = "the exercise's own answer does not parse (" + std::string(e.what()) + "); tell your teacher";
+        return std::nullopt;
+    }
+    symbolic_shape got;
+    try {
+        got = parse_shape(text);
+    } catch (const shape_parse_error& e) {
+        r.feedback = a.where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() + " (at character " +
+                     std::to_string(e.column) + ", found " + e.found + "); write axes like \"B × n_tgt × d_q\"";
+        return std::nullopt;
+    } catch (const std::exception& e) {  // parses, but its arithmetic can't be done: 64-bit overflow, ÷ 0
+        r.feedback = a.where.str() + ": cannot read \"" + text + "\" as a shape: " + e.what() + "; write axes like \"B × n_tgt × d_q\"";
+        return std::nullopt;
+    }
+    try {
+        return compare_shapes(want, got);
+    } catch (const std::exception& e) {  // e.g. 64-bit overflow while comparing with numbers
+        r.feedback = a.where.str() + ": cannot compare \"" + text + "\" with the asked shape: " + e.what();
+    }
+    return std::nullopt;
+}
+
+// A wrong shape named as a catalogued mistake, with the hint that goes with it.
+void name_shape_mistake(const shape_comparison& c, part_result& r) {
+    switch (c.verdict) {
+        case shape_verdict::permuted:
+            r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
+            r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
+            if (c.last_two_swapped) {
+                r.feedback += "; rows are the queries, columns the keys (or the features)";
+            }
+            break;
+        case shape_verdict::rank_differs:
+            r.mistake = c.missing_axis ? "shape_missing_axis" : "shape_extra_axis";
+            r.mistake_name = c.missing_axis ? "an axis missing" : "an extra axis";
+            break;
+        case shape_verdict::dim_differs:
+            r.mistake = "shape_wrong_dim";
+            r.mistake_name = "a dimension differs";
+            if ((c.expected_dim == "n_src" && c.actual_dim == "n_tgt") || (c.expected_dim == "n_tgt" && c.actual_dim == "n_src")) {
+                r.mistake = "shape_wrong_sequence";
+                r.mistake_name = "source and target lengths confused";
+                r.feedback.full_only("; queries come from the target (n_tgt), keys and values from the source (n_src)");
+            } else if (c.actual_dim == "d" && c.expected_dim.rfind("d_", 0) == 0) {
+                r.mistake = "shape_d_for_projection";
+                r.mistake_name = "d instead of the projected width";
+                r.feedback.full_only("; the projections map the model width d to " + c.expected_dim);
+            }
+            break;
+        case shape_verdict::equal: break;
+    }
+}
+
+part_result grade_part(const exercise&, const part_spec& p, const answer_value* a, const kind_grading&) {
+    part_result r = start_part(p, "shape", a);
+    if (is_unanswered(a)) return r;
+    const auto text = shape_answer_text(*a, r);
+    if (!text) return r;
+    const auto c = compare_shape_answer(p, *a, *text, r);
+    if (!c) return r;
+    if (c->verdict == shape_verdict::equal) {
+        r.status = part_status::correct;
+        r.score = r.max;
+        r.feedback = "correct: " + c->expected;
+        return r;
+    }
+    r.status = part_status::wrong;
+    for (const auto& m : p.mistakes) {
+        try {
+            if (compare_shapes(parse_shape(m.answer), parse_shape(*text)).verdict == shape_verdict::equal) {
+                r.mistake = m.id;
+                r.mistake_name = m.id;
+                r.feedback = "found " + c->actual;
+                r.feedback.full_only(": " + m.feedback);
+                r.feedback.mistakes_only(", not the asked shape");
+                return r;
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    r.feedback.full_only(c->explain());  // names the expected shape
+    r.feedback.mistakes_only("found " + c->actual + ", not the asked shape");
+    name_shape_mistake(*c, r);
+    return r;
+}
+
 void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, [](const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
-        return grade_shape_part(x, p, a);
-    });
+    grade_each_part(x, answer, g, r, grade_part);
 }
 
 std::string placeholder(const exercise&, const part_spec&) { return "TODO: a shape such as \"B × n × d\""; }

@@ -1,12 +1,12 @@
-// grade/tolerance.cpp — see tolerance.hpp.
-#include "grade/tolerance.hpp"
+// core/tolerance.cpp — see tolerance.hpp.
+#include "core/tolerance.hpp"
 
 #include <cmath>
 
 #include <algorithm>
 #include <cstdio>
 
-namespace attn::grade {
+namespace attn {
 
 std::string tolerance::str() const {
     auto g = [](double x) {
@@ -45,4 +45,4 @@ bool all_close(const matrix& actual, const matrix& expected, const tolerance& to
     return compare(actual, expected, tol, equal_nan).all();
 }
 
-}  // namespace attn::grade
+}  // namespace attn

@@ -1,4 +1,4 @@
-// grade/tolerance.hpp — NumPy's closeness rule, so a teacher's rtol/atol mean here
+// core/tolerance.hpp — NumPy's closeness rule, so an rtol/atol (a teacher's, a test's) mean here
 // exactly what they mean in numpy.isclose:   |a − e| ≤ atol + rtol·|e|
 // (asymmetric: e is the expected value). NaN is never close to anything unless
 // both are NaN and equal_nan is asked for (used only to recognise the NaN-row mistake);
@@ -10,7 +10,7 @@
 
 #include "core/types.hpp"
 
-namespace attn::grade {
+namespace attn {
 
 struct tolerance {
     double rtol = 1e-3;
@@ -32,4 +32,4 @@ struct closeness {
 closeness compare(const matrix& actual, const matrix& expected, const tolerance& tol, bool equal_nan = false);
 bool all_close(const matrix& actual, const matrix& expected, const tolerance& tol, bool equal_nan = false);
 
-}  // namespace attn::grade
+}  // namespace attn
