@@ -37,15 +37,7 @@ qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t l
 }
 
 // "2₅": the token with its position below it, as lessons 20–22 label a head's rows.
-std::string at_label(int token, std::size_t pos) {
-    static const char* const sub[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
-    std::string s;
-    do {
-        s.insert(0, sub[pos % 10]);
-        pos /= 10;
-    } while (pos > 0);
-    return std::to_string(token) + s;
-}
+std::string at_label(int token, std::size_t pos) { return std::to_string(token) + position_subscript(pos); }
 
 // ids continued to `length`: greedy appends the likeliest next token (the sort model
 // writes its sorted answer), repeat repeats the drawn block, after the kept tokens (BOS).

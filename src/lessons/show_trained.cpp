@@ -47,17 +47,6 @@ const trained_model& need_model(const show_item& item) {
     }
 }
 
-// "₁₂" for 12: positions written under a token label, so equal tokens stay apart.
-std::string subscript(std::size_t n) {
-    static const char* const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
-    std::string s;
-    do {
-        s.insert(0, digits[n % 10]);
-        n /= 10;
-    } while (n > 0);
-    return s;
-}
-
 // A sequence of the item: its token ids, each token's label (the item's `labels`,
 // one per vocabulary id, or the id itself) and each position's label ("0₆").
 struct sequence {
@@ -93,7 +82,7 @@ sequence need_sequence(const show_item& item, const std::string& key = "tokens",
         if (it == s.vocab.end())
             bad(item, fmt::format("'{}' is not a token of model '{}' (its tokens: {} … {})", w, s.model->name,
                                   s.vocab.front(), s.vocab.back()), key);
-        s.at.push_back(w + subscript(s.ids.size()));
+        s.at.push_back(w + position_subscript(s.ids.size()));
         s.ids.push_back(static_cast<int>(it - s.vocab.begin()));
     }
     if (s.ids.empty() || s.ids.size() > c.n_positions + extra)
