@@ -1,4 +1,4 @@
-// tests/grade_variant_memo_test.cpp — a class's variants learnt once (grade/variant_memo.hpp)
+// tests/grade_variant_memo_test.cpp — a class's variants learnt once (grade/variant.hpp)
 // give every student the very numbers the checked draw gives, redrawn variants included,
 // and a student the memo never saw is drawn and checked as before.
 #include <catch2/catch.hpp>
@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "grade/variant.hpp"
-#include "grade/variant_memo.hpp"
 #include "support/lesson_exercises.hpp"
 
 using namespace attn;

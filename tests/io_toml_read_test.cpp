@@ -68,3 +68,27 @@ TEST_CASE("In collect mode every problem is recorded and the readers return noth
     CHECK(problems[2].str() == "c.toml:3:5: 'c' must be \"always\" or \"never\", found \"sometimes\"");
     CHECK(problems[3].str().find("missing key 'missing' (expected true or false)") != std::string::npos);
 }
+
+TEST_CASE("Indices are read as numbers or names, each problem at its entry", "[io][toml]") {
+    const toml::table t = attn::io::parse_toml("rows = [2, \"cat\", 0]\nfar = [3]\nodd = [\"dog\"]\nmixed = [1.5]\n"
+                                               "none = []\nlate = [\"sat\"]\n",
+                                               "i.toml");
+    const std::vector<std::string> names{"the", "cat", "sat"};
+    std::vector<toml_problem> problems;
+    const toml_reader rd{"i.toml", &problems};
+    CHECK(*rd.indices(t, "rows", 3, names) == std::vector<std::size_t>{2, 1, 0});
+    CHECK(rd.indices(t, "absent", 3, names)->empty());  // nothing picked: every row
+    CHECK_FALSE(rd.indices(t, "far", 3, names).has_value());
+    CHECK_FALSE(rd.indices(t, "odd", 3, names).has_value());
+    CHECK_FALSE(rd.indices(t, "mixed", 3, names).has_value());
+    CHECK_FALSE(rd.indices(t, "none", 3, names).has_value());
+    // Only the first n names count: "sat" names the third row of three, not one of two.
+    CHECK(*rd.indices(t, "late", 3, names) == std::vector<std::size_t>{2});
+    CHECK_FALSE(rd.indices(t, "late", 2, names).has_value());
+    REQUIRE(problems.size() == 5);
+    CHECK(problems[0].str() == "i.toml:2:8: 'far' index 3 is outside 0..2");
+    CHECK(problems[1].str() == "i.toml:3:8: 'odd' names token 'dog', which is not one of: the, cat, sat");
+    CHECK(problems[2].str() == "i.toml:4:10: 'mixed' entries must be indices or token names, found a number");
+    CHECK(problems[3].str() == "i.toml:5:8: 'none' must be a non-empty array of indices (0-based) or token names");
+    CHECK(problems[4].str() == "i.toml:6:9: 'late' names token 'sat', which is not one of: the, cat, sat");
+}

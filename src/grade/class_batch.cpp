@@ -10,7 +10,7 @@
 
 #include "core/parallel_for.hpp"
 #include "grade/copies.hpp"
-#include "grade/variant_memo.hpp"
+#include "grade/variant.hpp"
 
 #include <fmt/format.h>
 
@@ -213,7 +213,7 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
 }
 
 // Every student's variant of each varied exercise, checked once for the whole run: the
-// copy index, the grading and the copy check then replay the draws (variant_memo.hpp).
+// copy index, the grading and the copy check then replay the draws (variant.hpp).
 std::shared_ptr<const variant_memo> learn_variants(const exercise_set& set, const std::vector<std::string>& exercise_ids,
                                                    const grade_options& o, const std::vector<std::string>& students) {
     auto memo = std::make_shared<variant_memo>();

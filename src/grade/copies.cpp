@@ -15,11 +15,11 @@
 #include "grade/answer_matrix.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/pipeline.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include "grade/exercise_reader.hpp"
 #include "grade/pipeline_extras.hpp"
 #include "io/toml_read.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 constexpr double max_points = 1000;  // a typo such as 1e308 would overflow every total
@@ -40,6 +40,13 @@ std::string variant_spec::describe() const {
     return roles + (tie ? " (one matrix)" : "") + ": " + values + " in [" + g(lo) + ", " + g(hi) + "]";
 }
 
+std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n) {
+    if (!picked.empty()) return picked;
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    return all;
+}
+
 const part_spec* exercise::find_part(const std::string& part_id) const {
     for (const auto& p : parts)
         if (p.id == part_id) return &p;
@@ -53,8 +60,6 @@ const exercise* exercise_set::find(const std::string& id) const {
 }
 
 namespace detail {
-
-using io::toml_reader;
 
 void exercise_reader::check_shape(const toml::node* where, const std::string& text) {
     if (text.empty()) return;

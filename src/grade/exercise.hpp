@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "core/attention.hpp"
 #include "grade/kinds/kind.hpp"
+#include "grade/pipeline.hpp"
 #include "core/tolerance.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/model_head_inputs.hpp"
+#include "trace/stages.hpp"
 
 namespace attn::grade {
 
@@ -45,6 +46,9 @@ struct part_spec {
     std::vector<declared_mistake> mistakes;
 };
 
+// The rows or columns a part asks for: `picked`, or every index below n when it names none.
+std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n);
+
 // How per-student numbers are drawn (project PRNG, seed from secret + student + exercise).
 struct variant_spec {
     bool enabled = false;
@@ -55,28 +59,14 @@ struct variant_spec {
     std::string describe() const;   // "q, k, v: halves in [-2, 2]"
 };
 
-// Where a numeric exercise's numbers come from (the lesson's own, before variants).
-struct numeric_setup {
+// Where a numeric exercise's numbers come from (the lesson's own, before variants): the
+// pipeline's inputs and options (q, k, v [n_q, d_k], [n_k, d_k], [n_k, d_v], mask,
+// scale, …) as the lesson defines them, named as the lesson's run names them.
+struct numeric_setup : pipeline_inputs, trace::run_labels {
     std::string run;                     // lesson run it starts from ("" when q/k/v are named)
     std::string run_kind = "self";       // self | causal | cross (for the diagnosis wording)
-    matrix q, k, v;                      // [n_q, d_k], [n_k, d_k], [n_k, d_v]
-    std::optional<matrix> encoder_q;     // [n_k, d_k] the encoder's own queries (cross only)
-    std::optional<bool_matrix> mask;     // [n_q, n_k] attend polarity; absent = no mask
-    std::optional<matrix> bias;          // [n_q, n_k]
-    double masked_fill = -std::numeric_limits<double>::infinity();
-    std::optional<double> scale;         // absent = √d_k
-    bool softmax = true;                 // false: (Q Kᵀ / scale) V, as 004 Q3 asks
     bool student_inputs = false;         // the student chooses Q, K, V (graded for self-consistency)
     std::map<std::string, std::array<std::size_t, 2>> input_shapes;  // with student_inputs
-    std::vector<std::string> query_tokens, key_tokens;
-    std::string query_side = "queries", key_side = "keys";
-    std::string q_name = "Q", k_name = "K", v_name = "V";  // as the lesson's tables call them
-    // Lessons 15–19 (grade/pipeline_extras.hpp): `grad`, `tile`, `rope`, `window`.
-    std::optional<matrix> grad_output;    // [n_q, d_v] dL/dO
-    std::optional<std::size_t> tile;
-    std::optional<double> rope_base;
-    std::optional<std::size_t> window;    // folded into mask; kept for the off-by-one diagnosis
-    bool window_causal = false;
     std::optional<lessons::model_source> model;  // lessons 20–22: a trained head (lessons/model_head_inputs.hpp)
 };
 

@@ -15,9 +15,6 @@ struct exercise_reader {
     io::toml_reader rd;
     const lessons::lesson& l;
 
-    // Indices from numbers or token names ("cat"); tokens may be empty (indices only).
-    std::optional<std::vector<std::size_t>> indices(const toml::table& t, const std::string& key, std::size_t n,
-                                                    const std::vector<std::string>& tokens);
     const matrix* named_matrix(const toml::table& t, const std::string& key);
     tolerance read_tol(const toml::table& t, tolerance base);
     // Where a numeric exercise's numbers come from (exercise_setup.cpp).

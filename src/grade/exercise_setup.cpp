@@ -2,60 +2,16 @@
 // matrices its numbers come from, the changes it makes to them (rows, masks, scale,
 // no softmax), and how per-student variants are drawn.
 #include <cmath>
-#include <cstdio>
 
 #include "core/mask.hpp"
 #include "core/window.hpp"
 #include "grade/exercise_reader.hpp"
-#include "grade/stage_words.hpp"
 #include "lessons/model_source_reader.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade::detail {
 
-namespace sw = stage_word;
-
-using io::toml_reader;
-
-std::optional<std::vector<std::size_t>> exercise_reader::indices(const toml::table& t, const std::string& key,
-                                                                 std::size_t n, const std::vector<std::string>& tokens) {
-    const toml::node* node = t.get(key);
-    if (!node) return std::vector<std::size_t>{};
-    const toml::array* a = node->as_array();
-    if (!a || a->empty()) {
-        rd.fail(node, "'" + key + "' must be a non-empty array of indices (0-based) or token names");
-        return std::nullopt;
-    }
-    std::vector<std::size_t> out;
-    for (const auto& e : *a) {
-        if (e.is_integer()) {
-            const auto i = *e.value<int64_t>();
-            if (i < 0 || static_cast<std::size_t>(i) >= n) {
-                rd.fail(&e, "'" + key + "' index " + std::to_string(i) + " is outside 0.." + std::to_string(n - 1));
-                return std::nullopt;
-            }
-            out.push_back(static_cast<std::size_t>(i));
-        } else if (e.is_string()) {
-            const std::string name = *e.value<std::string>();
-            std::size_t found = n;
-            for (std::size_t k = 0; k < tokens.size() && k < n; ++k)
-                if (tokens[k] == name) {
-                    found = k;
-                    break;
-                }
-            if (found == n) {
-                std::string have;
-                for (const auto& tk : tokens) have += (have.empty() ? "" : ", ") + tk;
-                rd.fail(&e, "'" + key + "' names token '" + name + "', which is not one of: " + have);
-                return std::nullopt;
-            }
-            out.push_back(found);
-        } else {
-            rd.fail(&e, "'" + key + "' entries must be indices or token names, found " + toml_reader::type_name(&e));
-            return std::nullopt;
-        }
-    }
-    return out;
-}
+namespace sw = trace::stage_word;
 
 const matrix* exercise_reader::named_matrix(const toml::table& t, const std::string& key) {
     auto name = rd.string(t, key, false);
@@ -104,12 +60,9 @@ bool exercise_reader::read_student_inputs(const toml::table& t, numeric_setup& s
         const auto &q = s.input_shapes[sw::q()], &k = s.input_shapes[sw::k()], &v = s.input_shapes[sw::v()];
         if (q[1] != k[1]) rd.fail(st, "shapes: q and k must have the same number of columns (d_k)");
         if (k[0] != v[0]) rd.fail(st, "shapes: k and v must have the same number of rows (n_k)");
-        s.q = matrix({q[0], q[1]});  // [n_q, d_k], zeros until the student's own are read
-        s.k = matrix({k[0], k[1]});  // [n_k, d_k]
-        s.v = matrix({v[0], v[1]});  // [n_k, d_v]
-        s.q.fill(0.0);
-        s.k.fill(0.0);
-        s.v.fill(0.0);
+        s.q = matrix({q[0], q[1]}, 0.0);  // [n_q, d_k], zeros until the student's own are read
+        s.k = matrix({k[0], k[1]}, 0.0);  // [n_k, d_k]
+        s.v = matrix({v[0], v[1]}, 0.0);  // [n_k, d_v]
     }
     s.query_tokens = rd.strings(t, "query_tokens", false).value_or(std::vector<std::string>{});
     s.key_tokens = rd.strings(t, "key_tokens", false).value_or(std::vector<std::string>{});
@@ -139,13 +92,7 @@ bool exercise_reader::read_run(const toml::table& t, const std::string& run, num
     bool any_blocked = false;
     for (bool b : r.steps.attend) any_blocked = any_blocked || !b;
     if (any_blocked) s.mask = r.steps.attend;
-    s.query_tokens = r.labels.query_tokens;
-    s.key_tokens = r.labels.key_tokens;
-    s.query_side = r.labels.query_side;
-    s.key_side = r.labels.key_side;
-    s.q_name = r.labels.q_name;
-    s.k_name = r.labels.k_name;
-    s.v_name = r.labels.v_name;
+    static_cast<trace::run_labels&>(s) = r.labels;
     // What the loader applied beyond the mask (which steps.attend already holds).
     s.masked_fill = r.options.masked_fill;
     if (r.options.scale_divisor) s.scale = r.steps.scale;
@@ -228,14 +175,14 @@ void exercise_reader::keep_rows(const std::vector<std::size_t>& rows, numeric_se
 
 // Overrides of the run: a subset of queries, extra masks, the scale, no softmax.
 void exercise_reader::read_overrides(const toml::table& t, numeric_setup& s) {
-    if (auto rows = indices(t, "q_rows", s.q.shape(0), s.query_tokens); rows && !rows->empty()) keep_rows(*rows, s);
-    if (auto pads = indices(t, "pad_keys", s.k.shape(0), s.key_tokens); pads && !pads->empty()) {
+    if (auto rows = rd.indices(t, "q_rows", s.q.shape(0), s.query_tokens); rows && !rows->empty()) keep_rows(*rows, s);
+    if (auto pads = rd.indices(t, "pad_keys", s.k.shape(0), s.key_tokens); pads && !pads->empty()) {
         std::vector<bool> is_pad(s.k.shape(0), false);  // [n_k]
         for (auto j : *pads) is_pad[j] = true;
         const bool_matrix pm = padding_mask(s.q.shape(0), is_pad);
         s.mask = s.mask ? combine_masks(*s.mask, pm) : pm;
     }
-    if (auto padq = indices(t, "pad_queries", s.q.shape(0), s.query_tokens); padq && !padq->empty()) {
+    if (auto padq = rd.indices(t, "pad_queries", s.q.shape(0), s.query_tokens); padq && !padq->empty()) {
         // A padding query may see no key at all: its row is fully blocked (weights 0, never NaN).
         bool_matrix m = s.mask ? *s.mask : full_mask(s.q.shape(0), s.k.shape(0));
         for (auto i : *padq)
@@ -260,25 +207,18 @@ void exercise_reader::read_extras(const toml::table& t, numeric_setup& s) {
                                        std::to_string(s.v.shape(1)));
         else s.grad_output = *g;
     }
-    if (auto n = rd.number(t, "tile", false)) {
-        if (*n < 1 || *n != std::floor(*n) || *n > 4096) rd.fail(t.get("tile"), "'tile' must be a whole number of keys ≥ 1");
-        else s.tile = static_cast<std::size_t>(*n);
-    }
+    if (auto n = rd.integer(t, "tile", false, 1, 4096)) s.tile = static_cast<std::size_t>(*n);  // keys per block
     if (const toml::node* r = t.get("rope")) {
         if (r->is_boolean() && *r->value<bool>()) s.rope_base = 10000.0;
         else if (r->is_number() && io::toml_number(*r) > 1.0) s.rope_base = io::toml_number(*r);
         else rd.fail(r, "'rope' must be true (base 10000) or the base, a number > 1");
         if (s.q.shape(1) % 2 != 0) rd.fail(r, "'rope' turns pairs of columns: d_k must be even");
     }
-    if (auto w = rd.number(t, "window", false)) {
-        if (*w < 0 || *w != std::floor(*w) || *w > 4096) {
-            rd.fail(t.get("window"), "'window' must be a whole number ≥ 0");
-        } else {
-            s.window = static_cast<std::size_t>(*w);
-            s.window_causal = s.run_kind == "causal" || rd.boolean(t, "causal", false).value_or(false);
-            const bool_matrix wm = window_mask(s.q.shape(0), s.k.shape(0), *s.window, s.window_causal);
-            s.mask = s.mask ? combine_masks(*s.mask, wm) : wm;
-        }
+    if (auto w = rd.integer(t, "window", false, 0, 4096)) {
+        s.window = static_cast<std::size_t>(*w);
+        s.window_causal = s.run_kind == "causal" || rd.boolean(t, "causal", false).value_or(false);
+        const bool_matrix wm = window_mask(s.q.shape(0), s.k.shape(0), *s.window, s.window_causal);
+        s.mask = s.mask ? combine_masks(*s.mask, wm) : wm;
     }
 }
 

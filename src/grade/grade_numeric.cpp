@@ -9,11 +9,11 @@
 #include "grade/grade_parts.hpp"
 #include "grade/mistakes.hpp"
 #include "trace/number_format.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 

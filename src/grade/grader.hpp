@@ -37,7 +37,7 @@ struct grade_options {
     std::shared_ptr<const review_table> reviews;  // the teacher's points for open parts (--reviews), or none
     feedback_level feedback = feedback_level::full;       // every exercise's level unless per_exercise says
     std::map<std::string, exercise_override> per_exercise;  // from the assignment file
-    std::shared_ptr<const variant_memo> variants;  // a class's draw counts (grade/variant_memo.hpp), or none
+    std::shared_ptr<const variant_memo> variants;  // a class's draw counts (grade/variant.hpp), or none
 };
 
 // The exercises as the options weigh them: an assignment's points replace the lesson's

@@ -7,11 +7,11 @@
 
 #include "grade/pipeline_extras.hpp"
 #include "trace/number_format.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 

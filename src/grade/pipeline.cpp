@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "grade/pipeline_extras.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 attention_options options_of(const pipeline_inputs& in) {
     attention_options o;

@@ -9,30 +9,20 @@
 
 #include "grade/pipeline_extras.hpp"
 #include "io/terminal_safe.hpp"
+#include "io/toml_words.hpp"
 #include "trace/number_format.hpp"
 #include "trace/style.hpp"
 #include "trace/table.hpp"
 #include "trace/text_width.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 
 std::string dims(std::size_t r, std::size_t c) { return std::to_string(r) + " × " + std::to_string(c); }
-
-// The fewest decimals (≤ 4) that print every entry exactly: halves print as 0.5, 1.0.
-int decimals_for(const matrix& m) {
-    for (int d = 1; d <= 4; ++d) {
-        const double f = std::pow(10.0, d);
-        bool exact = true;
-        for (double e : m) exact = exact && std::fabs(e * f - std::round(e * f)) < 1e-9;
-        if (exact) return d;
-    }
-    return 4;
-}
 
 std::vector<std::string> names_or_index(const std::vector<std::string>& toks, std::size_t n) {
     std::vector<std::string> out(n);
@@ -63,23 +53,11 @@ std::string stage_title(const exercise& x, const std::string& stage) {
     return stage;
 }
 
-std::string toml_string(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {  // a control character stays text: TOML's \uXXXX
-            out += fmt::format("\\u{:04X}", u);
-            continue;
-        }
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
 std::string points_words(double p) { return points_str(p) + (p == 1.0 ? " point" : " points"); }
 
-nlohmann::json matrix_json(const matrix& m) {
+// A matrix or a mask as rows of numbers or of true/false.
+template <typename Grid>
+nlohmann::json grid_json(const Grid& m) {
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < m.shape(0); ++i) {
         nlohmann::json row = nlohmann::json::array();
@@ -89,9 +67,17 @@ nlohmann::json matrix_json(const matrix& m) {
     return rows;
 }
 
+// "a) first | b) second": lettered, since an answer may be the letter.
+std::string lettered_choices(const exercise& x) {
+    std::string c;
+    for (std::size_t i = 0; i < x.choices.size(); ++i)
+        c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
+    return c;
+}
+
 std::string matrix_comment(const std::string& name, const matrix& m) {
     std::string s = "#   " + name + " = [";
-    const int d = decimals_for(m);
+    const int d = trace::exact_decimals(m);
     for (std::size_t i = 0; i < m.shape(0); ++i) s += std::string(i ? ", " : "") + trace::bracketed_row(m, i, d);
     return s + "]\n";
 }
@@ -156,7 +142,7 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
     const trace::style plain{false};
     std::string out;
     if (n.personal && n.student.empty())  // --seed: the teacher regenerating a variant
-        out += "\nNumbers from seed " + n.seed_hex() + " (" + n.parameters + "):\n";
+        out += fmt::format("\nNumbers from seed {:#018x} ({}):\n", n.seed, n.parameters);
     else if (n.personal)
         out += "\nYour numbers (student " + io::terminal_safe(n.student) + ", variant " + n.code + ", " + n.parameters + "):\n";
     else if (n.practice)
@@ -168,7 +154,7 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
                      const std::string& corner) {
         out += "\n" + trace::render(trace::make_table(name, "rows: " + side + " · columns: dimensions", corner,
                                                       names_or_index(rows, m.shape(0)),
-                                                      trace::dimension_labels(m.shape(1)), m, decimals_for(m)),
+                                                      trace::dimension_labels(m.shape(1)), m, trace::exact_decimals(m)),
                                     plain);
     };
     if (s.model) out += "\n" + lessons::model_numbers_words(*s.model, n.inputs.model_tokens) + "\n";  // lessons 20–22
@@ -189,7 +175,7 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
             out += "\n";
         }
     }
-    if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, decimals_for(*n.inputs.bias)), plain);
+    if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, trace::exact_decimals(*n.inputs.bias)), plain);
     // An exercise that asks for the scale must not print it in its own hand-out.
     bool asks_scale = false;
     for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == sw::scale();
@@ -220,10 +206,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
             out += numbers_text(x, n);
         }
     } else if (!x.choices.empty()) {
-        std::string c;
-        for (std::size_t i = 0; i < x.choices.size(); ++i)
-            c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
-        out += "\nChoices: " + c + "\n";
+        out += "\nChoices: " + lettered_choices(x) + "\n";
         if (x.kind->select_all)
             out += "Select all that apply: answer with a list ([\"a\", \"c\"]); right only with every right choice and no other.\n";
     }
@@ -259,28 +242,18 @@ nlohmann::json inputs_json(const exercise& x, const exercise_numbers& n) {
     if (s.student_inputs) {
         for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = {sh[0], sh[1]};
     } else {
-        in[sw::q()] = matrix_json(n.inputs.q);
-        in[sw::k()] = matrix_json(n.inputs.k);
-        in[sw::v()] = matrix_json(n.inputs.v);
-        in["encoder_q"] = n.inputs.encoder_q ? matrix_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
-        in["bias"] = n.inputs.bias ? matrix_json(*n.inputs.bias) : nlohmann::json(nullptr);
-        if (n.inputs.grad_output) in["grad"] = matrix_json(*n.inputs.grad_output);  // lessons 15–19
+        in[sw::q()] = grid_json(n.inputs.q);
+        in[sw::k()] = grid_json(n.inputs.k);
+        in[sw::v()] = grid_json(n.inputs.v);
+        in["encoder_q"] = n.inputs.encoder_q ? grid_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
+        in["bias"] = n.inputs.bias ? grid_json(*n.inputs.bias) : nlohmann::json(nullptr);
+        if (n.inputs.grad_output) in["grad"] = grid_json(*n.inputs.grad_output);  // lessons 15–19
         if (s.tile) in["tile"] = *s.tile;
         if (s.rope_base) in["rope"] = *s.rope_base;
         if (s.window) in["window"] = *s.window;
         if (s.model)  // lessons 20–22: the model's input, and which head (from 0, as the checkpoint)
             in["model"] = {{"name", s.model->model}, {"tokens", n.inputs.model_tokens}, {"layer", s.model->layer}, {"head", s.model->head}};
-        if (n.inputs.mask) {
-            nlohmann::json m = nlohmann::json::array();
-            for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
-                nlohmann::json row = nlohmann::json::array();
-                for (std::size_t k = 0; k < n.inputs.mask->shape(1); ++k) row.push_back(static_cast<bool>((*n.inputs.mask)(i, k)));
-                m.push_back(row);
-            }
-            in["mask_attend"] = m;
-        } else {
-            in["mask_attend"] = nullptr;
-        }
+        in["mask_attend"] = n.inputs.mask ? grid_json(*n.inputs.mask) : nlohmann::json(nullptr);
     }
     return in;
 }
@@ -335,7 +308,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
                       std::string(practice ? "#   attn exercise check THIS_FILE      (practice numbers: checked at once)\n"
                                            : "#   and hand it in as your teacher says.\n") +
                       "# Numbers may be written as 0.25 or 1e-3; a matrix as [[row], [row], ...].\n";
-    out += "student = " + toml_string(student) + "\n";
+    out += "student = " + io::toml_quoted(student) + "\n";
     for (const exercise* x : xs) {
         out += "\n# ── " + x->id + ": " + (x->title.empty() ? x->lesson_title : x->title) + " (" + points_words(x->points) + ") ──\n";
         std::size_t pos = 0;
@@ -358,10 +331,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             if (n.inputs.grad_output) out += matrix_comment("dO (dL/dO, the gradient arriving at the output)", *n.inputs.grad_output);
         }
         if (!x->choices.empty()) {
-            std::string c;
-            for (std::size_t i = 0; i < x->choices.size(); ++i)  // lettered: answers may be the letter
-                c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x->choices[i];
-            out += "# Choices: " + c + "\n";
+            out += "# Choices: " + lettered_choices(*x) + "\n";
             if (x->kind->select_all) out += "# Select all that apply: a list such as [\"a\", \"c\"].\n";
         }
         if (x->kind->reviewed) out += "# For your teacher: read and marked by hand (0 points until reviewed).\n";
@@ -369,7 +339,7 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
         for (const auto& p : x->parts) {
             std::string what = x->kind->numbers ? describe_part(*x, p) : p.prompt;
             if (!what.empty()) out += "# " + what + " (" + points_words(p.points) + ")\n";
-            out += p.id + " = " + toml_string(x->kind->placeholder(*x, p)) + "\n";
+            out += p.id + " = " + io::toml_quoted(x->kind->placeholder(*x, p)) + "\n";
         }
     }
     return out;

@@ -11,20 +11,13 @@
 #include "grade/pipeline.hpp"
 #include "grade/show.hpp"
 #include "trace/number_format.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
-
-std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n) {
-    if (!picked.empty()) return picked;
-    std::vector<std::size_t> all(n);
-    for (std::size_t i = 0; i < n; ++i) all[i] = i;
-    return all;
-}
 
 std::string token_or_index(const std::vector<std::string>& tokens, std::size_t i) {
     return i < tokens.size() ? tokens[i] : std::to_string(i);

@@ -1,23 +1,21 @@
 // grade/variant.cpp — see variant.hpp.
 #include "grade/variant.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 
 #include "core/keyed_hash.hpp"
+#include "core/parallel_for.hpp"
 #include "core/prng.hpp"
 #include "grade/secret.hpp"
 #include "grade/variant_check.hpp"
-#include "grade/variant_memo.hpp"
 #include "io/input_read.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 
@@ -37,12 +35,6 @@ std::string checked_secret(std::string s, const std::string& from, bool guessabl
 }
 
 }  // namespace
-
-std::string exercise_numbers::seed_hex() const {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(seed));
-    return buf;
-}
 
 std::string secret_from_text(const std::string& text) {
     return trim(text.substr(0, text.find('\n')), " \t\r\n");
@@ -119,26 +111,11 @@ void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, e
 }
 
 void lesson_inputs(const exercise& x, exercise_numbers& n) {
-    const numeric_setup& s = x.setup;
-    pipeline_inputs& in = n.inputs;
-    in.q = s.q;
-    in.k = s.k;
-    in.v = s.v;
-    in.encoder_q = s.encoder_q;
-    in.mask = s.mask;
-    in.bias = s.bias;
-    in.masked_fill = s.masked_fill;
-    in.scale = s.scale;
-    in.softmax = s.softmax;
-    in.cross = s.run_kind == "cross";
-    in.window = s.window;
-    in.window_causal = s.window_causal;
-    in.grad_output = s.grad_output;  // lessons 15–19
-    in.tile = s.tile;
-    in.rope_base = s.rope_base;
-    n.query_tokens = s.query_tokens;
-    n.key_tokens = s.key_tokens;
-    if (s.model) model_inputs(*s.model, s.model->tokens, n);  // lessons 20–22: the other heads too
+    n.inputs = x.setup;  // its pipeline_inputs part
+    n.inputs.cross = x.setup.run_kind == "cross";
+    n.query_tokens = x.setup.query_tokens;
+    n.key_tokens = x.setup.key_tokens;
+    if (x.setup.model) model_inputs(*x.setup.model, x.setup.model->tokens, n);  // lessons 20–22: the other heads too
 }
 
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
@@ -213,6 +190,39 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
     const bool learnt = request.memo && !request.seed && n.personal;
     draw_distinguishable(x, n.seed, n, learnt ? request.memo->find(x.id, n.seed) : std::nullopt);
     return n;
+}
+
+// The class's memo: see variant.hpp.
+constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
+
+void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students) {
+    if (secret.empty() || !x.variant.enabled) return;
+    std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
+    parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
+        variant_request req;
+        req.student = students[i];
+        req.secret = secret;
+        req.practice_ok = false;
+        const exercise_numbers n = numbers_for(x, req);
+        learnt[i] = {n.seed, static_cast<std::uint8_t>(std::min(n.redraws, 0x7f) | (n.distinguishable ? 0 : not_distinguishable))};
+    });
+    std::sort(learnt.begin(), learnt.end());  // by seed, for the binary search in find()
+    table t;
+    for (const auto& [seed, d] : learnt) {
+        t.seeds.push_back(seed);
+        t.draws.push_back(d);
+    }
+    by_exercise_[x.id] = std::move(t);
+}
+
+std::optional<variant_draws> variant_memo::find(const std::string& exercise_id, std::uint64_t seed) const {
+    const auto it = by_exercise_.find(exercise_id);
+    if (it == by_exercise_.end()) return std::nullopt;
+    const table& t = it->second;
+    const auto at = std::lower_bound(t.seeds.begin(), t.seeds.end(), seed);
+    if (at == t.seeds.end() || *at != seed) return std::nullopt;
+    const std::uint8_t d = t.draws[static_cast<std::size_t>(at - t.seeds.begin())];
+    return variant_draws{d & 0x7f, (d & not_distinguishable) == 0};
 }
 
 }  // namespace attn::grade

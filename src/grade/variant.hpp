@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -42,7 +43,7 @@ struct variant_request {
     bool lesson_numbers = false;       // --no-variants: everyone gets the lesson's numbers
     std::optional<std::uint64_t> seed; // --seed: regenerate a variant directly (needs the secret)
     bool practice_ok = true;           // false (--class, --gradescope): no secret is an error, never practice
-    const variant_memo* memo = nullptr; // a class's draw counts, learnt once (variant_memo.hpp), or none
+    const variant_memo* memo = nullptr; // a class's draw counts, learnt once (below), or none
 };
 
 struct exercise_numbers {
@@ -56,7 +57,6 @@ struct exercise_numbers {
     bool distinguishable = true;  // false only if 64 draws in a row failed (a test asserts it never happens)
     pipeline_inputs inputs;
     std::vector<std::string> query_tokens, key_tokens;
-    std::string seed_hex() const;  // "0x1a2b…" (16 hex digits)
 };
 
 // The secret from a file's or the environment's text: its first line, trimmed.
@@ -86,5 +86,35 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request);
 
 // The inputs drawn from one seed (no redraw check): used by numbers_for and tests.
 void draw_variant(const exercise& x, std::uint64_t seed, exercise_numbers& n);
+
+// A class's draw counts, learnt once.
+// Drawing a student's numbers is cheap; checking a draw is not: every catalogued mistake
+// is computed to be sure none gives the right answer (variant_check.hpp), and a draw
+// that fails is redrawn. A class grader needs each student's numbers two or three times
+// (the copy index, the grading, the copy check), so it learns each variant's draw count
+// once, on every core, and numbers_for then replays the same PRNG stream that many draws
+// without checking again: the same numbers, bit for bit (variant.cpp).
+
+// A learnt variant: the draws rejected before the one kept, and whether the kept one
+// passed the check (false only when every one of the 64 draws failed).
+struct variant_draws {
+    int redraws = 0;
+    bool distinguishable = true;
+};
+
+class variant_memo {
+public:
+    // Every student's variant of x under secret, checked once (on every core).
+    void learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students);
+    // What was learnt for this exercise and seed; nullopt when it was not (then the draw is checked as usual).
+    std::optional<variant_draws> find(const std::string& exercise_id, std::uint64_t seed) const;
+
+private:
+    struct table {
+        std::vector<std::uint64_t> seeds;  // [students] sorted
+        std::vector<std::uint8_t> draws;   // [students] redraws, bit 7 set when not distinguishable
+    };
+    std::map<std::string, table> by_exercise_;
+};
 
 }  // namespace attn::grade

@@ -2,18 +2,13 @@
 #include "grade/variant_check.hpp"
 
 #include "grade/mistakes.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace {
+namespace sw = trace::stage_word;
 
-std::vector<std::size_t> all_or(const std::vector<std::size_t>& idx, std::size_t n) {
-    if (!idx.empty()) return idx;
-    std::vector<std::size_t> out(n);
-    for (std::size_t i = 0; i < n; ++i) out[i] = i;
-    return out;
-}
+namespace {
 
 // The part's slice, but only the rows the mistake changes (empty: none of them).
 std::vector<std::size_t> changed_rows(const part_spec& p, const std::vector<bool>& changed, std::size_t n_q) {
@@ -47,8 +42,8 @@ std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, co
                                                     const pipeline_inputs& in) {
     std::vector<std::pair<std::string, matrix>> out{{"zeros", matrix(full.shape(), 0.0)}, {"the lesson's numbers", lesson}};
     for (bool visible : {false, true})
-        if (stage == stage_word::weights() || stage == stage_word::output())
-            out.push_back({"uniform weights or the mean of V", average(in, stage == stage_word::output(), visible)});
+        if (stage == sw::weights() || stage == sw::output())
+            out.push_back({"uniform weights or the mean of V", average(in, stage == sw::output(), visible)});
     for (const auto* m : {&in.q, &in.k, &in.v, in.encoder_q ? &*in.encoder_q : nullptr})
         if (m && m->shape() == full.shape()) out.push_back({"an input copied", *m});
     return out;
@@ -57,7 +52,7 @@ std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, co
 // The key each query attends to most ([n_q, 1], the first of a tie), as an argmax part
 // asks it: "always the first key" is then the zeros guess.
 std::optional<matrix> stage_or_most(const stage_values& s, const std::string& stage) {
-    if (stage != stage_word::argmax()) return select_stage(s, stage, {}, {});
+    if (stage != sw::argmax()) return select_stage(s, stage, {}, {});
     matrix most({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
     for (std::size_t i = 0; i < s.weights.shape(0); ++i) {
         std::size_t best = 0;
@@ -72,7 +67,7 @@ std::optional<matrix> stage_or_most(const stage_values& s, const std::string& st
 // draw, and so is a weights, output or most-attended row that sees one key or none.
 std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, const matrix& lesson, const pipeline_inputs& in) {
     const bool per_query =
-        p.stage == stage_word::weights() || p.stage == stage_word::output() || p.stage == stage_word::argmax();
+        p.stage == sw::weights() || p.stage == sw::output() || p.stage == sw::argmax();
     std::vector<std::size_t> rows;
     for (std::size_t r : all_or(p.rows, full.shape(0))) {
         if (r >= full.shape(0) || (per_query && visible_keys(in, r) < 2)) continue;
@@ -106,7 +101,7 @@ bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string
     const stage_values right = compute_correct(in), lesson = compute_correct(seeds);
     for (const auto& p : x.parts) {
         const auto full = stage_or_most(right, p.stage), same = stage_or_most(lesson, p.stage);
-        if (stage_word::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
+        if (sw::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
         const auto want = slice(*full, rows, p.cols);
         if (rows.empty() || !want) continue;

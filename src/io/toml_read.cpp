@@ -2,6 +2,7 @@
 // "did you mean" words are in io/toml_keys.cpp.
 #include "io/toml_read.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -138,6 +139,43 @@ std::optional<bool> toml_reader::boolean(const toml::table& t, const std::string
     if (n->is_boolean()) return *n->value<bool>();
     fail(n, "'" + key + "' must be true or false, found " + type_name(n));
     return std::nullopt;
+}
+
+std::optional<std::vector<std::size_t>> toml_reader::indices(const toml::table& t, const std::string& key, std::size_t n,
+                                                            const std::vector<std::string>& names) const {
+    const toml::node* node = t.get(key);
+    if (!node) return std::vector<std::size_t>{};
+    const toml::array* a = node->as_array();
+    if (!a || a->empty()) {
+        fail(node, "'" + key + "' must be a non-empty array of indices (0-based) or token names");
+        return std::nullopt;
+    }
+    std::vector<std::size_t> out;
+    for (const auto& e : *a) {
+        if (e.is_integer()) {
+            const auto i = *e.value<int64_t>();
+            if (i < 0 || static_cast<std::size_t>(i) >= n) {
+                fail(&e, "'" + key + "' index " + std::to_string(i) + " is outside 0.." + std::to_string(n - 1));
+                return std::nullopt;
+            }
+            out.push_back(static_cast<std::size_t>(i));
+        } else if (e.is_string()) {
+            const std::string name = *e.value<std::string>();
+            const auto end = names.begin() + static_cast<std::ptrdiff_t>(std::min(n, names.size()));
+            const auto found = std::find(names.begin(), end, name);
+            if (found == end) {
+                std::string have;
+                for (const auto& known : names) have += (have.empty() ? "" : ", ") + known;
+                fail(&e, "'" + key + "' names token '" + name + "', which is not one of: " + have);
+                return std::nullopt;
+            }
+            out.push_back(static_cast<std::size_t>(found - names.begin()));
+        } else {
+            fail(&e, "'" + key + "' entries must be indices or token names, found " + type_name(&e));
+            return std::nullopt;
+        }
+    }
+    return out;
 }
 
 std::optional<std::vector<std::string>> toml_reader::strings(const toml::table& t, const std::string& key,

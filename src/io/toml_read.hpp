@@ -72,6 +72,10 @@ struct toml_reader {
                                       const std::vector<std::string>& allowed) const;
     std::optional<std::vector<std::string>> strings(const toml::table& t, const std::string& key, bool required) const;
     std::optional<std::vector<double>> numbers(const toml::node* node, const std::string& what) const;
+    // 0-based indices below n, each a number or one of `names` (a token: "cat"); an absent
+    // key is an empty list (nothing picked), a problem is nullopt.
+    std::optional<std::vector<std::size_t>> indices(const toml::table& t, const std::string& key, std::size_t n,
+                                                    const std::vector<std::string>& names) const;
     // An array of equal-length arrays of numbers (or one flat array as a 1-row matrix).
     std::optional<matrix> matrix_value(const toml::node* node, const std::string& what) const;
     // Like matrix_value but for masks: entries true/false or 1/0 under a key naming the polarity.

@@ -17,6 +17,7 @@
 #include "io/output_writer.hpp"
 #include "io/toml_parse.hpp"
 #include "io/toml_read.hpp"
+#include "io/toml_words.hpp"
 
 namespace attn::lessons {
 
@@ -69,16 +70,6 @@ progress from_document(const toml::table& doc, const std::string& path, std::str
     return {};
 }
 
-// A key as TOML writes it: ids are letters, digits, '-' and '_', but quote anyway.
-std::string quoted(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
-    }
-    return out + "\"";
-}
-
 }  // namespace
 
 question_state progress::of(const std::string& id) const {
@@ -126,7 +117,7 @@ std::string progress_text(const progress& p) {
         "# Written by attn; `attn lessons` shows it. Delete this file to start over.\n"
         "[questions]\n";
     for (const auto& [id, s] : p.questions)
-        if (s != question_state::untried) out += quoted(id) + " = \"" + state_word(s) + "\"\n";
+        if (s != question_state::untried) out += io::toml_quoted(id) + " = \"" + state_word(s) + "\"\n";
     return out;
 }
 

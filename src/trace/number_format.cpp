@@ -1,6 +1,7 @@
 // trace/number_format.cpp — see number_format.hpp.
 #include "trace/number_format.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -30,6 +31,16 @@ std::string compact(double value, int max_decimals) {
     if (s.back() == '.') s.push_back('0');
     if (s == "-0.0") s = "0.0";
     return s;
+}
+
+int exact_decimals(const matrix& m) {
+    for (int d = 1; d < 4; ++d) {
+        const double p = std::pow(10.0, d);
+        bool exact = true;
+        for (double x : m) exact = exact && std::fabs(x * p - std::round(x * p)) < 1e-9 * std::max(1.0, std::fabs(x * p));
+        if (exact) return d;
+    }
+    return 4;
 }
 
 std::string bracketed(const std::vector<double>& values, int decimals) {

@@ -20,6 +20,10 @@ std::string signed_fixed(double value, int decimals);
 // Used for input matrices, where the teacher's numbers should read as written.
 std::string compact(double value, int max_decimals = 4);
 
+// The fewest decimals (1 to 4) that print every entry of m exactly: halves print as
+// 0.5, 1.0 (a teacher's or a variant's input numbers read as written).
+int exact_decimals(const matrix& m);
+
 // "[1.2, 0.0, 1.1, 0.0]" with compact() entries, or fixed() when decimals >= 0.
 std::string bracketed(const std::vector<double>& values, int decimals = -1);
 std::string bracketed_row(const matrix& m, std::size_t row, int decimals = -1);

@@ -53,14 +53,7 @@ std::string score_stage_note() {
 
 int user_stage_decimals(const attention_steps& steps, stage s) {
     const matrix* m = s == stage::q ? &steps.q : s == stage::k ? &steps.k : s == stage::v ? &steps.v : nullptr;
-    if (!m) return -1;
-    for (int d = 1; d < 4; ++d) {
-        const double p = std::pow(10.0, d);
-        bool exact = true;
-        for (double x : *m) exact = exact && std::fabs(x * p - std::round(x * p)) < 1e-9 * std::max(1.0, std::fabs(x * p));
-        if (exact) return d;
-    }
-    return 4;
+    return m ? exact_decimals(*m) : -1;
 }
 
 void check_report_options(const trace_run& r, const report_options& o) {

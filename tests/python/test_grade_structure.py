@@ -61,10 +61,10 @@ check(used <= set(rows), f"exercise list names kinds {sorted(used - set(rows))} 
 check(used == set(rows), f"kinds no lesson uses: {sorted(set(rows) - used)}")
 
 # No stage name literal in src/grade: the grader names stages through the tracer's
-# vocabulary (grade/stage_words.hpp reads trace/stages.cpp's table and trace/stage_quantities.cpp). The words are read
+# vocabulary (trace/stage_words.hpp reads trace/stages.cpp's table and writes the quantities' words). The words are read
 # from that table here: every hook name and alias, and the quantities (scale, argmax).
 table = ""
-for name in ("stages.cpp", "stage_quantities.cpp"):
+for name in ("stages.cpp", "stage_words.cpp"):
     with open(os.path.join(src, "src", "trace", name), encoding="utf-8") as f:
         table += f.read()
 vocabulary = set()
@@ -163,7 +163,7 @@ for path in sources(os.path.join("src", "grade")):
 check(scanned > 300, f"the scan found only {scanned} functions in src/grade")
 
 # The line budget of src/grade (issue 20 aims at 5,000; the budget only ever goes down).
-GRADE_LINE_BUDGET = 7174
+GRADE_LINE_BUDGET = 6950
 grade_lines = sum(sum(1 for _ in open(p, encoding="utf-8")) for p in sources(os.path.join("src", "grade")))
 print(f"src/grade: {grade_lines} lines (budget {GRADE_LINE_BUDGET}, aim 5000), {scanned} functions")
 check(grade_lines <= GRADE_LINE_BUDGET, f"src/grade has {grade_lines} lines, over its budget of {GRADE_LINE_BUDGET}")

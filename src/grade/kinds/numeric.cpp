@@ -12,11 +12,11 @@
 #include "grade/pipeline_extras.hpp"
 #include "grade/show.hpp"
 #include "grade/solution.hpp"
-#include "grade/stage_words.hpp"
+#include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
-namespace sw = stage_word;
+namespace sw = trace::stage_word;
 
 namespace {
 
@@ -48,11 +48,11 @@ void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&
                                : p.stage == sw::output() || p.stage == sw::v() ? x.setup.v.shape(1)
                                : p.stage == sw::q() || p.stage == sw::k()      ? x.setup.q.shape(1)
                                                                        : x.setup.k.shape(0);
-    p.rows = r.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
+    p.rows = r.rd.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                  .value_or(std::vector<std::size_t>{});
     const bool cols_are_keys = extra ? extra->key_cols
                                      : p.stage != sw::output() && !sw::is_input(p.stage);
-    p.cols = r.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
+    p.cols = r.rd.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
                  .value_or(std::vector<std::size_t>{});
     p.tol = r.read_tol(t, base);
 }

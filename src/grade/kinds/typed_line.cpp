@@ -8,30 +8,31 @@ namespace attn::grade {
 
 namespace {
 
-answer_value at_answer() {
+answer_value typed(answer_value::type kind) {
     answer_value v;
+    v.kind = kind;
     v.where.file = "your answer";
+    return v;
+}
+
+answer_value text(const std::string& s) {
+    answer_value v = typed(answer_value::type::string);
+    v.text = s;
     return v;
 }
 
 // "0.25" → a number; anything else ("cat", "d") stays text for the grader to judge.
 answer_value scalar(const std::string& token) {
-    answer_value v = at_answer();
     char* end = nullptr;
     const double x = std::strtod(token.c_str(), &end);
-    if (!token.empty() && end == token.c_str() + token.size()) {
-        v.kind = answer_value::type::number;
-        v.number = x;
-    } else {
-        v.kind = answer_value::type::string;
-        v.text = token;
-    }
+    if (token.empty() || end != token.c_str() + token.size()) return text(token);
+    answer_value v = typed(answer_value::type::number);
+    v.number = x;
     return v;
 }
 
 answer_value array_of(std::vector<answer_value> items) {
-    answer_value v = at_answer();
-    v.kind = answer_value::type::array;
+    answer_value v = typed(answer_value::type::array);
     v.items = std::move(items);
     return v;
 }
@@ -102,13 +103,6 @@ answer_value numbers(const rows_read& r) {
     const auto& only = r.rows.empty() ? none : r.rows.front();
     if (only.size() == 1 && !r.bracketed) return scalar(only.front());
     return row_value(only);
-}
-
-answer_value text(const std::string& s) {
-    answer_value v = at_answer();
-    v.kind = answer_value::type::string;
-    v.text = s;
-    return v;
 }
 
 // "2" → "b" when there are at least two choices; a letter or the text goes as typed.
