@@ -111,6 +111,20 @@ TEST_CASE("csv_rows reads quoted cells, doubled quotes, line breaks and CRLF, wi
     CHECK(rows[1][1].text.empty());  // a comma ending the line: one more, empty, cell
 }
 
+TEST_CASE("csv_table finds cells by their column's name, in any order, null past a short row", "[io][csv]") {
+    const auto t = attn::io::read_csv_table("points,student,x,student\n1,ana\n,bob,,carl\n", "s.csv");
+    REQUIRE(t.rows.size() == 3);
+    CHECK(t.columns.at("points") == 0);
+    CHECK(t.columns.at("student") == 3);  // named twice: the last column
+    REQUIRE(t.cell(2, "student"));
+    CHECK(t.cell(2, "student")->text == "carl");
+    CHECK(t.cell(2, "student")->where.str() == "s.csv:3:7");
+    CHECK(t.cell(1, "points")->text == "1");
+    CHECK(t.cell(1, "student") == nullptr);  // row 1 has two cells
+    CHECK(t.cell(1, "comment") == nullptr);  // no such column
+    CHECK(attn::io::read_csv_table("", "s.csv").rows.empty());
+}
+
 TEST_CASE("csv_rows refuses an unclosed quote and text after a closing quote, at their place", "[io][csv]") {
     using row = std::tuple<std::string, std::string>;
     auto [text, words] = GENERATE(table<std::string, std::string>({

@@ -17,8 +17,6 @@
 #include "grade/report_format.hpp"
 #include "io/csv_cell.hpp"
 #include "io/shown_text.hpp"
-#include "io/terminal_safe.hpp"
-#include "trace/text_width.hpp"
 
 namespace attn::grade {
 
@@ -305,59 +303,6 @@ std::string histogram_csv(const class_result& c) {
                std::to_string(m.students) + "," + io::csv_text_cell(by) + "\n";
     }
     return out;
-}
-
-namespace {
-
-// A titled list of (student, note) lines for the class summary, the first max_listed
-// of them (the rest are counted, and all are in the gradebook); "" when empty.
-std::string student_list(const std::string& title, const std::vector<std::pair<std::string, std::string>>& rows,
-                         std::size_t max_listed) {
-    if (rows.empty()) return "";
-    std::string out = "\n" + title + ":\n";
-    for (std::size_t i = 0; i < rows.size() && i < max_listed; ++i)
-        out += "  " + io::terminal_safe(rows[i].first) + "  " + io::terminal_safe(rows[i].second) + "\n";
-    if (rows.size() > max_listed) out += fmt::format("  … and {} more (gradebook notes)\n", rows.size() - max_listed);
-    return out;
-}
-
-}  // namespace
-
-std::string class_summary_text(const class_result& c) {
-    constexpr std::size_t max_listed = 50;  // the rest are counted, and all are in the gradebook
-    std::string out = fmt::format("Class: {} submissions, {} graded, {} not gradable\n", c.students, c.graded, c.students - c.graded);
-    std::string ids;
-    for (const auto& id : c.exercise_ids) ids += (ids.empty() ? "" : ", ") + id;
-    out += "Exercises: " + (ids.empty() ? std::string("none") : ids) + "\n";
-    if (c.students)
-        out += "Mean score: " + points_str(c.score_sum / static_cast<double>(c.students)) + " / " + points_str(c.max) + "\n";
-    const auto hist = misconception_histogram(c);
-    out += "\nMisconceptions (wrong parts that match a known mistake):\n";
-    if (hist.empty()) out += "  none recognised\n";
-    std::size_t top = hist.empty() ? 1 : hist.front().parts;
-    std::size_t w = 10;
-    for (const auto& m : hist) w = std::max(w, trace::display_width(m.name));
-    for (const auto& m : hist) {
-        const std::size_t bar = (m.parts * 30 + top - 1) / top;
-        out += "  " + m.name + std::string(w - trace::display_width(m.name), ' ') +
-               fmt::format("  {:>4} {:<5}  {:>4} {:<8}  {}\n", m.parts, m.parts == 1 ? "part" : "parts", m.students,
-                           m.students == 1 ? "student" : "students", std::string(bar, '#'));
-        for (const auto& [ex, n] : m.by_exercise)
-            out += fmt::format("      {:<{}}  {:>4} {}\n", ex, w - 4, n, n == 1 ? "part" : "parts");
-    }
-    out += student_list(fmt::format("Copies ({} {}; the same notes are in the gradebook, never in a student's report)",
-                                    c.copies.size(), c.copies.size() == 1 ? "student" : "students"),
-                        c.copies, max_listed);
-    out += student_list("Students with several files (the best counted; gradebook notes)", c.several_files, max_listed);
-    out += student_list("Not gradable", c.not_gradable, c.not_gradable.size());
-    return out;
-}
-
-nlohmann::json histogram_json(const class_result& c) {
-    nlohmann::json h = nlohmann::json::array();
-    for (const auto& m : misconception_histogram(c))
-        h.push_back({{"id", m.id}, {"name", m.name}, {"parts", m.parts}, {"students", m.students}, {"by_exercise", m.by_exercise}});
-    return h;
 }
 
 }  // namespace attn::grade

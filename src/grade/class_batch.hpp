@@ -12,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "grade/grader.hpp"
 
 namespace attn::grade {
@@ -58,7 +56,5 @@ std::string gradebook_header(const std::vector<std::string>& exercise_ids);
 std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids);
 // mistake,name,parts,students,by_exercise ("04-cross-the:3 06-padded:1")
 std::string histogram_csv(const class_result& c);
-std::string class_summary_text(const class_result& c);
-nlohmann::json histogram_json(const class_result& c);
 
 }  // namespace attn::grade

@@ -4,12 +4,12 @@
 #include "core/error.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 #include "grade/grade_parts.hpp"
 #include "grade/reviews.hpp"
 #include "io/shown_text.hpp"
 #include "io/toml_read.hpp"
+#include "trace/number_format.hpp"
 
 namespace attn::grade {
 
@@ -19,12 +19,9 @@ const char* status_name(part_status s) {
 }
 
 std::string points_str(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", std::round(p * 100.0) / 100.0 + 0.0);
-    std::string s = buf;
+    std::string s = trace::fixed(std::round(p * 100.0) / 100.0, 2);  // never "-0.00"
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
-    if (s == "-0") s = "0";
     return s;
 }
 
@@ -67,18 +64,10 @@ bool grade_report::teacher_view() const {
     return true;
 }
 
-std::vector<std::string> grade_report::mistake_ids() const {
+std::vector<std::string> grade_report::mistake_ids(bool shown_only) const {
     std::vector<std::string> out;
     for (const auto& x : exercises)
-        for (const auto& p : x.parts)
-            if (!p.mistake.empty()) out.push_back(p.mistake);
-    return out;
-}
-
-std::vector<std::string> grade_report::shown_mistake_ids() const {
-    std::vector<std::string> out;
-    for (const auto& x : exercises)
-        if (shows_mistakes(x))
+        if (!shown_only || shows_mistakes(x))
             for (const auto& p : x.parts)
                 if (!p.mistake.empty()) out.push_back(p.mistake);
     return out;

@@ -116,8 +116,8 @@ struct grade_report {
     // Every exercise at the full level: the teacher's own view, where flags are shown.
     // At mistakes or score (what students read) flags never are.
     bool teacher_view() const;
-    std::vector<std::string> mistake_ids() const;  // every recognised mistake, in order
-    std::vector<std::string> shown_mistake_ids() const;  // those the feedback levels let the student see
+    // Every recognised mistake, in order; shown_only: those the feedback levels let the student see.
+    std::vector<std::string> mistake_ids(bool shown_only = false) const;
 };
 
 // Every note, flag and sheet cell the grader writes is capped (io::capped_text says

@@ -34,9 +34,6 @@ struct gradescope_visibility {
 // after_published hides the student's total until then (hidden tests carry no points
 // and do not); the output then says when the total is shown.
 nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibility& v = {});
-// When the student sees the total of these tests: visible, after_due_date or
-// after_published — the latest of the tests that are not hidden.
-std::string total_visibility(const nlohmann::json& tests);
 
 // Gradescope's submission_metadata.json: the submitters' ids, one per user (a group
 // submission has several): each user's sid, else email, else id — an empty or blank
@@ -51,11 +48,8 @@ gradescope_metadata read_gradescope_metadata(const std::string& path);
 // JUnit XML (grade/report_junit.cpp): one <testsuite> per student, one <testcase> per
 // part, <failure> for lost points. junit_xml is a whole document; a class streams
 // junit_open() (no counts: unknown when it starts), junit_suite per student, junit_close().
-struct junit_counts {
-    std::size_t tests = 0, failures = 0, errors = 0;
-};
-std::string junit_xml(const std::vector<grade_report>& reports);
-std::string junit_open(const junit_counts* totals = nullptr);
+std::string junit_xml(const grade_report& r);
+std::string junit_open(const std::string& attributes = "");  // the counts: ` tests="N" failures="N" errors="N"`
 std::string junit_close();
 // One student's <testsuite>; adds to the counts.
 std::string junit_suite(const grade_report& r, std::size_t* tests = nullptr, std::size_t* failures = nullptr);
@@ -67,9 +61,12 @@ std::string part_output(const exercise_result& x, const part_result& p, bool ful
 double json_score(double x);
 std::string answered_only_line(const grade_report& r);
 
+// A class (grade/class_batch.hpp): the summary a teacher reads (counts, the
+// misconception histogram, copies, students with several files, the not gradable), and
 // attn's class JSON, streamed: class_json_open(), class_json_student per student (the
 // first without a comma), class_json_close with the exercises and the histogram.
 struct class_result;
+std::string class_summary_text(const class_result& c);
 std::string class_json_open();
 std::string class_json_student(const grade_report& r, bool first);
 std::string class_json_close(const class_result& c);

@@ -11,21 +11,22 @@ namespace attn::grade {
 
 namespace {
 
+// One test of results.json.
+nlohmann::json test(const std::string& name, const std::string& number, double score, double max, bool passed,
+                    const std::string& output, const std::string& visibility) {
+    return {{"name", name}, {"number", number}, {"score", json_score(score)}, {"max_score", json_score(max)},
+            {"status", passed ? "passed" : "failed"}, {"visibility", visibility},
+            {"output", output}};  // not a stage: Gradescope's field
+}
+
 // Gradescope: the full feedback of an exercise graded at a lower level, in a test of
-// its own released at `visibility` (after_due_date …); it carries no points.
+// its own released at `visibility` (after_due_date …); it carries no points, and says
+// "passed", what Gradescope infers for 0 of 0 anyway, for strict readers.
 nlohmann::json released_test(const exercise_result& x, int number, const std::string& visibility) {
     std::string out;
     for (const auto& p : x.parts) out += (out.empty() ? "" : "\n") + p.id + ": " + part_output(x, p, true);
-    return {{"name", x.id + ": full feedback with the expected values"},
-            {"number", std::to_string(number) + ".x"},
-            {"score", 0.0},
-            {"max_score", 0.0},
-            {"status", "passed"},  // what Gradescope infers for 0 of 0 anyway; said, for strict readers
-            {"output", out},  // not a stage: Gradescope's field
-            {"visibility", visibility}};
+    return test(x.id + ": full feedback with the expected values", std::to_string(number) + ".x", 0.0, 0.0, true, out, visibility);
 }
-
-}  // namespace
 
 // Of two Gradescope visibilities, the one that shows less: hidden (never) before
 // after_published, before after_due_date, before visible.
@@ -34,6 +35,8 @@ std::string stricter_visibility(const std::string& a, const std::string& b) {
     return rank(a) >= rank(b) ? a : b;
 }
 
+// When the student sees the total of these tests: the latest visibility of the tests
+// that are not hidden (by Gradescope's rules hidden tests carry no points).
 std::string total_visibility(const nlohmann::json& tests) {
     std::string when = "visible";
     for (const auto& t : tests)
@@ -41,13 +44,28 @@ std::string total_visibility(const nlohmann::json& tests) {
     return when;
 }
 
-namespace {
-
 // The sentence results.json's output carries when the total is not shown at once.
 std::string total_note(const std::string& when) {
     if (when == "after_due_date") return "Your total score is shown after the due date, when the rest of the feedback is released.";
     if (when == "after_published") return "Your total score is shown when your teacher publishes the grades.";
     return "";
+}
+
+// One exercise's tests: one per part, or one failed test when nothing was graded (so
+// the student sees the list), then its released full feedback.
+void exercise_tests(const grade_report& r, const exercise_result& x, int number, const gradescope_visibility& v,
+                    nlohmann::json& tests) {
+    const std::string& shown = !v.command_line.empty() ? v.command_line : !x.visibility.empty() ? x.visibility : v.tests;
+    if (x.parts.empty())
+        tests.push_back(test(x.id + ": " + x.title, std::to_string(number), 0.0, x.max, false,
+                             r.gradable ? "not answered" : "not graded: " + r.reason, shown));
+    int sub = 0;
+    for (const auto& p : x.parts)
+        tests.push_back(test(x.id + " · " + p.id + (x.parts.size() == 1 ? ": " + x.title : ""),
+                             std::to_string(number) + "." + std::to_string(++sub), p.score, p.max, p.score >= p.max - 1e-9,
+                             part_output(x, p), shown));
+    if (!x.parts.empty() && !v.release_expected.empty() && x.feedback != feedback_level::full)  // never before the exercise
+        tests.push_back(released_test(x, number, stricter_visibility(v.release_expected, shown)));
 }
 
 }  // namespace
@@ -58,43 +76,13 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
     j["max_score"] = json_score(r.max);
     j["visibility"] = v.command_line.empty() ? v.tests : v.command_line;
     j["stdout_visibility"] = "hidden";
-    std::string output;
-    if (!r.gradable) {
-        output = "Your submission could not be graded: " + r.reason;
-    } else {
+    std::string output = "Your submission could not be graded: " + r.reason;
+    if (r.gradable)
         output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " +
                  (r.answered_only ? answered_only_line(r) + "." : std::to_string(r.exercises.size()) + " exercise(s) graded.");
-    }
     j["tests"] = nlohmann::json::array();
-    int number = 0;
-    for (const auto& x : r.exercises) {
-        ++number;
-        const std::string& shown = !v.command_line.empty() ? v.command_line : !x.visibility.empty() ? x.visibility : v.tests;
-        if (x.parts.empty()) {  // not gradable: one failed test per exercise, so the student sees the list
-            j["tests"].push_back({{"name", x.id + ": " + x.title},
-                                  {"number", std::to_string(number)},
-                                  {"score", 0.0},
-                                  {"max_score", json_score(x.max)},
-                                  {"status", "failed"},
-                                  {"output", r.gradable ? "not answered" : "not graded: " + r.reason},  // not a stage: Gradescope's field
-                                  {"visibility", shown}});
-            continue;
-        }
-        int sub = 0;
-        for (const auto& p : x.parts) {
-            ++sub;
-            const bool full = p.score >= p.max - 1e-9;
-            j["tests"].push_back({{"name", x.id + " · " + p.id + (x.parts.size() == 1 ? ": " + x.title : "")},
-                                  {"number", std::to_string(number) + "." + std::to_string(sub)},
-                                  {"score", json_score(p.score)},
-                                  {"max_score", json_score(p.max)},
-                                  {"status", full ? "passed" : "failed"},
-                                  {"output", part_output(x, p)},  // not a stage: Gradescope's field
-                                  {"visibility", shown}});
-        }
-        if (!v.release_expected.empty() && x.feedback != feedback_level::full)  // never shown before the exercise itself
-            j["tests"].push_back(released_test(x, number, stricter_visibility(v.release_expected, shown)));
-    }
+    for (std::size_t i = 0; i < r.exercises.size(); ++i)
+        exercise_tests(r, r.exercises[i], static_cast<int>(i + 1), v, j["tests"]);
     if (const std::string note = total_note(total_visibility(j["tests"])); !note.empty()) output += "\n" + note;
     // Flags (copies, a file naming another student) are the teacher's: they go to the
     // autograder's stdout (run_gradescope prints the text report there, and
@@ -103,7 +91,6 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
     j["output"] = output;  // not a stage: Gradescope's field
     return j;
 }
-
 gradescope_metadata read_gradescope_metadata(const std::string& path) {
     gradescope_metadata out;
     std::string text;

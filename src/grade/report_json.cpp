@@ -70,7 +70,7 @@ nlohmann::json report_json(const grade_report& r) {
         }
         j["exercises"].push_back(e);
     }
-    j["mistakes"] = r.shown_mistake_ids();
+    j["mistakes"] = r.mistake_ids(/*shown_only=*/true);
     if (r.answered_only) j["graded"] = answered_only_line(r);
     j["notes"] = r.notes;
     j["flags"] = r.teacher_view() ? r.flags : std::vector<std::string>{};  // teacher-only: never at a student's level
@@ -85,8 +85,11 @@ std::string class_json_open() { return "{\n\"students\": [\n"; }
 std::string class_json_student(const grade_report& r, bool first) { return (first ? "" : ",\n") + report_json(r).dump(2); }
 
 std::string class_json_close(const class_result& c) {
-    return "\n],\n\"exercises\": " + nlohmann::json(c.exercise_ids).dump() + ",\n\"histogram\": " + histogram_json(c).dump(2) +
-           "\n}\n";
+    nlohmann::json histogram = nlohmann::json::array();
+    for (const auto& m : misconception_histogram(c))
+        histogram.push_back(
+            {{"id", m.id}, {"name", m.name}, {"parts", m.parts}, {"students", m.students}, {"by_exercise", m.by_exercise}});
+    return "\n],\n\"exercises\": " + nlohmann::json(c.exercise_ids).dump() + ",\n\"histogram\": " + histogram.dump(2) + "\n}\n";
 }
 
 }  // namespace attn::grade

@@ -26,6 +26,12 @@ std::string xml_escape(const std::string& s) {
     return out;
 }
 
+// ` tests="T" failures="F" errors="E"`: a <testsuite>'s, and a whole document's <testsuites>.
+std::string counts(std::size_t tests, std::size_t failures, std::size_t errors) {
+    return " tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"" +
+           std::to_string(errors) + "\"";
+}
+
 }  // namespace
 
 std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size_t* failures_out) {
@@ -52,28 +58,19 @@ std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size
         }
     if (tests_out) *tests_out += t;
     if (failures_out) *failures_out += f;
-    return "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(t) + "\" failures=\"" + std::to_string(f) +
-           "\" errors=\"" + std::to_string(r.gradable ? 0 : 1) + "\">\n" + cases + "  </testsuite>\n";
+    return "  <testsuite name=\"" + xml_escape(suite) + "\"" + counts(t, f, r.gradable ? 0 : 1) + ">\n" + cases + "  </testsuite>\n";
 }
 
-std::string junit_open(const junit_counts* totals) {
-    std::string counts;
-    if (totals)
-        counts = " tests=\"" + std::to_string(totals->tests) + "\" failures=\"" + std::to_string(totals->failures) +
-                 "\" errors=\"" + std::to_string(totals->errors) + "\"";
-    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\"" + counts + ">\n";
+std::string junit_open(const std::string& attributes) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"attn grade\"" + attributes + ">\n";
 }
 
 std::string junit_close() { return "</testsuites>\n"; }
 
-std::string junit_xml(const std::vector<grade_report>& reports) {
-    junit_counts totals;
-    std::string body;
-    for (const auto& r : reports) {
-        body += junit_suite(r, &totals.tests, &totals.failures);
-        totals.errors += r.gradable ? 0 : 1;
-    }
-    return junit_open(&totals) + body + junit_close();
+std::string junit_xml(const grade_report& r) {
+    std::size_t tests = 0, failures = 0;
+    const std::string suite = junit_suite(r, &tests, &failures);
+    return junit_open(counts(tests, failures, r.gradable ? 0 : 1)) + suite + junit_close();
 }
 
 }  // namespace attn::grade

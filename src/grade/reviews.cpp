@@ -84,28 +84,22 @@ review_table review_table::read(const std::string& path, const exercise_set& set
 }
 
 review_table review_table::parse(const std::string& text, const std::string& file, const exercise_set& set) {
+    const std::string header = review_sheet_header().substr(0, review_sheet_header().size() - 1);
     if (!valid_utf8(text)) throw review_error(file + ": the review sheet is not UTF-8 text; save it as UTF-8 CSV");
-    const auto rows = io::read_csv_rows(text, file);
-    if (rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + review_sheet_header().substr(0, review_sheet_header().size() - 1) + ")");
-    std::map<std::string, std::size_t> at;  // column name → index
-    for (std::size_t k = 0; k < rows[0].size(); ++k) at[io::spreadsheet_text(rows[0][k].text)] = k;
+    const io::csv_table sheet = io::read_csv_table(text, file);
+    if (sheet.rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + header + ")");
     for (const char* need : {"student", "exercise", "part", "points"})
-        if (!at.count(need))
-            throw review_error(lessons::source_pos{file, 1, 1}.str() + ": the header has no '" + need +
-                               "' column (expected " + review_sheet_header().substr(0, review_sheet_header().size() - 1) + ")");
+        if (!sheet.columns.count(need))
+            throw review_error(lessons::source_pos{file, 1, 1}.str() + ": the header has no '" + need + "' column (expected " +
+                               header + ")");
     review_table out;
-    for (std::size_t n = 1; n < rows.size(); ++n) {
-        const auto& row = rows[n];
-        auto get = [&](const char* name) -> const io::csv_field* {
-            auto it = at.find(name);
-            return it == at.end() || it->second >= row.size() ? nullptr : &row[it->second];
-        };
-        const io::csv_field* points = get("points");
+    for (std::size_t n = 1; n < sheet.rows.size(); ++n) {
+        const io::csv_field* points = sheet.cell(n, "points");
         if (!points || points->text.find_first_not_of(" \t") == std::string::npos) continue;  // not reviewed yet
-        const io::csv_field* student = get("student");
-        const io::csv_field* ex = get("exercise");
-        const io::csv_field* part = get("part");
-        const lessons::source_pos row_at = row[0].where;
+        const io::csv_field* student = sheet.cell(n, "student");
+        const io::csv_field* ex = sheet.cell(n, "exercise");
+        const io::csv_field* part = sheet.cell(n, "part");
+        const lessons::source_pos row_at = sheet.rows[n][0].where;
         if (!student || !ex || !part) throw review_error(row_at.str() + ": the row has fewer cells than the header");
         const std::string sid = normalize_student_id(io::spreadsheet_text(student->text));
         const std::string eid = io::spreadsheet_text(ex->text), pid = io::spreadsheet_text(part->text);
@@ -113,18 +107,16 @@ review_table review_table::parse(const std::string& text, const std::string& fil
         if (!ps)
             throw review_error(ex->where.str() + ": '" + io::terminal_safe(eid) + "' part '" + io::terminal_safe(pid) +
                                "' is not an open exercise's part (the sheet reviews only kind = \"open\" exercises)");
-        char* end = nullptr;
-        const double v = std::strtod(points->text.c_str(), &end);
-        const bool number = io::plain_decimal(points->text) && end != points->text.c_str() &&
-                            std::string(end).find_first_not_of(" \t") == std::string::npos;
+        const bool number = io::plain_decimal(points->text);  // then strtod reads all of it
+        const double v = number ? std::strtod(points->text.c_str(), nullptr) : 0.0;
         if (!number || !std::isfinite(v) || v < 0 || v > ps->points + 1e-9)
             throw review_error(points->where.str() + ": points must be a number from 0 to " + points_str(ps->points) +
                                " for " + eid + " part " + pid + ", found " + found_points(points->text));
         review rv;
         rv.points = v;
         rv.fraction = ps->points > 0 ? v / ps->points : 0.0;
-        if (const io::csv_field* c = get("comment")) rv.comment = io::spreadsheet_text(c->text);
-        if (const io::csv_field* a = get("answer")) rv.answer = a->text;
+        if (const io::csv_field* c = sheet.cell(n, "comment")) rv.comment = io::spreadsheet_text(c->text);
+        if (const io::csv_field* a = sheet.cell(n, "answer")) rv.answer = a->text;
         rv.where = row_at;
         auto [it, fresh] = out.rows_.emplace(std::make_tuple(sid, eid, pid), rv);
         if (!fresh)

@@ -72,6 +72,18 @@ std::vector<std::vector<csv_field>> read_csv_rows(const std::string& text, const
     return rows;
 }
 
+csv_table read_csv_table(const std::string& text, const std::string& file) {
+    csv_table t{read_csv_rows(text, file), {}};
+    if (!t.rows.empty())
+        for (std::size_t k = 0; k < t.rows[0].size(); ++k) t.columns[t.rows[0][k].text] = k;
+    return t;
+}
+
+const csv_field* csv_table::cell(std::size_t n, const std::string& column) const {
+    const auto it = columns.find(column);
+    return it == columns.end() || it->second >= rows[n].size() ? nullptr : &rows[n][it->second];
+}
+
 bool plain_decimal(const std::string& s) {
     std::size_t i = s.find_first_not_of(" \t");
     const std::size_t end = s.find_last_not_of(" \t") + 1;
