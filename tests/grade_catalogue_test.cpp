@@ -23,7 +23,7 @@ std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-// Lessons 15–19 grade their own stages (pipeline_extras.cpp); their fixtures are the
+// Lessons 15–19 grade their own stages (grade/pipeline.cpp); their fixtures are the
 // newlessons helper's NumPy/autograd checks (tests/python/test_grade_new_lessons.py).
 const std::set<std::string> extras{"jacobian_sum_missing", "gradient_not_scaled", "gradient_not_transposed",
                                    "online_not_rescaled",  "rope_wrong_angle",    "window_off_by_one"};

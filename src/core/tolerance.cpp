@@ -45,4 +45,40 @@ bool all_close(const matrix& actual, const matrix& expected, const tolerance& to
     return compare(actual, expected, tol, equal_nan).all();
 }
 
+matrix round_to(const matrix& x, int decimals, bool half_even) {
+    const double f = std::pow(10.0, decimals);
+    matrix r = x;
+    for (auto& e : r) {
+        if (!std::isfinite(e)) continue;
+        const double y = e * f;
+        double n = std::round(y);
+        if (half_even && std::fabs(y - std::trunc(y)) == 0.5) n = 2.0 * std::round(y / 2.0);
+        e = n / f;
+    }
+    return r;
+}
+
+int rounded_decimals(const matrix& actual, const matrix& expected, int max_decimals) {
+    if (actual.shape() != expected.shape()) return 0;
+    const tolerance exact{0.0, 1e-9};
+    for (int k = 1; k <= max_decimals; ++k)
+        if (all_close(actual, round_to(expected, k), exact, true) || all_close(actual, round_to(expected, k, true), exact, true))
+            return k;
+    return 0;
+}
+
+bool rows_among(const matrix& actual, const matrix& rows, const tolerance& tol, bool equal_nan) {
+    if (rows.shape(1) != actual.shape(1)) return false;
+    for (std::size_t i = 0; i < actual.shape(0); ++i) {
+        bool found = false;
+        for (std::size_t j = 0; j < rows.shape(0) && !found; ++j) {
+            found = true;
+            for (std::size_t c = 0; c < actual.shape(1) && found; ++c)
+                found = is_close(actual(i, c), rows(j, c), tol, equal_nan);
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
 }  // namespace attn

@@ -8,7 +8,7 @@
 #include "core/shapes.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "grade/exercise_reader.hpp"
-#include "grade/pipeline_extras.hpp"
+#include "grade/pipeline.hpp"
 #include "io/toml_read.hpp"
 #include "trace/stage_words.hpp"
 

@@ -2,12 +2,16 @@
 // shape, then the values within tolerance; credit a part that follows from the
 // student's own earlier answer; name the catalogued mistake a wrong answer matches.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+
+#include <xtensor/xview.hpp>
 
 #include "grade/answer_matrix.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/mistakes.hpp"
+#include "grade/variant_check.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stage_words.hpp"
 
@@ -19,11 +23,9 @@ namespace {
 
 std::string dims(std::size_t r, std::size_t c) { return std::to_string(r) + " × " + std::to_string(c); }
 
-std::vector<std::size_t> all_or(const std::vector<std::size_t>& idx, std::size_t n) {
-    if (!idx.empty()) return idx;
-    std::vector<std::size_t> out(n);
-    for (std::size_t i = 0; i < n; ++i) out[i] = i;
-    return out;
+// A row or column named by its token in quotes, or by its index when it has none.
+std::string token_label(const std::vector<std::string>& tokens, std::size_t i) {
+    return i < tokens.size() ? "'" + tokens[i] + "'" : std::to_string(i);
 }
 
 bool is_score_stage(const std::string& s) { return s == sw::raw() || s == sw::scaled() || s == sw::masked() || s == sw::weights(); }
@@ -31,17 +33,14 @@ bool is_score_stage(const std::string& s) { return s == sw::raw() || s == sw::sc
 struct labeller {
     const exercise_numbers& n;
     const part_spec& p;
-    std::string row(std::size_t r) const {
-        const bool keys = p.stage == sw::k() || p.stage == sw::v();
-        const auto& toks = keys ? n.key_tokens : n.query_tokens;
-        const auto idx = all_or(p.rows, keys ? n.inputs.k.shape(0) : n.inputs.q.shape(0));
-        if (r < idx.size() && idx[r] < toks.size()) return "'" + toks[idx[r]] + "'";
-        return std::to_string(r);
+    std::string row(std::size_t r) const {  // a query row (inputs, with key rows, are never labelled here)
+        const auto idx = all_or(p.rows, n.inputs.q.shape(0));
+        return r < idx.size() && idx[r] < n.query_tokens.size() ? token_label(n.query_tokens, idx[r]) : std::to_string(r);
     }
     std::string col(std::size_t c) const {
         if (is_score_stage(p.stage)) {
             const auto idx = all_or(p.cols, n.inputs.k.shape(0));
-            if (c < idx.size() && idx[c] < n.key_tokens.size()) return "'" + n.key_tokens[idx[c]] + "'";
+            if (c < idx.size() && idx[c] < n.key_tokens.size()) return token_label(n.key_tokens, idx[c]);
         }
         // The asked columns, or all of them: column c is dimension c (no index list to build).
         const std::size_t dim = p.cols.empty() ? c : (c < p.cols.size() ? p.cols[c] : c);
@@ -58,17 +57,15 @@ std::string value_str(double x) {
     return trace::fixed(x, 4);
 }
 
-// What a part's stage is computed from, and how, given the student's earlier answer.
+// An earlier part as graded: what a later part's stage may be computed from. Its result
+// says whether it was a placeholder, other rows of the student's own stage or a named
+// mistake (or carried from one).
 struct earlier_answer {
-    std::string stage;
-    std::vector<std::size_t> rows, cols;
+    const part_spec* p;
     matrix got;
-    part_status status;
+    part_result r;
     bool genuine = false;  // close to the reference or to a catalogued mistake: may carry credit
-    bool placeholder = false;  // a constant, uniform weights or the mean of V (or carried from one)
-    bool own = false;          // worked from the student's own numbers (a named mistake, another query row)
-    bool own_rows = false;     // other rows of the student's own stage (or carried from such rows)
-    bool explained = false;    // a named mistake, or carried from one
+    bool own = false;      // worked from the student's own numbers (a named mistake, another query row)
 };
 
 // Lesson 03 teaches that a large negative constant works as −∞ in double precision: a
@@ -83,30 +80,11 @@ matrix as_taught(matrix got, const matrix& expected) {
     return got;
 }
 
-// k (1 to 3) when got is expected rounded to k decimals (half away from zero or half to
-// even, as people and NumPy round), else 0.
-int rounded_decimals(const matrix& got, const matrix& expected) {
-    if (got.shape() != expected.shape()) return 0;
-    const tolerance exact{0.0, 1e-9};
-    for (int k = 1; k <= 3; ++k)
-        if (all_close(got, round_to(expected, k), exact, true) || all_close(got, round_to(expected, k, true), exact, true)) return k;
-    return 0;
-}
-
 // Every row of got is, within the tolerance, some row of the student's own stage: the
 // wrong query row, not someone else's numbers.
 bool rows_of_own_stage(const matrix& got, const stage_values& right, const part_spec& p) {
     const auto all = select_stage(right, p.stage, {}, p.cols);
-    if (!all || all->shape(1) != got.shape(1)) return false;
-    for (std::size_t i = 0; i < got.shape(0); ++i) {
-        bool found = false;
-        for (std::size_t j = 0; j < all->shape(0) && !found; ++j) {
-            found = true;
-            for (std::size_t c = 0; c < got.shape(1) && found; ++c) found = is_close(got(i, c), (*all)(j, c), p.tol, true);
-        }
-        if (!found) return false;
-    }
-    return true;
+    return all && rows_among(got, *all, p.tol, true);
 }
 
 // ── fair credit (lessons/README.md, "Fair credit") ──
@@ -131,7 +109,7 @@ std::vector<bool> informative_entries(const part_spec& p, const pipeline_inputs&
         for (std::size_t c = 0; c < n_cols && c < cols.size(); ++c) {
             const std::size_t i = rows[r];
             if (cells) out[r * n_cols + c] = cols[c] < in.mask->shape(1) && (*in.mask)(i, cols[c]);
-            else out[r * n_cols + c] = !(i < right.fully_masked.size() && right.fully_masked[i]);
+            else out[r * n_cols + c] = !(i < right.row_fully_masked.size() && right.row_fully_masked[i]);
         }
     return out;
 }
@@ -157,86 +135,37 @@ credit_count count_credit(const matrix& got, const matrix& expected, const std::
 // (zeros for the scores …), uniform weights (over all keys or the visible ones), the
 // mean of V (over all keys or the visible ones). They earn no per-entry credit.
 bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs& in, const tolerance& tol) {
-    if (got.size() > 1) {
-        bool constant = true;
-        for (double e : got) constant = constant && e == got.flat(0);
-        if (constant) return true;
-    }
-    const auto rows = all_or(p.rows, in.q.shape(0));
-    if (got.shape(0) != rows.size()) return false;
-    const std::size_t n_k = in.k.shape(0);
-    auto visible = [&](std::size_t i, std::size_t j) { return !in.mask || (*in.mask)(i, j); };
+    bool constant = got.size() > 1;
+    for (double e : got) constant = constant && e == got.flat(0);
+    if (constant || (p.stage != sw::weights() && p.stage != sw::output())) return constant;
     for (bool only_visible : {false, true}) {
-        matrix guess(got.shape());  // [rows, cols] the placeholder for these rows
-        bool ok = true;
-        for (std::size_t r = 0; r < rows.size() && ok; ++r) {
-            std::size_t seen = 0;
-            for (std::size_t j = 0; j < n_k; ++j) seen += (!only_visible || visible(rows[r], j)) ? 1 : 0;
-            const auto cols = all_or(p.cols, p.stage == sw::output() ? in.v.shape(1) : n_k);
-            for (std::size_t c = 0; c < cols.size() && c < got.shape(1); ++c) {
-                double g = 0.0;
-                if (p.stage == sw::weights()) {
-                    g = seen && (!only_visible || visible(rows[r], cols[c])) ? 1.0 / static_cast<double>(seen) : 0.0;
-                } else if (p.stage == sw::output()) {
-                    for (std::size_t j = 0; j < n_k; ++j)
-                        if (!only_visible || visible(rows[r], j)) g += in.v(j, cols[c]);
-                    g = seen ? g / static_cast<double>(seen) : 0.0;
-                } else {
-                    ok = false;
-                }
-                guess(r, c) = g;
-            }
-        }
-        if (ok && all_close(got, guess, tol)) return true;
+        const auto guess = slice(average_keys(in, p.stage == sw::output(), only_visible), p.rows, p.cols);
+        if (guess && guess->shape() == got.shape() && all_close(got, *guess, tol)) return true;
     }
     return false;
 }
 
-std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale,
-                                  std::size_t n_q, std::size_t n_k) {
+std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale) {
+    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
     const auto rows = all_or(p.rows, n_q);
-    if (all_or(e.rows, n_q) != rows) return std::nullopt;
-    const bool prev_all_cols = e.cols.empty() || all_or(e.cols, n_k) == all_or({}, n_k);
+    const part_spec& ep = *e.p;
+    if (all_or(ep.rows, n_q) != rows) return std::nullopt;
+    if (p.stage == sw::scaled() && ep.stage == sw::raw() && ep.cols == p.cols) return matrix(e.got / scale);
+    // The rest need the earlier stage whole: every key of the part's rows.
+    if (all_or(ep.cols, n_k) != all_or({}, n_k) || e.got.shape() != std::array<std::size_t, 2>{rows.size(), n_k})
+        return std::nullopt;
     pipeline_inputs sub = in;  // the mask and bias cut to the part's rows
-    if (in.mask) {
-        bool_matrix m({rows.size(), n_k});
-        for (std::size_t r = 0; r < rows.size(); ++r)
-            for (std::size_t j = 0; j < n_k; ++j) m(r, j) = (*in.mask)(rows[r], j);
-        sub.mask = m;
-    }
-    auto with_bias = [&](matrix s) {
-        if (in.bias)
-            for (std::size_t r = 0; r < rows.size(); ++r)
-                for (std::size_t j = 0; j < n_k; ++j) s(r, j) += (*in.bias)(rows[r], j);
-        return s;
-    };
-    auto cut_cols = [&](const matrix& m) -> std::optional<matrix> {
-        const auto cols = all_or(p.cols, m.shape(1));
-        matrix out({m.shape(0), cols.size()});
-        for (std::size_t i = 0; i < m.shape(0); ++i)
-            for (std::size_t c = 0; c < cols.size(); ++c) {
-                if (cols[c] >= m.shape(1)) return std::nullopt;
-                out(i, c) = m(i, cols[c]);
-            }
-        return out;
-    };
-    if (p.stage == sw::scaled() && e.stage == sw::raw() && e.cols == p.cols) return matrix(e.got / scale);
-    if (!prev_all_cols || e.got.shape(1) != n_k) return std::nullopt;
-    if (p.stage == sw::masked() && e.stage == sw::scaled()) {
-        matrix s = with_bias(e.got);
-        if (sub.mask)
-            for (std::size_t i = 0; i < s.shape(0); ++i)
-                for (std::size_t j = 0; j < n_k; ++j)
-                    if (!(*sub.mask)(i, j)) s(i, j) = in.masked_fill;
-        return cut_cols(s);
-    }
-    if (p.stage == sw::weights() && e.stage == sw::masked()) {  // the student's own masked scores, as they masked them
+    if (in.mask) sub.mask = bool_matrix(xt::view(*in.mask, xt::keep(rows), xt::all()));  // [rows, n_k]
+    const matrix scores = in.bias ? matrix(e.got + xt::view(*in.bias, xt::keep(rows), xt::all())) : e.got;
+    if (p.stage == sw::masked() && ep.stage == sw::scaled())
+        return slice(sub.mask ? matrix(xt::where(*sub.mask, scores, in.masked_fill)) : scores, {}, p.cols);
+    if (p.stage == sw::weights() && ep.stage == sw::masked()) {  // the student's own masked scores, as they masked them
         pipeline_inputs unmasked = sub;
         unmasked.mask.reset();
-        return cut_cols(weights_from_scores(e.got, unmasked));
+        return slice(weights_from_scores(e.got, unmasked), {}, p.cols);
     }
-    if (p.stage == sw::weights() && e.stage == sw::scaled()) return cut_cols(weights_from_scores(with_bias(e.got), sub));
-    if (p.stage == sw::output() && e.stage == sw::weights()) return cut_cols(matmul(e.got, in.v));
+    if (p.stage == sw::weights() && ep.stage == sw::scaled()) return slice(weights_from_scores(scores, sub), {}, p.cols);
+    if (p.stage == sw::output() && ep.stage == sw::weights()) return slice(matmul(e.got, in.v), {}, p.cols);
     return std::nullopt;
 }
 
@@ -269,8 +198,8 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
     std::size_t ok = 0;
     std::string first_bad, wrong_queries;  // full feedback; the queries only (no expected key)
     for (std::size_t k = 0; k < rows.size(); ++k) {
-        double best = -1.0;
-        for (std::size_t j = 0; j < right.weights.shape(1); ++j) best = std::max(best, right.weights(rows[k], j));
+        const double best = right.weights(rows[k], most_attended(right.weights, rows[k]));  // the largest weight
+        const std::size_t most = most_attended(right.weights, rows[k], 1e-9);  // the first key within 1e-9 of it
         std::optional<std::size_t> pick;
         const answer_value& g = *given[k];
         if (g.is_number() && g.number >= 0 && g.number == std::floor(g.number)) pick = static_cast<std::size_t>(g.number);
@@ -278,21 +207,15 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
             for (std::size_t j = 0; j < n.key_tokens.size(); ++j)
                 if (normalize_text(n.key_tokens[j]) == normalize_text(g.text)) pick = j;
         const bool right_pick = pick && *pick < right.weights.shape(1) && right.weights(rows[k], *pick) >= best - 1e-9;
-        if (right_pick) ++ok;
-        else
-            wrong_queries += (wrong_queries.empty() ? "" : ", ") +
-                             (rows[k] < n.query_tokens.size() ? "'" + n.query_tokens[rows[k]] + "'" : std::to_string(rows[k]));
-        if (!right_pick && first_bad.empty()) {
-            std::size_t arg = 0;
-            for (std::size_t j = 0; j < right.weights.shape(1); ++j)
-                if (right.weights(rows[k], j) >= best - 1e-9) {
-                    arg = j;
-                    break;
-                }
-            first_bad = "query " + (rows[k] < n.query_tokens.size() ? "'" + n.query_tokens[rows[k]] + "'" : std::to_string(rows[k])) +
-                        " attends most to " + (arg < n.key_tokens.size() ? "'" + n.key_tokens[arg] + "'" : std::to_string(arg)) +
-                        " (index " + std::to_string(arg) + ", weight " + trace::fixed(best, 4) + ")";
+        if (right_pick) {
+            ++ok;
+            continue;
         }
+        wrong_queries += (wrong_queries.empty() ? "" : ", ") + token_label(n.query_tokens, rows[k]);
+        if (first_bad.empty())
+            first_bad = "query " + token_label(n.query_tokens, rows[k]) + " attends most to " +
+                        token_label(n.key_tokens, most) + " (index " + std::to_string(most) + ", weight " +
+                        trace::fixed(best, 4) + ")";
     }
     r.score = r.max * static_cast<double>(ok) / static_cast<double>(rows.size());
     r.status = ok == rows.size() ? part_status::correct : ok ? part_status::partial : part_status::wrong;
@@ -342,9 +265,8 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
     for (auto& p : parts) {
         p.score = only_named ? p.max * cap : (score > 0.0 ? p.score * target / score : 0.0);
         if (!p.mistake.empty() && !p.mistake_by_property) {
-            const std::string cost = ". A named mistake costs " + points_pct(named_mistake_fraction) +
-                                     " of the exercise, once, whatever it touches";
-            p.feedback += cost;
+            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
+                          " of the exercise, once, whatever it touches";
         }
     }
 }
@@ -371,9 +293,7 @@ std::map<std::string, std::string> read_own_inputs(const exercise& x, const answ
             problem[p.stage] = a->where.str() + ": expected " + dims(want[0], want[1]) + ", found " + dims(rr.m->shape(0), rr.m->shape(1));
             continue;
         }
-        bool finite = true;
-        for (double e : *rr.m) finite = finite && std::isfinite(e);
-        if (!finite) {
+        if (!xt::all(xt::isfinite(*rr.m))) {
             problem[p.stage] = a->where.str() + ": the entries must be finite numbers";
             continue;
         }
@@ -390,12 +310,12 @@ struct numeric_grading {
     pipeline_inputs in;
     std::map<std::string, std::string> input_problem;
     stage_values right;
-    std::optional<std::vector<mistake_candidate>> candidates;  // the catalogue, once per exercise, on the first wrong answer
+    std::optional<mistake_forms> candidates;  // the catalogue, once per exercise, on the first wrong answer
     std::vector<earlier_answer> seen;
     bool genuine_chain = true;
     std::vector<part_result> out;
 
-    const std::vector<mistake_candidate>& catalogue() {  // right answers never need it
+    const mistake_forms& catalogue() {  // right answers never need it
         if (!candidates) candidates = mistake_candidates(in, right);
         return *candidates;
     }
@@ -424,33 +344,33 @@ struct numeric_grading {
             r.feedback += " — the transpose of the expected shape";
         if (const mistake_candidate* c = matching_mistake(p, got, nullptr)) say_mistake(p, *c, r);
         out.push_back(r);
-        seen.push_back({p.stage, p.rows, p.cols, got, r.status, !r.mistake.empty()});
+        seen.push_back({&p, got, r, !r.mistake.empty()});
     }
 
     // Right given the student's own earlier answer? Then the error counts once.
     bool carried(const part_spec& p, const matrix& got, part_result& r) {
         const std::string prev = predecessor_of(p.stage, in.mask.has_value());
         for (auto e = seen.rbegin(); e != seen.rend(); ++e) {
-            if (e->stage != prev && !(p.stage == sw::weights() && e->stage == sw::scaled())) continue;
-            if (e->status == part_status::correct) break;
-            auto follow = follow_from(p, *e, in, right.scale, in.q.shape(0), in.k.shape(0));
+            const std::string& from = e->p->stage;
+            if (from != prev && !(p.stage == sw::weights() && from == sw::scaled())) continue;
+            if (e->r.status == part_status::correct) break;
+            auto follow = follow_from(p, *e, in, right.scale);
             if (!follow || follow->shape() != got.shape() || !all_close(got, *follow, p.tol)) continue;
             r.status = part_status::carried;
             r.score = e->genuine ? r.max * carried_fraction : 0.0;
-            r.feedback = e->genuine ? "right given your own " + stage_words(e->stage) + " above (within " + p.tol.str() +
+            r.feedback = e->genuine ? "right given your own " + stage_words(from) + " above (within " + p.tol.str() +
                                           "): " + points_pct(carried_fraction) + " of this part's points"
-                                    : "follows from your own " + stage_words(e->stage) +
+                                    : "follows from your own " + stage_words(from) +
                                           " above, which are not an attempt at your numbers: no credit carries";
             genuine_chain = genuine_chain && e->genuine;
             // Not genuine and not a placeholder: computed, but from other numbers than the student's.
-            r.other_numbers = !e->genuine && !e->placeholder && !e->own;
-            r.own_rows = e->own_rows;
-            r.explained = e->explained;
-            r.placeholder = e->placeholder;
+            r.other_numbers = !e->genuine && !e->r.placeholder && !e->own;
+            r.own_rows = e->r.own_rows;
+            r.explained = e->r.explained;
+            r.placeholder = e->r.placeholder;
             const bool from_own = e->own;  // read before seen grows (e points into it)
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine_chain, r.placeholder, from_own,
-                            r.own_rows, r.explained});
+            seen.push_back({&p, got, r, genuine_chain, from_own});
             return true;
         }
         return false;
@@ -484,8 +404,8 @@ struct numeric_grading {
     // "Your weights match the mistake "no scaling": why (every entry within …)"; the
     // explanation may name expected numbers (full only).
     static void say_mistake(const part_spec& p, const mistake_candidate& c, part_result& r) {
-        r.mistake = c.id;
-        r.mistake_name = find_mistake(c.id)->name;
+        r.mistake = c.record->id;
+        r.mistake_name = c.record->name;
         const std::string words = stage_words(p.stage);  // the verb agrees: "weights match", "scale matches"
         r.feedback += ". Your " + words + (words.back() == 's' ? " match" : " matches") + " the mistake \"" +
                       r.mistake_name + "\"";
@@ -517,7 +437,7 @@ struct numeric_grading {
         bool genuine = !placeholder && cc.informative > 0 && 2 * cc.close >= cc.informative;
         // The right numbers rounded to k decimals: only the entries rounding moved beyond
         // the tolerance cost anything, in this part only; no mistake is named.
-        const int rounded = placeholder ? 0 : rounded_decimals(got, expected);
+        const int rounded = placeholder ? 0 : rounded_decimals(got, expected, 3);
         if (rounded > 0) {
             r.feedback += ". These are your right numbers rounded to " + std::to_string(rounded) + " decimal" + (rounded > 1 ? "s" : "") +
                           ": only the entries rounding moved beyond the tolerance cost points; give 4 decimals";
@@ -535,7 +455,7 @@ struct numeric_grading {
         r.own_rows = rows_of_own_stage(got, right, p);
         const bool own = genuine || !r.mistake.empty() || r.own_rows;
         r.explained = !r.mistake.empty();
-        seen.push_back({p.stage, p.rows, p.cols, got, r.status, genuine, placeholder, own, r.own_rows, r.explained});
+        seen.push_back({&p, got, r, genuine, own});
     }
 
     // A part whose answer is a matrix of the asked stage.
@@ -560,7 +480,7 @@ struct numeric_grading {
             r.score = r.max;
             r.feedback = "correct (" + std::to_string(c.total) + " of " + std::to_string(c.total) + " within " + p.tol.str() + ")";
             out.push_back(r);
-            seen.push_back({p.stage, p.rows, p.cols, got, r.status, true});
+            seen.push_back({&p, got, r, true});
             return;
         }
         if (!carried(p, got, r)) partial(p, got, *expected, c, r);

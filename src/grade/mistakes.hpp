@@ -14,22 +14,21 @@
 
 namespace attn::grade {
 
+struct mistake_record;
+
 // One way a mistake plays out on these inputs (rounding too early has four forms).
 struct mistake_candidate {
-    std::string id;
     std::string explanation;  // a sentence naming the numbers: "…without dividing by √d_k = 2"
     stage_values stages;
+    const mistake_record* record = nullptr;  // whose form it is (mistake_candidates sets it)
 };
+using mistake_forms = std::vector<mistake_candidate>;
 
 struct mistake_record {
     const char* id;           // stable key for histograms and JSON: "no_scaling"
     const char* name;         // short label: "no scaling"
     const char* applies;      // when it applies, for teachers (lessons/README.md)
     const char* first_stage;  // raw | scaled | masked | weights | output: earlier stages are unchanged
-    // Appends this mistake's forms for these inputs; nothing when it does not apply.
-    void (*compute)(const pipeline_inputs& in, const stage_values& right, std::vector<mistake_candidate>& out);
-    // The query rows it changes (nullptr: every row).
-    std::vector<bool> (*rows)(const pipeline_inputs& in, const stage_values& right);
     // How the variant generator treats a draw on which this mistake gives the right
     // answer within the tolerance (variant_check.hpp):
     //   structural   redraw, unless it is exactly right (then it changes nothing here:
@@ -37,7 +36,11 @@ struct mistake_record {
     //   coincidence  redraw even when exactly right: it changes which numbers are used
     //                (Q from the encoder, K for V), so equality is a coincidence of the draw
     //   tolerance    never redraw: a rounding that moves no answer beyond the tolerance is harmless
-    enum class redraw { structural, coincidence, tolerance } rule = redraw::structural;
+    enum class redraw { structural, coincidence, tolerance } rule;
+    // The query rows it changes (nullptr: every row).
+    std::vector<bool> (*rows)(const pipeline_inputs& in, const stage_values& right);
+    // Appends this mistake's forms for these inputs; nothing when it does not apply.
+    void (*compute)(const pipeline_inputs& in, const stage_values& right, mistake_forms& out);
 };
 
 // In matching order: the first catalogued mistake that reproduces an answer is named.
@@ -46,7 +49,7 @@ const mistake_record* find_mistake(const std::string& id);
 
 // Every form of every catalogued mistake that applies to these inputs, given their
 // right values.
-std::vector<mistake_candidate> mistake_candidates(const pipeline_inputs& in, const stage_values& right);
+mistake_forms mistake_candidates(const pipeline_inputs& in, const stage_values& right);
 
 // Order of the stages of one computation (raw 0 … output 4); -1 for other parts.
 int stage_rank(const std::string& stage);

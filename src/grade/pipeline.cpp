@@ -1,9 +1,8 @@
 // grade/pipeline.cpp — see pipeline.hpp.
 #include "grade/pipeline.hpp"
 
-#include <cmath>
-
-#include "grade/pipeline_extras.hpp"
+#include "core/rope.hpp"
+#include "grade/exercise.hpp"
 #include "trace/stage_words.hpp"
 
 namespace attn::grade {
@@ -19,88 +18,127 @@ attention_options options_of(const pipeline_inputs& in) {
     return o;
 }
 
-stage_values from_steps(const attention_steps& s) {
-    stage_values out;
-    out.raw = s.scores_raw;
-    out.scaled = s.scores_scaled;
-    out.masked = s.scores_masked;
-    out.weights = s.weights;
-    out.output = s.output;
-    out.scale = s.scale;
-    out.fully_masked = s.row_fully_masked;
-    return out;
+tiled_steps tiled(const pipeline_inputs& in, bool skip_rescale) {
+    tiled_options o;
+    o.tile = *in.tile;
+    o.mask = in.mask;
+    o.bias = in.bias;
+    o.scale_divisor = in.scale;
+    o.skip_rescale = skip_rescale;
+    return tiled_attention(in.q, in.k, in.v, o);
 }
 
 matrix weights_from_scores(const matrix& scores, const pipeline_inputs& in) {
     matrix m = scores;  // [n_q, n_k]
     const bool fits = in.mask && in.mask->shape(0) == m.shape(0) && in.mask->shape(1) == m.shape(1);
-    if (!in.softmax) {
-        if (fits)
-            for (std::size_t i = 0; i < m.shape(0); ++i)
-                for (std::size_t j = 0; j < m.shape(1); ++j)
-                    if (!(*in.mask)(i, j)) m(i, j) = 0.0;
-        return m;
-    }
+    const double blocked = in.softmax ? -std::numeric_limits<double>::infinity() : 0.0;
     if (fits)
         for (std::size_t i = 0; i < m.shape(0); ++i)
             for (std::size_t j = 0; j < m.shape(1); ++j)
-                if (!(*in.mask)(i, j)) m(i, j) = -std::numeric_limits<double>::infinity();
-    return softmax_rows(m);  // fully blocked rows → zeros
+                if (!(*in.mask)(i, j)) m(i, j) = blocked;
+    return in.softmax ? softmax_rows(m) : m;  // fully blocked rows → zeros
 }
 
-stage_values compute_correct(const pipeline_inputs& in) {
-    stage_values s = from_steps(scaled_dot_product_attention(in.q, in.k, in.v, options_of(in)));
+stage_values forward(const pipeline_inputs& in) {
+    stage_values s(scaled_dot_product_attention(in.q, in.k, in.v, options_of(in)));
     if (!in.softmax) {  // (Q Kᵀ / scale) V, as 004 Q3 asks: the scores are the weights
-        s.weights = weights_from_scores(s.masked, in);
+        s.weights = weights_from_scores(s.scores_masked, in);
         s.output = matmul(s.weights, in.v);  // [n_q, d_v]
     }
-    add_extra_stages(in, s);  // gradients, online softmax, rotary positions
     return s;
 }
 
-std::optional<matrix> select_stage(const stage_values& s, const std::string& stage, const std::vector<std::size_t>& rows,
-                                   const std::vector<std::size_t>& cols) {
-    const matrix* m = nullptr;
-    matrix scalar;
-    if (stage == sw::raw()) m = &s.raw;
-    else if (stage == sw::scaled()) m = &s.scaled;
-    else if (stage == sw::masked()) m = &s.masked;
-    else if (stage == sw::weights()) m = &s.weights;
-    else if (stage == sw::output()) m = &s.output;
-    else if (stage == sw::scale()) {
-        scalar = matrix({1, 1});
-        scalar(0, 0) = s.scale;
-        m = &scalar;
-    } else if (auto it = s.extra.find(stage); it != s.extra.end()) {
-        m = &it->second;
+void add_gradients(stage_values& s, const attention_grads& g) {
+    s.extra[trace::stage::grad_v] = g.grad_v;
+    s.extra[trace::stage::grad_pattern] = g.grad_weights;
+    s.extra[trace::stage::grad_attn_scores] = g.grad_scores;
+    s.extra[trace::stage::grad_q] = g.grad_q;
+    s.extra[trace::stage::grad_k] = g.grad_k;
+}
+
+stage_values compute_correct(const pipeline_inputs& in) {
+    stage_values s = forward(in);
+    if (in.grad_output) add_gradients(s, attention_backward(s, *in.grad_output));  // of the unrotated forward
+    if (in.tile) {
+        const tiled_steps t = tiled(in, false);
+        s.extra[trace::stage::tiled_running_max] = t.running_max;
+        s.extra[trace::stage::tiled_running_sum] = t.running_sum;
     }
-    if (!m || m->size() == 0) return std::nullopt;
-    std::vector<std::size_t> r = rows, c = cols;
-    if (r.empty())
-        for (std::size_t i = 0; i < m->shape(0); ++i) r.push_back(i);
-    if (c.empty())
-        for (std::size_t j = 0; j < m->shape(1); ++j) c.push_back(j);
-    if (stage == sw::scale()) r = {0}, c = {0};
+    if (in.rope_base) {  // raw … output on q and k turned by their positions
+        pipeline_inputs rotated = in;
+        rotated.q = rotary_embed(in.q, *in.rope_base).rotated;  // [n_q, d_k]
+        rotated.k = rotary_embed(in.k, *in.rope_base).rotated;  // [n_k, d_k]
+        stage_values r = forward(rotated);
+        r.extra = std::move(s.extra);
+        r.extra[trace::stage::rot_q] = rotated.q;
+        r.extra[trace::stage::rot_k] = rotated.k;
+        return r;
+    }
+    return s;
+}
+
+std::optional<matrix> slice(const matrix& m, const std::vector<std::size_t>& rows, const std::vector<std::size_t>& cols) {
+    const auto r = all_or(rows, m.shape(0)), c = all_or(cols, m.shape(1));
     matrix out({r.size(), c.size()});  // [len(rows), len(cols)]
     for (std::size_t a = 0; a < r.size(); ++a)
         for (std::size_t b = 0; b < c.size(); ++b) {
-            if (r[a] >= m->shape(0) || c[b] >= m->shape(1)) return std::nullopt;
-            out(a, b) = (*m)(r[a], c[b]);
+            if (r[a] >= m.shape(0) || c[b] >= m.shape(1)) return std::nullopt;
+            out(a, b) = m(r[a], c[b]);
         }
     return out;
 }
 
-matrix round_to(const matrix& x, int decimals, bool half_even) {
-    const double f = std::pow(10.0, decimals);
-    matrix r = x;
-    for (auto& e : r) {
-        if (!std::isfinite(e)) continue;
-        const double y = e * f;
-        double n = std::round(y);
-        if (half_even && std::fabs(y - std::trunc(y)) == 0.5) n = 2.0 * std::round(y / 2.0);
-        e = n / f;
-    }
-    return r;
+std::optional<matrix> select_stage(const stage_values& s, const std::string& stage, const std::vector<std::size_t>& rows,
+                                   const std::vector<std::size_t>& cols) {
+    if (stage == sw::scale()) return matrix({1, 1}, s.scale);
+    const auto id = trace::parse_stage(stage);
+    if (!id || sw::is_input(stage)) return std::nullopt;
+    const auto extra = s.extra.find(*id);
+    if (extra == s.extra.end() && trace::info(*id).needs != trace::stage_needs::nothing) return std::nullopt;
+    const matrix& m = extra != s.extra.end() ? extra->second : trace::stage_matrix(s, *id);
+    if (m.size() == 0) return std::nullopt;
+    return slice(m, rows, cols);
+}
+
+const std::vector<std::string>& chain_stages() {
+    static const std::vector<std::string> order{sw::raw(), sw::scaled(), sw::masked(), sw::weights(), sw::output()};
+    return order;
+}
+
+std::size_t visible_keys(const pipeline_inputs& in, std::size_t i) {
+    std::size_t n = 0;
+    for (std::size_t j = 0; j < in.k.shape(0); ++j) n += !in.mask || (*in.mask)(i, j) ? 1 : 0;
+    return n;
+}
+
+std::size_t most_attended(const matrix& weights, std::size_t i, double slack) {
+    double best = weights(i, 0);
+    for (std::size_t j = 1; j < weights.shape(1); ++j) best = std::max(best, weights(i, j));
+    std::size_t j = 0;
+    while (weights(i, j) < best - slack) ++j;
+    return j;
+}
+
+const std::vector<std::string>& extra_stage_names() {
+    static const std::vector<std::string> names{sw::grad_v(),      sw::grad_weights(), sw::grad_scores(), sw::grad_q(), sw::grad_k(),
+                                                sw::running_max(), sw::running_sum(),  sw::rot_q(),       sw::rot_k()};
+    return names;
+}
+
+std::optional<extra_stage_frame> extra_stage_shape(const std::string& st, const matrix& q, const matrix& k, const matrix& v,
+                                                   std::optional<std::size_t> tile) {
+    const std::size_t n_q = q.shape(0), n_k = k.shape(0), d_k = q.shape(1), d_v = v.shape(1);
+    const std::size_t blocks = tile && *tile ? (n_k + *tile - 1) / *tile : 0;
+    if (st == sw::grad_v()) return extra_stage_frame{n_k, d_v, true, false, "dV = Aᵀ dO"};
+    if (st == sw::grad_weights()) return extra_stage_frame{n_q, n_k, false, true, "dA = dO Vᵀ"};
+    if (st == sw::grad_scores()) return extra_stage_frame{n_q, n_k, false, true, "dS, the gradient of the scaled scores"};
+    if (st == sw::grad_q()) return extra_stage_frame{n_q, d_k, false, false, "dQ"};
+    if (st == sw::grad_k()) return extra_stage_frame{n_k, d_k, true, false, "dK"};
+    if (st == sw::running_max()) return extra_stage_frame{n_q, blocks, false, false, "running max after each key block"};
+    if (st == sw::running_sum()) return extra_stage_frame{n_q, blocks, false, false, "running sum after each key block"};
+    if (st == sw::rot_q()) return extra_stage_frame{n_q, d_k, false, false, "q turned by its rotary angles"};
+    if (st == sw::rot_k()) return extra_stage_frame{n_k, d_k, true, false, "k turned by its rotary angles"};
+    return std::nullopt;
 }
 
 }  // namespace attn::grade

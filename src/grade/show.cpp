@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "grade/pipeline_extras.hpp"
+#include "grade/pipeline.hpp"
 #include "io/terminal_safe.hpp"
 #include "io/toml_words.hpp"
 #include "trace/number_format.hpp"

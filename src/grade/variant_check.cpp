@@ -1,6 +1,8 @@
 // grade/variant_check.cpp — see variant_check.hpp.
 #include "grade/variant_check.hpp"
 
+#include <xtensor/xview.hpp>
+
 #include "grade/mistakes.hpp"
 #include "trace/stage_words.hpp"
 
@@ -18,32 +20,13 @@ std::vector<std::size_t> changed_rows(const part_spec& p, const std::vector<bool
     return keep;
 }
 
-bool sees(const pipeline_inputs& in, std::size_t i, std::size_t j) { return !in.mask || (*in.mask)(i, j); }
-
-std::size_t visible_keys(const pipeline_inputs& in, std::size_t i) {
-    std::size_t n = 0;
-    for (std::size_t j = 0; j < in.k.shape(0); ++j) n += sees(in, i, j) ? 1 : 0;
-    return n;
-}
-
-// Uniform weights ([n_q, n_k]) or the mean of V ([n_q, d_v]), over every key or the visible ones.
-matrix average(const pipeline_inputs& in, bool of_v, bool only_visible) {
-    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
-    matrix g({n_q, of_v ? in.v.shape(1) : n_k}, 0.0);  // [n_q, n_k or d_v]
-    for (std::size_t i = 0; i < n_q; ++i)
-        for (std::size_t j = 0; j < n_k; ++j)
-            for (std::size_t c = 0; c < g.shape(1) && (!only_visible || sees(in, i, j)); ++c)
-                g(i, c) += (of_v ? in.v(j, c) : double(j == c)) / double(only_visible ? visible_keys(in, i) : n_k);
-    return g;
-}
-
 // Every answer written without computing, at the stage's full shape (full).
 std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
                                                     const pipeline_inputs& in) {
     std::vector<std::pair<std::string, matrix>> out{{"zeros", matrix(full.shape(), 0.0)}, {"the lesson's numbers", lesson}};
     for (bool visible : {false, true})
         if (stage == sw::weights() || stage == sw::output())
-            out.push_back({"uniform weights or the mean of V", average(in, stage == sw::output(), visible)});
+            out.push_back({"uniform weights or the mean of V", average_keys(in, stage == sw::output(), visible)});
     for (const auto* m : {&in.q, &in.k, &in.v, in.encoder_q ? &*in.encoder_q : nullptr})
         if (m && m->shape() == full.shape()) out.push_back({"an input copied", *m});
     return out;
@@ -54,12 +37,7 @@ std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, co
 std::optional<matrix> stage_or_most(const stage_values& s, const std::string& stage) {
     if (stage != sw::argmax()) return select_stage(s, stage, {}, {});
     matrix most({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
-    for (std::size_t i = 0; i < s.weights.shape(0); ++i) {
-        std::size_t best = 0;
-        for (std::size_t j = 1; j < s.weights.shape(1); ++j)
-            if (s.weights(i, j) > s.weights(i, best)) best = j;
-        most(i, 0) = static_cast<double>(best);
-    }
+    for (std::size_t i = 0; i < s.weights.shape(0); ++i) most(i, 0) = static_cast<double>(most_attended(s.weights, i));
     return most;
 }
 
@@ -78,18 +56,20 @@ std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, co
     return rows;
 }
 
-// m's rows × cols (empty: every column); nullopt when a column is outside m.
-std::optional<matrix> slice(const matrix& m, const std::vector<std::size_t>& rows, const std::vector<std::size_t>& cols) {
-    const auto c = all_or(cols, m.shape(1));
-    matrix out({rows.size(), c.size()});  // [rows, cols]
-    for (std::size_t b = 0; b < c.size(); ++b) {
-        if (c[b] >= m.shape(1)) return std::nullopt;
-        for (std::size_t a = 0; a < rows.size(); ++a) out(a, b) = m(rows[a], c[b]);
-    }
-    return out;
-}
-
 }  // namespace
+
+matrix average_keys(const pipeline_inputs& in, bool of_v, bool only_visible) {
+    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
+    matrix g({n_q, of_v ? in.v.shape(1) : n_k}, 0.0);  // [n_q, n_k or d_v]
+    for (std::size_t i = 0; i < n_q; ++i) {
+        for (std::size_t j = 0; j < n_k; ++j)
+            for (std::size_t c = 0; c < g.shape(1) && (!only_visible || !in.mask || (*in.mask)(i, j)); ++c)
+                g(i, c) += of_v ? in.v(j, c) : double(j == c);
+        const std::size_t seen = only_visible ? visible_keys(in, i) : n_k;
+        if (seen > 0) xt::row(g, i) /= static_cast<double>(seen);
+    }
+    return g;
+}
 
 bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which) {
     if (!x.kind->numbers || x.setup.student_inputs || !x.variant.enabled) return false;
@@ -103,8 +83,8 @@ bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string
         const auto full = stage_or_most(right, p.stage), same = stage_or_most(lesson, p.stage);
         if (sw::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
-        const auto want = slice(*full, rows, p.cols);
-        if (rows.empty() || !want) continue;
+        const auto want = rows.empty() ? std::nullopt : slice(*full, rows, p.cols);
+        if (!want) continue;
         for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in))
             if (all_close(*slice(g, rows, p.cols), *want, p.tol, true)) {
                 if (which) *which = p.id + ": " + strategy;

@@ -27,4 +27,8 @@ bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in,
 // "part id: strategy". tests/python/test_grade_class_placeholders.py checks it.
 bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which = nullptr);
 
+// Uniform weights ([n_q, n_k]) or the mean of V ([n_q, d_v]), over every key or only the
+// visible ones: answers written without computing (the grader gives them no credit).
+matrix average_keys(const pipeline_inputs& in, bool of_v, bool only_visible);
+
 }  // namespace attn::grade
