@@ -95,6 +95,13 @@ TEST_CASE("terminal_safe_text keeps line breaks and tabs of prose only", "[io][s
     CHECK(terminal_safe_text("line 1\n\tline 2\x1b[31m") == "line 1\n\tline 2\\x1b[31m");
 }
 
+TEST_CASE("xml_safe escapes markup and blanks the control characters XML 1.0 forbids", "[io][safety]") {
+    CHECK(xml_safe("a<b & \"c\" 'd'>") == "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+    CHECK(xml_safe(std::string("x\x01\x1b\x00y", 5)) == "x   y");
+    CHECK(xml_safe("tab\tline\ncr\r") == "tab\tline\ncr\r");
+    CHECK(xml_safe("고양이") == "고양이");
+}
+
 TEST_CASE("spreadsheet_safe neutralises formula starts including tab and CR", "[io][safety]") {
     auto [cell, safe] = GENERATE(table<std::string, std::string>({
         {"=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"},

@@ -11,7 +11,9 @@
 
 #include "io/csv_rows.hpp"
 #include "io/json_scan.hpp"
+#include "io/shown_text.hpp"
 #include "io/text_position.hpp"
+#include "io/utf8.hpp"
 
 namespace {
 
@@ -109,6 +111,30 @@ TEST_CASE("csv_rows reads quoted cells, doubled quotes, line breaks and CRLF, wi
     CHECK(rows[1][0].text == "x\ny");
     CHECK(rows[1][0].where.str() == "s.csv:3:1");
     CHECK(rows[1][1].text.empty());  // a comma ending the line: one more, empty, cell
+}
+
+TEST_CASE("strip_folder names the files of a folder relative to it, in a message or a path", "[io][shown]") {
+    std::string message = "class/ana.toml:2:1: see class/ana/answers.json";
+    attn::io::strip_folder(message, "class//");  // trailing slashes ignored
+    CHECK(message == "ana.toml:2:1: see ana/answers.json");
+    std::string path = "class/x/class/y.toml";
+    attn::io::strip_folder(path, "class", /*leading_only=*/true);
+    CHECK(path == "x/class/y.toml");
+    std::string outside = "other/class/y.toml";
+    attn::io::strip_folder(outside, "class", true);
+    CHECK(outside == "other/class/y.toml");
+    CHECK(attn::io::capped_text("aé" + std::string(10, 'b'), 2) == "a … [12 more bytes cut]");  // not inside é
+}
+
+TEST_CASE("utf8_boundary never splits a character: a cut inside one moves to its start", "[io][utf8]") {
+    const std::string s = "a\xC3\xA9\xE2\x82\xAC";  // a, é (2 bytes), € (3 bytes)
+    using attn::io::utf8_boundary;
+    CHECK(utf8_boundary(s, 0) == 0);
+    CHECK(utf8_boundary(s, 1) == 1);
+    CHECK(utf8_boundary(s, 2) == 1);  // inside é
+    CHECK(utf8_boundary(s, 3) == 3);
+    CHECK(utf8_boundary(s, 5) == 3);  // inside €
+    CHECK(utf8_boundary(s, 6) == 6);  // the end
 }
 
 TEST_CASE("csv_table finds cells by their column's name, in any order, null past a short row", "[io][csv]") {

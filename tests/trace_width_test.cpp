@@ -36,6 +36,14 @@ TEST_CASE("display width counts Hangul as two columns and colour sequences as no
     CHECK(trace::display_width("√d_k") == 4);
 }
 
+TEST_CASE("words fill lines under an indent, wide characters counted by their columns", "[trace][width]") {
+    CHECK(trace::wrap_words("aa bb cc", "  ", 7) == "  aa bb\n  cc\n");  // "  aa bb cc" is 10 columns
+    CHECK(trace::wrap_words("고양이가 cat", "", 11) == "고양이가\ncat\n");  // 8 + 1 + 3 columns
+    CHECK(trace::wrap_words("고양이가 cat", "", 12) == "고양이가 cat\n");
+    CHECK(trace::wrap_words("averyveryverylongword x", "> ", 6) == "> averyveryverylongword\n> x\n");  // never cut
+    CHECK(trace::wrap_words("", "  ") == "");
+}
+
 TEST_CASE("a long line breaks at spaces, under its indent, and keeps every number whole", "[trace][width]") {
     const std::string line = "  K[The] = [0.0, 1.0, 0.0, 1.0]   1.0×0.0 + 0.0×1.0 + 1.0×0.0 + 0.0×1.0 = -0.0033";
     const int width = GENERATE(20, 30, 40, 60);

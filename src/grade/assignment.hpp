@@ -1,19 +1,9 @@
 // grade/assignment.hpp — an assignment file: which exercises `attn grade` grades (for one
 // student, a --class folder or a --gradescope run), how many points each is worth, how
-// much feedback a student is shown, and (Gradescope) when. Format for teachers:
-// lessons/README.md, "Assignments"; an example: examples/assignment.toml.
-//
-//   feedback = "mistakes"                 # full | mistakes | score, for every exercise
-//   visibility = "visible"                # Gradescope visibility of the tests
-//   release_expected = "after_due_date"   # Gradescope: the full feedback, released then
-//   detailed_tries = 3                    # Gradescope: feedback beyond the score for the first 3 submissions
-//   [[exercise]]
-//   id = "01-self-cat"
-//   points = 4                            # replaces the lesson's points
-//   feedback = "full"                     # this exercise's level
-//   visibility = "after_published"        # this exercise's tests
-//
-// Every exercise listed is graded; one the submission does not answer scores 0.
+// much feedback a student is shown, and (Gradescope) when. Format for teachers, every
+// key with its meaning: lessons/README.md, "Assignments"; an example:
+// examples/assignment.toml. Every exercise listed is graded; one the submission does not
+// answer scores 0.
 #pragma once
 
 #include <string>

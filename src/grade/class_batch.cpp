@@ -1,20 +1,17 @@
 // grade/class_batch.cpp — see class_batch.hpp.
 #include "grade/class_batch.hpp"
-#include "core/error.hpp"
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "core/parallel_for.hpp"
 #include "grade/copies.hpp"
 #include "grade/variant.hpp"
-
-#include <fmt/format.h>
-
-#include "grade/report_format.hpp"
 #include "io/csv_cell.hpp"
 #include "io/shown_text.hpp"
 
@@ -24,18 +21,12 @@ namespace fs = std::filesystem;
 
 void make_paths_relative(grade_report& r, const std::string& dir) {
     for (auto& f : r.files) f = io::shown_relative(f, dir);
-    std::string base = dir;
-    while (base.size() > 1 && base.back() == '/') base.pop_back();
-    const std::string prefix = base + "/";
-    auto strip = [&](std::string& s) {
-        for (std::size_t at; (at = s.find(prefix)) != std::string::npos;) s.erase(at, prefix.size());
-    };
-    strip(r.reason);
-    for (auto& n : r.notes) strip(n);
+    io::strip_folder(r.reason, dir);
+    for (auto& n : r.notes) io::strip_folder(n, dir);
     for (auto& x : r.exercises)
         for (auto& p : x.parts) {
-            for (auto& piece : p.feedback.pieces) strip(piece.text);
-            if (p.where.file.rfind(prefix, 0) == 0) p.where.file.erase(0, prefix.size());
+            for (auto& piece : p.feedback.pieces) io::strip_folder(piece.text, dir);
+            io::strip_folder(p.where.file, dir, /*leading_only=*/true);
         }
 }
 
@@ -158,23 +149,20 @@ struct graded {
 graded grade_entry(const entry& en, const exercise_set& set, grade_options per, const read_limits& limits) {
     graded g;
     per.student = en.student;  // the file's name is who it is, whatever the file says
+    auto refuse = [&](const error& why) { g.report = not_gradable(en.student, en.path, why, set, per.exercise_ids, per); };
     try {
         g.sub = read_entry(en, limits);
-        try {
-            g.report = grade_submission(*g.sub, set, per);
-        } catch (const variant_error&) {
-            throw;
-        } catch (const std::exception& err) {
-            g.report = not_gradable(en.student, en.path, submission_error("internal", {en.path, 0, 0}, en.path + ": " + err.what()),
-                                    set, per.exercise_ids, per);
-        }
+    } catch (const error& err) {  // the submission's problem (io::input_error, submission_error ...)
+        refuse(err);
+    } catch (const std::exception& err) {  // a filesystem surprise: still one row
+        refuse(submission_error("unreadable", {en.name, 0, 0}, en.name + ": " + err.what()));
+    }
+    try {
+        if (g.sub) g.report = grade_submission(*g.sub, set, per);
     } catch (const variant_error&) {
         throw;
-    } catch (const error& err) {  // the submission's problem (io::input_error, submission_error ...)
-        g.report = not_gradable(en.student, en.path, err, set, per.exercise_ids, per);
-    } catch (const std::exception& err) {  // a filesystem surprise: still one row
-        g.report = not_gradable(en.student, en.path, submission_error("unreadable", {en.name, 0, 0}, en.name + ": " + err.what()),
-                                set, per.exercise_ids, per);
+    } catch (const std::exception& err) {
+        refuse(submission_error("internal", {en.path, 0, 0}, en.path + ": " + err.what()));
     }
     if (!g.report.gradable) g.sub.reset();
     g.report.student = en.student;
@@ -281,11 +269,11 @@ std::string gradebook_row(const grade_report& r, const std::vector<std::string>&
         out += "," + cell;
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
-    std::string mistakes, variants, notes;
-    for (const auto& m : r.mistake_ids()) mistakes += (mistakes.empty() ? "" : " ") + m;
+    const std::string mistakes = fmt::format("{}", fmt::join(r.mistake_ids(), " "));
+    const std::string notes = fmt::format("{}", fmt::join(r.flags, "; "));
+    std::string variants;
     for (const auto& x : r.exercises)
         if (x.personal && !x.variant.empty()) variants += (variants.empty() ? "" : " ") + x.id + ":" + x.variant;
-    for (const auto& f : r.flags) notes += (notes.empty() ? "" : "; ") + f;
     const std::string reason = r.gradable ? "" : r.reason_word + ": " + r.reason;
     for (const std::string& cell : {points_str(r.score), points_str(r.max), fmt::format("{:.1f}", pct),
                                     std::string(r.gradable ? "graded" : "not gradable"), io::csv_text_cell(reason),

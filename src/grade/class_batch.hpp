@@ -3,8 +3,9 @@
 // before the next is read, so memory stays flat however large the class (10,000
 // submissions: see README, Performance). What is kept is small: counts, the
 // misconception histogram (overall and per exercise), the not-gradable list, and the
-// copy finder's indexes (grade/copies.hpp: "matches the numbers of student X"). A submission that cannot be read is listed as not gradable with its
-// reason and the batch goes on; nothing is executed.
+// copy finder's indexes (grade/copies.hpp: "matches the numbers of student X"). A
+// submission that cannot be read is listed as not gradable with its reason and the batch
+// goes on; nothing is executed.
 #pragma once
 
 #include <functional>

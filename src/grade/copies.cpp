@@ -85,12 +85,7 @@ struct copy_finder::impl {
     };
 
     stage_values right_for(const exercise& x, const std::string& student) const {
-        variant_request req;
-        req.student = student;
-        req.secret = options.secret;
-        req.practice_ok = false;
-        req.memo = options.variants.get();
-        return compute_correct(numbers_for(x, req).inputs);
+        return compute_correct(numbers_for(x, options.request(student)).inputs);
     }
     const stage_values& cached(stage_cache& cache, const exercise* x, std::uint32_t student) const {
         auto it = cache.find({x, student});
@@ -149,6 +144,7 @@ copy_finder::copy_finder(const exercise_set& set, const std::vector<std::string>
                          const std::vector<std::string>& students)
     : impl_(std::make_unique<impl>(students)) {
     impl_->options = options;
+    impl_->options.practice_ok = false;  // classmates' numbers, never the practice variant
     if (options.lesson_numbers || options.secret.empty() || students.size() < 2) return;
     for (const auto& id : exercise_ids) {
         const exercise* x = set.find(id);
@@ -235,11 +231,9 @@ std::optional<copy_match> copy_finder::check(std::size_t who, const grade_report
 }
 
 std::string copy_finder::flag(const copy_match& m) {
-    std::string where;
-    for (const auto& id : m.exercises) where += (where.empty() ? "" : ", ") + id;
     return fmt::format("{} {}: {} of {} numeric {} ({})",
                        m.from_submission ? "hands in the same numbers as student" : "matches the numbers of student", m.source,
-                       m.parts, m.answered, m.answered == 1 ? "part" : "parts", where);
+                       m.parts, m.answered, m.answered == 1 ? "part" : "parts", fmt::join(m.exercises, ", "));
 }
 
 }  // namespace attn::grade

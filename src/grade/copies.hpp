@@ -2,13 +2,11 @@
 //
 // A numeric part of a per-student exercise is evidence of copying when it is wrong for
 // the student's own numbers, names no catalogued mistake and follows from none (an honest
-// mistake is never a copy), is no placeholder nor another row of their own numbers, is not the lesson's own numbers, and is right — within the
-// grading tolerance loosened to 2-decimal rounding — for a classmate's numbers (an index
-// over every student's expected values) or equals a classmate's submitted numbers (an
-// index over the submissions graded so far). Both indexes key a part on a few of its
-// entries that differ from student to student, quantised to buckets at least as wide as
-// the tolerance; a lookup tries the neighbouring buckets the tolerance reaches, so noise
-// below the tolerance still matches, and every hit is confirmed on every entry.
+// mistake is never a copy), is no placeholder nor another row of their own numbers, is
+// not the lesson's own numbers, and is right — within the grading tolerance loosened to
+// 2-decimal rounding — for a classmate's numbers (an index over every student's expected
+// values) or equals a classmate's submitted numbers (an index over the submissions graded
+// so far). Both are core/near_index's: noise below the tolerance still matches.
 //
 // What is reported goes to the teacher only (gradebook notes, the class summary):
 // the source student and the share of the student's numeric parts that match it.

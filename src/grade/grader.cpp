@@ -3,12 +3,14 @@
 #include "grade/grader.hpp"
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "grade/grade_parts.hpp"
 #include "grade/reviews.hpp"
 #include "io/shown_text.hpp"
 #include "io/toml_read.hpp"
+#include "io/utf8.hpp"
 #include "trace/number_format.hpp"
 
 namespace attn::grade {
@@ -77,12 +79,7 @@ namespace {
 
 std::string first_line(const std::string& s, std::size_t max = 60) {
     std::string line = s.substr(0, s.find('\n'));
-    if (line.size() > max) {
-        std::size_t cut = max;
-        while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-        line = line.substr(0, cut) + "…";
-    }
-    return line;
+    return line.size() > max ? line.substr(0, io::utf8_boundary(line, max)) + "…" : line;
 }
 
 exercise_result empty_result(const exercise& x) {
@@ -112,12 +109,26 @@ const exercise_override& override_of(const grade_options& options, const std::st
     return it == options.per_exercise.end() ? none : it->second;
 }
 
-void apply_override(exercise_result& r, const exercise_override& o, const grade_options& options) {
+// An exercise's result into the report, at the level and visibility the assignment gives it.
+void add_exercise(grade_report& rep, exercise_result r, const exercise_override& o, const grade_options& options) {
     r.feedback = o.feedback.value_or(options.feedback);
     r.visibility = o.visibility;
+    rep.score += r.score;
+    rep.max += r.max;
+    rep.exercises.push_back(std::move(r));
 }
 
 }  // namespace
+
+variant_request grade_options::request(const std::string& for_student) const {
+    variant_request r;
+    r.student = for_student;
+    r.secret = secret;
+    r.lesson_numbers = lesson_numbers;
+    r.practice_ok = practice_ok;
+    r.memo = variants.get();
+    return r;
+}
 
 exercise_set weighed_set(const exercise_set& set, const grade_options& options) {
     exercise_set out = set;
@@ -173,27 +184,19 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
             for (const auto& x : set.all) known.push_back(x.id);
             rep.notes.push_back(v.where.str() + ": no exercise '" + id + "'" + io::hint_suffix(id, known) +
                                 " (ignored; `attn exercise list` shows them)");
-        } else {
-            bool assigned = false;
-            for (const auto& a : ids) assigned = assigned || a == id;
-            if (!assigned) rep.notes.push_back(v.where.str() + ": exercise '" + id + "' is not part of this assignment (ignored)");
+        } else if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+            rep.notes.push_back(v.where.str() + ": exercise '" + id + "' is not part of this assignment (ignored)");
         }
-    variant_request req;
-    req.student = rep.student;
-    req.secret = options.secret;
-    req.lesson_numbers = options.lesson_numbers;
-    req.practice_ok = options.practice_ok;
-    req.memo = options.variants.get();
+    const variant_request req = options.request(rep.student);
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
         const exercise_override& o = override_of(options, id);
-        exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags, options.reviews.get())
-                                     : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, options.reviews.get());
-        apply_override(r, o, options);
-        rep.score += r.score;
-        rep.max += r.max;
-        rep.exercises.push_back(std::move(r));
+        const review_table* reviews = options.reviews.get();
+        add_exercise(rep,
+                     o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags, reviews)
+                              : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, reviews),
+                     o, options);
     }
     io::cap_lines(rep.notes, max_notes, max_note_bytes, "notes");
     io::cap_lines(rep.flags, max_notes, max_note_bytes, "flags");
@@ -233,9 +236,7 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
             const exercise_override& o = override_of(options, id);
             exercise_result r = empty_result(*x);
             if (o.points) r.max = *o.points;  // what with_points gives the exercise
-            apply_override(r, o, options);
-            rep.max += r.max;
-            rep.exercises.push_back(std::move(r));
+            add_exercise(rep, std::move(r), o, options);
         }
     return rep;
 }

@@ -38,6 +38,8 @@ struct grade_options {
     feedback_level feedback = feedback_level::full;       // every exercise's level unless per_exercise says
     std::map<std::string, exercise_override> per_exercise;  // from the assignment file
     std::shared_ptr<const variant_memo> variants;  // a class's draw counts (grade/variant.hpp), or none
+
+    variant_request request(const std::string& for_student) const;  // whose numbers, as these options draw them
 };
 
 // The exercises as the options weigh them: an assignment's points replace the lesson's

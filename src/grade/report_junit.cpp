@@ -2,29 +2,11 @@
 // its counts for one document, without them for a class written suite by suite), one
 // <testsuite> per student, one <testcase> per part, <failure> for lost points.
 #include "grade/report_format.hpp"
+#include "io/terminal_safe.hpp"
 
 namespace attn::grade {
 
 namespace {
-
-// XML text escaping (& < > " ') for attribute and element content.
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default:
-                // XML 1.0 forbids most control characters even escaped.
-                if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';
-                else out += c;
-        }
-    }
-    return out;
-}
 
 // ` tests="T" failures="F" errors="E"`: a <testsuite>'s, and a whole document's <testsuites>.
 std::string counts(std::size_t tests, std::size_t failures, std::size_t errors) {
@@ -40,25 +22,25 @@ std::string junit_suite(const grade_report& r, std::size_t* tests_out, std::size
     const std::string suite = r.student.empty() ? "submission" : r.student;
     if (!r.gradable) {
         ++t;
-        cases += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"submission\">\n      <error type=\"" +
-                 xml_escape(r.reason_word) + "\" message=\"" + xml_escape(r.reason) + "\"/>\n    </testcase>\n";
+        cases += "    <testcase classname=\"" + io::xml_safe(suite) + "\" name=\"submission\">\n      <error type=\"" +
+                 io::xml_safe(r.reason_word) + "\" message=\"" + io::xml_safe(r.reason) + "\"/>\n    </testcase>\n";
     }
     for (const auto& x : r.exercises)
         for (const auto& p : x.parts) {
             ++t;
             const bool full = p.score >= p.max - 1e-9;
-            cases += "    <testcase classname=\"" + xml_escape(suite + "." + x.id) + "\" name=\"" + xml_escape(p.id) + "\">\n";
+            cases += "    <testcase classname=\"" + io::xml_safe(suite + "." + x.id) + "\" name=\"" + io::xml_safe(p.id) + "\">\n";
             if (!full) {
                 ++f;
                 cases += "      <failure type=\"" + std::string(status_name(p.status)) + "\" message=\"" +
-                         xml_escape(points_str(p.score) + "/" + points_str(p.max) + ": " + shown_feedback(x, p)) + "\">" +
-                         xml_escape(part_output(x, p)) + "</failure>\n";
+                         io::xml_safe(points_str(p.score) + "/" + points_str(p.max) + ": " + shown_feedback(x, p)) + "\">" +
+                         io::xml_safe(part_output(x, p)) + "</failure>\n";
             }
             cases += "    </testcase>\n";
         }
     if (tests_out) *tests_out += t;
     if (failures_out) *failures_out += f;
-    return "  <testsuite name=\"" + xml_escape(suite) + "\"" + counts(t, f, r.gradable ? 0 : 1) + ">\n" + cases + "  </testsuite>\n";
+    return "  <testsuite name=\"" + io::xml_safe(suite) + "\"" + counts(t, f, r.gradable ? 0 : 1) + ">\n" + cases + "  </testsuite>\n";
 }
 
 std::string junit_open(const std::string& attributes) {

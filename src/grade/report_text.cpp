@@ -15,26 +15,6 @@ const char* mark(part_status s) {
     return marks[static_cast<int>(s)];  // in part_status's order
 }
 
-// Wraps feedback at about 78 columns under an indent; words are never split.
-std::string wrap(const std::string& text, const std::string& indent, std::size_t width = 78) {
-    std::string out, line = indent;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t end = text.find(' ', pos);
-        if (end == std::string::npos) end = text.size();
-        const std::string word = text.substr(pos, end - pos);
-        if (line.size() > indent.size() && trace::display_width(line) + 1 + trace::display_width(word) > width) {
-            out += line + "\n";
-            line = indent;
-        }
-        if (line.size() > indent.size()) line += " ";
-        line += word;
-        pos = end + 1;
-    }
-    if (line.size() > indent.size()) out += line + "\n";
-    return out;
-}
-
 // A titled list of (student, note) lines for the class summary, the first max_listed
 // of them (the rest are counted, and all are in the gradebook); "" when empty.
 std::string student_list(const std::string& title, const std::vector<std::pair<std::string, std::string>>& rows,
@@ -59,7 +39,7 @@ std::string report_text(const grade_report& r) {
         out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
         return out;
     }
-    if (r.answered_only) out += wrap(answered_only_line(r), "");
+    if (r.answered_only) out += trace::wrap_words(answered_only_line(r), "");
     for (const auto& x : r.exercises) {
         out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
         if (x.kind == "numeric")
@@ -69,9 +49,9 @@ std::string report_text(const grade_report& r) {
         for (const auto& p : x.parts) {
             const std::string head = fmt::format("  {} {:<10} {:>9}  ", mark(p.status), p.id,
                                                  points_str(p.score) + "/" + points_str(p.max));
-            const std::string text = wrap(io::terminal_safe(shown_feedback(x, p)), std::string(trace::display_width(head), ' '));
-            // the first feedback line goes beside the head
             const std::size_t pad = trace::display_width(head);
+            const std::string text = trace::wrap_words(io::terminal_safe(shown_feedback(x, p)), std::string(pad, ' '));
+            // the first feedback line goes beside the head
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
             if (!p.mistake.empty() && shows_mistakes(x)) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
         }
@@ -79,10 +59,10 @@ std::string report_text(const grade_report& r) {
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
     if (r.teacher_view())  // flags are the teacher's: never at a student's feedback level
-        for (const auto& f : r.flags) out += wrap("FLAG: " + io::terminal_safe(f), "");
+        for (const auto& f : r.flags) out += trace::wrap_words("FLAG: " + io::terminal_safe(f), "");
     if (!r.notes.empty()) {
         out += "Notes:\n";
-        for (const auto& n : r.notes) out += wrap(io::terminal_safe(n), "  ");
+        for (const auto& n : r.notes) out += trace::wrap_words(io::terminal_safe(n), "  ");
     }
     return out;
 }

@@ -29,7 +29,7 @@ std::string found_points(const std::string& text) {
     return "'" + io::terminal_safe(text) + "'";
 }
 
-const char* const columns[] = {"student", "exercise", "part", "max", "points", "comment", "answer", "rubric"};
+const char* const sheet_columns = "student,exercise,part,max,points,comment,answer,rubric";  // read back by name
 
 const part_spec* open_part_of(const exercise_set& set, const std::string& ex, const std::string& part) {
     const exercise* x = set.find(ex);
@@ -41,11 +41,7 @@ const part_spec* open_part_of(const exercise_set& set, const std::string& ex, co
 
 std::string sheet_text(const std::string& answer) { return io::spreadsheet_safe(io::terminal_safe(answer)); }
 
-std::string review_sheet_header() {
-    std::string h;
-    for (const char* c : columns) h += (h.empty() ? "" : ",") + std::string(c);
-    return h + "\n";
-}
+std::string review_sheet_header() { return std::string(sheet_columns) + "\n"; }
 
 std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
     std::string out;
@@ -84,7 +80,7 @@ review_table review_table::read(const std::string& path, const exercise_set& set
 }
 
 review_table review_table::parse(const std::string& text, const std::string& file, const exercise_set& set) {
-    const std::string header = review_sheet_header().substr(0, review_sheet_header().size() - 1);
+    const std::string header = sheet_columns;
     if (!valid_utf8(text)) throw review_error(file + ": the review sheet is not UTF-8 text; save it as UTF-8 CSV");
     const io::csv_table sheet = io::read_csv_table(text, file);
     if (sheet.rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + header + ")");

@@ -47,7 +47,6 @@ public:
 
     // The review of one student's part (student id normalised), or null.
     const review* find(const std::string& student, const std::string& exercise, const std::string& part) const;
-    std::size_t size() const { return rows_.size(); }
 
 private:
     std::map<std::tuple<std::string, std::string, std::string>, review> rows_;

@@ -19,8 +19,7 @@ constexpr int max_depth = 64;
 // Text from the file as a message shows it: terminal-safe, cut to about 80 bytes at a
 // character boundary (a key or a number may be megabytes), as model/file_error.hpp's.
 std::string shown(std::string_view text) {
-    std::size_t n = text.size() <= 96 ? text.size() : 80;
-    while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    const std::size_t n = utf8_boundary(text, text.size() <= 96 ? text.size() : 80);
     return terminal_safe(text.substr(0, n)) + (n < text.size() ? "…" : "");
 }
 

@@ -37,8 +37,7 @@ std::optional<std::string> plainly_inside(const std::string& path, const std::st
 
 std::string capped_text(const std::string& text, std::size_t max_bytes) {
     if (text.size() <= max_bytes) return text;
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    const std::size_t cut = utf8_boundary(text, max_bytes);
     return text.substr(0, cut) + " … [" + std::to_string(text.size() - cut) + " more bytes cut]";
 }
 
@@ -69,6 +68,17 @@ std::string shown_relative(const std::string& path, const std::string& dir) {
     std::error_code ec;
     const auto rel = fs::relative(path, dir, ec);
     return printable_name(ec || rel.empty() ? path : rel.string());
+}
+
+void strip_folder(std::string& text, const std::string& dir, bool leading_only) {
+    std::string prefix = dir;
+    while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+    prefix += "/";
+    if (leading_only) {
+        if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+        return;
+    }
+    for (std::size_t at; (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
 }
 
 std::string spreadsheet_text(const std::string& s) {

@@ -25,6 +25,10 @@ std::string printable_name(const std::string& s);
 // path relative to dir, printable (path itself when it is not inside dir).
 std::string shown_relative(const std::string& path, const std::string& dir);
 
+// Every "dir/" in text removed, or only a leading one (a path), dir's trailing slashes
+// ignored: the files inside dir that a message names, named relative to it.
+void strip_folder(std::string& text, const std::string& dir, bool leading_only = false);
+
 // A cell io::spreadsheet_safe wrote ('=x), read back as it was written (=x).
 std::string spreadsheet_text(const std::string& cell);
 

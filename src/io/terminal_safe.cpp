@@ -76,4 +76,21 @@ std::string spreadsheet_safe(std::string_view cell) {
     return std::string(cell);
 }
 
+std::string xml_safe(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += ' ';
+                else out += c;
+        }
+    }
+    return out;
+}
+
 }  // namespace attn::io

@@ -28,4 +28,8 @@ std::string terminal_safe_text(std::string_view s);
 // cells only (never to numbers, which may be negative).
 std::string spreadsheet_safe(std::string_view cell);
 
+// XML attribute and element text (JUnit reports): & < > " ' escaped, and the control
+// characters XML 1.0 forbids even escaped (all below 0x20 but tab, LF, CR) as spaces.
+std::string xml_safe(std::string_view s);
+
 }  // namespace attn::io

@@ -125,4 +125,9 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     }
 }
 
+std::size_t utf8_boundary(std::string_view s, std::size_t n) {
+    while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return n;
+}
+
 }  // namespace attn::io

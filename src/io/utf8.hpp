@@ -24,6 +24,10 @@ std::string utf8_problem(std::string_view s, std::size_t i, std::size_t* at);
 // given) is the offset of the first byte that is not.
 bool valid_utf8(std::string_view text, std::size_t* bad_offset = nullptr);
 
+// Where text may be cut at or before byte n (n ≤ s.size()): n itself, or the start of
+// the character n falls inside, so a cut never splits a UTF-8 sequence.
+std::size_t utf8_boundary(std::string_view s, std::size_t n);
+
 // Appends the UTF-8 form of `cp` (a Unicode scalar value) to `out`: the one encoder,
 // used by the JSON readers (\u escapes) and the tokenizer's byte alphabet.
 void append_utf8(std::string& out, std::uint32_t cp);

@@ -344,6 +344,25 @@ std::string wrap_prose(const std::string& text, std::size_t width) {
     return out;
 }
 
+std::string wrap_words(const std::string& text, const std::string& indent, std::size_t width) {
+    std::string out, line = indent;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find(' ', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(pos, end - pos);
+        if (line.size() > indent.size() && display_width(line) + 1 + display_width(word) > width) {
+            out += line + "\n";
+            line = indent;
+        }
+        if (line.size() > indent.size()) line += " ";
+        line += word;
+        pos = end + 1;
+    }
+    if (line.size() > indent.size()) out += line + "\n";
+    return out;
+}
+
 std::vector<std::string> elide_items(const std::vector<std::string>& items, std::size_t head, std::size_t tail,
                                      bool full) {
     if (full || items.size() <= head + tail + 1) return items;

@@ -41,6 +41,10 @@ std::string fit_lines(const std::string& text, std::size_t width);
 // broken one by one with fit_line.
 std::string wrap_prose(const std::string& text, std::size_t width);
 
+// Words (split at single spaces, never cut) filled into lines of at most `width`
+// columns, each line starting with `indent` and ending in '\n'; "" for no words.
+std::string wrap_words(const std::string& text, const std::string& indent, std::size_t width = 78);
+
 // A long list shown by its ends: the first `head`, "…", the last `tail` items,
 // when there are more than head + tail + 1 of them and `full` is false.
 std::vector<std::string> elide_items(const std::vector<std::string>& items, std::size_t head, std::size_t tail,
