@@ -24,32 +24,13 @@
 #include "core/attention.hpp"
 #include "core/backward.hpp"
 #include "core/tiled.hpp"
-#include "lessons/model_head_inputs.hpp"
+#include "lessons/exercise_numbers.hpp"
 #include "trace/stages.hpp"
 
 namespace attn::grade {
 
 // Inputs of one computation: the lesson's numbers or a student's variant of them.
-struct pipeline_inputs {
-    matrix q;                         // [n_q, d_k]
-    matrix k;                         // [n_k, d_k]
-    matrix v;                         // [n_k, d_v]
-    std::optional<matrix> encoder_q;  // [n_k, d_k] cross-attention only
-    std::optional<bool_matrix> mask;  // [n_q, n_k] attend polarity
-    std::optional<matrix> bias;       // [n_q, n_k]
-    double masked_fill = -std::numeric_limits<double>::infinity();
-    std::optional<double> scale;      // absent = √d_k
-    bool softmax = true;
-    bool cross = false;               // queries and keys come from different sequences
-    // Lessons 15–19 (the table above).
-    std::optional<matrix> grad_output;   // [n_q, d_v] dL/dO: the gradient stages
-    std::optional<std::size_t> tile;     // keys per block: the online-softmax stages
-    std::optional<double> rope_base;     // q and k rotated by position before the scores
-    std::optional<std::size_t> window;   // already in mask; kept for the off-by-one mistake
-    bool window_causal = false;
-    std::vector<lessons::other_head> other_heads;  // lessons 20–22: a mistake's heads (mistakes.cpp)
-    std::vector<int> model_tokens;                 // [P] a trained head's input
-};
+using pipeline_inputs = lessons::exercise_inputs;
 
 // Every stage: the core's forward, and lessons 15–19's stages by the tracer's id. A
 // stage a mistake cannot produce is left empty (size 0).

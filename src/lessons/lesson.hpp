@@ -15,6 +15,7 @@
 #include "core/attention.hpp"
 #include "io/input_error.hpp"
 #include "io/toml_read.hpp"
+#include "lessons/exercise_decl.hpp"
 #include "trace/stages.hpp"
 
 namespace attn::lessons {
@@ -64,16 +65,6 @@ struct step {
     source_pos where;
 };
 
-// An exercise or question as declared in the lesson file; the grader reads `spec`.
-struct exercise_decl {
-    std::string id;      // "04-weights-the"
-    std::string kind;    // "numeric" | "shape" | "choice" | "short"
-    std::string prompt;  // shown at the end of the lesson
-    std::vector<std::string> choices;
-    std::shared_ptr<const toml::table> spec;
-    source_pos where;
-};
-
 struct lesson {
     std::string path;
     int number = 0;
@@ -88,7 +79,7 @@ struct lesson {
     std::vector<std::string> run_order;       // as declared
     std::string primary_run;                  // what `--token` traces
     std::vector<step> steps;
-    std::vector<exercise_decl> exercises;
+    std::vector<exercise_decl> exercises;     // lessons/exercise_decl.hpp
     std::shared_ptr<const toml::table> document;  // the whole file, for extensions
     std::shared_ptr<lesson_parts> parts;          // [blocks.X] results (lessons/lesson_parts.hpp)
 };

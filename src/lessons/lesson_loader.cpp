@@ -151,8 +151,8 @@ void loader::read_token_trace(const toml::table& doc) {
 }
 
 void loader::read_exercises(const toml::table& doc) {
-    // The grader owns the exercise schema (lessons/README.md); here only what the
-    // runner prints: id, kind, prompt, choices.
+    // The fields every kind shares are read here (exercise_reader), each kind's own
+    // by its row in grade/kinds/ (lessons/README.md, "Exercises").
     const toml::node* n = doc.get("exercise");
     if (!n) return;
     const toml::array* a = n->as_array();
@@ -166,12 +166,13 @@ void loader::read_exercises(const toml::table& doc) {
         exercise_decl x;
         x.where = rd.pos(t);
         x.id = rd.string(*t, "id", true).value_or("");
-        x.kind = rd.string(*t, "kind", true).value_or("");
+        x.kind_name = rd.string(*t, "kind", true).value_or("");
         x.prompt = rd.string(*t, "prompt", true).value_or("");
         x.choices = rd.strings(*t, "choices", false).value_or(std::vector<std::string>{});
         x.spec = std::shared_ptr<const toml::table>(owner, t);
         for (const auto& other : out.exercises)
             if (!x.id.empty() && other.id == x.id) rd.fail(t, "exercise id '" + x.id + "' is used twice");
+        exercise_reader{{rd.file, &x.problems}, out}.read(*t, x);
         out.exercises.push_back(std::move(x));
     }
 }

@@ -1,7 +1,8 @@
 // lessons/loader_internal.hpp — the loader's working state, shared by the files
 // that read each part of a lesson (lesson_loader.cpp: header, tokens, matrices,
 // steps; loader_compute.cpp: [derived] and [runs] in dependency order;
-// loader_derive.cpp: the derived-matrix ops; loader_runs.cpp: attention runs).
+// loader_derive.cpp: the derived-matrix ops; loader_runs.cpp: attention runs;
+// loader_exercise*.cpp: exercises).
 // Not part of the library's interface: only src/lessons includes it.
 #pragma once
 
@@ -117,6 +118,33 @@ struct loader {
     bool read_run(const std::string& name, const toml::table& r);
     std::vector<std::string> token_list(const toml::table& r, const std::string& key, std::size_t n,
                                         const std::string& run);
+};
+
+// Reads one [[exercise]] table into its declaration, each problem into the
+// declaration's own list (a broken exercise leaves the lesson readable).
+// loader_exercise.cpp: the fields every kind shares, the parts and their points;
+// loader_exercise_numbers.cpp: where its numbers come from, and the variant.
+struct exercise_reader {
+    toml_reader rd;
+    const lesson& l;
+
+    void read(const toml::table& t, exercise_decl& x);
+    void check_id(const toml::table& t, const std::string& id);
+    void read_points_and_feedback(const toml::table& t, exercise_decl& x);
+    void read_part_fields(const toml::table& t, part_decl& p);  // prompt, declared mistakes
+    bool read_parts(const toml::table& t, exercise_decl& x);
+    void share_points(const toml::table& t, exercise_decl& x);
+
+    const matrix* named_matrix(const toml::table& t, const std::string& key);
+    setup_state read_setup(const toml::table& t, numeric_setup& s);
+    bool read_student_inputs(const toml::table& t, numeric_setup& s);
+    bool read_run(const toml::table& t, const std::string& run, numeric_setup& s);
+    setup_state read_named_inputs(const toml::table& t, numeric_setup& s, std::size_t problems_before);
+    void read_overrides(const toml::table& t, numeric_setup& s);  // q_rows, pads, causal, scale, softmax
+    void keep_rows(const std::vector<std::size_t>& rows, numeric_setup& s);
+    void read_extras(const toml::table& t, numeric_setup& s);  // lessons 15–19: grad, tile, rope, window
+    bool read_model(const toml::table& t, numeric_setup& s);   // lessons 20–22: a trained head
+    void read_variant(const toml::table& t, exercise_decl& x);
 };
 
 std::string shape_str(const matrix& m);

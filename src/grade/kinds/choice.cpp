@@ -1,18 +1,19 @@
 // grade/kinds/choice.cpp — the choice kind: a part picks one of the exercise's choices
 // (by letter, number or text); a wrong pick earns the declared mistake's or the
 // exercise's sentence for that choice.
-#include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/kinds/typed_line.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade {
 
 namespace {
 
-void read_part(detail::exercise_reader& r, const toml::table& t, const exercise& x, part_spec& p, const tolerance&) {
-    p.answer = r.rd.string(t, "answer", true).value_or("");
-    if (!p.answer.empty() && !is_choice(x, p.answer)) r.rd.fail(t.get("answer"), "'answer' must be one of the exercise's choices");
+void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
+    p.answer = rd.string(*p.spec, "answer", true).value_or("");
+    if (!p.answer.empty() && !is_choice(x, p.answer))
+        rd.fail(p.spec->get("answer"), "'answer' must be one of the exercise's choices");
 }
 
 part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
@@ -53,10 +54,10 @@ std::string solve(const exercise& x, const variant_request&) {
 
 }  // namespace
 
-bool read_choice_mistake(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m) {
-    m.answer = r.rd.string(t, "answer", true).value_or("");
+bool read_choice_mistake(const io::toml_reader& rd, const exercise& x, declared_mistake& m) {
+    m.answer = rd.string(*m.spec, "answer", true).value_or("");
     if (!m.answer.empty() && !is_choice(x, m.answer))
-        r.rd.fail(t.get("answer"), "a mistake's 'answer' must be one of the exercise's choices");
+        rd.fail(m.spec->get("answer"), "a mistake's 'answer' must be one of the exercise's choices");
     return true;
 }
 

@@ -14,8 +14,8 @@
 
 #include "grade/answer_value.hpp"
 
-namespace attn {
-struct tolerance;
+namespace attn::io {
+struct toml_reader;
 }
 
 namespace attn::grade {
@@ -27,9 +27,6 @@ struct exercise_result;
 struct part_result;
 struct variant_request;
 class review_table;
-namespace detail {
-struct exercise_reader;
-}
 
 // What a kind's grader is handed besides the exercise and the answer.
 struct kind_grading {
@@ -47,11 +44,11 @@ struct exercise_kind {
     bool picks;       // parts pick among the exercise's choices
     bool select_all;  // the answer is every right choice
     bool reviewed;    // prose read by the teacher: 0 points until a review gives them
-    // Reader: the kind's own fields of a part ([[exercise.part]] or the exercise itself).
-    void (*read_part)(detail::exercise_reader& r, const toml::table& t, const exercise& x, part_spec& p,
-                      const tolerance& base);
-    // Reader: a declared mistake's `answer`; false = the kind has no declared mistakes.
-    bool (*read_mistake)(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m);
+    // Reader: the kind's own fields of a part, from its table p.spec ([[exercise.part]] or
+    // the exercise itself); problems through rd.
+    void (*read_part)(const io::toml_reader& rd, const exercise& x, part_spec& p);
+    // Reader: a declared mistake's `answer` (m.spec); false = the kind has no declared mistakes.
+    bool (*read_mistake)(const io::toml_reader& rd, const exercise& x, declared_mistake& m);
     // Grader: every part of one exercise into r.parts (and what the numbers were).
     void (*grade)(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r);
     // Template line: the "TODO: …" placeholder of a part in an answer file.
@@ -92,7 +89,7 @@ std::optional<std::size_t> find_choice(const exercise& x, const std::string& tex
 // [exercise.feedback] sentence for that choice.
 void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string& chosen, part_result& r);
 // A declared mistake of choice and multi names a wrong choice.
-bool read_choice_mistake(detail::exercise_reader& r, const toml::table& t, const exercise& x, declared_mistake& m);
+bool read_choice_mistake(const io::toml_reader& rd, const exercise& x, declared_mistake& m);
 // For the kinds whose parts are graded one by one: each part's answer to `one`.
 using part_grader = part_result (*)(const exercise& x, const part_spec& p, const answer_value* answer, const kind_grading& g);
 void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r,

@@ -2,21 +2,22 @@
 // that apply"), graded exactly: ticking everything earns nothing and names nothing.
 #include <algorithm>
 
-#include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/kinds/typed_line.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade {
 
 namespace {
 
-void read_part(detail::exercise_reader& r, const toml::table& t, const exercise& x, part_spec& p, const tolerance&) {
-    p.answers = r.rd.strings(t, "answer", true).value_or(std::vector<std::string>{});
+void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
+    const toml::table& t = *p.spec;
+    p.answers = rd.strings(t, "answer", true).value_or(std::vector<std::string>{});
     if (t.contains("answer") && p.answers.empty())
-        r.rd.fail(t.get("answer"), "'answer' lists the right choices (at least one; the others are wrong picks)");
+        rd.fail(t.get("answer"), "'answer' lists the right choices (at least one; the others are wrong picks)");
     for (const auto& a : p.answers)
-        if (!is_choice(x, a)) r.rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
+        if (!is_choice(x, a)) rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
 }
 
 part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {

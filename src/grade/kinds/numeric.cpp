@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/kinds/typed_line.hpp"
 #include "grade/pipeline.hpp"
 #include "grade/show.hpp"
+#include "io/toml_read.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stage_words.hpp"
 
@@ -22,27 +22,28 @@ namespace sw = trace::stage_word;
 
 namespace {
 
-void check_stage(detail::exercise_reader& r, const toml::table& t, const exercise& x, const part_spec& p) {
+void check_stage(const io::toml_reader& rd, const toml::table& t, const exercise& x, const part_spec& p) {
     bool known = false;
     for (const auto& s : numeric_stage_names()) known = known || s == p.stage;
     if (!p.stage.empty() && !known) {
         std::string names;
         for (const auto& s : numeric_stage_names()) names += (names.empty() ? "" : ", ") + s;
-        r.rd.fail(t.get("stage"), "unknown stage '" + p.stage + "' (expected one of " + names + ")");
+        rd.fail(t.get("stage"), "unknown stage '" + p.stage + "' (expected one of " + names + ")");
     }
     if (sw::is_input(p.stage) && !x.setup.student_inputs)
-        r.rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
+        rd.fail(t.get("stage"), "stages q, k, v are answers only when student_inputs = true");
 }
 
-void read_part(detail::exercise_reader& r, const toml::table& t, const exercise& x, part_spec& p, const tolerance& base) {
-    p.stage = r.rd.string(t, "stage", true).value_or("");
-    check_stage(r, t, x, p);
+void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
+    const toml::table& t = *p.spec;
+    p.stage = rd.string(t, "stage", true).value_or("");
+    check_stage(rd, t, x, p);
     const auto extra = extra_stage_shape(p.stage, x.setup.q, x.setup.k, x.setup.v, x.setup.tile);
-    if (extra && extra->cols == 0) r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
+    if (extra && extra->cols == 0) rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
     const auto traced = trace::parse_stage(p.stage);  // what the tracer's vocabulary says the stage needs
     const auto needs = traced ? trace::info(*traced).needs : trace::stage_needs::nothing;
     if ((needs == trace::stage_needs::backward && !x.setup.grad_output) || (needs == trace::stage_needs::rope && !x.setup.rope_base))
-        r.rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (needs == trace::stage_needs::backward ? "grad" : "rope") +
+        rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (needs == trace::stage_needs::backward ? "grad" : "rope") +
                                       "' on the exercise");
     const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
     const std::size_t n_rows = extra ? extra->rows : key_rows ? x.setup.k.shape(0) : x.setup.q.shape(0);
@@ -50,17 +51,17 @@ void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&
                                : p.stage == sw::output() || p.stage == sw::v() ? x.setup.v.shape(1)
                                : p.stage == sw::q() || p.stage == sw::k()      ? x.setup.q.shape(1)
                                                                        : x.setup.k.shape(0);
-    p.rows = r.rd.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
+    p.rows = rd.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                  .value_or(std::vector<std::size_t>{});
     const bool cols_are_keys = extra ? extra->key_cols
                                      : p.stage != sw::output() && !sw::is_input(p.stage);
-    p.cols = r.rd.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
+    p.cols = rd.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
                  .value_or(std::vector<std::size_t>{});
-    p.tol = r.read_tol(t, base);
+    p.tol = lessons::read_tolerance(rd, t, x.tol);
 }
 
-bool read_mistake(detail::exercise_reader& r, const toml::table& t, const exercise&, declared_mistake& m) {
-    m.answer = r.rd.string(t, "answer", true).value_or("");
+bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& m) {
+    m.answer = rd.string(*m.spec, "answer", true).value_or("");
     return true;
 }
 

@@ -1,22 +1,22 @@
 // grade/kinds/open.cpp — the open kind: a part is prose read by the teacher, 0 points
 // until a review gives them (grade/reviews.hpp). No text is ever scored by keywords: a
 // negated sentence contains the same words as a right one.
-#include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/kinds/typed_line.hpp"
 #include "grade/reviews.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade {
 
 namespace {
 
-void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&, part_spec& p, const tolerance&) {
-    p.rubric = r.rd.string(t, "rubric", false).value_or("");
+void read_part(const io::toml_reader& rd, const exercise&, part_spec& p) {
+    p.rubric = rd.string(*p.spec, "rubric", false).value_or("");
 }
 
-bool read_mistake(detail::exercise_reader& r, const toml::table& t, const exercise&, declared_mistake&) {
-    r.rd.fail(&t, "an open exercise has no declared mistakes: the teacher's review gives the points");
+bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& m) {
+    rd.fail(m.spec, "an open exercise has no declared mistakes: the teacher's review gives the points");
     return false;
 }
 

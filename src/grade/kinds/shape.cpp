@@ -2,23 +2,32 @@
 // right when it names the same dimensions in the same order; a wrong one is named as a
 // declared or catalogued mistake (axes swapped, one missing, n_src for n_tgt …).
 #include "core/shapes.hpp"
-#include "grade/exercise_reader.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/kinds/typed_line.hpp"
+#include "io/toml_read.hpp"
 
 namespace attn::grade {
 
 namespace {
 
-void read_part(detail::exercise_reader& r, const toml::table& t, const exercise&, part_spec& p, const tolerance&) {
-    p.answer = r.rd.string(t, "answer", true).value_or("");
-    r.check_shape(t.get("answer"), p.answer);
+// The shape text under `answer` of t, checked to parse.
+std::string read_shape(const io::toml_reader& rd, const toml::table& t) {
+    std::string text = rd.string(t, "answer", true).value_or("");
+    if (text.empty()) return text;
+    try {
+        parse_shape(text);
+    } catch (const shape_parse_error& e) {
+        rd.fail(t.get("answer"),
+                "'" + text + "' is not a shape: " + e.what() + " (character " + std::to_string(e.column) + ")");
+    }
+    return text;
 }
 
-bool read_mistake(detail::exercise_reader& r, const toml::table& t, const exercise&, declared_mistake& m) {
-    m.answer = r.rd.string(t, "answer", true).value_or("");
-    r.check_shape(t.get("answer"), m.answer);
+void read_part(const io::toml_reader& rd, const exercise&, part_spec& p) { p.answer = read_shape(rd, *p.spec); }
+
+bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& m) {
+    m.answer = read_shape(rd, *m.spec);
     return true;
 }
 

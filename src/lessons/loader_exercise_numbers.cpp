@@ -1,15 +1,17 @@
-// grade/exercise_setup.cpp — the numeric side of reading an exercise: which run or
-// matrices its numbers come from, the changes it makes to them (rows, masks, scale,
-// no softmax), and how per-student variants are drawn.
+// lessons/loader_exercise_numbers.cpp — where a numeric exercise's numbers come from
+// (lessons/exercise_numbers.hpp): which run or matrices, the changes it makes to them
+// (rows, masks, scale, no softmax, lessons 15–19's extras), a trained head, and how
+// per-student variants are drawn. Read when the exercise names them, whatever its kind;
+// a numeric exercise without them is the grader's error (grade/exercise.cpp).
 #include <cmath>
 
 #include "core/mask.hpp"
 #include "core/window.hpp"
-#include "grade/exercise_reader.hpp"
+#include "lessons/loader_internal.hpp"
 #include "lessons/model_source_reader.hpp"
 #include "trace/stage_words.hpp"
 
-namespace attn::grade::detail {
+namespace attn::lessons::detail {
 
 namespace sw = trace::stage_word;
 
@@ -24,25 +26,14 @@ const matrix* exercise_reader::named_matrix(const toml::table& t, const std::str
     return &it->second;
 }
 
-tolerance exercise_reader::read_tol(const toml::table& t, tolerance base) {
-    if (auto r = rd.number(t, "rtol", false)) {
-        if (!(std::isfinite(*r) && *r >= 0 && *r < 1)) rd.fail(t.get("rtol"), "'rtol' must be a number from 0 to below 1");
-        else base.rtol = *r;
-    }
-    if (auto a = rd.number(t, "atol", false)) {
-        if (!(std::isfinite(*a) && *a >= 0)) rd.fail(t.get("atol"), "'atol' must be a finite number ≥ 0");
-        else base.atol = *a;
-    }
-    return base;
-}
-
 // student_inputs = true: the student picks Q, K and V of the asked shapes.
 bool exercise_reader::read_student_inputs(const toml::table& t, numeric_setup& s) {
     const std::size_t before = rd.problems->size();
     const toml::node* sh = t.get("shapes");
     const toml::table* st = sh ? sh->as_table() : nullptr;
     if (!st) {
-        rd.fail(sh ? sh : &t, "student_inputs needs [exercise.shapes] with q = [n_q, d_k], k = [n_k, d_k], v = [n_k, d_v]");
+        rd.fail(sh ? sh : &t,
+                "student_inputs needs [exercise.shapes] with q = [n_q, d_k], k = [n_k, d_k], v = [n_k, d_v]");
         return false;
     }
     for (const std::string& role : {sw::q(), sw::k(), sw::v()}) {
@@ -83,7 +74,7 @@ bool exercise_reader::read_run(const toml::table& t, const std::string& run, num
         rd.fail(t.get("run"), "'run' names run '" + run + "', which the lesson does not have (runs: " + have + ")");
         return false;
     }
-    const lessons::attention_run& r = it->second;
+    const attention_run& r = it->second;
     s.run = run;
     s.run_kind = r.kind;
     s.q = r.steps.q;
@@ -100,41 +91,40 @@ bool exercise_reader::read_run(const toml::table& t, const std::string& run, num
     return true;
 }
 
-// q, k and v named among the lesson's matrices.
-bool exercise_reader::read_named_inputs(const toml::table& t, numeric_setup& s, std::size_t before) {
+// q, k and v named among the lesson's matrices; absent when they are not all named.
+setup_state exercise_reader::read_named_inputs(const toml::table& t, numeric_setup& s, std::size_t before) {
     const matrix* q = named_matrix(t, sw::q());
     const matrix* k = named_matrix(t, sw::k());
     const matrix* v = named_matrix(t, sw::v());
-    if (!q || !k || !v) {
-        if (rd.problems->size() == before)
-            rd.fail(&t, "a numeric exercise needs 'run' (a run of the lesson) or q, k and v (matrix names), or student_inputs = true");
-        return false;
-    }
+    if (!q || !k || !v) return rd.problems->size() == before ? setup_state::absent : setup_state::broken;
     s.q = *q;
     s.k = *k;
     s.v = *v;
     s.run_kind = rd.string(t, "attention", false).value_or("self");
     for (std::size_t i = 0; i < s.q.shape(0); ++i) s.query_tokens.push_back("t" + std::to_string(i));
     for (std::size_t i = 0; i < s.k.shape(0); ++i) s.key_tokens.push_back("t" + std::to_string(i));
-    return true;
+    return setup_state::read;
 }
 
-bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
-    numeric_setup& s = x.setup;
+// Read whatever the exercise's kind: the grader refuses a numeric exercise whose
+// numbers are absent or broken, and ignores them on the other kinds.
+setup_state exercise_reader::read_setup(const toml::table& t, numeric_setup& s) {
     const std::size_t before = rd.problems->size();
+    const auto state = [&] { return rd.problems->size() == before ? setup_state::read : setup_state::broken; };
     if (auto si = rd.boolean(t, "student_inputs", false)) s.student_inputs = *si;
-    if (s.student_inputs) return read_student_inputs(t, s);
-    if (t.get("model")) return read_model(t, s);  // lessons 20–22: a trained head
+    if (s.student_inputs) return read_student_inputs(t, s) ? setup_state::read : setup_state::broken;
+    if (t.get("model"))  // lessons 20–22: a trained head
+        return read_model(t, s) ? setup_state::read : setup_state::broken;
     if (auto run = rd.string(t, "run", false)) {
-        if (!read_run(t, *run, s)) return false;
-    } else if (!read_named_inputs(t, s, before)) {
-        return false;
+        if (!read_run(t, *run, s)) return setup_state::broken;
+    } else if (const setup_state named = read_named_inputs(t, s, before); named != setup_state::read) {
+        return named;
     }
     if (s.q.shape(1) != s.k.shape(1) || s.k.shape(0) != s.v.shape(0)) {
         rd.fail(&t, "q, k and v do not chain: q " + std::to_string(s.q.shape(0)) + "×" + std::to_string(s.q.shape(1)) +
                         ", k " + std::to_string(s.k.shape(0)) + "×" + std::to_string(s.k.shape(1)) + ", v " +
                         std::to_string(s.v.shape(0)) + "×" + std::to_string(s.v.shape(1)));
-        return false;
+        return setup_state::broken;
     }
     if (auto toks = rd.strings(t, "query_tokens", false)) s.query_tokens = *toks;
     if (auto toks = rd.strings(t, "key_tokens", false)) s.key_tokens = *toks;
@@ -147,7 +137,7 @@ bool exercise_reader::read_setup(const toml::table& t, exercise& x) {
     read_extras(t, s);  // lessons 15–19: grad, tile, rope, window
     if (s.query_tokens.size() != s.q.shape(0)) s.query_tokens.resize(s.q.shape(0), "?");
     if (s.key_tokens.size() != s.k.shape(0)) s.key_tokens.resize(s.k.shape(0), "?");
-    return rd.problems->size() == before;
+    return state();
 }
 
 // q_rows: a subset of the queries (their mask and bias rows with them).
@@ -223,25 +213,24 @@ void exercise_reader::read_extras(const toml::table& t, numeric_setup& s) {
 }
 
 bool exercise_reader::read_model(const toml::table& t, numeric_setup& s) {
-    if (!(s.model = lessons::read_model_source(t, rd))) return false;
-    const lessons::head_numbers h = lessons::model_head_numbers(*s.model, s.model->tokens);
+    if (!(s.model = read_model_source(t, rd))) return false;
+    const head_numbers h = model_head_numbers(*s.model, s.model->tokens);
     std::tie(s.q, s.k, s.v, s.mask, s.query_tokens, s.key_tokens, s.run_kind) =
         std::tie(h.q, h.k, h.v, h.attend, h.positions, h.positions, "causal");  // a student's labels differ
     return true;
 }
 
-void exercise_reader::read_variant(const toml::table& t, exercise& x) {
+void exercise_reader::read_variant(const toml::table& t, exercise_decl& x) {
     const toml::node* n = t.get("variant");
     if (!n) return;
     const toml::table* vt = n->as_table();
     if (!vt) return rd.fail(n, "'variant' must be a table ([exercise.variant])");
-    if (!x.kind->numbers || x.setup.student_inputs)
-        return rd.fail(n, "only numeric exercises on lesson numbers have per-student variants");
     variant_spec& v = x.variant;
-    v.enabled = true;
+    v.enabled = true;  // only numeric exercises on lesson numbers have one (the grader says so to the others)
+    if (x.numbers != setup_state::read || x.setup.student_inputs) return;
     v.vary = rd.strings(*vt, "vary", true).value_or(std::vector<std::string>{});
     for (const auto& role : v.vary)
-        if (role == "tokens" && x.setup.model) continue;  // the model's input (model_exercise.cpp)
+        if (role == "tokens" && x.setup.model) continue;  // the model's input (lessons/model_head_inputs.hpp)
         else if (role != sw::q() && role != sw::k() && role != sw::v() && role != "encoder_q")
             rd.fail(vt->get("vary"), "'vary' entries are q, k, v or encoder_q, found '" + role + "'");
         else if (role == "encoder_q" && !x.setup.encoder_q)
@@ -260,7 +249,8 @@ void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     if (const toml::node* r = vt->get("range")) {
         auto lohi = rd.numbers(r, "'range'");
         if (lohi && (lohi->size() != 2 || (*lohi)[0] > (*lohi)[1] || (*lohi)[1] - (*lohi)[0] > 20))
-            rd.fail(r, "'range' must be [lo, hi] with lo ≤ hi and hi − lo ≤ 20 (small numbers keep hand work tractable)");
+            rd.fail(r, "'range' must be [lo, hi] with lo ≤ hi and hi − lo ≤ 20 "
+                       "(small numbers keep hand work tractable)");
         else if (lohi) {
             v.lo = (*lohi)[0];
             v.hi = (*lohi)[1];
@@ -268,4 +258,4 @@ void exercise_reader::read_variant(const toml::table& t, exercise& x) {
     }
 }
 
-}  // namespace attn::grade::detail
+}  // namespace attn::lessons::detail
