@@ -8,12 +8,11 @@
 // A student's submission is one file or a folder of such files. The reader refuses,
 // with a reason a teacher can act on, what it cannot read: empty, too large, not
 // UTF-8, a syntax error (file:line:col; "this looks like TOML" for TOML in a .json file
-// and "this looks like JSON" the other way round), a layout it does not understand, an
-// exercise answered twice in one file (both places).
+// and "this looks like JSON" the other way round: io/value_tree), a layout it does not
+// understand, an exercise answered twice in one file (both places).
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,25 +51,17 @@ submission read_submission_file(const std::string& path, const read_limits& limi
 // Text already in memory; `json` picks the format.
 submission read_submission_text(const std::string& text, const std::string& display_path, bool json,
                                 const read_limits& limits = {});
-// Every *.toml and *.json directly in a folder, merged; hidden files and other files
-// are ignored (named in notes), symbolic links are refused, never followed.
+// Every *.toml and *.json in a folder (and a few folders down), merged; hidden files and
+// other files are ignored (named in notes), symbolic links are refused, never followed.
 submission read_submission_dir(const std::string& dir, const read_limits& limits = {});
 // A file or a folder.
 submission read_submission_path(const std::string& path, const read_limits& limits = {});
-
-// JSON answers (RFC 8259, plus NaN, Infinity and -Infinity as Python's json module writes
-// them) with the line:column of every value: nlohmann::json keeps no positions, and a
-// student whose answer is a string where a number belongs deserves the exact place.
-// Throws submission_error with file:line:col on any syntax error; nesting deeper than
-// 64 levels is refused rather than recursed into.
-answer_value parse_json_answer(const std::string& text, const std::string& file);
 
 // Adds another file's answers: the parts of an exercise answered in both files are
 // merged; a part answered twice keeps the first answer and leaves a note.
 void merge_submission(submission& into, submission&& from);
 
-// True when text is valid UTF-8 (no overlongs, no surrogates); bad_offset gets the first
-// bad byte. The one validator of io/utf8.hpp.
+// The one UTF-8 validator (io/utf8.hpp), for the grader's other files (review sheets).
 using io::valid_utf8;
 
 }  // namespace attn::grade

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -114,6 +115,41 @@ std::string read_input_file(const std::string& path, const input_limits& limits)
     }
     if (limits.toml) check_toml_nesting(text, in.name());
     return text;
+}
+
+folder_files list_folder(const std::string& dir, const std::vector<std::string>& extensions, int max_depth,
+                         const std::string& what) {
+    namespace fs = std::filesystem;
+    std::string wanted;  // ".toml or .json"
+    for (const auto& e : extensions) wanted += (wanted.empty() ? "" : " or ") + e;
+    folder_files out;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const fs::path& path = it->path();
+        const std::string name = path.filename().string();
+        const auto st = it->symlink_status(ec);
+        if ((!name.empty() && name[0] == '.') || name == "__MACOSX" || fs::is_symlink(st) ||
+            (fs::is_directory(st) && it.depth() + 1 >= max_depth)) {
+            if (fs::is_directory(st)) it.disable_recursion_pending();
+            if (fs::is_symlink(st)) out.skipped.emplace_back(path.string(), "a symbolic link, not followed");
+            continue;
+        }
+        if (fs::is_directory(st)) continue;
+        const std::string ext = path.extension().string();
+        if (!fs::is_regular_file(st) || std::find(extensions.begin(), extensions.end(), ext) == extensions.end()) {
+            out.skipped.emplace_back(path.string(), "ignored: not a " + wanted + " " + what);
+            continue;
+        }
+        files.push_back(path);
+        out.bytes += static_cast<std::size_t>(fs::file_size(path, ec));
+    }
+    if (ec)
+        throw input_error(error::as_written{}, "unreadable", {dir, 0, 0}, dir + ": cannot read the folder (" + ec.message() + ")");
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) out.files.push_back(f.string());
+    return out;
 }
 
 }  // namespace attn::io

@@ -1,5 +1,6 @@
 // io/input_read.hpp — the one way attn reads a file it was given: trace specs, .npy,
-// .csv, lesson TOML, answer TOML/JSON, the course secret, standard input ("-").
+// .csv, lesson TOML, answer TOML/JSON, the course secret, standard input ("-"); and the
+// files of a folder it was given (list_folder: a student's answers).
 //
 //   * regular files only: a directory, FIFO, device or socket is refused with a clear
 //     error, without blocking (opened O_NONBLOCK, then checked with fstat);
@@ -14,6 +15,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/input_error.hpp"
 
@@ -57,5 +60,19 @@ private:
     bool owned_ = false, sized_ = false;
     std::size_t size_ = 0;
 };
+
+// The files of a folder a user handed in (a student's answers: a zip's own folder, one
+// or a few levels down), in path order: those whose extension is one of `extensions`,
+// in subfolders too down to `max_depth` levels. Hidden entries, __MACOSX and symbolic
+// links are never followed; every other file is skipped. Each skipped link or file is
+// named with why ("ignored: not a .toml or .json answer file"). A folder that cannot be
+// read throws input_error (reason "unreadable").
+struct folder_files {
+    std::vector<std::string> files;
+    std::vector<std::pair<std::string, std::string>> skipped;  // path, why
+    std::size_t bytes = 0;                                      // the files' total size
+};
+folder_files list_folder(const std::string& dir, const std::vector<std::string>& extensions, int max_depth,
+                         const std::string& what);
 
 }  // namespace attn::io

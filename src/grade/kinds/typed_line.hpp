@@ -1,26 +1,16 @@
-// grade/kinds/typed_line.hpp — one line typed at the practice prompt as the
-// answer_value a kind's grader reads (each kind's row names its reader):
-//   numeric  "2", "0.1 0.2 0.3", "0.1 0.2; 0.3 0.4", "[[0.1, 0.2], [0.3, 0.4]]", "cat"
-//   shape    "[5, 4]", "5 × 4", "B × n × d"
-//   choice   a letter "b", a number "2" (the second choice), or the choice's text
-//   multi    every pick: "a c", "a, c" or "1 3"
-//   open     the text (not graded there: the teacher reads it)
-// Only the layout is decided here (a number, a row, rows); whether the numbers are
-// right, or even numbers, is the grader's to say, in its words. Each reader takes the
-// trimmed line; nullopt with error set for brackets that do not match.
+// grade/kinds/typed_line.hpp — the readers of a line typed at the practice prompt
+// (io/typed_line), one per kind: each kind's row names its reader.
 #pragma once
 
-#include <optional>
-#include <string>
-
 #include "grade/answer_value.hpp"
+#include "io/typed_line.hpp"
 
 namespace attn::grade {
 
-std::optional<answer_value> typed_numbers(const std::string& line, std::size_t n_choices, std::string& error);
-std::optional<answer_value> typed_shape(const std::string& line, std::size_t n_choices, std::string& error);
-std::optional<answer_value> typed_choice(const std::string& line, std::size_t n_choices, std::string& error);
-std::optional<answer_value> typed_picks(const std::string& line, std::size_t n_choices, std::string& error);
-std::optional<answer_value> typed_text(const std::string& line, std::size_t n_choices, std::string& error);
+using io::typed_choice;
+using io::typed_numbers;
+using io::typed_picks;
+using io::typed_shape;
+using io::typed_text;
 
 }  // namespace attn::grade

@@ -1,38 +1,38 @@
-// grade/kinds/typed_line.cpp — a typed line as an answer_value (see typed_line.hpp).
-#include "grade/kinds/typed_line.hpp"
+// io/typed_line.cpp — a typed line as a value tree (see typed_line.hpp).
+#include "io/typed_line.hpp"
 
 #include <cstdlib>
 #include <vector>
 
-namespace attn::grade {
+namespace attn::io {
 
 namespace {
 
-answer_value typed(answer_value::type kind) {
-    answer_value v;
+value_node typed(value_node::type kind) {
+    value_node v;
     v.kind = kind;
     v.where.file = "your answer";
     return v;
 }
 
-answer_value text(const std::string& s) {
-    answer_value v = typed(answer_value::type::string);
+value_node text(const std::string& s) {
+    value_node v = typed(value_node::type::string);
     v.text = s;
     return v;
 }
 
 // "0.25" → a number; anything else ("cat", "d") stays text for the grader to judge.
-answer_value scalar(const std::string& token) {
+value_node scalar(const std::string& token) {
     char* end = nullptr;
     const double x = std::strtod(token.c_str(), &end);
     if (token.empty() || end != token.c_str() + token.size()) return text(token);
-    answer_value v = typed(answer_value::type::number);
+    value_node v = typed(value_node::type::number);
     v.number = x;
     return v;
 }
 
-answer_value array_of(std::vector<answer_value> items) {
-    answer_value v = typed(answer_value::type::array);
+value_node array_of(std::vector<value_node> items) {
+    value_node v = typed(value_node::type::array);
     v.items = std::move(items);
     return v;
 }
@@ -88,14 +88,14 @@ std::optional<rows_read> split_rows(const std::string& line, std::string& error)
     return r;
 }
 
-answer_value numbers(const rows_read& r) {
+value_node numbers(const rows_read& r) {
     auto row_value = [](const std::vector<std::string>& row) {
-        std::vector<answer_value> items;
+        std::vector<value_node> items;
         for (const auto& t : row) items.push_back(scalar(t));
         return array_of(std::move(items));
     };
     if (r.several_rows) {
-        std::vector<answer_value> rows;
+        std::vector<value_node> rows;
         for (const auto& row : r.rows) rows.push_back(row_value(row));
         return array_of(std::move(rows));
     }
@@ -106,7 +106,7 @@ answer_value numbers(const rows_read& r) {
 }
 
 // "2" → "b" when there are at least two choices; a letter or the text goes as typed.
-answer_value choice(const std::string& s, std::size_t n_choices) {
+value_node choice(const std::string& s, std::size_t n_choices) {
     char* end = nullptr;
     const long k = std::strtol(s.c_str(), &end, 10);
     if (!s.empty() && end == s.c_str() + s.size() && k >= 1 && static_cast<std::size_t>(k) <= n_choices && k <= 26)
@@ -116,34 +116,34 @@ answer_value choice(const std::string& s, std::size_t n_choices) {
 
 }  // namespace
 
-std::optional<answer_value> typed_text(const std::string& s, std::size_t, std::string&) { return text(s); }
+std::optional<value_node> typed_text(const std::string& s, std::size_t, std::string&) { return text(s); }
 
-std::optional<answer_value> typed_choice(const std::string& s, std::size_t n_choices, std::string&) {
+std::optional<value_node> typed_choice(const std::string& s, std::size_t n_choices, std::string&) {
     return choice(s, n_choices);
 }
 
 // "a c", "a, c", "1 3": every pick.
-std::optional<answer_value> typed_picks(const std::string& s, std::size_t n_choices, std::string& error) {
+std::optional<value_node> typed_picks(const std::string& s, std::size_t n_choices, std::string& error) {
     auto r = split_rows(s, error);
     if (!r) return std::nullopt;
-    std::vector<answer_value> picks;
+    std::vector<value_node> picks;
     for (const auto& row : r->rows)
         for (const auto& t : row) picks.push_back(choice(t, n_choices));
     return array_of(std::move(picks));
 }
 
-std::optional<answer_value> typed_shape(const std::string& s, std::size_t, std::string& error) {
+std::optional<value_node> typed_shape(const std::string& s, std::size_t, std::string& error) {
     if (s.empty() || s.front() != '[') return text(s);  // "5 × 4", "B × n × d"
     auto r = split_rows(s, error);
     if (!r) return std::nullopt;
     if (r->several_rows) return refuse(error, "a shape is one list: [5, 4]");
-    return numbers(*r).kind == answer_value::type::array ? numbers(*r) : array_of({numbers(*r)});
+    return numbers(*r).kind == value_node::type::array ? numbers(*r) : array_of({numbers(*r)});
 }
 
-std::optional<answer_value> typed_numbers(const std::string& s, std::size_t, std::string& error) {
+std::optional<value_node> typed_numbers(const std::string& s, std::size_t, std::string& error) {
     auto r = split_rows(s, error);
     if (!r) return std::nullopt;
     return numbers(*r);
 }
 
-}  // namespace attn::grade
+}  // namespace attn::io

@@ -1,12 +1,12 @@
-// grade/answer_matrix.cpp — see answer_matrix.hpp.
-#include "grade/answer_matrix.hpp"
+// io/value_matrix.cpp — see value_matrix.hpp.
+#include "io/value_matrix.hpp"
 
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <vector>
 
-namespace attn::grade {
+namespace attn::io {
 
 namespace {
 
@@ -20,7 +20,7 @@ std::optional<double> special_number(const std::string& s) {
     return std::nullopt;
 }
 
-std::optional<double> entry(const answer_value& v) {
+std::optional<double> entry(const value_node& v) {
     if (v.is_number()) return v.number;
     if (v.is_string()) return special_number(v.text);
     return std::nullopt;
@@ -28,8 +28,8 @@ std::optional<double> entry(const answer_value& v) {
 
 }  // namespace
 
-read_result read_matrix(const answer_value& v) {
-    read_result r;
+matrix_read read_matrix(const value_node& v) {
+    matrix_read r;
     if (auto x = entry(v)) {
         r.m = matrix({1, 1});
         (*r.m)(0, 0) = *x;
@@ -45,10 +45,10 @@ read_result read_matrix(const answer_value& v) {
         return r;
     }
     // [[1, 2], [3, 4]] is rows; [1, 2] is one row.
-    const auto given = v.items.front().is_array() ? v.entries() : std::vector<const answer_value*>{&v};
+    const auto given = v.items.front().is_array() ? v.entries() : std::vector<const value_node*>{&v};
     std::vector<std::vector<double>> rows;
     for (std::size_t i = 0; i < given.size(); ++i) {
-        const answer_value& row = *given[i];
+        const value_node& row = *given[i];
         if (!row.is_array()) {
             r.error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
             return r;
@@ -85,4 +85,4 @@ matrix conform(const matrix& m, const matrix& expected) {
     return m;
 }
 
-}  // namespace attn::grade
+}  // namespace attn::io

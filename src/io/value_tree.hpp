@@ -1,0 +1,67 @@
+// io/value_tree.hpp — a TOML or JSON document as one tree of values, each with its
+// file:line:col, so the code that reads it and its error messages ("answers.json:4:12:
+// expected a number, found a string") do not care which format it was. Students' answer
+// files are read this way (grade/submission), and a line typed at the practice prompt
+// becomes the same tree (io/typed_line).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/input_error.hpp"
+
+namespace attn::io {
+
+struct value_node {
+    enum class type { null, boolean, number, string, array, table };
+    type kind = type::null;
+    bool flag = false;
+    double number = 0.0;  // may be nan or ±inf when the file wrote so (TOML nan, JSON NaN)
+    std::string text;
+    std::vector<value_node> items;                            // array entries in order
+    std::vector<std::pair<std::string, value_node>> fields;  // table entries in file order
+    source_pos where;
+
+    const value_node* get(const std::string& key) const {
+        for (const auto& [k, v] : fields)
+            if (k == key) return &v;
+        return nullptr;
+    }
+    // An array's entries, or the value itself as the one entry (one pick, one row).
+    std::vector<const value_node*> entries() const {
+        if (!is_array()) return {this};
+        std::vector<const value_node*> out;
+        for (const auto& e : items) out.push_back(&e);
+        return out;
+    }
+    bool is_number() const { return kind == type::number; }
+    bool is_string() const { return kind == type::string; }
+    bool is_array() const { return kind == type::array; }
+    bool is_table() const { return kind == type::table; }
+};
+
+// "a number", "a string", "an array" ... for "expected X, found Y" messages.
+std::string type_name(const value_node& v);
+
+// JSON (RFC 8259, plus NaN, Infinity and -Infinity as Python's json module writes them),
+// read with io/json_scan: nlohmann::json keeps no positions, and a student whose answer
+// is a string where a number belongs deserves the exact place. A syntax error throws
+// input_error (reason "syntax") at file:line:col; nesting deeper than 64 levels is
+// refused rather than recursed into.
+value_node read_json_tree(const std::string& text, const std::string& file);
+// TOML through io/toml_parse (a key defined twice names its first definition too).
+// Dates and times are kept as the string "(a date or time)".
+value_node read_toml_tree(const std::string& text, const std::string& file);
+
+// JSON by the extension (.json, .toml), else by the first character ('{').
+bool looks_like_json(const std::string& path, const std::string& text);
+
+// A user's document as a tree, checked in the order a person would want it reported:
+// empty, not UTF-8 (or a NUL byte), then syntax. A UTF-8 byte order mark is skipped. A
+// syntax error in a file that reads in the other format says so ("this looks like TOML,
+// not JSON: … rename it .toml"). Every refusal is an input_error with a reason word
+// (empty, not-utf8, syntax, too-deep).
+value_node read_document(const std::string& text, const std::string& file, bool json);
+
+}  // namespace attn::io
