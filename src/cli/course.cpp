@@ -13,6 +13,7 @@
 #include "cli/layout.hpp"
 #include "cli/verbs.hpp"
 #include "core/error.hpp"
+#include "core/keyed_hash.hpp"
 #include "grade/secret.hpp"
 #include "grade/variant.hpp"
 #include "io/output_writer.hpp"
@@ -36,7 +37,7 @@ void run_course_secret(const std::string& path, std::size_t width) {
         const std::string note = "wrote " + io::terminal_safe(path) + ": a course secret of " +
                          std::to_string(8 * grade::generated_secret_bytes) +
                          " random bits (keep it off the hand-out; only you and the autograder need it)\n"
-                         "fingerprint: " + grade::secret_fingerprint(secret) + "\n";
+                         "fingerprint: " + secret_fingerprint(secret) + "\n";
         std::cout << (width ? trace::fit_lines(note, width) : note);
     }
 }

@@ -16,6 +16,7 @@
 #include "cli/layout.hpp"
 #include "core/error.hpp"
 #include "cli/verbs.hpp"
+#include "core/keyed_hash.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
 #include "grade/report_format.hpp"
@@ -74,7 +75,7 @@ grade::variant_request request_of(const exercise_options& o) {
     r.secret = grade::course_secret(o.secret_file);
     if (o.fingerprint)  // for the teacher: the hand-out and the autograder must agree
         std::cerr << "attn: " << (r.secret.empty() ? std::string("no course secret: practice numbers")
-                                                   : "course secret fingerprint " + grade::secret_fingerprint(r.secret))
+                                                   : "course secret fingerprint " + secret_fingerprint(r.secret))
                   << "\n";
     return r;
 }

@@ -16,6 +16,7 @@
 #include "cli/layout.hpp"
 #include "core/error.hpp"
 #include "cli/verbs.hpp"
+#include "core/keyed_hash.hpp"
 #include "grade/assignment.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
@@ -63,7 +64,7 @@ struct grade_cli {
 void say_fingerprint(const grade_cli& o, const std::string& secret) {
     if (!o.fingerprint) return;
     std::cerr << "attn: " << (secret.empty() ? std::string("no course secret (practice numbers)")
-                                              : "course secret fingerprint " + grade::secret_fingerprint(secret) + " (from " +
+                                              : "course secret fingerprint " + secret_fingerprint(secret) + " (from " +
                                                     (o.secret_file.empty() ? std::string("ATTN_COURSE_SECRET") : o.secret_file) + ")")
               << "\n";
 }
@@ -197,7 +198,7 @@ int run_class(const grade_cli& o) {
         summary << grade::class_json_close(c);
     } else {
         summary << grade::class_summary_text(c);
-        if (!g.secret.empty()) summary << "Course secret fingerprint: " << grade::secret_fingerprint(g.secret) << "\n";
+        if (!g.secret.empty()) summary << "Course secret fingerprint: " << secret_fingerprint(g.secret) << "\n";
         if (!io::is_stdout(o.gradebook)) summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
     }
     summary.flush();

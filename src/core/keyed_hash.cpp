@@ -108,6 +108,12 @@ std::string secret_encoding_problem(const std::string& text) {
     return "";
 }
 
+std::string secret_fingerprint(const std::string& secret) {
+    if (secret.empty()) return "";
+    const std::string b = base32(keyed_hash(course_key(secret), {"attn-secret-fingerprint-v2"}), 8);
+    return b.substr(0, 4) + "-" + b.substr(4);
+}
+
 std::string random_hex(std::size_t bytes) {
     ensure_sodium();
     std::vector<unsigned char> random(bytes);

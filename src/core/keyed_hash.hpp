@@ -38,6 +38,10 @@ double secret_strength_bits(const std::string& secret);
 // a file saved as UTF-16 or with a byte-order mark would silently be other bytes.
 std::string secret_encoding_problem(const std::string& text);
 
+// "K3QF-7XZA": a short fingerprint of the secret, so a teacher can see that the hand-out
+// and the autograder use the same one ("" for no secret).
+std::string secret_fingerprint(const std::string& secret);
+
 // `bytes` from libsodium's randombytes, as lowercase hex (wiped from memory after).
 std::string random_hex(std::size_t bytes);
 

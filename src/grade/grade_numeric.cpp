@@ -12,6 +12,7 @@
 #include "grade/grade_parts.hpp"
 #include "grade/mistakes.hpp"
 #include "grade/variant_check.hpp"
+#include "io/text_fold.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stage_words.hpp"
 
@@ -205,7 +206,7 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
         if (g.is_number() && g.number >= 0 && g.number == std::floor(g.number)) pick = static_cast<std::size_t>(g.number);
         if (g.is_string())
             for (std::size_t j = 0; j < n.key_tokens.size(); ++j)
-                if (normalize_text(n.key_tokens[j]) == normalize_text(g.text)) pick = j;
+                if (io::folded_words(n.key_tokens[j]) == io::folded_words(g.text)) pick = j;
         const bool right_pick = pick && *pick < right.weights.shape(1) && right.weights(rows[k], *pick) >= best - 1e-9;
         if (right_pick) {
             ++ok;

@@ -27,7 +27,4 @@ part_result start_part(const part_spec& p, const std::string& what, const answer
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
                                              const answer_value* exercise_answer);
 
-// Lower case, punctuation as spaces, single spaces: "Word-order!" → "word order".
-std::string normalize_text(const std::string& s);
-
 }  // namespace attn::grade

@@ -3,7 +3,9 @@
 
 #include "grade/report.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -22,18 +24,18 @@ namespace sw = trace::stage_word;
 
 namespace {
 
-std::string dims(std::size_t r, std::size_t c) { return std::to_string(r) + " × " + std::to_string(c); }
-
 std::vector<std::string> names_or_index(const std::vector<std::string>& toks, std::size_t n) {
     std::vector<std::string> out(n);
     for (std::size_t i = 0; i < n; ++i) out[i] = i < toks.size() ? toks[i] : std::to_string(i);
     return out;
 }
 
-std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std::string>& toks, const char* word) {
+// ", rows 'the', 'cat'" (tokens quoted) or ", column d1" (dimensions as they are).
+std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std::string>& toks, const char* word,
+                     const char* quote = "'") {
     if (idx.empty()) return "";
     std::string s;
-    for (auto i : idx) s += (s.empty() ? "" : ", ") + ("'" + (i < toks.size() ? toks[i] : std::to_string(i)) + "'");
+    for (auto i : idx) s += (s.empty() ? "" : ", ") + (quote + (i < toks.size() ? toks[i] : std::to_string(i)) + quote);
     return std::string(", ") + word + (idx.size() > 1 ? "s " : " ") + s;
 }
 
@@ -67,14 +69,6 @@ nlohmann::json grid_json(const Grid& m) {
     return rows;
 }
 
-// "a) first | b) second": lettered, since an answer may be the letter.
-std::string lettered_choices(const exercise& x) {
-    std::string c;
-    for (std::size_t i = 0; i < x.choices.size(); ++i)
-        c += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
-    return c;
-}
-
 std::string matrix_comment(const std::string& name, const matrix& m) {
     std::string s = "#   " + name + " = [";
     const int d = trace::exact_decimals(m);
@@ -106,13 +100,9 @@ std::string describe_part(const exercise& x, const part_spec& p) {
     const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
     std::string d = stage_title(x, p.stage) + cut_list(p.rows, key_rows ? s.key_tokens : s.query_tokens, "row");
     if (extra ? extra->key_cols : p.stage != sw::output() && !sw::is_input(p.stage))
-        d += cut_list(p.cols, s.key_tokens, "column");
-    else if (!p.cols.empty()) {
-        std::string c;
-        for (auto j : p.cols) c += (c.empty() ? "" : ", ") + ("d" + std::to_string(j));
-        d += ", column" + std::string(p.cols.size() > 1 ? "s " : " ") + c;
-    }
-    return d;
+        return d + cut_list(p.cols, s.key_tokens, "column");
+    const std::size_t widest = p.cols.empty() ? 0 : *std::max_element(p.cols.begin(), p.cols.end()) + 1;
+    return d + cut_list(p.cols, trace::dimension_labels(widest), "column", "");
 }
 
 std::string list_text(const exercise_set& set) {
@@ -217,7 +207,8 @@ std::string show_text(const exercise& x, const variant_request& request) {
         std::string line = "  " + trace::pad_right(p.id, 10) + " ";
         if (x.kind->numbers) {
             const auto sh = part_shape(x, p);
-            line += describe_part(x, p) + " — " + dims(sh[0], sh[1]) + ", " + points_words(p.points) +
+            line += describe_part(x, p) + " — " + std::to_string(sh[0]) + " × " + std::to_string(sh[1]) + ", " +
+                    points_words(p.points) +
                     (p.stage == sw::argmax() || sw::is_input(p.stage) ? "" : ", " + p.tol.str());
         } else {
             line += (p.prompt.empty() ? std::string(x.kind->name) : p.prompt) + " — " + points_words(p.points);
@@ -311,13 +302,8 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
     out += "student = " + io::toml_quoted(student) + "\n";
     for (const exercise* x : xs) {
         out += "\n# ── " + x->id + ": " + (x->title.empty() ? x->lesson_title : x->title) + " (" + points_words(x->points) + ") ──\n";
-        std::size_t pos = 0;
-        while (pos < x->prompt.size()) {
-            const auto end = x->prompt.find('\n', pos);
-            out += "# " + x->prompt.substr(pos, end == std::string::npos ? std::string::npos : end - pos) + "\n";
-            if (end == std::string::npos) break;
-            pos = end + 1;
-        }
+        std::istringstream prompt(x->prompt);
+        for (std::string line; std::getline(prompt, line);) out += "# " + line + "\n";
         if (x->kind->numbers && !x->setup.student_inputs) {
             const exercise_numbers n = numbers_for(*x, request);
             out += "# " + std::string(n.personal ? "Your numbers (variant " + n.code + ", " + n.parameters + "):"

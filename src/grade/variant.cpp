@@ -3,71 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "core/keyed_hash.hpp"
 #include "core/parallel_for.hpp"
 #include "core/prng.hpp"
-#include "grade/secret.hpp"
 #include "grade/variant_check.hpp"
-#include "io/input_read.hpp"
+#include "io/text_fold.hpp"
 #include "trace/stage_words.hpp"
 
 namespace attn::grade {
 
 namespace sw = trace::stage_word;
 
-namespace {
-
-std::string trim(const std::string& s, const char* ws) {
-    const auto b = s.find_first_not_of(ws);
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
-// Refuses a secret that is guessable, unless the teacher accepts the risk (secret.hpp).
-std::string checked_secret(std::string s, const std::string& from, bool guessable_ok) {
-    const char* env = std::getenv("ATTN_ALLOW_GUESSABLE_SECRET");
-    if (s.empty() || guessable_ok || (env && std::string(env) == "1")) return s;
-    const std::string why = secret_weakness(s);
-    if (!why.empty()) throw variant_error(from + ": " + why);
-    return s;
-}
-
-}  // namespace
-
-std::string secret_from_text(const std::string& text) {
-    return trim(text.substr(0, text.find('\n')), " \t\r\n");
-}
-
-std::string course_secret(const std::string& secret_file, bool guessable_ok) {
-    if (!secret_file.empty()) {
-        io::input_limits limits;
-        limits.max_bytes = 64 * 1024;  // a secret is one line
-        limits.what = "course secret file";
-        const std::string text = io::read_input_file(secret_file, limits);
-        const std::string bad = secret_encoding_problem(text);
-        if (!bad.empty()) throw variant_error("the course secret file " + secret_file + " cannot be used: " + bad);
-        const std::string s = secret_from_text(text);
-        if (s.empty()) throw variant_error("the course secret file " + secret_file + " is empty (its first line is the secret)");
-        return checked_secret(s, "the course secret file " + secret_file, guessable_ok);
-    }
-    const char* env = std::getenv("ATTN_COURSE_SECRET");
-    return env ? checked_secret(secret_from_text(env), "ATTN_COURSE_SECRET", guessable_ok) : std::string();
-}
-
-std::string secret_fingerprint(const std::string& secret) {
-    if (secret.empty()) return "";
-    const std::string b = base32(keyed_hash(course_key(secret), {"attn-secret-fingerprint-v2"}), 8);
-    return b.substr(0, 4) + "-" + b.substr(4);
-}
-
-std::string normalize_student_id(const std::string& id) {
-    std::string s = trim(id, " \t\r\n\v\f");
-    for (char& c : s)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return s;
-}
+std::string normalize_student_id(const std::string& id) { return io::ascii_lower(io::trimmed(id, " \t\r\n\v\f")); }
 
 std::uint64_t variant_seed(const std::string& secret, const std::string& student, const std::string& exercise_id) {
     return first_u64(keyed_hash(course_key(secret), {"attn-variant-seed-v2", exercise_id, normalize_student_id(student)}));
@@ -77,12 +25,12 @@ std::string variant_code(const std::string& secret, const std::string& student, 
     return base32(keyed_hash(course_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
 }
 
+namespace {
+
 std::uint64_t practice_seed(const std::string& exercise_id) {  // a public key: anyone may compute them, which is the point
     const char* practice_key = "attn practice variants (public, not a course secret)";
     return first_u64(keyed_hash(course_key(practice_key), {"attn-practice-seed-v2", exercise_id}));
 }
-
-namespace {
 
 // Row-major draws; a row of all zeros is drawn again (a zero query or key makes
 // every score 0 and hides most mistakes), deterministically from the same stream.
@@ -156,11 +104,6 @@ const std::string& seed_id(const exercise& x) {
 }
 
 }  // namespace
-
-void draw_variant(const exercise& x, std::uint64_t seed, exercise_numbers& n) {
-    lesson_inputs(x, n);
-    draw_distinguishable(x, seed, n);
-}
 
 exercise_numbers numbers_for(const exercise& x, const variant_request& request) {
     exercise_numbers n;

@@ -11,31 +11,21 @@
 // Without a secret (self-study), or without a student, a numeric exercise that varies
 // gives the *practice variant*: numbers from a public key, the same for everyone,
 // labelled as practice, never any class's numbers (a different hash domain).
-//
-// The secret comes from --secret-file or ATTN_COURSE_SECRET, read the same way (the
-// first line, leading and trailing spaces, tabs, CR and LF trimmed), never from a
-// submission. Student ids are normalised (ASCII spaces trimmed, ASCII letters lower-cased).
+// The course secret and how it is read: grade/secret.hpp.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
-
-#include "core/error.hpp"
 
 #include "grade/exercise.hpp"
 #include "grade/pipeline.hpp"
+#include "grade/secret.hpp"
 
 namespace attn::grade {
 
 class variant_memo;
-
-// Refused: a variant was asked for without a course secret, or the secret file is unusable.
-struct variant_error : error {
-    using error::error;
-};
 
 struct variant_request {
     std::string student;               // "" = nobody (practice numbers)
@@ -59,33 +49,16 @@ struct exercise_numbers {
     std::vector<std::string> query_tokens, key_tokens;
 };
 
-// The secret from a file's or the environment's text: its first line, trimmed.
-std::string secret_from_text(const std::string& text);
-
-// The course secret: from the file if given, else $ATTN_COURSE_SECRET, else "".
-// Throws variant_error for an unreadable or empty file, a file that is not plain bytes
-// (UTF-16, a byte-order mark), and a guessable secret unless guessable_ok (or
-// ATTN_ALLOW_GUESSABLE_SECRET=1): grade/secret.hpp.
-std::string course_secret(const std::string& secret_file, bool guessable_ok = false);
-
-// "K3QF-7XZA": a short fingerprint of the secret so a teacher can see that the hand-out
-// and the autograder use the same one ("" for no secret).
-std::string secret_fingerprint(const std::string& secret);
-
 // Trim ASCII whitespace, lower-case ASCII letters: " Alice\r" and "alice" are one student.
 std::string normalize_student_id(const std::string& id);
 
 std::uint64_t variant_seed(const std::string& secret, const std::string& student, const std::string& exercise_id);
 std::string variant_code(const std::string& secret, const std::string& student, const std::string& exercise_id);
-std::uint64_t practice_seed(const std::string& exercise_id);
 
 // The inputs of a numeric exercise for this request. Throws variant_error when the
 // exercise varies per student and the request cannot be served (no secret with
 // practice_ok false, or --seed without the secret).
 exercise_numbers numbers_for(const exercise& x, const variant_request& request);
-
-// The inputs drawn from one seed (no redraw check): used by numbers_for and tests.
-void draw_variant(const exercise& x, std::uint64_t seed, exercise_numbers& n);
 
 // A class's draw counts, learnt once.
 // Drawing a student's numbers is cheap; checking a draw is not: every catalogued mistake

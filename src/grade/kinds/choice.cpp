@@ -42,15 +42,9 @@ part_result grade_part(const exercise& x, const part_spec& p, const answer_value
     return r;
 }
 
-void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, grade_part);
-}
-
 std::string placeholder(const exercise& x, const part_spec&) { return "TODO: one of " + choice_list(x); }
 
-std::string solve(const exercise& x, const variant_request&) {
-    return solve_each_part(x, [](const exercise& x, const part_spec& p) { return choice_letter(x, p.answer) + p.answer; });
-}
+std::string solution(const exercise& x, const part_spec& p) { return choice_letter(x, p.answer) + p.answer; }
 
 }  // namespace
 
@@ -65,7 +59,7 @@ const exercise_kind choice_kind{
     "choice",
     "a part picks one of the exercise's choices",
     false, true, false, false,
-    read_part, read_choice_mistake, grade, placeholder, solve,
+    read_part, read_choice_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Type the letter of a choice (a, b, …) or its number.",
     typed_choice,
 };

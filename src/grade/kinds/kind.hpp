@@ -67,19 +67,17 @@ const std::vector<const exercise_kind*>& exercise_kinds();
 const exercise_kind* find_exercise_kind(const std::string& name);
 // "numeric, shape, choice, multi or open" (for messages).
 std::string exercise_kind_list();
-// The kind of an exercise nobody named (numeric).
-const exercise_kind* default_exercise_kind();
 
-// The kinds' rows (one file each).
 extern const exercise_kind numeric_kind, shape_kind, choice_kind, multi_kind, open_kind;
 
-// Shared by the rows: the label of a part in a worked solution ("  q1: " or "  ").
-std::string solution_label(const exercise& x, const part_spec& p);
+// Shared by the rows (registry.cpp).
 // "(b) " for the choice text, "" when it is no choice.
 std::string choice_letter(const exercise& x, const std::string& answer);
 bool is_choice(const exercise& x, const std::string& text);
 // "a | b | c", for messages and the template line.
 std::string choice_list(const exercise& x);
+// "a) first | b) second": lettered, since an answer may be the letter.
+std::string lettered_choices(const exercise& x);
 // A string, or a number as text (a non-finite one in words); nullopt for anything else.
 std::optional<std::string> answer_text(const answer_value& a);
 // Which choice a text names: the choice itself, its letter, or both ("source", "b",
@@ -90,11 +88,22 @@ std::optional<std::size_t> find_choice(const exercise& x, const std::string& tex
 void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string& chosen, part_result& r);
 // A declared mistake of choice and multi names a wrong choice.
 bool read_choice_mistake(const io::toml_reader& rd, const exercise& x, declared_mistake& m);
-// For the kinds whose parts are graded one by one: each part's answer to `one`.
+
+// The rows whose parts are graded one by one have grade_each_part<their part grader>
+// as their grader, and those whose worked solution is one line per part have
+// solve_each_part<their line>.
 using part_grader = part_result (*)(const exercise& x, const part_spec& p, const answer_value* answer, const kind_grading& g);
-void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r,
-                     part_grader one);
-// For the kinds whose worked solution is one line per part: label + `line`.
-std::string solve_each_part(const exercise& x, std::string (*line)(const exercise& x, const part_spec& p));
+using solution_line = std::string (*)(const exercise& x, const part_spec& p);
+void grade_parts(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r, part_grader one);
+std::string solve_parts(const exercise& x, solution_line line);
+
+template <part_grader one>
+void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
+    grade_parts(x, answer, g, r, one);
+}
+template <solution_line line>
+std::string solve_each_part(const exercise& x, const variant_request&) {
+    return solve_parts(x, line);
+}
 
 }  // namespace attn::grade

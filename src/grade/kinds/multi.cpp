@@ -41,8 +41,7 @@ part_result grade_part(const exercise& x, const part_spec& p, const answer_value
     std::size_t missed = 0;
     std::vector<std::string> wrong;
     for (std::size_t i = 0; i < x.choices.size(); ++i) {
-        bool right = false;
-        for (const auto& ans : p.answers) right = right || ans == x.choices[i];
+        const bool right = std::count(p.answers.begin(), p.answers.end(), x.choices[i]) > 0;
         if (right && !picked[i]) ++missed;
         if (!right && picked[i]) wrong.push_back(x.choices[i]);
     }
@@ -59,32 +58,24 @@ part_result grade_part(const exercise& x, const part_spec& p, const answer_value
         r.feedback = "every choice is picked: no credit, and no choice is named right or wrong (pick only the ones you mean)";
         return r;
     }
-    const std::string missed_words =
-        missed ? std::to_string(missed) + " right choice" + (missed > 1 ? "s" : "") + " not picked" : "";
     for (const auto& w : wrong) {
         r.feedback += (r.feedback.empty() ? "" : "; ") + std::string("not ") + w;
         explain_wrong_pick(x, p, w, r);  // the teacher's explanation may name a right choice
     }
-    if (missed) {
-        r.feedback += (r.feedback.empty() ? "" : "; ") + missed_words;
-    }
+    if (missed)
+        r.feedback += (r.feedback.empty() ? "" : "; ") + std::to_string(missed) + " right choice" +
+                      (missed > 1 ? "s" : "") + " not picked";
     return r;
-}
-
-void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, grade_part);
 }
 
 std::string placeholder(const exercise&, const part_spec&) {
     return "TODO: every right choice, as a list of letters or texts, e.g. [\"a\", \"c\"]";
 }
 
-std::string solve(const exercise& x, const variant_request&) {
-    return solve_each_part(x, [](const exercise& x, const part_spec& p) {
-        std::string all;
-        for (const auto& a : p.answers) all += (all.empty() ? "" : ", ") + choice_letter(x, a) + a;
-        return "all of: " + all;
-    });
+std::string solution(const exercise& x, const part_spec& p) {
+    std::string all;
+    for (const auto& a : p.answers) all += (all.empty() ? "" : ", ") + choice_letter(x, a) + a;
+    return "all of: " + all;
 }
 
 }  // namespace
@@ -93,7 +84,7 @@ const exercise_kind multi_kind{
     "multi",
     "a part picks every right choice (\"select all that apply\"), graded exactly",
     false, true, true, false,
-    read_part, read_choice_mistake, grade, placeholder, solve,
+    read_part, read_choice_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Select all that apply: type the letters of every right choice (a c) or their numbers (1 3).",
     typed_picks,
 };

@@ -20,19 +20,15 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
     return false;
 }
 
-void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, [](const exercise& x, const part_spec& p, const answer_value* a, const kind_grading& g) {
-        return grade_open_part(x, p, a, g.request.student, g.reviews);
-    });
+part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading& g) {
+    return grade_open_part(x, p, a, g.request.student, g.reviews);
 }
 
 std::string placeholder(const exercise&, const part_spec&) { return "TODO: your answer in a few sentences (read by your teacher)"; }
 
-std::string solve(const exercise& x, const variant_request&) {
-    // The teacher's rubric is never shown to a student.
-    return solve_each_part(x, [](const exercise&, const part_spec&) {
-        return std::string("(an open answer, read by your teacher: no worked solution here)");
-    });
+// The teacher's rubric is never shown to a student.
+std::string solution(const exercise&, const part_spec&) {
+    return "(an open answer, read by your teacher: no worked solution here)";
 }
 
 }  // namespace
@@ -41,7 +37,7 @@ const exercise_kind open_kind{
     "open",
     "a part is prose read by the teacher: 0 points until a review gives them",
     false, false, false, true,
-    read_part, read_mistake, grade, placeholder, solve,
+    read_part, read_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "",
     typed_text,
 };

@@ -3,7 +3,7 @@
 // grader, and reading a pick among the choices. A new kind: its file in this folder and
 // one entry below. Nothing here matches keywords in prose: an answer is a shape, or
 // picks choices.
-#include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -13,6 +13,7 @@
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/report.hpp"
+#include "io/text_fold.hpp"
 
 namespace attn::grade {
 
@@ -35,37 +36,13 @@ std::string exercise_kind_list() {
     return out;
 }
 
-const exercise_kind* default_exercise_kind() { return &numeric_kind; }
-
-std::string solution_label(const exercise& x, const part_spec& p) { return x.parts.size() > 1 ? "  " + p.id + ": " : "  "; }
-
 std::string choice_letter(const exercise& x, const std::string& answer) {
-    for (std::size_t i = 0; i < x.choices.size(); ++i)
-        if (x.choices[i] == answer) return fmt::format("({}) ", static_cast<char>('a' + i % 26));
-    return "";
+    const auto at = std::find(x.choices.begin(), x.choices.end(), answer);
+    return at == x.choices.end() ? "" : fmt::format("({}) ", static_cast<char>('a' + (at - x.choices.begin()) % 26));
 }
 
 bool is_choice(const exercise& x, const std::string& text) {
-    for (const auto& c : x.choices)
-        if (c == text) return true;
-    return false;
-}
-
-std::string normalize_text(const std::string& s) {
-    std::string out;
-    bool space = true;
-    for (unsigned char c : s) {
-        const bool word = std::isalnum(c) || c >= 0x80;  // keep non-ASCII letters (Hangul, ×, é) as they are
-        if (word) {
-            out += static_cast<char>(c < 0x80 ? std::tolower(c) : c);
-            space = false;
-        } else if (!space) {
-            out += ' ';
-            space = true;
-        }
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
+    return std::find(x.choices.begin(), x.choices.end(), text) != x.choices.end();
 }
 
 bool is_unanswered(const answer_value* v) {
@@ -108,10 +85,10 @@ std::optional<std::string> answer_text(const answer_value& a) {
 }
 
 std::optional<std::size_t> find_choice(const exercise& x, const std::string& text) {
-    const std::string t = normalize_text(text);
+    const std::string t = io::folded_words(text);
     for (std::size_t i = 0; i < x.choices.size(); ++i) {
         const std::string letter(1, static_cast<char>('a' + i));
-        const std::string c = normalize_text(x.choices[i]);
+        const std::string c = io::folded_words(x.choices[i]);
         if (t == c || t == letter || t == letter + " " + c) return i;
     }
     return std::nullopt;
@@ -123,9 +100,16 @@ std::string choice_list(const exercise& x) {
     return list;
 }
 
+std::string lettered_choices(const exercise& x) {
+    std::string list;
+    for (std::size_t i = 0; i < x.choices.size(); ++i)
+        list += (i ? " | " : "") + std::string(1, static_cast<char>('a' + i)) + ") " + x.choices[i];
+    return list;
+}
+
 void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string& chosen, part_result& r) {
     for (const auto& m : p.mistakes)
-        if (normalize_text(m.answer) == normalize_text(chosen)) {
+        if (io::folded_words(m.answer) == io::folded_words(chosen)) {
             if (r.mistake.empty()) {
                 r.mistake = m.id;
                 r.mistake_name = m.id;
@@ -136,17 +120,16 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
     if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback.full_only(": " + it->second);
 }
 
-void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r,
-                     part_grader one) {
+void grade_parts(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r, part_grader one) {
     for (const auto& p : x.parts) {
         r.parts.push_back(one(x, p, part_answer(x, p, answer), g));
         if (!r.parts.back().review_note.empty()) g.notes.push_back(r.parts.back().review_note);
     }
 }
 
-std::string solve_each_part(const exercise& x, std::string (*line)(const exercise& x, const part_spec& p)) {
-    std::string out;
-    for (const auto& p : x.parts) out += solution_label(x, p) + line(x, p) + "\n";
+std::string solve_parts(const exercise& x, solution_line line) {
+    std::string out;  // "  q1: …" per part, or "  …" for the only one
+    for (const auto& p : x.parts) out += (x.parts.size() > 1 ? "  " + p.id + ": " : "  ") + line(x, p) + "\n";
     return out;
 }
 

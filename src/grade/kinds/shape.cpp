@@ -85,32 +85,27 @@ std::optional<shape_comparison> compare_shape_answer(const part_spec& p, const a
 
 // A wrong shape named as a catalogued mistake, with the hint that goes with it.
 void name_shape_mistake(const shape_comparison& c, part_result& r) {
-    switch (c.verdict) {
-        case shape_verdict::permuted:
-            r.mistake = c.last_two_swapped ? "shape_transposed" : "shape_permuted";
-            r.mistake_name = c.last_two_swapped ? "transposed shape" : "axes in the wrong order";
-            if (c.last_two_swapped) {
-                r.feedback += "; rows are the queries, columns the keys (or the features)";
-            }
-            break;
-        case shape_verdict::rank_differs:
-            r.mistake = c.missing_axis ? "shape_missing_axis" : "shape_extra_axis";
-            r.mistake_name = c.missing_axis ? "an axis missing" : "an extra axis";
-            break;
-        case shape_verdict::dim_differs:
-            r.mistake = "shape_wrong_dim";
-            r.mistake_name = "a dimension differs";
-            if ((c.expected_dim == "n_src" && c.actual_dim == "n_tgt") || (c.expected_dim == "n_tgt" && c.actual_dim == "n_src")) {
-                r.mistake = "shape_wrong_sequence";
-                r.mistake_name = "source and target lengths confused";
-                r.feedback.full_only("; queries come from the target (n_tgt), keys and values from the source (n_src)");
-            } else if (c.actual_dim == "d" && c.expected_dim.rfind("d_", 0) == 0) {
-                r.mistake = "shape_d_for_projection";
-                r.mistake_name = "d instead of the projected width";
-                r.feedback.full_only("; the projections map the model width d to " + c.expected_dim);
-            }
-            break;
-        case shape_verdict::equal: break;
+    auto name = [&r](const char* id, const char* words) {
+        r.mistake = id;
+        r.mistake_name = words;
+    };
+    const bool dim = c.verdict == shape_verdict::dim_differs, rank = c.verdict == shape_verdict::rank_differs;
+    if (c.verdict == shape_verdict::permuted && c.last_two_swapped) {
+        name("shape_transposed", "transposed shape");
+        r.feedback += "; rows are the queries, columns the keys (or the features)";
+    } else if (c.verdict == shape_verdict::permuted) {
+        name("shape_permuted", "axes in the wrong order");
+    } else if (rank) {
+        name(c.missing_axis ? "shape_missing_axis" : "shape_extra_axis", c.missing_axis ? "an axis missing" : "an extra axis");
+    } else if (dim && ((c.expected_dim == "n_src" && c.actual_dim == "n_tgt") ||
+                       (c.expected_dim == "n_tgt" && c.actual_dim == "n_src"))) {
+        name("shape_wrong_sequence", "source and target lengths confused");
+        r.feedback.full_only("; queries come from the target (n_tgt), keys and values from the source (n_src)");
+    } else if (dim && c.actual_dim == "d" && c.expected_dim.rfind("d_", 0) == 0) {
+        name("shape_d_for_projection", "d instead of the projected width");
+        r.feedback.full_only("; the projections map the model width d to " + c.expected_dim);
+    } else if (dim) {
+        name("shape_wrong_dim", "a dimension differs");
     }
 }
 
@@ -147,15 +142,9 @@ part_result grade_part(const exercise&, const part_spec& p, const answer_value* 
     return r;
 }
 
-void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
-    grade_each_part(x, answer, g, r, grade_part);
-}
-
 std::string placeholder(const exercise&, const part_spec&) { return "TODO: a shape such as \"B × n × d\""; }
 
-std::string solve(const exercise& x, const variant_request&) {
-    return solve_each_part(x, [](const exercise&, const part_spec& p) { return p.answer; });
-}
+std::string solution(const exercise&, const part_spec& p) { return p.answer; }
 
 }  // namespace
 
@@ -163,7 +152,7 @@ const exercise_kind shape_kind{
     "shape",
     "a part is a symbolic shape (\"B × n_tgt × d_q\")",
     false, false, false, false,
-    read_part, read_mistake, grade, placeholder, solve,
+    read_part, read_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Type a shape: [5, 4] or 5 × 4 (names work too: B × n × d_k).",
     typed_shape,
 };
