@@ -83,7 +83,7 @@ stage_values with_gradients(stage_values s, const attention_grads& g) {
     return s;
 }
 
-// Lessons 20–22: another trained head on the same input (model_exercise.cpp made it).
+// Lessons 20–22: another trained head on the same input (lessons/model_head_inputs.cpp).
 template <const char* Id>
 void read_other_head(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     for (const auto& h : in.other_heads) {
@@ -363,7 +363,7 @@ const std::vector<mistake_record> catalogue{
                             }))});
          }
      }},
-    // Lessons 20–22: a trained head (model_exercise.cpp).
+    // Lessons 20–22: a trained head (lessons/model_head_inputs.cpp).
     {"head_counted_from_0", "layer and head counted from 0", "a trained model's head, not in its last layer or head",
      sw::raw().c_str(), rule::coincidence, rows_with_choice, read_other_head<head_counted_from_0>},
     {"other_checkpoint", "the head at another training step", "a trained model saved at several steps",
