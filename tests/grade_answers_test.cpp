@@ -17,9 +17,9 @@ TEST_CASE("JSON answers keep the line and column of every value", "[grade]") {
     CHECK(s.student == "ana");
     CHECK(s.student_where.line == 2);
     CHECK(s.student_where.column == 14);
-    const answer_value* x = s.find("04-x");
+    const io::value_node* x = s.find("04-x");
     REQUIRE(x);
-    const answer_value* raw = x->get("raw");
+    const io::value_node* raw = x->get("raw");
     REQUIRE(raw);
     REQUIRE(raw->items.size() == 3);
     CHECK(raw->items[1].number == -0.25);
@@ -29,7 +29,7 @@ TEST_CASE("JSON answers keep the line and column of every value", "[grade]") {
 
 TEST_CASE("NaN, Infinity and -Infinity are read as Python's json module writes them", "[grade]") {
     const submission s = read_submission_text("{\"x\": {\"w\": [NaN, Infinity, -Infinity, -1.5]}}", "p.json", true);
-    const answer_value* w = s.find("x")->get("w");
+    const io::value_node* w = s.find("x")->get("w");
     REQUIRE(w);
     REQUIRE(w->items.size() == 4);
     CHECK(std::isnan(w->items[0].number));
@@ -67,7 +67,7 @@ TEST_CASE("deeply nested JSON is refused rather than recursed into", "[grade]") 
 
 TEST_CASE("TOML answers keep positions and read nan as a number", "[grade]") {
     const submission s = read_submission_text("student = 'bo'\n[04-x]\nw = [0.5, nan]\n", "b.toml", false);
-    const answer_value* w = s.find("04-x")->get("w");
+    const io::value_node* w = s.find("04-x")->get("w");
     REQUIRE(w);
     CHECK(w->where.line == 3);
     CHECK(w->items[0].number == 0.5);

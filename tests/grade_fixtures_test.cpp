@@ -165,8 +165,8 @@ TEST_CASE("a shape answer is parsed leniently and a wrong one is classified", "[
         row{"1 × 3 × 5", "wrong", "shape_extra_axis"},
         row{"3 ×", "invalid", ""},
     }));
-    answer_value a;
-    a.kind = answer_value::type::string;
+    io::value_node a;
+    a.kind = io::value_node::type::string;
     a.text = text;
     std::vector<std::string> notes;
     const exercise_result r = grade_exercise(*x, &a, {}, notes, notes);

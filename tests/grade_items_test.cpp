@@ -18,22 +18,22 @@ using attn::testing::lessons_exercises;
 
 namespace {
 
-answer_value text(const std::string& s) {
-    answer_value v;
-    v.kind = answer_value::type::string;
+io::value_node text(const std::string& s) {
+    io::value_node v;
+    v.kind = io::value_node::type::string;
     v.text = s;
     v.where = {"answers.toml", 3, 1};
     return v;
 }
 
-answer_value list(const std::vector<std::string>& picks) {
-    answer_value v;
-    v.kind = answer_value::type::array;
+io::value_node list(const std::vector<std::string>& picks) {
+    io::value_node v;
+    v.kind = io::value_node::type::array;
     for (const auto& p : picks) v.items.push_back(text(p));
     return v;
 }
 
-exercise_result grade_one(const std::string& id, const answer_value& a, const review_table* reviews = nullptr,
+exercise_result grade_one(const std::string& id, const io::value_node& a, const review_table* reviews = nullptr,
                           const std::string& student = "ana") {
     const exercise* x = lessons_exercises().find(id);
     REQUIRE(x);
@@ -132,7 +132,7 @@ TEST_CASE("an open answer earns 0 until the teacher's review gives its points", 
     variant_request req;
     req.student = "ana";
     std::vector<std::string> notes, flags;
-    const answer_value changed = text("it depends on the data");
+    const io::value_node changed = text("it depends on the data");
     const exercise_result again = grade_exercise(*lessons_exercises().find("09-data-dependent"), &changed, req, notes, flags, &t);
     CHECK(again.score == 0.0);
     CHECK(again.parts[0].status == part_status::review);

@@ -140,8 +140,8 @@ TEST_CASE("a worked solution handed back as the answer is graded right", "[progr
     const std::string solution = grade::worked_solution(x, grade::variant_request{});
 
     // Each part's lines after "the answer:" are its rows: "      cat    [0.1, 0.2]".
-    grade::answer_value table;
-    table.kind = grade::answer_value::type::table;
+    io::value_node table;
+    table.kind = io::value_node::type::table;
     std::istringstream in(solution);
     std::string line, part;
     bool in_answer = false;
@@ -153,16 +153,16 @@ TEST_CASE("a worked solution handed back as the answer is graded right", "[progr
             in_answer = false;
         } else if (line.find("the answer:") != std::string::npos) {
             in_answer = true;
-            grade::answer_value rows;
-            rows.kind = grade::answer_value::type::array;
+            io::value_node rows;
+            rows.kind = io::value_node::type::array;
             table.fields.emplace_back(part, rows);
         } else if (in_answer && std::regex_match(line, m, row)) {
-            grade::answer_value r;
-            r.kind = grade::answer_value::type::array;
+            io::value_node r;
+            r.kind = io::value_node::type::array;
             std::stringstream nums(m[1].str());
             for (std::string cell; std::getline(nums, cell, ',');) {
-                grade::answer_value v;
-                v.kind = grade::answer_value::type::number;
+                io::value_node v;
+                v.kind = io::value_node::type::number;
                 v.number = std::stod(cell);
                 r.items.push_back(v);
             }

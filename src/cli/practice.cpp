@@ -122,8 +122,8 @@ std::string readable_part(const std::string& id) {
 enum class typed { answered, solution, back };
 
 // Only the answers of the parts already right are kept for the next try.
-void keep_right(grade::answer_value& answers, const std::vector<std::string>& right_parts) {
-    std::vector<std::pair<std::string, grade::answer_value>> kept;
+void keep_right(io::value_node& answers, const std::vector<std::string>& right_parts) {
+    std::vector<std::pair<std::string, io::value_node>> kept;
     for (auto& f : answers.fields)
         for (const auto& r : right_parts)
             if (f.first == r) kept.push_back(f);
@@ -131,7 +131,7 @@ void keep_right(grade::answer_value& answers, const std::vector<std::string>& ri
 }
 
 // Asks every part not yet right; their values go into `answers` (part id → value).
-typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_parts, grade::answer_value& answers,
+typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_parts, io::value_node& answers,
                 const trace::style& st) {
     for (const auto& p : x.parts) {
         bool done = false;
@@ -210,8 +210,8 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
     grade::grade_options g;
     g.exercise_ids = {x.id};
     std::vector<std::string> right_parts;
-    grade::answer_value answers;
-    answers.kind = grade::answer_value::type::table;
+    io::value_node answers;
+    answers.kind = io::value_node::type::table;
     for (int wrong = 0;;) {
         const typed t = ask_parts(x, right_parts, answers, st);
         if (t == typed::back) return;

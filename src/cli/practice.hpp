@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "grade/answer_value.hpp"
+#include "io/value_tree.hpp"
 #include "grade/exercise.hpp"
 #include "lessons/lesson.hpp"
 #include "trace/style.hpp"
@@ -21,8 +21,8 @@ namespace attn::cli {
 void practise_questions(const lessons::lesson& l, const trace::style& st);
 
 // One typed line as the value the grader reads for a part of this exercise's kind
-// (practice_input.cpp; the forms each kind accepts: grade/kinds/typed_line.hpp).
+// (practice_input.cpp; the forms each kind accepts: io/typed_line.hpp).
 // Returns nullopt and sets error for brackets that do not match.
-std::optional<grade::answer_value> answer_from_line(const std::string& line, const grade::exercise& x, std::string& error);
+std::optional<io::value_node> answer_from_line(const std::string& line, const grade::exercise& x, std::string& error);
 
 }  // namespace attn::cli

@@ -1,6 +1,6 @@
-// cli/practice_input.cpp — a line typed at the answer prompt as an answer_value (see
+// cli/practice_input.cpp — a line typed at the answer prompt as an io::value_node (see
 // practice.hpp): trimmed, then read by the exercise kind's own reader
-// (grade/kinds/typed_line.hpp says what each kind accepts).
+// (io/typed_line.hpp says what each kind accepts).
 #include "cli/practice.hpp"
 #include "grade/kinds/kind.hpp"
 
@@ -16,7 +16,7 @@ std::string trimmed(const std::string& s) {
 
 }  // namespace
 
-std::optional<grade::answer_value> answer_from_line(const std::string& line, const grade::exercise& x, std::string& error) {
+std::optional<io::value_node> answer_from_line(const std::string& line, const grade::exercise& x, std::string& error) {
     return x.kind->read_typed(trimmed(line), x.choices.size(), error);
 }
 

@@ -10,7 +10,7 @@
 
 #include "core/near_index.hpp"
 #include "core/parallel_for.hpp"
-#include "grade/answer_matrix.hpp"
+#include "io/value_matrix.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/pipeline.hpp"
 #include "trace/stage_words.hpp"
@@ -38,11 +38,11 @@ struct plan {
 
 // A part answer as the grader read it, in the expected shape; nullopt when unreadable.
 std::optional<matrix> answer_of(const exercise& x, const part_spec& p, const submission& sub, const matrix& shape_of) {
-    const answer_value* pa = part_answer(x, p, sub.find(x.id));
+    const io::value_node* pa = part_answer(x, p, sub.find(x.id));
     if (!pa || is_unanswered(pa)) return std::nullopt;
-    const read_result rr = read_matrix(*pa);
+    const io::matrix_read rr = io::read_matrix(*pa);
     if (!rr.m) return std::nullopt;
-    matrix got = conform(*rr.m, shape_of);
+    matrix got = io::conform(*rr.m, shape_of);
     if (got.shape() != shape_of.shape()) return std::nullopt;
     return got;
 }

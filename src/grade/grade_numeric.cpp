@@ -8,7 +8,7 @@
 
 #include <xtensor/xview.hpp>
 
-#include "grade/answer_matrix.hpp"
+#include "io/value_matrix.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/mistakes.hpp"
 #include "grade/variant_check.hpp"
@@ -186,10 +186,10 @@ std::string stage_words(const std::string& stage) {
 }
 
 // Argmax parts: per row, the key (index or token) with the largest weight; ties all count.
-part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_values& right, const exercise_numbers& n,
+part_result grade_argmax(const part_spec& p, const io::value_node& a, const stage_values& right, const exercise_numbers& n,
                          part_result r) {
     const auto rows = all_or(p.rows, right.weights.shape(0));
-    const std::vector<const answer_value*> given = a.entries();
+    const std::vector<const io::value_node*> given = a.entries();
     if (given.size() != rows.size()) {
         r.status = part_status::wrong;
         r.feedback = a.where.str() + ": expected " + std::to_string(rows.size()) + " answer(s), one per query row, found " +
@@ -202,7 +202,7 @@ part_result grade_argmax(const part_spec& p, const answer_value& a, const stage_
         const double best = right.weights(rows[k], most_attended(right.weights, rows[k]));  // the largest weight
         const std::size_t most = most_attended(right.weights, rows[k], 1e-9);  // the first key within 1e-9 of it
         std::optional<std::size_t> pick;
-        const answer_value& g = *given[k];
+        const io::value_node& g = *given[k];
         if (g.is_number() && g.number >= 0 && g.number == std::floor(g.number)) pick = static_cast<std::size_t>(g.number);
         if (g.is_string())
             for (std::size_t j = 0; j < n.key_tokens.size(); ++j)
@@ -275,17 +275,17 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
 // The student's own Q, K, V (image-patch style exercises), read into `in`: later parts
 // are graded for consistency with them, whatever numbers were chosen. Returns what is
 // wrong with each role that could not be read (empty: all three are usable).
-std::map<std::string, std::string> read_own_inputs(const exercise& x, const answer_value* exercise_answer, pipeline_inputs& in) {
+std::map<std::string, std::string> read_own_inputs(const exercise& x, const io::value_node* exercise_answer, pipeline_inputs& in) {
     std::map<std::string, std::string> problem;
     for (const auto& p : x.parts) {
         if (!sw::is_input(p.stage)) continue;
-        const answer_value* a = part_answer(x, p, exercise_answer);
+        const io::value_node* a = part_answer(x, p, exercise_answer);
         const auto want = x.setup.input_shapes.at(p.stage);
         if (is_unanswered(a)) {
             problem[p.stage] = "not answered";
             continue;
         }
-        read_result rr = read_matrix(*a);
+        io::matrix_read rr = io::read_matrix(*a);
         if (!rr.m) {
             problem[p.stage] = rr.error;
             continue;
@@ -460,20 +460,20 @@ struct numeric_grading {
     }
 
     // A part whose answer is a matrix of the asked stage.
-    void matrix_part(const part_spec& p, const answer_value& a, part_result& r) {
+    void matrix_part(const part_spec& p, const io::value_node& a, part_result& r) {
         const std::optional<matrix> expected = select_stage(right, p.stage, p.rows, p.cols);
         if (!expected) {  // a lesson problem, not the student's
             r.status = part_status::invalid;
             r.feedback = "this part cannot be computed (stage " + p.stage + " is empty); tell your teacher";
             return out.push_back(r);
         }
-        read_result rr = read_matrix(a);
+        io::matrix_read rr = io::read_matrix(a);
         if (!rr.m) {
             r.status = part_status::invalid;
             r.feedback = rr.error;
             return out.push_back(r);
         }
-        const matrix got = as_taught(conform(*rr.m, *expected), *expected);
+        const matrix got = as_taught(io::conform(*rr.m, *expected), *expected);
         if (got.shape() != expected->shape()) return wrong_shape(p, got, *expected, r);
         const closeness c = compare(got, *expected, p.tol);
         if (c.all()) {
@@ -487,7 +487,7 @@ struct numeric_grading {
         if (!carried(p, got, r)) partial(p, got, *expected, c, r);
     }
 
-    void part(const part_spec& p, const answer_value* a) {
+    void part(const part_spec& p, const io::value_node* a) {
         part_result r = start_part(p, p.stage, a);
         if (sw::is_input(p.stage)) return input_part(p, r);
         if (is_unanswered(a)) return out.push_back(r);
@@ -506,7 +506,7 @@ struct numeric_grading {
 }  // namespace
 
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
-                                             const answer_value* exercise_answer) {
+                                             const io::value_node* exercise_answer) {
     numeric_grading g{x, numbers, numbers.inputs, {}, {}, {}, {}, true, {}};
     if (x.setup.student_inputs) g.input_problem = read_own_inputs(x, exercise_answer, g.in);
     g.right = compute_correct(g.in);

@@ -137,7 +137,7 @@ exercise_set weighed_set(const exercise_set& set, const grade_options& options) 
     return out;
 }
 
-exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
+exercise_result grade_exercise(const exercise& x, const io::value_node* answer, const variant_request& request,
                                std::vector<std::string>& notes, std::vector<std::string>& flags, const review_table* reviews) {
     exercise_result r = empty_result(x);
     r.answered = answer && !is_unanswered(answer);

@@ -61,7 +61,7 @@ grade_report not_gradable(const std::string& student, const std::string& path, c
                           const grade_options& options = {});
 
 // One exercise (used by grade_submission; exposed for tests). answer may be null.
-exercise_result grade_exercise(const exercise& x, const answer_value* answer, const variant_request& request,
+exercise_result grade_exercise(const exercise& x, const io::value_node* answer, const variant_request& request,
                                std::vector<std::string>& notes, std::vector<std::string>& flags,
                                const review_table* reviews = nullptr);
 

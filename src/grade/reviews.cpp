@@ -127,7 +127,7 @@ const review* review_table::find(const std::string& student, const std::string& 
     return it == rows_.end() ? nullptr : &it->second;
 }
 
-part_result grade_open_part(const exercise& x, const part_spec& p, const answer_value* a, const std::string& student,
+part_result grade_open_part(const exercise& x, const part_spec& p, const io::value_node* a, const std::string& student,
                             const review_table* reviews) {
     part_result r = start_part(p, "open", a);
     if (is_unanswered(a)) return r;

@@ -19,7 +19,7 @@
 
 #include "core/error.hpp"
 
-#include "grade/answer_value.hpp"
+#include "io/value_tree.hpp"
 #include "grade/exercise.hpp"
 #include "grade/report.hpp"
 
@@ -61,7 +61,7 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set);
 
 // Grades one open part: 0 points and status `review` until the teacher's review of this
 // very answer gives its points.
-part_result grade_open_part(const exercise& x, const part_spec& p, const answer_value* answer, const std::string& student,
+part_result grade_open_part(const exercise& x, const part_spec& p, const io::value_node* answer, const std::string& student,
                             const review_table* reviews);
 
 }  // namespace attn::grade

@@ -11,10 +11,10 @@ namespace attn::grade {
 
 namespace fs = std::filesystem;
 
-submission_error::submission_error(std::string reason_word, source_pos pos, const std::string& message)
+submission_error::submission_error(std::string reason_word, io::source_pos pos, const std::string& message)
     : error(error::as_written{}, reason_word, pos, message) {}
 
-const answer_value* submission::find(const std::string& exercise_id) const {
+const io::value_node* submission::find(const std::string& exercise_id) const {
     for (const auto& [id, v] : answers)
         if (id == exercise_id) return &v;
     return nullptr;
@@ -24,8 +24,8 @@ namespace {
 
 // One exercise's answer; the same exercise answered twice in one file ([ID] and
 // [answers.ID]) is refused with both places, never graded twice or picked silently.
-void add_answer(submission& sub, const std::string& id, answer_value&& v) {
-    if (const answer_value* had = sub.find(id))
+void add_answer(submission& sub, const std::string& id, io::value_node&& v) {
+    if (const io::value_node* had = sub.find(id))
         throw submission_error("duplicate", v.where,
                                v.where.str() + ": exercise '" + id + "' is answered twice in this file (also at " +
                                    had->where.str() + "); keep one of the two answers");
@@ -33,7 +33,7 @@ void add_answer(submission& sub, const std::string& id, answer_value&& v) {
 }
 
 // The top level: `student` plus one entry per exercise id.
-submission from_document(answer_value doc, const std::string& file) {
+submission from_document(io::value_node doc, const std::string& file) {
     if (!doc.is_table())
         throw submission_error("layout", doc.where,
                                doc.where.str() + ": an answer file is a table of exercise ids ({\"04-weights\": {...}}), found " +
@@ -146,7 +146,7 @@ void merge_submission(submission& into, submission&& from) {
         }
     }
     for (auto& [id, v] : from.answers) {
-        answer_value* have = nullptr;
+        io::value_node* have = nullptr;
         for (auto& [hid, hv] : into.answers)
             if (hid == id) have = &hv;
         if (!have) {

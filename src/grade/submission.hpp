@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/error.hpp"
-
-#include "grade/answer_value.hpp"
 #include "io/utf8.hpp"
+#include "io/value_tree.hpp"
+#include "lessons/lesson.hpp"
 
 namespace attn::grade {
 
@@ -28,17 +28,17 @@ namespace attn::grade {
 // (empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers); what() is the
 // full message with file:line:col where there is one.
 struct submission_error : error {
-    submission_error(std::string reason_word, source_pos pos, const std::string& message);
+    submission_error(std::string reason_word, io::source_pos pos, const std::string& message);
 };
 
 struct submission {
     std::string student;        // from a `student` key, "" if none
-    source_pos student_where;
+    io::source_pos student_where;
     std::vector<std::string> files;
-    std::vector<std::pair<std::string, answer_value>> answers;  // exercise id → table of parts or one value
+    std::vector<std::pair<std::string, io::value_node>> answers;  // exercise id → table of parts or one value
     std::vector<lessons::diagnostic> notes;  // things read but not understood (ignored keys, ...)
 
-    const answer_value* find(const std::string& exercise_id) const;
+    const io::value_node* find(const std::string& exercise_id) const;
 };
 
 struct read_limits {

@@ -3,7 +3,7 @@
 // exercise's sentence for that choice.
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
-#include "grade/kinds/typed_line.hpp"
+#include "io/typed_line.hpp"
 #include "io/toml_read.hpp"
 
 namespace attn::grade {
@@ -16,7 +16,7 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
         rd.fail(p.spec->get("answer"), "'answer' must be one of the exercise's choices");
 }
 
-part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
+part_result grade_part(const exercise& x, const part_spec& p, const io::value_node* a, const kind_grading&) {
     part_result r = start_part(p, "choice", a);
     if (is_unanswered(a)) return r;
     auto text = answer_text(*a);
@@ -61,7 +61,7 @@ const exercise_kind choice_kind{
     false, true, false, false,
     read_part, read_choice_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Type the letter of a choice (a, b, …) or its number.",
-    typed_choice,
+    io::typed_choice,
 };
 
 }  // namespace attn::grade

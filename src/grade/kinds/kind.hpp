@@ -12,7 +12,7 @@
 
 #include <toml++/toml.h>
 
-#include "grade/answer_value.hpp"
+#include "io/value_tree.hpp"
 
 namespace attn::io {
 struct toml_reader;
@@ -50,7 +50,7 @@ struct exercise_kind {
     // Reader: a declared mistake's `answer` (m.spec); false = the kind has no declared mistakes.
     bool (*read_mistake)(const io::toml_reader& rd, const exercise& x, declared_mistake& m);
     // Grader: every part of one exercise into r.parts (and what the numbers were).
-    void (*grade)(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r);
+    void (*grade)(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r);
     // Template line: the "TODO: …" placeholder of a part in an answer file.
     std::string (*placeholder)(const exercise& x, const part_spec& p);
     // Solver: the worked solution of the whole exercise.
@@ -58,7 +58,7 @@ struct exercise_kind {
     // Prompt: how to type an answer at the practice prompt ("" = not answered there).
     const char* how_to_type;
     // Reader of one trimmed typed line; nullopt with error set when it cannot be read.
-    std::optional<answer_value> (*read_typed)(const std::string& line, std::size_t n_choices, std::string& error);
+    std::optional<io::value_node> (*read_typed)(const std::string& line, std::size_t n_choices, std::string& error);
 };
 
 // Every kind, in the order messages list them.
@@ -79,7 +79,7 @@ std::string choice_list(const exercise& x);
 // "a) first | b) second": lettered, since an answer may be the letter.
 std::string lettered_choices(const exercise& x);
 // A string, or a number as text (a non-finite one in words); nullopt for anything else.
-std::optional<std::string> answer_text(const answer_value& a);
+std::optional<std::string> answer_text(const io::value_node& a);
 // Which choice a text names: the choice itself, its letter, or both ("source", "b",
 // "(b) source"), lower case and punctuation aside. Anything else names none.
 std::optional<std::size_t> find_choice(const exercise& x, const std::string& text);
@@ -92,13 +92,13 @@ bool read_choice_mistake(const io::toml_reader& rd, const exercise& x, declared_
 // The rows whose parts are graded one by one have grade_each_part<their part grader>
 // as their grader, and those whose worked solution is one line per part have
 // solve_each_part<their line>.
-using part_grader = part_result (*)(const exercise& x, const part_spec& p, const answer_value* answer, const kind_grading& g);
+using part_grader = part_result (*)(const exercise& x, const part_spec& p, const io::value_node* answer, const kind_grading& g);
 using solution_line = std::string (*)(const exercise& x, const part_spec& p);
-void grade_parts(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r, part_grader one);
+void grade_parts(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r, part_grader one);
 std::string solve_parts(const exercise& x, solution_line line);
 
 template <part_grader one>
-void grade_each_part(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
+void grade_each_part(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r) {
     grade_parts(x, answer, g, r, one);
 }
 template <solution_line line>

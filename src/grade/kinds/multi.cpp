@@ -4,7 +4,7 @@
 
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
-#include "grade/kinds/typed_line.hpp"
+#include "io/typed_line.hpp"
 #include "io/toml_read.hpp"
 
 namespace attn::grade {
@@ -20,12 +20,12 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
         if (!is_choice(x, a)) rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
 }
 
-part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading&) {
+part_result grade_part(const exercise& x, const part_spec& p, const io::value_node* a, const kind_grading&) {
     part_result r = start_part(p, "multi", a);
     if (is_unanswered(a)) return r;
     // ["a", "c"] or the choices' texts; one string is one pick.
     std::vector<bool> picked(x.choices.size(), false);
-    for (const answer_value* e : a->entries()) {
+    for (const io::value_node* e : a->entries()) {
         const auto text = answer_text(*e);
         const auto pick = text ? find_choice(x, *text) : std::nullopt;
         if (!pick) {
@@ -86,7 +86,7 @@ const exercise_kind multi_kind{
     false, true, true, false,
     read_part, read_choice_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Select all that apply: type the letters of every right choice (a c) or their numbers (1 3).",
-    typed_picks,
+    io::typed_picks,
 };
 
 }  // namespace attn::grade

@@ -9,7 +9,7 @@
 
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
-#include "grade/kinds/typed_line.hpp"
+#include "io/typed_line.hpp"
 #include "grade/pipeline.hpp"
 #include "grade/show.hpp"
 #include "io/toml_read.hpp"
@@ -65,7 +65,7 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
     return true;
 }
 
-void grade(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r) {
+void grade(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r) {
     const exercise_numbers n = numbers_for(x, g.request);
     r.personal = n.personal;
     r.practice = n.practice;
@@ -187,7 +187,7 @@ const exercise_kind numeric_kind{
     read_part, read_mistake, grade, placeholder, solve,
     "Type numbers on one line: one number (2), a row (0.1 0.2 0.3), rows split by ; "
     "(0.1 0.2; 0.3 0.4) or a TOML array ([[0.1, 0.2], [0.3, 0.4]]); a key can be typed as its token (cat).",
-    typed_numbers,
+    io::typed_numbers,
 };
 
 }  // namespace attn::grade

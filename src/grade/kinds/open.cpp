@@ -3,7 +3,7 @@
 // negated sentence contains the same words as a right one.
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
-#include "grade/kinds/typed_line.hpp"
+#include "io/typed_line.hpp"
 #include "grade/reviews.hpp"
 #include "io/toml_read.hpp"
 
@@ -20,7 +20,7 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
     return false;
 }
 
-part_result grade_part(const exercise& x, const part_spec& p, const answer_value* a, const kind_grading& g) {
+part_result grade_part(const exercise& x, const part_spec& p, const io::value_node* a, const kind_grading& g) {
     return grade_open_part(x, p, a, g.request.student, g.reviews);
 }
 
@@ -39,7 +39,7 @@ const exercise_kind open_kind{
     false, false, false, true,
     read_part, read_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "",
-    typed_text,
+    io::typed_text,
 };
 
 }  // namespace attn::grade

@@ -45,8 +45,8 @@ bool is_choice(const exercise& x, const std::string& text) {
     return std::find(x.choices.begin(), x.choices.end(), text) != x.choices.end();
 }
 
-bool is_unanswered(const answer_value* v) {
-    if (!v || v->kind == answer_value::type::null) return true;
+bool is_unanswered(const io::value_node* v) {
+    if (!v || v->kind == io::value_node::type::null) return true;
     if (v->is_string()) {
         const auto b = v->text.find_first_not_of(" \t\r\n");
         if (b == std::string::npos) return true;
@@ -55,14 +55,14 @@ bool is_unanswered(const answer_value* v) {
     return false;
 }
 
-const answer_value* part_answer(const exercise& x, const part_spec& p, const answer_value* exercise_answer) {
+const io::value_node* part_answer(const exercise& x, const part_spec& p, const io::value_node* exercise_answer) {
     if (!exercise_answer) return nullptr;
     if (exercise_answer->is_table()) return exercise_answer->get(p.id);
     if (x.parts.size() == 1) return exercise_answer;  // "01-scale" = 2.0
     return nullptr;
 }
 
-part_result start_part(const part_spec& p, const std::string& what, const answer_value* a) {
+part_result start_part(const part_spec& p, const std::string& what, const io::value_node* a) {
     part_result r;
     r.id = p.id;
     r.what = what;
@@ -72,7 +72,7 @@ part_result start_part(const part_spec& p, const std::string& what, const answer
     return r;
 }
 
-std::optional<std::string> answer_text(const answer_value& a) {
+std::optional<std::string> answer_text(const io::value_node& a) {
     if (a.is_string()) return a.text;
     if (a.is_number()) {
         // A non-finite number in words: attn never prints the letters nan.
@@ -120,7 +120,7 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
     if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback.full_only(": " + it->second);
 }
 
-void grade_parts(const exercise& x, const answer_value* answer, const kind_grading& g, exercise_result& r, part_grader one) {
+void grade_parts(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r, part_grader one) {
     for (const auto& p : x.parts) {
         r.parts.push_back(one(x, p, part_answer(x, p, answer), g));
         if (!r.parts.back().review_note.empty()) g.notes.push_back(r.parts.back().review_note);

@@ -4,7 +4,7 @@
 #include "core/shapes.hpp"
 #include "grade/grade_parts.hpp"
 #include "grade/kinds/kind.hpp"
-#include "grade/kinds/typed_line.hpp"
+#include "io/typed_line.hpp"
 #include "io/toml_read.hpp"
 
 namespace attn::grade {
@@ -32,7 +32,7 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
 }
 
 // A shape answer as text: a string, or an array of axis names or numbers joined by ×.
-std::optional<std::string> shape_answer_text(const answer_value& a, part_result& r) {
+std::optional<std::string> shape_answer_text(const io::value_node& a, part_result& r) {
     if (a.is_string()) return a.text;
     if (!a.is_array()) {
         r.status = part_status::invalid;
@@ -54,7 +54,7 @@ std::optional<std::string> shape_answer_text(const answer_value& a, part_result&
 
 // The student's shape compared with the asked one; nullopt (r says why) when either
 // cannot be read or compared.
-std::optional<shape_comparison> compare_shape_answer(const part_spec& p, const answer_value& a, const std::string& text,
+std::optional<shape_comparison> compare_shape_answer(const part_spec& p, const io::value_node& a, const std::string& text,
                                                      part_result& r) {
     r.status = part_status::invalid;
     symbolic_shape want;
@@ -109,7 +109,7 @@ void name_shape_mistake(const shape_comparison& c, part_result& r) {
     }
 }
 
-part_result grade_part(const exercise&, const part_spec& p, const answer_value* a, const kind_grading&) {
+part_result grade_part(const exercise&, const part_spec& p, const io::value_node* a, const kind_grading&) {
     part_result r = start_part(p, "shape", a);
     if (is_unanswered(a)) return r;
     const auto text = shape_answer_text(*a, r);
@@ -154,7 +154,7 @@ const exercise_kind shape_kind{
     false, false, false, false,
     read_part, read_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Type a shape: [5, 4] or 5 × 4 (names work too: B × n × d_k).",
-    typed_shape,
+    io::typed_shape,
 };
 
 }  // namespace attn::grade
