@@ -69,6 +69,24 @@ TEST_CASE("In collect mode every problem is recorded and the readers return noth
     CHECK(problems[3].str().find("missing key 'missing' (expected true or false)") != std::string::npos);
 }
 
+TEST_CASE("An array of tables gives its tables and names each element that is not one", "[io][toml]") {
+    const toml::table t = attn::io::parse_toml("step = [{title = \"a\"}, 3, {title = \"b\"}]\nshow = 7\n", "s.toml");
+    std::vector<toml_problem> problems;
+    const toml_reader rd{"s.toml", &problems};
+    const std::vector<const toml::table*> steps = rd.tables(t.get("step"), "not an array", "each step must be a table");
+    REQUIRE(steps.size() == 2);
+    CHECK(*rd.string(*steps[0], "title", true) == "a");
+    CHECK(*rd.string(*steps[1], "title", true) == "b");
+    CHECK(rd.tables(t.get("show"), "'show' must be an array of tables", "-").empty());
+    REQUIRE(problems.size() == 2);
+    CHECK(problems[0].str() == "s.toml:1:24: each step must be a table");
+    CHECK(problems[1].str() == "s.toml:2:8: 'show' must be an array of tables");
+    // Throw mode stops at the first element that is not a table.
+    const toml_reader strict{"s.toml"};
+    CHECK(thrown([&] { strict.tables(t.get("step"), "-", "each step must be a table"); }) ==
+          "s.toml:1:24: each step must be a table");
+}
+
 TEST_CASE("Indices are read as numbers or names, each problem at its entry", "[io][toml]") {
     const toml::table t = attn::io::parse_toml("rows = [2, \"cat\", 0]\nfar = [3]\nodd = [\"dog\"]\nmixed = [1.5]\n"
                                                "none = []\nlate = [\"sat\"]\n",

@@ -57,6 +57,21 @@ void toml_reader::fail_at(const source_pos& where, const std::string& message) c
 
 std::string toml_reader::type_name(const toml::node* node) { return toml_type_name(node); }
 
+std::vector<const toml::table*> toml_reader::tables(const toml::node* node, const std::string& not_array,
+                                                    const std::string& not_table) const {
+    std::vector<const toml::table*> out;
+    const toml::array* a = node->as_array();
+    if (!a) {
+        fail(node, not_array);
+        return out;
+    }
+    for (const auto& e : *a) {
+        if (const toml::table* t = e.as_table()) out.push_back(t);
+        else fail(&e, not_table);
+    }
+    return out;
+}
+
 std::optional<std::string> toml_reader::string(const toml::table& t, const std::string& key, bool required) const {
     const toml::node* n = t.get(key);
     if (!n) {

@@ -80,6 +80,10 @@ struct toml_reader {
     std::optional<matrix> matrix_value(const toml::node* node, const std::string& what) const;
     // Like matrix_value but for masks: entries true/false or 1/0 under a key naming the polarity.
     std::optional<bool_matrix> bool_matrix_value(const toml::node* node, const std::string& what) const;
+    // The tables of an array of tables ([[step]]): a node that is not an array is reported
+    // with `not_array`, each element that is not a table with `not_table` (and skipped).
+    std::vector<const toml::table*> tables(const toml::node* node, const std::string& not_array,
+                                           const std::string& not_table) const;
 
     // The one unknown-key check: one problem per key of `t` not in `known`, at the key:
     // "unknown key 'stgae' in <where> (did you mean 'stage'? known keys: ...)".

@@ -106,33 +106,19 @@ void loader::read_matrices(const toml::table& doc) {
 void loader::read_steps(const toml::table& doc) {
     const toml::node* n = doc.get("step");
     if (!n) return rd.fail(&doc, "a lesson needs at least one [[step]]");
-    const toml::array* a = n->as_array();
-    if (!a) return rd.fail(n, "'step' must be an array of tables ([[step]]), found " + toml_reader::type_name(n));
-    for (const auto& e : *a) {
-        const toml::table* t = e.as_table();
-        if (!t) {
-            rd.fail(&e, "each [[step]] must be a table");
-            continue;
-        }
+    const std::string not_steps = "'step' must be an array of tables ([[step]]), found " + toml_reader::type_name(n);
+    for (const toml::table* t : rd.tables(n, not_steps, "each [[step]] must be a table")) {
         rd.known_keys(*t, "a [[step]]", {"title", "text", "show"});
         step s;
         s.where = rd.pos(t);
         s.title = rd.string(*t, "title", true).value_or("");
         s.text = rd.string(*t, "text", false).value_or("");
-        if (const toml::node* sh = t->get("show")) {
-            const toml::array* sa = sh->as_array();
-            if (!sa) rd.fail(sh, "'show' must be an array of tables ([[step.show]])");
-            else
-                for (const auto& se : *sa) {
-                    const toml::table* st = se.as_table();
-                    if (!st) {
-                        rd.fail(&se, "each [[step.show]] must be a table");
-                        continue;
-                    }
-                    auto kind = rd.string(*st, "kind", true);
-                    if (kind) s.show.push_back({*kind, std::shared_ptr<const toml::table>(owner, st), rd.pos(st)});
-                }
-        }
+        if (const toml::node* sh = t->get("show"))
+            for (const toml::table* st :
+                 rd.tables(sh, "'show' must be an array of tables ([[step.show]])", "each [[step.show]] must be a table")) {
+                auto kind = rd.string(*st, "kind", true);
+                if (kind) s.show.push_back({*kind, std::shared_ptr<const toml::table>(owner, st), rd.pos(st)});
+            }
         out.steps.push_back(std::move(s));
     }
     read_token_trace(doc);
@@ -155,14 +141,8 @@ void loader::read_exercises(const toml::table& doc) {
     // by its row in grade/kinds/ (lessons/README.md, "Exercises").
     const toml::node* n = doc.get("exercise");
     if (!n) return;
-    const toml::array* a = n->as_array();
-    if (!a) return rd.fail(n, "'exercise' must be an array of tables ([[exercise]])");
-    for (const auto& e : *a) {
-        const toml::table* t = e.as_table();
-        if (!t) {
-            rd.fail(&e, "each [[exercise]] must be a table");
-            continue;
-        }
+    for (const toml::table* t :
+         rd.tables(n, "'exercise' must be an array of tables ([[exercise]])", "each [[exercise]] must be a table")) {
         exercise_decl x;
         x.where = rd.pos(t);
         x.id = rd.string(*t, "id", true).value_or("");

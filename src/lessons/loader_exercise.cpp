@@ -80,15 +80,9 @@ void exercise_reader::read_part_fields(const toml::table& t, part_decl& p) {
                 "multi or shape item, or kind = \"open\" for the teacher to review");
     const toml::node* ms = t.get("mistake");
     if (!ms) return;
-    const toml::array* a = ms->as_array();
-    if (!a)
-        return rd.fail(ms, "'mistake' must be an array of tables ([[exercise.part.mistake]] or [[exercise.mistake]])");
-    for (const auto& e : *a) {
-        const toml::table* mt = e.as_table();
-        if (!mt) {
-            rd.fail(&e, "each mistake must be a table");
-            continue;
-        }
+    for (const toml::table* mt : rd.tables(ms, "'mistake' must be an array of tables ([[exercise.part.mistake]] or "
+                                               "[[exercise.mistake]])",
+                                           "each mistake must be a table")) {
         mistake_decl m;
         m.id = rd.string(*mt, "id", true).value_or("");
         m.feedback = rd.string(*mt, "feedback", true).value_or("");
@@ -111,17 +105,12 @@ bool exercise_reader::read_parts(const toml::table& t, exercise_decl& x) {
         x.declared_parts.push_back(p);
         return true;
     }
-    const toml::array* a = pn->as_array();
-    if (!a || a->empty()) {
-        rd.fail(pn, "'part' must be a non-empty array of tables ([[exercise.part]])");
+    const std::string not_parts = "'part' must be a non-empty array of tables ([[exercise.part]])";
+    if (!pn->is_array() || pn->as_array()->empty()) {
+        rd.fail(pn, not_parts);
         return false;
     }
-    for (const auto& e : *a) {
-        const toml::table* pt = e.as_table();
-        if (!pt) {
-            rd.fail(&e, "each [[exercise.part]] must be a table");
-            continue;
-        }
+    for (const toml::table* pt : rd.tables(pn, not_parts, "each [[exercise.part]] must be a table")) {
         part_decl p;
         p.where = rd.pos(pt);
         p.id = rd.string(*pt, "id", true).value_or("");
