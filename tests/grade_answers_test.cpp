@@ -107,14 +107,3 @@ TEST_CASE("a submission over the size limit is refused before it is parsed", "[g
     }
 }
 
-TEST_CASE("UTF-8 validation refuses overlong forms, surrogates and cut sequences", "[grade]") {
-    CHECK(valid_utf8("plain ascii"));
-    CHECK(valid_utf8("\xea\xb3\xa0\xec\x96\x91\xec\x9d\xb4 \xc3\x97"));  // 고양이 ×
-    std::size_t at = 99;
-    CHECK_FALSE(valid_utf8("ab\xc0\xaf", &at));  // overlong '/'
-    CHECK(at == 2);
-    CHECK_FALSE(valid_utf8("\xed\xa0\x80"));      // a UTF-16 surrogate
-    CHECK_FALSE(valid_utf8("\xe2\x82"));          // cut short
-    CHECK_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
-}
-

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "grade/assignment.hpp"
+#include "grade/grader.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "support/golden.hpp"
 

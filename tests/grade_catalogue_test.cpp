@@ -55,7 +55,7 @@ TEST_CASE("every catalogued mistake is documented and its fixture is diagnosed a
         REQUIRE(std::ifstream(path).good());
         grade_options o;
         o.lesson_numbers = true;
-        const grade_report r = grade_submission(read_submission_file(path), set, o);
+        const grade_report r = grade_submission(read_submission_path(path), set, o);
         const auto found = r.mistake_ids();
         CHECK(std::find(found.begin(), found.end(), id) != found.end());
         CHECK(r.score < r.max);

@@ -21,7 +21,7 @@ std::string fixture(const std::string& name) { return std::string(ATTN_SOURCE_DI
 grade_report grade_fixture(const std::string& name) {
     grade_options o;
     o.lesson_numbers = true;  // the fixtures answer on the lessons' own numbers
-    return grade_submission(read_submission_file(fixture(name)), lessons_exercises(), o);
+    return grade_submission(read_submission_path(fixture(name)), lessons_exercises(), o);
 }
 
 const part_result* find_part(const grade_report& r, const std::string& exercise, const std::string& part) {
@@ -128,7 +128,7 @@ TEST_CASE("malformed answer files are not gradable, with the place and the reaso
         row{"malformed/not-a-table.json", "layout", "not-a-table.json:1:1"},
     }));
     try {
-        read_submission_file(fixture(file));
+        read_submission_path(fixture(file));
         FAIL(file << " was read");
     } catch (const attn::error& e) {
         CHECK(e.reason == reason);
@@ -169,7 +169,7 @@ TEST_CASE("a shape answer is parsed leniently and a wrong one is classified", "[
     a.kind = io::value_node::type::string;
     a.text = text;
     std::vector<std::string> notes;
-    const exercise_result r = grade_exercise(*x, &a, {}, notes, notes);
+    const exercise_result r = grade_exercise(*x, &a, {variant_request{}, nullptr, notes, notes});
     CHECK(status_name(r.parts[0].status) == status);
     CHECK(r.parts[0].mistake == mistake);
 }

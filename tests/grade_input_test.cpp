@@ -74,7 +74,7 @@ TEST_CASE("the same exercise in two files of one student's folder is merged, not
     scratch_dir s;
     s.write("bob/a.toml", "[04-cross-the]\nraw = [1]\n");
     s.write("bob/b.toml", "[04-cross-the]\nweights = [1]\n");
-    const submission sub = read_submission_dir((s.dir / "bob").string());
+    const submission sub = read_submission_path((s.dir / "bob").string());
     REQUIRE(sub.find("04-cross-the"));
     CHECK(sub.find("04-cross-the")->fields.size() == 2);
 }

@@ -9,6 +9,7 @@
 
 #include "grade/grader.hpp"
 #include "grade/reviews.hpp"
+#include "io/csv_cell.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "support/lesson_exercises.hpp"
 
@@ -41,7 +42,7 @@ exercise_result grade_one(const std::string& id, const io::value_node& a, const 
     req.student = student;
     req.lesson_numbers = true;
     std::vector<std::string> notes, flags;
-    return grade_exercise(*x, &a, req, notes, flags, reviews);
+    return grade_exercise(*x, &a, {req, reviews, notes, flags});
 }
 
 const std::string causal_right = "so each position predicts the next token without seeing the tokens after it, as when generating";
@@ -133,7 +134,7 @@ TEST_CASE("an open answer earns 0 until the teacher's review gives its points", 
     req.student = "ana";
     std::vector<std::string> notes, flags;
     const io::value_node changed = text("it depends on the data");
-    const exercise_result again = grade_exercise(*lessons_exercises().find("09-data-dependent"), &changed, req, notes, flags, &t);
+    const exercise_result again = grade_exercise(*lessons_exercises().find("09-data-dependent"), &changed, {req, &t, notes, flags});
     CHECK(again.score == 0.0);
     CHECK(again.parts[0].status == part_status::review);
     REQUIRE(notes.size() == 1);
@@ -176,7 +177,7 @@ TEST_CASE("the review sheet holds one row per open part, spreadsheet- and termin
     const review* rv = t.find("=cmd", "09-data-dependent", "answer");
     REQUIRE(rv);
     CHECK(rv->points == 1.0);
-    CHECK(rv->answer == sheet_text("=HYPERLINK(\"x\")\x1b[2J\nline two"));
+    CHECK(rv->answer == io::csv_text("=HYPERLINK(\"x\")\x1b[2J\nline two"));
 }
 
 TEST_CASE("a lesson still using keyword matching is refused with its place", "[grade][items]") {

@@ -18,6 +18,7 @@
 #include "io/input_read.hpp"
 #include "io/input_registry.hpp"
 #include "io/npy_read.hpp"
+#include "io/utf8.hpp"
 #include "io/output_writer.hpp"
 #include "io/size_budget.hpp"
 #include "io/temp_registry.hpp"
@@ -114,6 +115,17 @@ TEST_CASE("spreadsheet_safe neutralises formula starts including tab and CR", "[
         {"", ""},
     }));
     CHECK(spreadsheet_safe(cell) == safe);
+}
+
+TEST_CASE("UTF-8 validation refuses overlong forms, surrogates and cut sequences", "[io]") {
+    CHECK(valid_utf8("plain ascii"));
+    CHECK(valid_utf8("\xea\xb3\xa0\xec\x96\x91\xec\x9d\xb4 \xc3\x97"));  // 고양이 ×
+    std::size_t at = 99;
+    CHECK_FALSE(valid_utf8("ab\xc0\xaf", &at));  // overlong '/'
+    CHECK(at == 2);
+    CHECK_FALSE(valid_utf8("\xed\xa0\x80"));      // a UTF-16 surrogate
+    CHECK_FALSE(valid_utf8("\xe2\x82"));          // cut short
+    CHECK_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
 }
 
 TEST_CASE("the TOML depth scanner refuses deep documents and passes normal ones", "[io][safety]") {

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "io/csv_cell.hpp"
 #include "io/csv_rows.hpp"
 #include "io/json_scan.hpp"
 #include "io/shown_text.hpp"
@@ -126,6 +127,16 @@ TEST_CASE("strip_folder names the files of a folder relative to it, in a message
     CHECK(attn::io::capped_text("aé" + std::string(10, 'b'), 2) == "a … [12 more bytes cut]");  // not inside é
 }
 
+TEST_CASE("first_line keeps a text's first line and cuts a long one at a character boundary", "[io][utf8]") {
+    using attn::io::first_line;
+    CHECK(first_line("Weights of 'cat'\nThen the rest", 60) == "Weights of 'cat'");
+    CHECK(first_line("no line break", 60) == "no line break");
+    CHECK(first_line("", 60).empty());
+    CHECK(first_line("abcdef", 3) == "abc…");
+    CHECK(first_line("a\xC3\xA9" "b", 2) == "a…");  // never half of é
+    CHECK(first_line("abc\n", 3) == "abc");
+}
+
 TEST_CASE("utf8_boundary never splits a character: a cut inside one moves to its start", "[io][utf8]") {
     const std::string s = "a\xC3\xA9\xE2\x82\xAC";  // a, é (2 bytes), € (3 bytes)
     using attn::io::utf8_boundary;
@@ -135,6 +146,16 @@ TEST_CASE("utf8_boundary never splits a character: a cut inside one moves to its
     CHECK(utf8_boundary(s, 3) == 3);
     CHECK(utf8_boundary(s, 5) == 3);  // inside €
     CHECK(utf8_boundary(s, 6) == 6);  // the end
+}
+
+TEST_CASE("csv_text is a text cell before quoting and reads back as csv_text_cell wrote it", "[io][csv]") {
+    using attn::io::csv_text;
+    CHECK(csv_text("plain") == "plain");
+    CHECK(csv_text("=SUM(A1)") == "'=SUM(A1)");           // never a formula
+    CHECK(csv_text("a\x1b[2Jb") == "a\\x1b[2Jb");          // no control character
+    const std::string cell = attn::io::csv_text_cell("=x, \"y\"");
+    CHECK(cell == "\"'=x, \"\"y\"\"\"");
+    CHECK(attn::io::read_csv_rows(cell + "\n", "t.csv")[0][0].text == csv_text("=x, \"y\""));
 }
 
 TEST_CASE("csv_table finds cells by their column's name, in any order, null past a short row", "[io][csv]") {

@@ -40,6 +40,27 @@ TEST_CASE("signed_fixed shows the sign of the delta column like the seed", "[tra
     CHECK(signed_fixed(-0.00001, 4) == "0.0000");
 }
 
+TEST_CASE("rounded rounds half away from zero and never gives a negative zero", "[trace]") {
+    CHECK(rounded(0.1 + 0.2, 6) == 0.3);
+    CHECK(rounded(2.0 / 3.0, 2) == 0.67);
+    CHECK(rounded(-1.25, 1) == -1.3);
+    CHECK(rounded(1234.5, 0) == 1235.0);
+    CHECK_FALSE(std::signbit(rounded(-1e-9, 6)));
+    CHECK_FALSE(std::signbit(rounded(-0.0, 2)));
+}
+
+TEST_CASE("trimmed_fixed rounds then drops trailing zeros and never prints a negative zero", "[trace]") {
+    CHECK(trimmed_fixed(2.0, 2) == "2");
+    CHECK(trimmed_fixed(1.5, 2) == "1.5");
+    CHECK(trimmed_fixed(1.0 / 3.0, 2) == "0.33");
+    CHECK(trimmed_fixed(2.0 / 3.0, 2) == "0.67");
+    CHECK(trimmed_fixed(0.125, 2) == "0.13");  // half away from zero, as std::round
+    CHECK(trimmed_fixed(-0.001, 2) == "0");
+    CHECK(trimmed_fixed(10.0, 2) == "10");
+    CHECK(trimmed_fixed(10.0, 0) == "10");
+    CHECK(trimmed_fixed(-1.25, 1) == "-1.3");
+}
+
 TEST_CASE("compact prints input numbers as a teacher writes them", "[trace]") {
     CHECK(compact(1.2) == "1.2");
     CHECK(compact(0.0) == "0.0");

@@ -19,7 +19,7 @@
 #include "core/keyed_hash.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
-#include "grade/report_format.hpp"
+#include "grade/report.hpp"
 #include "grade/show.hpp"
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"

@@ -11,16 +11,15 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/grade_output.hpp"
 #include "cli/layout.hpp"
 #include "core/error.hpp"
 #include "cli/verbs.hpp"
 #include "core/keyed_hash.hpp"
-#include "grade/assignment.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
-#include "grade/report_format.hpp"
 #include "grade/reviews.hpp"
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"
@@ -70,7 +69,7 @@ void say_fingerprint(const grade_cli& o, const std::string& secret) {
 }
 
 // The default feedback level: a teacher's own run shows everything; a Gradescope run,
-// which students read, never shows an expected value (see grade/assignment.hpp).
+// which students read, never shows an expected value (see grade/grader.hpp).
 grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& set, grade::feedback_level level,
                                 grade::assignment* read = nullptr) {
     grade::grade_options g;
@@ -137,7 +136,7 @@ int run_files(const grade_cli& o) {
     } catch (const error& e) {  // the submission's problem (input, syntax, layout ...)
         std::cerr << "attn grade: not gradable (" << e.reason << "): " << io::terminal_safe(e.what()) << "\n";
         if (!o.junit.empty()) {
-            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g.exercise_ids, g);
+            auto r = grade::not_gradable(o.student, o.paths.front(), e, set, g);
             write_or_print(o.junit, grade::junit_xml({r}));
         }
         return 2;
@@ -242,7 +241,7 @@ int run_gradescope(const grade_cli& o) {
         } catch (const grade::variant_error&) {
             throw;  // the course's setup, not the student's submission
         } catch (const error& e) {
-            r = grade::not_gradable(g.student, o.submission_dir, e, set, g.exercise_ids, g);
+            r = grade::not_gradable(g.student, o.submission_dir, e, set, g);
             grade::make_paths_relative(r, o.submission_dir);
         }
         write(r);
@@ -275,7 +274,7 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--lesson", o->lessons_picked, "Add every exercise of lesson N to the assignment")->allow_extra_args(false);
     sub->add_option("--assignment", o->assignment, "Assignment file (TOML): exercises, points, feedback levels, visibility");
     sub->add_option("--feedback", o->feedback, "full, mistakes (no expected values) or score; default full, mistakes with --gradescope")
-        ->check(CLI::IsMember({"full", "mistakes", "score"}));
+        ->check(CLI::IsMember(grade::feedback_level_words));
     sub->add_option("--format", o->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
     sub->add_option("--junit", o->junit, "Also write JUnit XML to this file (- for standard output)");
     add_layout_options(*sub, o->layout, false);
@@ -296,7 +295,7 @@ void setup_grade(CLI::App& app) {
                   "Accept a guessable course secret (students' variant codes then let anyone find it, and every student's numbers)");
     sub->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
-        ->check(CLI::IsMember({"visible", "hidden", "after_due_date", "after_published"}));
+        ->check(CLI::IsMember(grade::gradescope_visibilities));
     sub->callback([o] {
         const int modes = (o->gradescope ? 1 : 0) + (!o->class_dir.empty() ? 1 : 0) + (!o->paths.empty() ? 1 : 0);
         if (modes != 1)

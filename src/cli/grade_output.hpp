@@ -1,7 +1,7 @@
 // cli/grade_output.hpp — where `attn grade` writes its report files, through the one
 // output writer (io/output_writer.hpp): never over an input (a submission), a device, a
 // FIFO or a symlink; whole or not at all (temporary file + rename, removed on
-// SIGINT/SIGTERM). The grade floor only makes the texts (grade/report_format.hpp).
+// SIGINT/SIGTERM). The grade floor only makes the texts (grade/report.hpp).
 #pragma once
 
 #include <memory>

@@ -1,7 +1,7 @@
-// grade/assignment.cpp — see assignment.hpp: reads the TOML through io::toml_reader
-// (the one typed reader family and the one unknown-key check, each problem at its
-// file:line:col) and hands the result to the grading options.
-#include "grade/assignment.hpp"
+// grade/assignment.cpp — an assignment file (grade/grader.hpp): reads the TOML through
+// io::toml_reader (the one typed reader family and the one unknown-key check, each
+// problem at its file:line:col) and hands the result to the grading options.
+#include "grade/grader.hpp"
 
 #include <toml++/toml.h>
 
@@ -13,12 +13,9 @@ namespace attn::grade {
 
 namespace {
 
-const std::vector<std::string> visibilities = {"visible", "hidden", "after_due_date", "after_published"};
-const std::vector<std::string> levels = {"full", "mistakes", "score"};
-
 // An absent key stays unset; a present one must be one of the level words.
 std::optional<feedback_level> level_value(const io::toml_reader& rd, const toml::table& t) {
-    const auto word = rd.choice(t, "feedback", false, levels);
+    const auto word = rd.choice(t, "feedback", false, feedback_level_words);
     if (!word) return std::nullopt;
     return feedback_level_from(*word);
 }
@@ -36,7 +33,7 @@ void read_exercise(const io::toml_reader& rd, const toml::table& t, const exerci
         o.points = *v;
     }
     o.feedback = level_value(rd, t);
-    if (const auto v = rd.choice(t, "visibility", false, visibilities)) o.visibility = *v;
+    if (const auto v = rd.choice(t, "visibility", false, gradescope_visibilities)) o.visibility = *v;
     a.exercise_ids.push_back(id);
     a.per_exercise[id] = o;
 }
@@ -44,10 +41,7 @@ void read_exercise(const io::toml_reader& rd, const toml::table& t, const exerci
 }  // namespace
 
 assignment read_assignment(const std::string& path, const exercise_set& set) {
-    io::input_limits limits;
-    limits.toml = true;
-    limits.what = "assignment file";
-    const std::string text = io::read_input_file(path, limits);
+    const std::string text = io::read_input_file(path, {io::default_max_input_bytes, /*toml=*/true, "assignment file"});
     const std::string file = path == "-" ? io::stdin_name : path;
     const toml::table doc = io::parse_toml(text, file);
     const io::toml_reader rd{file};  // throw mode: the first problem ends the read
@@ -56,7 +50,7 @@ assignment read_assignment(const std::string& path, const exercise_set& set) {
     rd.known_keys(doc, "an assignment file", {"title", "feedback", "visibility", "release_expected", "detailed_tries", "exercise"});
     a.title = rd.string(doc, "title", false).value_or("");
     a.feedback = level_value(rd, doc);
-    a.visibility = rd.choice(doc, "visibility", false, visibilities).value_or("");
+    a.visibility = rd.choice(doc, "visibility", false, gradescope_visibilities).value_or("");
     a.release_expected = rd.choice(doc, "release_expected", false, {"after_due_date", "after_published"}).value_or("");
     // The submissions that get feedback beyond the score.
     if (const auto v = rd.integer(doc, "detailed_tries", false, 1, 1000)) a.detailed_tries = static_cast<int>(*v);

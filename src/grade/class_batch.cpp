@@ -10,7 +10,6 @@
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
-#include "grade/copies.hpp"
 #include "grade/variant.hpp"
 #include "io/csv_cell.hpp"
 #include "io/shown_text.hpp"
@@ -73,7 +72,7 @@ submission read_entry(const entry& en, const read_limits& limits) {
     return read_submission_path(en.path, limits);
 }
 
-void tally(class_result& out, const grade_report& r) {
+void tally(class_result& out, std::map<std::string, misconception>& mistakes, const grade_report& r) {
     ++out.students;
     if (r.gradable) ++out.graded;
     else out.not_gradable.push_back({r.student, r.reason_word + ": " + r.reason});
@@ -84,14 +83,14 @@ void tally(class_result& out, const grade_report& r) {
     for (const auto& x : r.exercises)
         for (const auto& p : x.parts)
             if (!p.mistake.empty()) {
-                auto& m = out.mistakes[p.mistake];
+                auto& m = mistakes[p.mistake];
                 m.id = p.mistake;
                 m.name = p.mistake_name;
                 ++m.parts;
                 ++m.by_exercise[x.id];
                 mine.insert(p.mistake);
             }
-    for (const auto& id : mine) ++out.mistakes[id].students;
+    for (const auto& id : mine) ++mistakes[id].students;
 }
 
 // Every entry of the folder, grouped by the student id its name normalises to (ana.toml,
@@ -149,7 +148,7 @@ struct graded {
 graded grade_entry(const entry& en, const exercise_set& set, grade_options per, const read_limits& limits) {
     graded g;
     per.student = en.student;  // the file's name is who it is, whatever the file says
-    auto refuse = [&](const error& why) { g.report = not_gradable(en.student, en.path, why, set, per.exercise_ids, per); };
+    auto refuse = [&](const error& why) { g.report = not_gradable(en.student, en.path, why, set, per); };
     try {
         g.sub = read_entry(en, limits);
     } catch (const error& err) {  // the submission's problem (io::input_error, submission_error ...)
@@ -181,10 +180,8 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
     }
     if (all.size() == 1) return std::move(all.front());
     std::size_t best = 0;
-    for (std::size_t i = 1; i < all.size(); ++i) {
-        const auto &a = all[i].report, &b = all[best].report;
-        if ((a.gradable && !b.gradable) || (a.gradable == b.gradable && a.score > b.score + 1e-9)) best = i;
-    }
+    for (std::size_t i = 1; i < all.size(); ++i)
+        if (better_report(all[i].report, all[best].report)) best = i;
     std::string list;
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto& r = all[i].report;
@@ -200,13 +197,11 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
 
 // Every student's variant of each varied exercise, checked once for the whole run: the
 // copy index, the grading and the copy check then replay the draws (variant.hpp).
-std::shared_ptr<const variant_memo> learn_variants(const exercise_set& set, const std::vector<std::string>& exercise_ids,
-                                                   const grade_options& o, const std::vector<std::string>& students) {
-    auto memo = std::make_shared<variant_memo>();
-    if (o.lesson_numbers || o.secret.empty()) return memo;
-    for (const auto& id : exercise_ids)
-        if (const exercise* x = set.find(id); x && x->variant.enabled) memo->learn(*x, o.secret, students);
-    return memo;
+void learn_variants(variant_memo& memo, const exercise_set& set, const grade_options& o,
+                    const std::vector<std::string>& students) {
+    if (o.lesson_numbers || o.secret.empty()) return;
+    for (const auto& id : o.exercise_ids)
+        if (const exercise* x = set.find(id); x && x->variant.enabled) memo.learn(*x, o.secret, students);
 }
 
 }  // namespace
@@ -221,8 +216,11 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
 
     grade_options per = options;
     per.exercise_ids = out.exercise_ids;
-    per.variants = learn_variants(set, out.exercise_ids, per, students.ids);
-    copy_finder copies(set, out.exercise_ids, per, students.ids);
+    variant_memo memo;  // outlives every use of per
+    learn_variants(memo, set, per, students.ids);
+    per.memo = &memo;
+    copy_finder copies(set, per, students.ids);
+    std::map<std::string, misconception> mistakes;  // by id, while the class is graded
     // Graded on every core a batch at a time; copies, tallies and the reports then go out
     // in id order, so the output is the same whatever the number of threads.
     const std::size_t threads = threads_from_env("ATTN_GRADE_THREADS");
@@ -240,17 +238,12 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
                     out.copies.push_back({r.student, r.flags.back()});
                 }
             if (!done[i].several.empty()) out.several_files.push_back({r.student, done[i].several});
-            tally(out, r);
+            tally(out, mistakes, r);
             each(r);
         }
     }
-    return out;
-}
-
-std::vector<misconception> misconception_histogram(const class_result& c) {
-    std::vector<misconception> out;
-    for (const auto& [id, m] : c.mistakes) out.push_back(m);
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.parts > b.parts; });
+    for (auto& [id, m] : mistakes) out.histogram.push_back(std::move(m));
+    std::stable_sort(out.histogram.begin(), out.histogram.end(), [](const auto& a, const auto& b) { return a.parts > b.parts; });
     return out;
 }
 
@@ -284,7 +277,7 @@ std::string gradebook_row(const grade_report& r, const std::vector<std::string>&
 
 std::string histogram_csv(const class_result& c) {
     std::string out = "mistake,name,parts,students,by_exercise\n";
-    for (const auto& m : misconception_histogram(c)) {
+    for (const auto& m : c.histogram) {
         std::string by;
         for (const auto& [ex, n] : m.by_exercise) by += (by.empty() ? "" : " ") + ex + ":" + std::to_string(n);
         out += io::csv_text_cell(m.id) + "," + io::csv_text_cell(m.name) + "," + std::to_string(m.parts) + "," +

@@ -3,19 +3,64 @@
 // before the next is read, so memory stays flat however large the class (10,000
 // submissions: see README, Performance). What is kept is small: counts, the
 // misconception histogram (overall and per exercise), the not-gradable list, and the
-// copy finder's indexes (grade/copies.hpp: "matches the numbers of student X"). A
+// copy finder's indexes (below: "matches the numbers of student X"). A
 // submission that cannot be read is listed as not gradable with its reason and the batch
 // goes on; nothing is executed.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "grade/grader.hpp"
 
 namespace attn::grade {
+
+// Copies (grade/copies.cpp), found in a class of any size, in time about linear in it.
+//
+// A numeric part of a per-student exercise is evidence of copying when it is wrong for
+// the student's own numbers, names no catalogued mistake and follows from none (an honest
+// mistake is never a copy), is no placeholder nor another row of their own numbers, is
+// not the lesson's own numbers, and is right — within the grading tolerance loosened to
+// 2-decimal rounding — for a classmate's numbers (an index over every student's expected
+// values) or equals a classmate's submitted numbers (an index over the submissions graded
+// so far). Both are core/near_index's: noise below the tolerance still matches.
+//
+// What is reported goes to the teacher only (gradebook notes, the class summary):
+// the source student and the share of the student's numeric parts that match it.
+struct copy_match {
+    std::string source;                   // whose numbers (or submission) the parts match
+    bool from_submission = false;         // matched what source handed in, not source's right answers
+    std::size_t parts = 0;                // parts that match source
+    std::size_t answered = 0;             // numeric parts of per-student exercises answered (the share's denominator)
+    std::vector<std::string> exercises;   // where, in the assignment's order
+};
+
+class copy_finder {
+public:
+    // The exercises of options.exercise_ids; students: the class's normalised ids, in the
+    // order check() will be called (kept by reference).
+    copy_finder(const exercise_set& set, const grade_options& options, const std::vector<std::string>& students);
+    ~copy_finder();
+    copy_finder(const copy_finder&) = delete;
+    copy_finder& operator=(const copy_finder&) = delete;
+
+    // Student number `who` (an index into students): compared with every classmate's
+    // numbers and with the submissions checked before; then its own submitted numbers
+    // are remembered for those after. Two matched parts with eight informative numbers
+    // (or one with twelve; submissions alike: two parts) make a copy.
+    std::optional<copy_match> check(std::size_t who, const grade_report& r, const submission& sub);
+
+    // "matches the numbers of student ana: 6 of 6 numeric parts (03-causal-cat, 04-cross-the)"
+    static std::string flag(const copy_match& m);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
 
 struct misconception {
     std::string id;
@@ -31,9 +76,9 @@ struct class_result {
     std::size_t students = 0, graded = 0;
     double score_sum = 0.0, max = 0.0;
     bool all_full = true;
-    std::map<std::string, misconception> mistakes;
+    std::vector<misconception> histogram;  // most frequent first (then by id, for a stable order)
     std::vector<std::pair<std::string, std::string>> not_gradable;  // student, "reason: message"
-    std::vector<std::pair<std::string, std::string>> copies;        // student, the copy note (grade/copies.hpp)
+    std::vector<std::pair<std::string, std::string>> copies;        // student, the copy note (copy_finder::flag)
     std::vector<std::pair<std::string, std::string>> several_files; // student, which of their files counted
 };
 
@@ -47,9 +92,6 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
 
 // File names in a report made relative to dir (the class folder, a Gradescope submission).
 void make_paths_relative(grade_report& r, const std::string& dir);
-
-// Most frequent first (then by id, for a stable order).
-std::vector<misconception> misconception_histogram(const class_result& c);
 
 // student,<exercise ids…>,total,max,percent,status,reason,mistakes,variant,notes — RFC 4180
 // quoting; text cells that a spreadsheet would run as a formula (=, +, -, @) get a leading '.

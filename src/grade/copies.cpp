@@ -1,5 +1,5 @@
-// grade/copies.cpp — see copies.hpp.
-#include "grade/copies.hpp"
+// grade/copies.cpp — the class's copy finder (see class_batch.hpp).
+#include "grade/class_batch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -125,28 +125,23 @@ void copy_finder::impl::index_exercise(std::size_t first_plan) {
     if (first_plan == plans.size()) return;
     const exercise& x = *plans[first_plan].x;
     const std::size_t m = plans.size() - first_plan;
-    std::vector<std::uint64_t> keys(students.size() * m, 0);  // [student, plan]; 0 = no such stage
-    std::vector<char> has(students.size() * m, 0);
+    std::vector<std::optional<std::uint64_t>> keys(students.size() * m);  // [student, plan]; none = no such stage
     parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
         const stage_values right = right_for(x, students[i]);
         for (std::size_t k = 0; k < m; ++k)
-            if (auto e = plans[first_plan + k].of(right)) {
-                keys[i * m + k] = plans[first_plan + k].key.key(*e);
-                has[i * m + k] = 1;
-            }
+            if (auto e = plans[first_plan + k].of(right)) keys[i * m + k] = plans[first_plan + k].key.key(*e);
     });
     for (std::size_t i = 0; i < students.size(); ++i)
         for (std::size_t k = 0; k < m; ++k)
-            if (has[i * m + k]) expected.add(keys[i * m + k], static_cast<std::uint32_t>(i));
+            if (keys[i * m + k]) expected.add(*keys[i * m + k], static_cast<std::uint32_t>(i));
 }
 
-copy_finder::copy_finder(const exercise_set& set, const std::vector<std::string>& exercise_ids, const grade_options& options,
-                         const std::vector<std::string>& students)
+copy_finder::copy_finder(const exercise_set& set, const grade_options& options, const std::vector<std::string>& students)
     : impl_(std::make_unique<impl>(students)) {
     impl_->options = options;
     impl_->options.practice_ok = false;  // classmates' numbers, never the practice variant
     if (options.lesson_numbers || options.secret.empty() || students.size() < 2) return;
-    for (const auto& id : exercise_ids) {
+    for (const auto& id : options.exercise_ids) {
         const exercise* x = set.find(id);
         if (!x || !x->kind->numbers || !x->variant.enabled || x->setup.student_inputs) continue;
         const std::size_t first = impl_->plans.size();
@@ -215,10 +210,8 @@ std::optional<copy_match> copy_finder::impl::verdict(const evidence& ev) const {
     m.from_submission = best->from_submission;
     m.parts = best->parts;
     m.answered = ev.answered;
-    for (const auto& id : options.exercise_ids)
+    for (const auto& id : options.exercise_ids)  // every plan's exercise is one of them
         if (best->exercises.count(id)) m.exercises.push_back(id);
-    for (const auto& id : best->exercises)
-        if (std::find(m.exercises.begin(), m.exercises.end(), id) == m.exercises.end()) m.exercises.push_back(id);
     return m;
 }
 

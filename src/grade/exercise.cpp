@@ -16,7 +16,8 @@ namespace sw = trace::stage_word;
 
 const std::vector<std::string>& numeric_stage_names() {
     static const std::vector<std::string> names = [] {
-        std::vector<std::string> n{sw::raw(), sw::scaled(), sw::masked(), sw::weights(), sw::output(), sw::scale(), sw::argmax(), sw::q(), sw::k(), sw::v()};
+        std::vector<std::string> n{sw::raw(),   sw::scaled(), sw::masked(), sw::weights(), sw::output(),
+                                   sw::scale(), sw::argmax(), sw::q(),      sw::k(),       sw::v()};
         for (const auto& e : extra_stage_names()) n.push_back(e);  // lessons 15–19
         return n;
     }();

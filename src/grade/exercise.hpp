@@ -14,7 +14,6 @@
 
 namespace attn::grade {
 
-using lessons::numeric_setup;
 using lessons::variant_spec;
 
 // A wrong answer the teacher anticipated (shape, choice and multi kinds): when the

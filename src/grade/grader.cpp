@@ -4,13 +4,11 @@
 #include "core/error.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "grade/grade_parts.hpp"
 #include "grade/reviews.hpp"
 #include "io/shown_text.hpp"
 #include "io/toml_read.hpp"
-#include "io/utf8.hpp"
 #include "trace/number_format.hpp"
 
 namespace attn::grade {
@@ -20,21 +18,13 @@ const char* status_name(part_status s) {
     return names[static_cast<int>(s)];  // in part_status's order
 }
 
-std::string points_str(double p) {
-    std::string s = trace::fixed(std::round(p * 100.0) / 100.0, 2);  // never "-0.00"
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    return s;
-}
+std::string points_str(double p) { return trace::trimmed_fixed(p, 2); }
 
-const char* feedback_level_name(feedback_level l) {
-    static const char* const names[] = {"full", "mistakes", "score"};
-    return names[static_cast<int>(l)];  // in feedback_level's order
-}
+const char* feedback_level_name(feedback_level l) { return feedback_level_words[static_cast<int>(l)].c_str(); }
 
 std::optional<feedback_level> feedback_level_from(const std::string& word) {
-    for (auto l : {feedback_level::full, feedback_level::mistakes, feedback_level::score})
-        if (word == feedback_level_name(l)) return l;
+    for (std::size_t i = 0; i < feedback_level_words.size(); ++i)
+        if (word == feedback_level_words[i]) return static_cast<feedback_level>(i);
     return std::nullopt;
 }
 
@@ -77,16 +67,11 @@ std::vector<std::string> grade_report::mistake_ids(bool shown_only) const {
 
 namespace {
 
-std::string first_line(const std::string& s, std::size_t max = 60) {
-    std::string line = s.substr(0, s.find('\n'));
-    return line.size() > max ? line.substr(0, io::utf8_boundary(line, max)) + "…" : line;
-}
-
 exercise_result empty_result(const exercise& x) {
     exercise_result r;
     r.id = x.id;
     r.kind = x.kind->name;
-    r.title = x.title.empty() ? first_line(x.prompt) : x.title;
+    r.title = x.title.empty() ? io::first_line(x.prompt, 60) : x.title;
     r.lesson = x.lesson;
     r.max = x.points;
     r.parameters = "the lesson's own numbers";
@@ -121,12 +106,8 @@ void add_exercise(grade_report& rep, exercise_result r, const exercise_override&
 }  // namespace
 
 variant_request grade_options::request(const std::string& for_student) const {
-    variant_request r;
+    variant_request r = *this;
     r.student = for_student;
-    r.secret = secret;
-    r.lesson_numbers = lesson_numbers;
-    r.practice_ok = practice_ok;
-    r.memo = variants.get();
     return r;
 }
 
@@ -137,8 +118,7 @@ exercise_set weighed_set(const exercise_set& set, const grade_options& options) 
     return out;
 }
 
-exercise_result grade_exercise(const exercise& x, const io::value_node* answer, const variant_request& request,
-                               std::vector<std::string>& notes, std::vector<std::string>& flags, const review_table* reviews) {
+exercise_result grade_exercise(const exercise& x, const io::value_node* answer, const kind_grading& g) {
     exercise_result r = empty_result(x);
     r.answered = answer && !is_unanswered(answer);
     if (answer && answer->is_table())  // keys the exercise does not have: said, not graded
@@ -146,13 +126,13 @@ exercise_result grade_exercise(const exercise& x, const io::value_node* answer, 
             if (!x.find_part(key)) {
                 std::vector<std::string> names;  // for "did you mean 'raw'?" after `raws = …`
                 for (const auto& p : x.parts) names.push_back(p.id);
-                notes.push_back(v.where.str() + ": exercise " + x.id + " has no part '" + key + "'" +
-                                io::hint_suffix(key, names) + " (ignored)");
+                g.notes.push_back(v.where.str() + ": exercise " + x.id + " has no part '" + key + "'" +
+                                  io::hint_suffix(key, names) + " (ignored)");
             }
     if (answer && !answer->is_table() && x.parts.size() > 1)
-        notes.push_back(answer->where.str() + ": exercise " + x.id + " has " + std::to_string(x.parts.size()) +
-                        " parts; answer it with a table of parts ([" + x.id + "] then one key per part)");
-    x.kind->grade(x, answer, kind_grading{request, reviews, notes, flags}, r);
+        g.notes.push_back(answer->where.str() + ": exercise " + x.id + " has " + std::to_string(x.parts.size()) +
+                          " parts; answer it with a table of parts ([" + x.id + "] then one key per part)");
+    x.kind->grade(x, answer, g, r);
     r.score = 0.0;
     for (const auto& p : r.parts) r.score += p.score;
     return r;
@@ -188,30 +168,31 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
             rep.notes.push_back(v.where.str() + ": exercise '" + id + "' is not part of this assignment (ignored)");
         }
     const variant_request req = options.request(rep.student);
+    const kind_grading g{req, options.reviews.get(), rep.notes, rep.flags};
     for (const auto& id : ids) {
         const exercise* x = set.find(id);
         if (!x) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
         const exercise_override& o = override_of(options, id);
-        const review_table* reviews = options.reviews.get();
-        add_exercise(rep,
-                     o.points ? grade_exercise(with_points(*x, *o.points), sub.find(id), req, rep.notes, rep.flags, reviews)
-                              : grade_exercise(*x, sub.find(id), req, rep.notes, rep.flags, reviews),
-                     o, options);
+        const io::value_node* answer = sub.find(id);
+        exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), answer, g) : grade_exercise(*x, answer, g);
+        add_exercise(rep, std::move(r), o, options);
     }
     io::cap_lines(rep.notes, max_notes, max_note_bytes, "notes");
     io::cap_lines(rep.flags, max_notes, max_note_bytes, "flags");
     return rep;
 }
 
+bool better_report(const grade_report& a, const grade_report& b) {
+    return a.gradable != b.gradable ? a.gradable : a.score > b.score + 1e-9;
+}
+
 grade_report grade_group(const submission& sub, const exercise_set& set, grade_options options,
                          const std::vector<std::string>& members) {
     grade_report best;
-    bool first = true;
-    for (const auto& m : members) {
-        options.student = m;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        options.student = members[i];
         grade_report r = grade_submission(sub, set, options);
-        if (first || r.score > best.score + 1e-9) best = std::move(r);
-        first = false;
+        if (i == 0 || better_report(r, best)) best = std::move(r);
     }
     if (members.size() > 1) {
         std::string names;
@@ -223,15 +204,14 @@ grade_report grade_group(const submission& sub, const exercise_set& set, grade_o
 }
 
 grade_report not_gradable(const std::string& student, const std::string& path, const error& why,
-                          const exercise_set& set, const std::vector<std::string>& exercise_ids,
-                          const grade_options& options) {
+                          const exercise_set& set, const grade_options& options) {
     grade_report rep;
     rep.student = student;
     rep.files = {path};
     rep.gradable = false;
     rep.reason_word = why.reason;
     rep.reason = why.what();
-    for (const auto& id : exercise_ids)
+    for (const auto& id : options.exercise_ids)
         if (const exercise* x = set.find(id)) {
             const exercise_override& o = override_of(options, id);
             exercise_result r = empty_result(*x);

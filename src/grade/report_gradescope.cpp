@@ -3,7 +3,9 @@
 // level and visibility, the released full-feedback tests (release_expected), the note
 // on when the total is shown (Gradescope's rule), and the readers of
 // submission_metadata.json (submitters, previous submissions).
-#include "grade/report_format.hpp"
+#include <nlohmann/json.hpp>
+
+#include "grade/report.hpp"
 #include "grade/variant.hpp"
 #include "io/input_read.hpp"
 
@@ -19,15 +21,6 @@ nlohmann::json test(const std::string& name, const std::string& number, double s
             {"output", output}};  // not a stage: Gradescope's field
 }
 
-// Gradescope: the full feedback of an exercise graded at a lower level, in a test of
-// its own released at `visibility` (after_due_date …); it carries no points, and says
-// "passed", what Gradescope infers for 0 of 0 anyway, for strict readers.
-nlohmann::json released_test(const exercise_result& x, int number, const std::string& visibility) {
-    std::string out;
-    for (const auto& p : x.parts) out += (out.empty() ? "" : "\n") + p.id + ": " + part_output(x, p, true);
-    return test(x.id + ": full feedback with the expected values", std::to_string(number) + ".x", 0.0, 0.0, true, out, visibility);
-}
-
 // Of two Gradescope visibilities, the one that shows less: hidden (never) before
 // after_published, before after_due_date, before visible.
 std::string stricter_visibility(const std::string& a, const std::string& b) {
@@ -35,24 +28,23 @@ std::string stricter_visibility(const std::string& a, const std::string& b) {
     return rank(a) >= rank(b) ? a : b;
 }
 
-// When the student sees the total of these tests: the latest visibility of the tests
-// that are not hidden (by Gradescope's rules hidden tests carry no points).
-std::string total_visibility(const nlohmann::json& tests) {
+// The sentence results.json's output carries when the total of these tests is not shown
+// at once: the student sees it at the latest visibility of the tests that are not hidden
+// (by Gradescope's rules hidden tests carry no points).
+std::string total_note(const nlohmann::json& tests) {
     std::string when = "visible";
     for (const auto& t : tests)
         if (const std::string v = t.value("visibility", "visible"); v != "hidden") when = stricter_visibility(when, v);
-    return when;
-}
-
-// The sentence results.json's output carries when the total is not shown at once.
-std::string total_note(const std::string& when) {
     if (when == "after_due_date") return "Your total score is shown after the due date, when the rest of the feedback is released.";
     if (when == "after_published") return "Your total score is shown when your teacher publishes the grades.";
     return "";
 }
 
 // One exercise's tests: one per part, or one failed test when nothing was graded (so
-// the student sees the list), then its released full feedback.
+// the student sees the list), then, graded below full feedback, the full feedback in a
+// test of its own released at release_expected (never before the exercise); that one
+// carries no points, and says "passed", what Gradescope infers for 0 of 0 anyway, for
+// strict readers.
 void exercise_tests(const grade_report& r, const exercise_result& x, int number, const gradescope_visibility& v,
                     nlohmann::json& tests) {
     const std::string& shown = !v.command_line.empty() ? v.command_line : !x.visibility.empty() ? x.visibility : v.tests;
@@ -64,8 +56,11 @@ void exercise_tests(const grade_report& r, const exercise_result& x, int number,
         tests.push_back(test(x.id + " · " + p.id + (x.parts.size() == 1 ? ": " + x.title : ""),
                              std::to_string(number) + "." + std::to_string(++sub), p.score, p.max, p.score >= p.max - 1e-9,
                              part_output(x, p), shown));
-    if (!x.parts.empty() && !v.release_expected.empty() && x.feedback != feedback_level::full)  // never before the exercise
-        tests.push_back(released_test(x, number, stricter_visibility(v.release_expected, shown)));
+    if (x.parts.empty() || v.release_expected.empty() || x.feedback == feedback_level::full) return;
+    std::string full;
+    for (const auto& p : x.parts) full += (full.empty() ? "" : "\n") + p.id + ": " + part_output(x, p, true);
+    tests.push_back(test(x.id + ": full feedback with the expected values", std::to_string(number) + ".x", 0.0, 0.0, true, full,
+                         stricter_visibility(v.release_expected, shown)));
 }
 
 }  // namespace
@@ -83,7 +78,7 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
     j["tests"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.exercises.size(); ++i)
         exercise_tests(r, r.exercises[i], static_cast<int>(i + 1), v, j["tests"]);
-    if (const std::string note = total_note(total_visibility(j["tests"])); !note.empty()) output += "\n" + note;
+    if (const std::string note = total_note(j["tests"]); !note.empty()) output += "\n" + note;
     // Flags (copies, a file naming another student) are the teacher's: they go to the
     // autograder's stdout (run_gradescope prints the text report there, and
     // stdout_visibility is hidden), never into what the student reads.

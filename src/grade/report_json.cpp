@@ -2,18 +2,15 @@
 // envelope ({"students": [...], "exercises", "histogram"}) written student by student.
 // Scores are rounded to 1e-6 so the JSON never carries binary noise such as
 // 0.30000000000000004.
-#include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "grade/class_batch.hpp"
-#include "grade/report_format.hpp"
+#include "trace/number_format.hpp"
 
 namespace attn::grade {
 
 // Rounded to 1e-6, never -0 (attn's JSON and Gradescope's).
-double json_score(double x) {
-    const double r = std::round(x * 1e6) / 1e6;
-    return r == 0.0 ? 0.0 : r;  // no -0
-}
+double json_score(double x) { return trace::rounded(x, 6); }
 
 // The exercises graded when no assignment named them (said in every report).
 std::string answered_only_line(const grade_report& r) {
@@ -32,17 +29,13 @@ std::string part_output(const exercise_result& x, const part_result& p, bool ful
 }
 
 nlohmann::json report_json(const grade_report& r) {
-    nlohmann::json j;
-    j["student"] = r.student;
-    j["files"] = r.files;
-    j["gradable"] = r.gradable;
+    nlohmann::json j{{"student", r.student},          {"files", r.files},
+                     {"gradable", r.gradable},         {"score", json_score(r.score)},
+                     {"max_score", json_score(r.max)}, {"exercises", nlohmann::json::array()}};
     if (!r.gradable) {
         j["reason"] = r.reason_word;
         j["message"] = r.reason;
     }
-    j["score"] = json_score(r.score);
-    j["max_score"] = json_score(r.max);
-    j["exercises"] = nlohmann::json::array();
     for (const auto& x : r.exercises) {
         nlohmann::json e{{"id", x.id},
                          {"kind", x.kind},
@@ -86,7 +79,7 @@ std::string class_json_student(const grade_report& r, bool first) { return (firs
 
 std::string class_json_close(const class_result& c) {
     nlohmann::json histogram = nlohmann::json::array();
-    for (const auto& m : misconception_histogram(c))
+    for (const auto& m : c.histogram)
         histogram.push_back(
             {{"id", m.id}, {"name", m.name}, {"parts", m.parts}, {"students", m.students}, {"by_exercise", m.by_exercise}});
     return "\n],\n\"exercises\": " + nlohmann::json(c.exercise_ids).dump() + ",\n\"histogram\": " + histogram.dump(2) + "\n}\n";

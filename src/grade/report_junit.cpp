@@ -1,7 +1,7 @@
 // grade/report_junit.cpp — JUnit XML, the whole of it: the <testsuites> envelope (with
 // its counts for one document, without them for a class written suite by suite), one
 // <testsuite> per student, one <testcase> per part, <failure> for lost points.
-#include "grade/report_format.hpp"
+#include "grade/report.hpp"
 #include "io/terminal_safe.hpp"
 
 namespace attn::grade {

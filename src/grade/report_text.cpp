@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "grade/class_batch.hpp"
-#include "grade/report_format.hpp"
+#include "grade/report.hpp"
 #include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
 
@@ -74,13 +74,12 @@ std::string class_summary_text(const class_result& c) {
     out += "Exercises: " + (ids.empty() ? std::string("none") : ids) + "\n";
     if (c.students)
         out += "Mean score: " + points_str(c.score_sum / static_cast<double>(c.students)) + " / " + points_str(c.max) + "\n";
-    const auto hist = misconception_histogram(c);
     out += "\nMisconceptions (wrong parts that match a known mistake):\n";
-    if (hist.empty()) out += "  none recognised\n";
-    std::size_t top = hist.empty() ? 1 : hist.front().parts;
+    if (c.histogram.empty()) out += "  none recognised\n";
+    std::size_t top = c.histogram.empty() ? 1 : c.histogram.front().parts;
     std::size_t w = 10;
-    for (const auto& m : hist) w = std::max(w, trace::display_width(m.name));
-    for (const auto& m : hist) {
+    for (const auto& m : c.histogram) w = std::max(w, trace::display_width(m.name));
+    for (const auto& m : c.histogram) {
         const std::size_t bar = (m.parts * 30 + top - 1) / top;
         out += "  " + m.name + std::string(w - trace::display_width(m.name), ' ') +
                fmt::format("  {:>4} {:<5}  {:>4} {:<8}  {}\n", m.parts, m.parts == 1 ? "part" : "parts", m.students,

@@ -16,6 +16,7 @@
 #include "io/size_budget.hpp"
 #include "io/shown_text.hpp"
 #include "io/terminal_safe.hpp"
+#include "io/utf8.hpp"
 
 namespace attn::grade {
 
@@ -39,8 +40,6 @@ const part_spec* open_part_of(const exercise_set& set, const std::string& ex, co
 
 }  // namespace
 
-std::string sheet_text(const std::string& answer) { return io::spreadsheet_safe(io::terminal_safe(answer)); }
-
 std::string review_sheet_header() { return std::string(sheet_columns) + "\n"; }
 
 std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
@@ -50,13 +49,12 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
         const exercise* spec = set.find(x.id);
         for (const auto& p : x.parts) {
             const part_spec* ps = spec ? spec->find_part(p.id) : nullptr;
-            // Points out of the part's points in this grading (the assignment's, when one
-            // weighs the exercise): what --reviews checks with the same assignment.
-            const double max = p.max;
             const bool reviewed = p.status != part_status::review && p.status != part_status::unanswered &&
                                   p.status != part_status::invalid;
+            // max: out of the part's points in this grading (the assignment's, when one weighs
+            // the exercise), what --reviews checks with the same assignment.
             out += io::csv_text_cell(r.student) + "," + io::csv_text_cell(x.id) + "," + io::csv_text_cell(p.id) + "," +
-                   points_str(max) + "," + (reviewed ? points_str(p.score) : std::string()) + "," +
+                   points_str(p.max) + "," + (reviewed ? points_str(p.score) : std::string()) + "," +
                    io::csv_text_cell(reviewed ? p.review_comment : "") + "," +
                    io::csv_text_cell(io::capped_text(p.answer_text, max_cell_bytes)) + "," +
                    io::csv_text_cell(io::capped_text(ps ? ps->rubric : "", max_cell_bytes)) + "\n";
@@ -66,9 +64,7 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
 }
 
 review_table review_table::read(const std::string& path, const exercise_set& set) {
-    io::input_limits limits;
-    limits.what = "review sheet";
-    const std::string text = io::read_input_file(path, limits);
+    const std::string text = io::read_input_file(path, {io::default_max_input_bytes, /*toml=*/false, "review sheet"});
     const std::string name = path == "-" ? io::stdin_name : path;
     // Charged to the run's one budget before parsing: each cell (at most one per comma
     // or line break) costs about 16 doubles' worth (its text, its place), so a sheet of
@@ -81,12 +77,12 @@ review_table review_table::read(const std::string& path, const exercise_set& set
 
 review_table review_table::parse(const std::string& text, const std::string& file, const exercise_set& set) {
     const std::string header = sheet_columns;
-    if (!valid_utf8(text)) throw review_error(file + ": the review sheet is not UTF-8 text; save it as UTF-8 CSV");
+    if (!io::valid_utf8(text)) throw error(file + ": the review sheet is not UTF-8 text; save it as UTF-8 CSV");
     const io::csv_table sheet = io::read_csv_table(text, file);
-    if (sheet.rows.empty()) throw review_error(file + ": the review sheet is empty (expected the header " + header + ")");
+    if (sheet.rows.empty()) throw error(file + ": the review sheet is empty (expected the header " + header + ")");
     for (const char* need : {"student", "exercise", "part", "points"})
         if (!sheet.columns.count(need))
-            throw review_error(lessons::source_pos{file, 1, 1}.str() + ": the header has no '" + need + "' column (expected " +
+            throw error(lessons::source_pos{file, 1, 1}.str() + ": the header has no '" + need + "' column (expected " +
                                header + ")");
     review_table out;
     for (std::size_t n = 1; n < sheet.rows.size(); ++n) {
@@ -96,17 +92,17 @@ review_table review_table::parse(const std::string& text, const std::string& fil
         const io::csv_field* ex = sheet.cell(n, "exercise");
         const io::csv_field* part = sheet.cell(n, "part");
         const lessons::source_pos row_at = sheet.rows[n][0].where;
-        if (!student || !ex || !part) throw review_error(row_at.str() + ": the row has fewer cells than the header");
+        if (!student || !ex || !part) throw error(row_at.str() + ": the row has fewer cells than the header");
         const std::string sid = normalize_student_id(io::spreadsheet_text(student->text));
         const std::string eid = io::spreadsheet_text(ex->text), pid = io::spreadsheet_text(part->text);
         const part_spec* ps = open_part_of(set, eid, pid);
         if (!ps)
-            throw review_error(ex->where.str() + ": '" + io::terminal_safe(eid) + "' part '" + io::terminal_safe(pid) +
+            throw error(ex->where.str() + ": '" + io::terminal_safe(eid) + "' part '" + io::terminal_safe(pid) +
                                "' is not an open exercise's part (the sheet reviews only kind = \"open\" exercises)");
         const bool number = io::plain_decimal(points->text);  // then strtod reads all of it
         const double v = number ? std::strtod(points->text.c_str(), nullptr) : 0.0;
         if (!number || !std::isfinite(v) || v < 0 || v > ps->points + 1e-9)
-            throw review_error(points->where.str() + ": points must be a number from 0 to " + points_str(ps->points) +
+            throw error(points->where.str() + ": points must be a number from 0 to " + points_str(ps->points) +
                                " for " + eid + " part " + pid + ", found " + found_points(points->text));
         review rv;
         rv.points = v;
@@ -116,7 +112,7 @@ review_table review_table::parse(const std::string& text, const std::string& fil
         rv.where = row_at;
         auto [it, fresh] = out.rows_.emplace(std::make_tuple(sid, eid, pid), rv);
         if (!fresh)
-            throw review_error(row_at.str() + ": student '" + io::terminal_safe(sid) + "', " + eid + " part " + pid +
+            throw error(row_at.str() + ": student '" + io::terminal_safe(sid) + "', " + eid + " part " + pid +
                                " is reviewed twice (also at " + it->second.where.str() + ")");
     }
     return out;
@@ -141,7 +137,7 @@ part_result grade_open_part(const exercise& x, const part_spec& p, const io::val
     r.feedback = "for your teacher to read: 0 points until it is reviewed";
     const review* rv = reviews ? reviews->find(student, x.id, p.id) : nullptr;
     if (!rv) return r;
-    if (rv->answer != sheet_text(a->text)) {  // resubmitted since the review: read again
+    if (rv->answer != io::csv_text(a->text)) {  // resubmitted since the review: read again
         r.review_note = rv->where.str() + ": the review of " + x.id + " part " + p.id +
                         " was of another answer; this one waits for a new review";
         return r;

@@ -29,13 +29,8 @@ struct review {
     double points = 0.0;      // as written, out of the lesson's points for the part
     double fraction = 0.0;    // points / the part's points in the lesson (an assignment may rescale the part)
     std::string comment;
-    std::string answer;       // the answer as the sheet showed it (terminal- and spreadsheet-safe)
+    std::string answer;       // the answer as the sheet showed it (io::csv_text)
     lessons::source_pos where;  // the row in the sheet
-};
-
-// A sheet the teacher must fix (file:line:col, what was expected, what was found).
-struct review_error : error {
-    using error::error;
 };
 
 class review_table {
@@ -51,9 +46,6 @@ public:
 private:
     std::map<std::tuple<std::string, std::string, std::string>, review> rows_;
 };
-
-// The form an answer takes in the sheet (what review::answer is compared with).
-std::string sheet_text(const std::string& answer);
 
 // The sheet: its header, and one row per open part of a report (answered or not).
 std::string review_sheet_header();

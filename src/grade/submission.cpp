@@ -11,9 +11,6 @@ namespace attn::grade {
 
 namespace fs = std::filesystem;
 
-submission_error::submission_error(std::string reason_word, io::source_pos pos, const std::string& message)
-    : error(error::as_written{}, reason_word, pos, message) {}
-
 const io::value_node* submission::find(const std::string& exercise_id) const {
     for (const auto& [id, v] : answers)
         if (id == exercise_id) return &v;
@@ -57,19 +54,9 @@ submission from_document(io::value_node doc, const std::string& file) {
         add_answer(sub, key, std::move(value));
     }
     if (sub.answers.empty())
-        throw submission_error("no-answers", {file, 0, 0}, file + ": no answers in the file (expected tables named by exercise id, e.g. [04-weights])");
+        throw submission_error("no-answers", {file, 0, 0},
+                               file + ": no answers in the file (expected tables named by exercise id, e.g. [04-weights])");
     return sub;
-}
-
-}  // namespace
-
-submission read_submission_text(const std::string& text, const std::string& display_path, bool json,
-                                const read_limits& limits) {
-    if (text.size() > limits.max_bytes)
-        throw submission_error("too-large", {display_path, 0, 0},
-                               display_path + ": the file has " + std::to_string(text.size()) +
-                                   " bytes, more than the limit of " + std::to_string(limits.max_bytes));
-    return from_document(io::read_document(text, display_path, json), display_path);
 }
 
 submission read_submission_file(const std::string& path, const read_limits& limits) {
@@ -78,20 +65,15 @@ submission read_submission_file(const std::string& path, const read_limits& limi
         throw submission_error("unreadable", {path, 0, 0}, path + ": a symbolic link; answer files must be plain files");
     if (!fs::is_regular_file(path, ec))
         throw submission_error("unreadable", {path, 0, 0}, path + ": not a regular file");
-    io::input_limits input;
-    input.max_bytes = limits.max_bytes;
-    input.what = "answer file";
     std::string text;
     try {
-        text = io::read_input_file(path, input);
+        text = io::read_input_file(path, {limits.max_bytes, /*toml=*/false, "answer file"});
     } catch (io::input_error& e) {  // one word for the gradebook: the student's file could not be read
         if (e.reason == "not-found" || e.reason == "not-a-file") e.reason = "unreadable";
         throw;
     }
     return read_submission_text(text, path, io::looks_like_json(path, text), limits);
 }
-
-namespace {
 
 constexpr int max_folder_depth = 4;  // answers one or a few folders down (a zip's own folder)
 
@@ -113,8 +95,6 @@ std::vector<std::string> answer_files(const std::string& dir, const read_limits&
     return found.files;
 }
 
-}  // namespace
-
 submission read_submission_dir(const std::string& dir, const read_limits& limits) {
     std::vector<lessons::diagnostic> notes;
     submission all;
@@ -135,15 +115,24 @@ submission read_submission_dir(const std::string& dir, const read_limits& limits
     return all;
 }
 
+}  // namespace
+
+submission read_submission_text(const std::string& text, const std::string& display_path, bool json,
+                                const read_limits& limits) {
+    if (text.size() > limits.max_bytes)
+        throw submission_error("too-large", {display_path, 0, 0},
+                               display_path + ": the file has " + std::to_string(text.size()) +
+                                   " bytes, more than the limit of " + std::to_string(limits.max_bytes));
+    return from_document(io::read_document(text, display_path, json), display_path);
+}
+
 void merge_submission(submission& into, submission&& from) {
-    if (!from.student.empty()) {
-        if (into.student.empty()) {
-            into.student = from.student;
-            into.student_where = from.student_where;
-        } else if (into.student != from.student) {
-            into.notes.push_back({from.student_where, "student '" + from.student + "' differs from '" + into.student +
-                                                          "' in another file; using '" + into.student + "'"});
-        }
+    if (into.student.empty()) {
+        into.student = from.student;
+        into.student_where = from.student_where;
+    } else if (!from.student.empty() && into.student != from.student) {
+        into.notes.push_back({from.student_where, "student '" + from.student + "' differs from '" + into.student +
+                                                      "' in another file; using '" + into.student + "'"});
     }
     for (auto& [id, v] : from.answers) {
         io::value_node* have = nullptr;
@@ -158,8 +147,11 @@ void merge_submission(submission& into, submission&& from) {
             continue;
         }
         for (auto& [part, pv] : v.fields) {
-            if (have->get(part)) into.notes.push_back({pv.where, "part '" + part + "' of exercise '" + id + "' is answered twice; the first answer counts"});
-            else have->fields.emplace_back(part, std::move(pv));
+            if (have->get(part))
+                into.notes.push_back({pv.where, "part '" + part + "' of exercise '" + id +
+                                                    "' is answered twice; the first answer counts"});
+            else
+                have->fields.emplace_back(part, std::move(pv));
         }
     }
     for (auto& f : from.files) into.files.push_back(std::move(f));

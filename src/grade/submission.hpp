@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/utf8.hpp"
 #include "io/value_tree.hpp"
 #include "lessons/lesson.hpp"
 
@@ -28,7 +27,8 @@ namespace attn::grade {
 // (empty, too-large, not-utf8, syntax, layout, duplicate, unreadable, no-answers); what() is the
 // full message with file:line:col where there is one.
 struct submission_error : error {
-    submission_error(std::string reason_word, io::source_pos pos, const std::string& message);
+    submission_error(std::string reason_word, io::source_pos pos, const std::string& message)
+        : error(error::as_written{}, reason_word, pos, message) {}
 };
 
 struct submission {
@@ -46,22 +46,16 @@ struct read_limits {
     std::size_t max_files = 32;        // per student folder
 };
 
-// One file (format from the extension, else from its first character).
-submission read_submission_file(const std::string& path, const read_limits& limits = {});
 // Text already in memory; `json` picks the format.
 submission read_submission_text(const std::string& text, const std::string& display_path, bool json,
                                 const read_limits& limits = {});
-// Every *.toml and *.json in a folder (and a few folders down), merged; hidden files and
-// other files are ignored (named in notes), symbolic links are refused, never followed.
-submission read_submission_dir(const std::string& dir, const read_limits& limits = {});
-// A file or a folder.
+// A file (format from the extension, else from its first character) or a folder: every
+// *.toml and *.json in it (and a few folders down), merged; hidden files and other files
+// are ignored (named in notes), symbolic links are refused, never followed.
 submission read_submission_path(const std::string& path, const read_limits& limits = {});
 
 // Adds another file's answers: the parts of an exercise answered in both files are
 // merged; a part answered twice keeps the first answer and leaves a note.
 void merge_submission(submission& into, submission&& from);
-
-// The one UTF-8 validator (io/utf8.hpp), for the grader's other files (review sheets).
-using io::valid_utf8;
 
 }  // namespace attn::grade

@@ -15,6 +15,8 @@ std::string csv_quoted(std::string_view field) {
     return out + "\"";
 }
 
-std::string csv_text_cell(std::string_view raw) { return csv_quoted(spreadsheet_safe(terminal_safe(raw))); }
+std::string csv_text(std::string_view raw) { return spreadsheet_safe(terminal_safe(raw)); }
+
+std::string csv_text_cell(std::string_view raw) { return csv_quoted(csv_text(raw)); }
 
 }  // namespace attn::io

@@ -13,7 +13,8 @@ std::string csv_quoted(std::string_view field);
 
 // A text cell from a submission or a student id: terminal_safe (no control characters:
 // the CSV may be printed with `-`), then spreadsheet_safe (= + - @ TAB CR start no
-// formula), then quoted.
+// formula), then quoted. csv_text is the cell before quoting: what a CSV reader reads back.
 std::string csv_text_cell(std::string_view raw);
+std::string csv_text(std::string_view raw);
 
 }  // namespace attn::io

@@ -41,6 +41,11 @@ std::string capped_text(const std::string& text, std::size_t max_bytes) {
     return text.substr(0, cut) + " … [" + std::to_string(text.size() - cut) + " more bytes cut]";
 }
 
+std::string first_line(const std::string& text, std::size_t max_bytes) {
+    const std::string line = text.substr(0, text.find('\n'));
+    return line.size() > max_bytes ? line.substr(0, utf8_boundary(line, max_bytes)) + "…" : line;
+}
+
 void cap_lines(std::vector<std::string>& lines, std::size_t max_lines, std::size_t max_bytes, const std::string& what) {
     const std::size_t more = lines.size() > max_lines ? lines.size() - max_lines : 0;
     if (more) lines.resize(max_lines);

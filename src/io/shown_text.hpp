@@ -15,6 +15,9 @@ namespace attn::io {
 // " … [N more bytes cut]".
 std::string capped_text(const std::string& text, std::size_t max_bytes);
 
+// The first line of text, cut at a UTF-8 boundary with "…" past max_bytes (a title).
+std::string first_line(const std::string& text, std::size_t max_bytes);
+
 // Each line capped to max_bytes, at most max_lines of them, then one line saying how
 // many more there were ("… and 1234 more notes (cut)").
 void cap_lines(std::vector<std::string>& lines, std::size_t max_lines, std::size_t max_bytes, const std::string& what);

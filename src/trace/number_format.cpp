@@ -24,6 +24,20 @@ std::string signed_fixed(double value, int decimals) {
     return s;
 }
 
+double rounded(double value, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    const double r = std::round(value * scale) / scale;
+    return r == 0.0 ? 0.0 : r;  // no -0
+}
+
+std::string trimmed_fixed(double value, int decimals) {
+    std::string s = fixed(rounded(value, decimals), decimals);
+    if (decimals <= 0) return s;
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
+}
+
 std::string compact(double value, int max_decimals) {
     std::string s = fixed(value, max_decimals);
     if (s.find('.') == std::string::npos) return s;

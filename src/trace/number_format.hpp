@@ -16,6 +16,14 @@ std::string fixed(double value, int decimals);
 // Fixed decimals with an explicit sign: "+0.0147", "-0.0106", "0.0000".
 std::string signed_fixed(double value, int decimals);
 
+// Rounded to `decimals` (half away from zero), never -0: no binary noise such as
+// 0.30000000000000004 in a JSON score.
+double rounded(double value, int decimals);
+
+// rounded(), then printed with its trailing zeros and point dropped: 2 → "2", 1.5 → "1.5",
+// 1/3 → "0.33" at 2 (the grader's points).
+std::string trimmed_fixed(double value, int decimals);
+
 // Shortest form up to max_decimals, at least one decimal: 1.2, 0.0, 0.5, 0.125.
 // Used for input matrices, where the teacher's numbers should read as written.
 std::string compact(double value, int max_decimals = 4);

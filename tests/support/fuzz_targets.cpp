@@ -11,10 +11,9 @@
 #include <unistd.h>
 
 #include "core/shapes.hpp"
-#include "grade/assignment.hpp"
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
-#include "grade/report_format.hpp"
+#include "grade/report.hpp"
 #include "grade/reviews.hpp"
 #include "grade/submission.hpp"
 #include "io/csv_read.hpp"
