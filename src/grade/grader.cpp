@@ -36,9 +36,7 @@ std::string feedback_text::at(feedback_level level) const {
 }
 
 bool feedback_text::empty() const {
-    for (const auto& p : pieces)
-        if (!p.text.empty()) return false;
-    return true;
+    return std::all_of(pieces.begin(), pieces.end(), [](const piece& p) { return p.text.empty(); });
 }
 
 std::string shown_feedback(const exercise_result& x, const part_result& p) {

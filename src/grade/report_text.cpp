@@ -30,15 +30,13 @@ std::string student_list(const std::string& title, const std::vector<std::pair<s
 }  // namespace
 
 std::string report_text(const grade_report& r) {
-    std::string out;
     std::string files;
     for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + io::terminal_safe(f);
-    out += "Student " + (r.student.empty() ? std::string("(not named)") : io::terminal_safe(r.student)) + " — " + files + "\n";
-    if (!r.gradable) {
-        out += "NOT GRADABLE (" + r.reason_word + "): " + io::terminal_safe(r.reason) + "\n";
-        out += "Total " + points_str(r.score) + " / " + points_str(r.max) + "\n";
-        return out;
-    }
+    std::string out = "Student " + (r.student.empty() ? std::string("(not named)") : io::terminal_safe(r.student)) + " — " +
+                      files + "\n";
+    if (!r.gradable)
+        return out + "NOT GRADABLE (" + r.reason_word + "): " + io::terminal_safe(r.reason) + "\n" + "Total " +
+               points_str(r.score) + " / " + points_str(r.max) + "\n";
     if (r.answered_only) out += trace::wrap_words(answered_only_line(r), "");
     for (const auto& x : r.exercises) {
         out += "\n" + fmt::format("{}  {}  [{} / {}]\n", x.id, x.title, points_str(x.score), points_str(x.max));
