@@ -14,7 +14,7 @@
 #include <string>
 
 #include "grade/grader.hpp"
-#include "grade/solution.hpp"
+#include "grade/kinds/kind.hpp"
 #include "io/output_writer.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/progress.hpp"
@@ -137,7 +137,7 @@ TEST_CASE("a worked solution handed back as the answer is graded right", "[progr
     REQUIRE(problems.empty());
     const std::string id = GENERATE(std::string("01-self-weights"), std::string("01-self-cat"));
     const grade::exercise& x = *set.find(id);
-    const std::string solution = grade::worked_solution(x, grade::variant_request{});
+    const std::string solution = x.kind->solve(x, grade::variant_request{});
 
     // Each part's lines after "the answer:" are its rows: "      cat    [0.1, 0.2]".
     io::value_node table;
@@ -195,7 +195,7 @@ TEST_CASE("an open question's worked solution never shows the teacher's rubric",
     for (const auto& x : set.all) {
         if (!x.kind->reviewed) continue;
         ++open;
-        const std::string s = grade::worked_solution(x, grade::variant_request{});
+        const std::string s = x.kind->solve(x, grade::variant_request{});
         for (const auto& p : x.parts) {
             INFO(x.id);
             if (!p.rubric.empty()) CHECK(s.find(p.rubric.substr(0, 20)) == std::string::npos);

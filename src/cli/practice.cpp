@@ -17,7 +17,6 @@
 #include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/show.hpp"
-#include "grade/solution.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/progress.hpp"
@@ -244,7 +243,7 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
     const std::string on = !x.kind->numbers ? ""
                            : x.variant.enabled                      ? " (the practice numbers)"
                                                                     : " (the lesson's numbers)";
-    print_fitted("\nWorked solution" + on + ":\n" + io::terminal_safe_text(grade::worked_solution(x, practice)), st);
+    print_fitted("\nWorked solution" + on + ":\n" + io::terminal_safe_text(x.kind->solve(x, practice)), st);
 }
 
 }  // namespace

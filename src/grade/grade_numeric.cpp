@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <xtensor/xview.hpp>
 
@@ -95,41 +96,35 @@ constexpr double carried_fraction = 0.5;
 // An exercise whose only errors are one named mistake (and what follows from it) earns this.
 constexpr double named_mistake_fraction = 0.5;
 
-// Entries of the part's slice that some answer could get wrong: blocked cells of the
-// masked scores (−inf) and of the weights (0), and the output of a query that sees no
-// key (0), are right by construction for any answer that follows the mask, and carry
-// no credit of their own. [rows × cols] flattened, row-major.
-std::vector<bool> informative_entries(const part_spec& p, const pipeline_inputs& in, const stage_values& right,
-                                      std::size_t n_rows, std::size_t n_cols) {
-    std::vector<bool> out(n_rows * n_cols, true);
-    const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
-    if (!in.mask || (!cells && p.stage != sw::output())) return out;
-    const auto rows = all_or(p.rows, in.q.shape(0));
-    const auto cols = all_or(p.cols, cells ? in.k.shape(0) : in.v.shape(1));
-    for (std::size_t r = 0; r < n_rows && r < rows.size(); ++r)
-        for (std::size_t c = 0; c < n_cols && c < cols.size(); ++c) {
-            const std::size_t i = rows[r];
-            if (cells) out[r * n_cols + c] = cols[c] < in.mask->shape(1) && (*in.mask)(i, cols[c]);
-            else out[r * n_cols + c] = !(i < right.row_fully_masked.size() && right.row_fully_masked[i]);
-        }
-    return out;
-}
-
 struct credit_count {
     std::size_t informative = 0, close = 0;
     std::vector<std::size_t> bad;  // flat indices of every entry that is off (each counts)
 };
 
-credit_count count_credit(const matrix& got, const matrix& expected, const std::vector<bool>& info, const tolerance& tol) {
-    credit_count c;
+// The entries of the part's slice within the tolerance, among those some answer could
+// get wrong: blocked cells of the masked scores (−inf) and of the weights (0), and the
+// output of a query that sees no key (0), are right by construction for any answer that
+// follows the mask, and carry no credit of their own (wrong anyway, they count against).
+credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right,
+                          const matrix& got, const matrix& expected) {
+    const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
+    const bool fixed_by_mask = in.mask && (cells || p.stage == sw::output());
+    const auto rows = all_or(p.rows, in.q.shape(0));
+    const auto cols = all_or(p.cols, cells ? in.k.shape(0) : in.v.shape(1));
+    const auto informative = [&](std::size_t r, std::size_t c) {  // of the slice's entry [r, c]
+        if (!fixed_by_mask || r >= rows.size() || c >= cols.size()) return true;
+        if (cells) return cols[c] < in.mask->shape(1) && (*in.mask)(rows[r], cols[c]);
+        return !(rows[r] < right.row_fully_masked.size() && right.row_fully_masked[rows[r]]);
+    };
+    credit_count count;
     for (std::size_t i = 0; i < got.size(); ++i) {
-        const bool ok = is_close(got.flat(i), expected.flat(i), tol);
-        if (!info[i] && ok) continue;  // right by construction: no credit; wrong anyway: it counts against
-        ++c.informative;
-        if (ok) ++c.close;
-        else c.bad.push_back(i);
+        const bool ok = is_close(got.flat(i), expected.flat(i), p.tol);
+        if (ok && !informative(i / got.shape(1), i % got.shape(1))) continue;
+        ++count.informative;
+        if (ok) ++count.close;
+        else count.bad.push_back(i);
     }
-    return c;
+    return count;
 }
 
 // Placeholder answers a student can write without computing anything: a constant
@@ -140,7 +135,7 @@ bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs
     for (double e : got) constant = constant && e == got.flat(0);
     if (constant || (p.stage != sw::weights() && p.stage != sw::output())) return constant;
     for (bool only_visible : {false, true}) {
-        const auto guess = slice(average_keys(in, p.stage == sw::output(), only_visible), p.rows, p.cols);
+        const auto guess = submatrix(average_keys(in, p.stage == sw::output(), only_visible), p.rows, p.cols);
         if (guess && guess->shape() == got.shape() && all_close(got, *guess, tol)) return true;
     }
     return false;
@@ -159,14 +154,15 @@ std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, c
     if (in.mask) sub.mask = bool_matrix(xt::view(*in.mask, xt::keep(rows), xt::all()));  // [rows, n_k]
     const matrix scores = in.bias ? matrix(e.got + xt::view(*in.bias, xt::keep(rows), xt::all())) : e.got;
     if (p.stage == sw::masked() && ep.stage == sw::scaled())
-        return slice(sub.mask ? matrix(xt::where(*sub.mask, scores, in.masked_fill)) : scores, {}, p.cols);
+        return submatrix(sub.mask ? matrix(xt::where(*sub.mask, scores, in.masked_fill)) : scores, {}, p.cols);
     if (p.stage == sw::weights() && ep.stage == sw::masked()) {  // the student's own masked scores, as they masked them
         pipeline_inputs unmasked = sub;
         unmasked.mask.reset();
-        return slice(weights_from_scores(e.got, unmasked), {}, p.cols);
+        return submatrix(weights_from_scores(e.got, unmasked), {}, p.cols);
     }
-    if (p.stage == sw::weights() && ep.stage == sw::scaled()) return slice(weights_from_scores(scores, sub), {}, p.cols);
-    if (p.stage == sw::output() && ep.stage == sw::weights()) return slice(matmul(e.got, in.v), {}, p.cols);
+    if (p.stage == sw::weights() && ep.stage == sw::scaled())
+        return submatrix(weights_from_scores(scores, sub), {}, p.cols);
+    if (p.stage == sw::output() && ep.stage == sw::weights()) return submatrix(matmul(e.got, in.v), {}, p.cols);
     return std::nullopt;
 }
 
@@ -199,8 +195,8 @@ part_result grade_argmax(const part_spec& p, const io::value_node& a, const stag
     std::size_t ok = 0;
     std::string first_bad, wrong_queries;  // full feedback; the queries only (no expected key)
     for (std::size_t k = 0; k < rows.size(); ++k) {
-        const double best = right.weights(rows[k], most_attended(right.weights, rows[k]));  // the largest weight
-        const std::size_t most = most_attended(right.weights, rows[k], 1e-9);  // the first key within 1e-9 of it
+        const double best = right.weights(rows[k], row_argmax(right.weights, rows[k]));  // the largest weight
+        const std::size_t most = row_argmax(right.weights, rows[k], 1e-9);  // the first key within 1e-9 of it
         std::optional<std::size_t> pick;
         const io::value_node& g = *given[k];
         if (g.is_number() && g.number >= 0 && g.number == std::floor(g.number)) pick = static_cast<std::size_t>(g.number);
@@ -272,44 +268,14 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
     }
 }
 
-// The student's own Q, K, V (image-patch style exercises), read into `in`: later parts
-// are graded for consistency with them, whatever numbers were chosen. Returns what is
-// wrong with each role that could not be read (empty: all three are usable).
-std::map<std::string, std::string> read_own_inputs(const exercise& x, const io::value_node* exercise_answer, pipeline_inputs& in) {
-    std::map<std::string, std::string> problem;
-    for (const auto& p : x.parts) {
-        if (!sw::is_input(p.stage)) continue;
-        const io::value_node* a = part_answer(x, p, exercise_answer);
-        const auto want = x.setup.input_shapes.at(p.stage);
-        if (is_unanswered(a)) {
-            problem[p.stage] = "not answered";
-            continue;
-        }
-        io::matrix_read rr = io::read_matrix(*a);
-        if (!rr.m) {
-            problem[p.stage] = rr.error;
-            continue;
-        }
-        if (rr.m->shape(0) != want[0] || rr.m->shape(1) != want[1]) {
-            problem[p.stage] = a->where.str() + ": expected " + dims(want[0], want[1]) + ", found " + dims(rr.m->shape(0), rr.m->shape(1));
-            continue;
-        }
-        if (!xt::all(xt::isfinite(*rr.m))) {
-            problem[p.stage] = a->where.str() + ": the entries must be finite numbers";
-            continue;
-        }
-        (p.stage == sw::q() ? in.q : p.stage == sw::k() ? in.k : in.v) = *rr.m;
-    }
-    return problem;
-}
-
 // One exercise's numeric parts graded in order: each part may lean on the earlier ones
 // (`seen`), and the catalogue of mistakes is computed once, on the first wrong answer.
 struct numeric_grading {
     const exercise& x;
     const exercise_numbers& numbers;
     pipeline_inputs in;
-    std::map<std::string, std::string> input_problem;
+    std::map<std::string, part_result> own_inputs;  // by part id, read before the rest
+    std::set<std::string> unusable;                 // the student's own inputs that cannot be used: q, k, v
     stage_values right;
     std::optional<mistake_forms> candidates;  // the catalogue, once per exercise, on the first wrong answer
     std::vector<earlier_answer> seen;
@@ -321,19 +287,32 @@ struct numeric_grading {
         return *candidates;
     }
 
-    // Parts answered by the student's own Q, K, V.
-    void input_part(const part_spec& p, part_result& r) {
-        auto it = input_problem.find(p.stage);
-        if (it == input_problem.end()) {
-            const auto want = x.setup.input_shapes.at(p.stage);
+    // A part answered by the student's own Q, K or V (image-patch style exercises), read
+    // into `in` when it can be used: the later parts are graded for consistency with it,
+    // whatever numbers were chosen.
+    void own_input(const part_spec& p, const io::value_node* a) {
+        part_result r = start_part(p, p.stage, a);
+        matrix& role = p.stage == sw::q() ? in.q : p.stage == sw::k() ? in.k : in.v;  // zeros of the asked shape
+        const std::string want = dims(role.shape(0), role.shape(1));
+        const io::matrix_read rr = is_unanswered(a) ? io::matrix_read{} : io::read_matrix(*a);
+        std::string problem = rr.m ? "" : rr.error;
+        if (rr.m && rr.m->shape() != role.shape())
+            problem = a->where.str() + ": expected " + want + ", found " + dims(rr.m->shape(0), rr.m->shape(1));
+        else if (rr.m && !xt::all(xt::isfinite(*rr.m)))
+            problem = a->where.str() + ": the entries must be finite numbers";
+        if (rr.m && problem.empty()) {
+            role = *rr.m;
             r.status = part_status::correct;
             r.score = r.max;
-            r.feedback = "a " + dims(want[0], want[1]) + " matrix of your choice; the later parts are checked against it";
+            r.feedback = "a " + want + " matrix of your choice; the later parts are checked against it";
         } else {
-            r.status = it->second == "not answered" ? part_status::unanswered : part_status::wrong;
-            r.feedback = it->second == "not answered" ? "not answered" : it->second;
+            unusable.insert(p.stage);
+            if (!is_unanswered(a)) {
+                r.status = part_status::wrong;
+                r.feedback = problem;
+            }
         }
-        out.push_back(r);
+        own_inputs[p.id] = r;
     }
 
     // An answer of another shape: said, and matched against the catalogue's shapes.
@@ -418,8 +397,7 @@ struct numeric_grading {
     // tolerance, unless a placeholder; rounding recognised; the mistake named.
     void partial(const part_spec& p, const matrix& got, const matrix& expected, const closeness& c, part_result& r) {
         const labeller lab{numbers, p};
-        const std::vector<bool> info = informative_entries(p, in, right, got.shape(0), got.shape(1));
-        const credit_count cc = count_credit(got, expected, info, p.tol);
+        const credit_count cc = count_credit(p, in, right, got, expected);
         const std::size_t first_bad = cc.bad.empty() ? 0 : cc.bad.front();
         const bool placeholder = is_placeholder(got, p, in, p.tol);
         r.placeholder = placeholder;
@@ -489,12 +467,12 @@ struct numeric_grading {
 
     void part(const part_spec& p, const io::value_node* a) {
         part_result r = start_part(p, p.stage, a);
-        if (sw::is_input(p.stage)) return input_part(p, r);
+        if (sw::is_input(p.stage)) return out.push_back(own_inputs.at(p.id));
         if (is_unanswered(a)) return out.push_back(r);
-        if (!input_problem.empty()) {
+        if (!unusable.empty()) {
             r.status = part_status::wrong;
             std::string which;
-            for (const auto& [role, why] : input_problem) which += (which.empty() ? "" : ", ") + role;
+            for (const auto& role : unusable) which += (which.empty() ? "" : ", ") + role;
             r.feedback = "cannot be checked until your own " + which + " (asked above) are there with the asked shapes";
             return out.push_back(r);
         }
@@ -507,8 +485,9 @@ struct numeric_grading {
 
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
                                              const io::value_node* exercise_answer) {
-    numeric_grading g{x, numbers, numbers.inputs, {}, {}, {}, {}, true, {}};
-    if (x.setup.student_inputs) g.input_problem = read_own_inputs(x, exercise_answer, g.in);
+    numeric_grading g{x, numbers, numbers.inputs, {}, {}, {}, {}, {}, true, {}};
+    for (const auto& p : x.parts)
+        if (sw::is_input(p.stage)) g.own_input(p, part_answer(x, p, exercise_answer));
     g.right = compute_correct(g.in);
     for (const auto& p : x.parts) g.part(p, part_answer(x, p, exercise_answer));
     apply_named_mistake_cost(g.out);

@@ -32,10 +32,14 @@ std::string decimals(int d) { return std::to_string(d) + (d == 1 ? " decimal" : 
 
 bool same(const matrix& a, const matrix& b) { return a.shape() == b.shape() && bool(a == b); }
 
-bool has_blocked(const pipeline_inputs& in) {
-    for (std::size_t i = 0; i < in.q.shape(0); ++i)
-        if (visible_keys(in, i) < in.k.shape(0)) return true;
-    return false;
+bool has_blocked(const pipeline_inputs& in) { return in.mask && !xt::all(*in.mask); }  // mask: [n_q, n_k]
+
+// The right stages with other weights, and the output they give.
+stage_values with_weights(const stage_values& right, const matrix& weights, const matrix& v) {
+    stage_values s = right;
+    s.weights = weights;
+    s.output = matmul(weights, v);
+    return s;
 }
 
 // The inputs with one option changed, as the mistake's student in effect computes.
@@ -78,10 +82,6 @@ std::pair<attention_steps, attention_grads> right_backward(const pipeline_inputs
     const attention_steps f = scaled_dot_product_attention(in.q, in.k, in.v, options_of(in));
     return {f, attention_backward(f, *in.grad_output)};
 }
-stage_values with_gradients(stage_values s, const attention_grads& g) {
-    add_gradients(s, g);
-    return s;
-}
 
 // Lessons 20–22: another trained head on the same input (lessons/model_head_inputs.cpp).
 template <const char* Id>
@@ -118,29 +118,24 @@ const std::vector<mistake_record> catalogue{
     {"softmax_wrong_axis", "softmax over the wrong axis", "a softmax over two or more queries", sw::weights().c_str(),
      rule::structural, nullptr, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
          if (!in.softmax || in.q.shape(0) < 2) return;
-         stage_values s = right;
-         matrix t = xt::transpose(right.scores_masked);  // [n_k, n_q]
-         s.weights = xt::transpose(softmax_rows(t));     // [n_q, n_k]; columns sum to 1
-         s.output = matmul(s.weights, in.v);
+         const matrix t = xt::transpose(right.scores_masked);  // [n_k, n_q]
+         const matrix down = xt::transpose(softmax_rows(t));  // [n_q, n_k]; columns sum to 1
          out.push_back({"the softmax taken down each column (over the queries) instead of along each row (over the "
-                        "keys); each row of the weights must sum to 1", s});
+                        "keys); each row of the weights must sum to 1", with_weights(right, down, in.v)});
      }},
     {"no_softmax", "no softmax", "the exercise applies a softmax", sw::weights().c_str(),
      rule::structural, nullptr, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
          if (!in.softmax) return;
-         stage_values s = right;
-         s.weights = weights_from_scores(right.scores_scaled, changed(in, [](auto& m) { m.softmax = false; }));
-         s.output = matmul(s.weights, in.v);
-         out.push_back({"the scaled scores used as the weights", s});
+         const auto no_softmax = changed(in, [](auto& m) { m.softmax = false; });
+         out.push_back({"the scaled scores used as the weights",
+                        with_weights(right, weights_from_scores(right.scores_scaled, no_softmax), in.v)});
      }},
     {"rows_not_normalised", "rows not summing to 1", "the exercise applies a softmax", sw::weights().c_str(),
      rule::structural, nullptr, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
          if (!in.softmax) return;
-         stage_values s = right;  // exp(scores) without dividing by the row's sum
-         s.weights = xt::exp(right.scores_masked);
-         s.output = matmul(s.weights, in.v);
+         const matrix unnormalised = xt::exp(right.scores_masked);  // without dividing by the row's sum
          out.push_back({"exp of the scores not divided by their row's sum: each row of the weights must sum to 1 "
-                        "(or be all 0 for a query that sees no key)", s});
+                        "(or be all 0 for a query that sees no key)", with_weights(right, unnormalised, in.v)});
      }},
     {"transposed_scores", "transposed scores", "Q ≠ K", sw::raw().c_str(),
      rule::coincidence, rows_with_choice, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
@@ -221,10 +216,7 @@ const std::vector<mistake_record> catalogue{
              s.scores_masked = xt::where(*in.mask, right.scores_masked, fill);
              // The softmax of the filled row as a student's code computes it: a row with
              // every key blocked becomes uniform (all fills equal), not zeros.
-             if (in.softmax) {
-                 s.weights = softmax_rows(s.scores_masked);
-                 s.output = matmul(s.weights, in.v);
-             }
+             if (in.softmax) s = with_weights(s, softmax_rows(s.scores_masked), in.v);
              out.push_back({"a large finite number (" + num(fill) + ") written where a blocked score is −inf; write "
                             "-inf (TOML: -inf, JSON: \"-inf\" or -Infinity): a query that sees no key then gets weights 0",
                             s});
@@ -267,13 +259,9 @@ const std::vector<mistake_record> catalogue{
     {"weights_rounded", "weights rounded early", "always (weights rounded to 1 or 2 decimals before · V)",
      sw::output().c_str(), rule::tolerance, nullptr,
      [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
-         for (int d : {1, 2}) {
-             stage_values s = right;
-             s.weights = round_to(right.weights, d);
-             s.output = matmul(s.weights, in.v);
+         for (int d : {1, 2})
              out.push_back({"the weights rounded to " + decimals(d) + " before multiplying by V (keep 4 or more until "
-                            "the end)", s});
-         }
+                            "the end)", with_weights(right, round_to(right.weights, d), in.v)});
      }},
     {"rounded_early", "rounding too early", "always (scores rounded to 1 or 2 decimals)", sw::weights().c_str(),
      rule::tolerance, nullptr, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {

@@ -1,6 +1,8 @@
 // grade/pipeline.cpp — see pipeline.hpp.
 #include "grade/pipeline.hpp"
 
+#include <algorithm>
+
 #include "core/rope.hpp"
 #include "grade/exercise.hpp"
 #include "trace/stage_words.hpp"
@@ -48,17 +50,19 @@ stage_values forward(const pipeline_inputs& in) {
     return s;
 }
 
-void add_gradients(stage_values& s, const attention_grads& g) {
+stage_values with_gradients(stage_values s, const attention_grads& g) {
     s.extra[trace::stage::grad_v] = g.grad_v;
     s.extra[trace::stage::grad_pattern] = g.grad_weights;
     s.extra[trace::stage::grad_attn_scores] = g.grad_scores;
     s.extra[trace::stage::grad_q] = g.grad_q;
     s.extra[trace::stage::grad_k] = g.grad_k;
+    return s;
 }
 
 stage_values compute_correct(const pipeline_inputs& in) {
     stage_values s = forward(in);
-    if (in.grad_output) add_gradients(s, attention_backward(s, *in.grad_output));  // of the unrotated forward
+    if (in.grad_output)  // the gradients of the unrotated forward
+        s = with_gradients(s, attention_backward(s, *in.grad_output));
     if (in.tile) {
         const tiled_steps t = tiled(in, false);
         s.extra[trace::stage::tiled_running_max] = t.running_max;
@@ -77,17 +81,6 @@ stage_values compute_correct(const pipeline_inputs& in) {
     return s;
 }
 
-std::optional<matrix> slice(const matrix& m, const std::vector<std::size_t>& rows, const std::vector<std::size_t>& cols) {
-    const auto r = all_or(rows, m.shape(0)), c = all_or(cols, m.shape(1));
-    matrix out({r.size(), c.size()});  // [len(rows), len(cols)]
-    for (std::size_t a = 0; a < r.size(); ++a)
-        for (std::size_t b = 0; b < c.size(); ++b) {
-            if (r[a] >= m.shape(0) || c[b] >= m.shape(1)) return std::nullopt;
-            out(a, b) = m(r[a], c[b]);
-        }
-    return out;
-}
-
 std::optional<matrix> select_stage(const stage_values& s, const std::string& stage, const std::vector<std::size_t>& rows,
                                    const std::vector<std::size_t>& cols) {
     if (stage == sw::scale()) return matrix({1, 1}, s.scale);
@@ -97,7 +90,7 @@ std::optional<matrix> select_stage(const stage_values& s, const std::string& sta
     if (extra == s.extra.end() && trace::info(*id).needs != trace::stage_needs::nothing) return std::nullopt;
     const matrix& m = extra != s.extra.end() ? extra->second : trace::stage_matrix(s, *id);
     if (m.size() == 0) return std::nullopt;
-    return slice(m, rows, cols);
+    return submatrix(m, rows, cols);
 }
 
 const std::vector<std::string>& chain_stages() {
@@ -111,12 +104,15 @@ std::size_t visible_keys(const pipeline_inputs& in, std::size_t i) {
     return n;
 }
 
-std::size_t most_attended(const matrix& weights, std::size_t i, double slack) {
-    double best = weights(i, 0);
-    for (std::size_t j = 1; j < weights.shape(1); ++j) best = std::max(best, weights(i, j));
-    std::size_t j = 0;
-    while (weights(i, j) < best - slack) ++j;
-    return j;
+stage_dims dims_of(const std::string& stage, const pipeline_inputs& in) {
+    const auto& asked = numeric_stage_names();
+    const auto id = std::count(asked.begin(), asked.end(), stage) ? trace::parse_stage(stage) : std::nullopt;
+    const trace::matrix_axes axes = trace::matrix_axes_of(id.value_or(trace::stage::scores_raw));
+    const std::size_t blocks = in.tile && *in.tile ? (in.k.shape(0) + *in.tile - 1) / *in.tile : 0;
+    const std::map<std::string, std::size_t> size{{"query_pos", in.q.shape(0)}, {"key_pos", in.k.shape(0)},
+                                                  {"d_head", in.q.shape(1)},    {"d_head_v", in.v.shape(1)},
+                                                  {"block", blocks}};
+    return {size.at(axes.rows), size.at(axes.cols), axes.rows == "key_pos", axes.cols == "key_pos"};
 }
 
 const std::vector<std::string>& extra_stage_names() {

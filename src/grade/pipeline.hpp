@@ -1,19 +1,11 @@
 // grade/pipeline.hpp — the stages of one attention computation as the grader needs
 // them: computed correctly through attn::scaled_dot_product_attention, or with one of
 // the catalogued mistakes (mistakes.hpp), and cut to the rows/columns a part asks.
-// Lessons 15–19 add stages computed through the core: gradients (exercise key `grad` =
-// dL/dO), the online softmax (`tile`) and rotary positions (`rope`):
-//
-//   stage          shape          needs   what
-//   grad_v         [n_k, d_v]     grad    Aᵀ dO
-//   grad_weights   [n_q, n_k]     grad    dA = dO Vᵀ
-//   grad_scores    [n_q, n_k]     grad    dS = A ⊙ (dA − Σ_k A dA)
-//   grad_q         [n_q, d_k]     grad    dS K ÷ scale
-//   grad_k         [n_k, d_k]     grad    dSᵀ Q ÷ scale
-//   running_max    [n_q, blocks]  tile    the online softmax's m after each key block
-//   running_sum    [n_q, blocks]  tile    l after each key block
-//   rot_q, rot_k   [n, d_k]       rope    q and k turned by position · base^(−2i/d)
-// With rope, raw … output are computed from rot_q and rot_k.
+// Lessons 15–19 add stages computed through the core, each kept by the tracer's stage
+// id (trace/stages.cpp gives their axes and what they are): the gradients (exercise key
+// `grad` = dL/dO), the online softmax's running max and sum after each key block
+// (`tile`), and q and k turned by their positions (`rope`; raw … output are then
+// computed from the turned ones).
 #pragma once
 
 #include <map>
@@ -23,6 +15,7 @@
 
 #include "core/attention.hpp"
 #include "core/backward.hpp"
+#include "core/submatrix.hpp"
 #include "core/tiled.hpp"
 #include "lessons/exercise_numbers.hpp"
 #include "trace/stages.hpp"
@@ -45,14 +38,12 @@ attention_options options_of(const pipeline_inputs& in);
 stage_values forward(const pipeline_inputs& in);
 // The forward and every stage of lessons 15–19 these inputs ask for.
 stage_values compute_correct(const pipeline_inputs& in);
-// The gradient stages of g into s.
-void add_gradients(stage_values& s, const attention_grads& g);
+// s with the gradient stages of g.
+stage_values with_gradients(stage_values s, const attention_grads& g);
 // The online softmax of these inputs; skip_rescale is lesson 16's slip.
 tiled_steps tiled(const pipeline_inputs& in, bool skip_rescale);
 
-// m's rows × cols (empty: all); nullopt when an index is outside m.
-std::optional<matrix> slice(const matrix& m, const std::vector<std::size_t>& rows, const std::vector<std::size_t>& cols);
-// The part's slice of a stage (slice above); "scale" is a 1×1 matrix, an input (q, k,
+// The part's slice of a stage (core/submatrix); "scale" is a 1×1 matrix, an input (q, k,
 // v) is no stage here. nullopt when the stage is empty or an index is outside it (a
 // mistake of another shape).
 std::optional<matrix> select_stage(const stage_values& s, const std::string& stage, const std::vector<std::size_t>& rows,
@@ -68,8 +59,16 @@ std::size_t visible_keys(const pipeline_inputs& in, std::size_t i);
 // raw, scaled, masked, weights, output: the stages of one computation, in order.
 const std::vector<std::string>& chain_stages();
 
-// The key query row i attends to most: the first whose weight is within `slack` of the row's largest.
-std::size_t most_attended(const matrix& weights, std::size_t i, double slack = 0.0);
+// A stage a numeric part may ask on these numbers: its rows and columns, whole, and
+// whether they are keys, read off the tracer's axes (trace::matrix_axes). scale and
+// argmax are read off the scores, whose rows and columns a part's `rows` and `cols`
+// pick; any other name is taken as the scores too. cols = 0: running_max and
+// running_sum without a tile.
+struct stage_dims {
+    std::size_t rows = 0, cols = 0;
+    bool key_rows = false, key_cols = false;
+};
+stage_dims dims_of(const std::string& stage, const pipeline_inputs& in);
 
 // Lessons 15–19's stages the grader asks for (numeric_stage_names()), and their rows and
 // columns (whether those are keys) with the title `exercise show` gives them; nullopt

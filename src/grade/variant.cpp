@@ -90,8 +90,7 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
             ++n.redraws;
             continue;
         }
-        n.distinguishable = known ? known->distinguishable
-                                  : every_mistake_distinguishable(x, n.inputs) && !placeholder_right(x, n.inputs);
+        n.distinguishable = known ? known->distinguishable : !variant_fault(x, n.inputs);
         if (attempt >= 63 || n.distinguishable || known) return;
         ++n.redraws;
     }

@@ -10,6 +10,19 @@ namespace attn::grade {
 
 namespace sw = trace::stage_word;
 
+matrix average_keys(const pipeline_inputs& in, bool of_v, bool only_visible) {
+    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
+    matrix g({n_q, of_v ? in.v.shape(1) : n_k}, 0.0);  // [n_q, n_k or d_v]
+    for (std::size_t i = 0; i < n_q; ++i) {
+        for (std::size_t j = 0; j < n_k; ++j)
+            for (std::size_t c = 0; c < g.shape(1) && (!only_visible || !in.mask || (*in.mask)(i, j)); ++c)
+                g(i, c) += of_v ? in.v(j, c) : double(j == c);
+        const std::size_t seen = only_visible ? visible_keys(in, i) : n_k;
+        if (seen > 0) xt::row(g, i) /= static_cast<double>(seen);
+    }
+    return g;
+}
+
 namespace {
 
 // The part's slice, but only the rows the mistake changes (empty: none of them).
@@ -37,7 +50,8 @@ std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, co
 std::optional<matrix> stage_or_most(const stage_values& s, const std::string& stage) {
     if (stage != sw::argmax()) return select_stage(s, stage, {}, {});
     matrix most({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
-    for (std::size_t i = 0; i < s.weights.shape(0); ++i) most(i, 0) = static_cast<double>(most_attended(s.weights, i));
+    for (std::size_t i = 0; i < s.weights.shape(0); ++i)
+        most(i, 0) = static_cast<double>(row_argmax(s.weights, i));
     return most;
 }
 
@@ -56,47 +70,30 @@ std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, co
     return rows;
 }
 
-}  // namespace
-
-matrix average_keys(const pipeline_inputs& in, bool of_v, bool only_visible) {
-    const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
-    matrix g({n_q, of_v ? in.v.shape(1) : n_k}, 0.0);  // [n_q, n_k or d_v]
-    for (std::size_t i = 0; i < n_q; ++i) {
-        for (std::size_t j = 0; j < n_k; ++j)
-            for (std::size_t c = 0; c < g.shape(1) && (!only_visible || !in.mask || (*in.mask)(i, j)); ++c)
-                g(i, c) += of_v ? in.v(j, c) : double(j == c);
-        const std::size_t seen = only_visible ? visible_keys(in, i) : n_k;
-        if (seen > 0) xt::row(g, i) /= static_cast<double>(seen);
-    }
-    return g;
-}
-
-bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which) {
-    if (!x.kind->numbers || x.setup.student_inputs || !x.variant.enabled) return false;
+// The first part of x on which a placeholder is right (see variant_fault).
+std::optional<std::string> placeholder_fault(const exercise& x, const pipeline_inputs& in,
+                                             const stage_values& right) {
     pipeline_inputs seeds = in;  // the lesson's own numbers in every role a variant draws
     seeds.q = x.setup.q;
     seeds.k = x.setup.k;
     seeds.v = x.setup.v;
     seeds.encoder_q = x.setup.encoder_q;
-    const stage_values right = compute_correct(in), lesson = compute_correct(seeds);
+    const stage_values lesson = compute_correct(seeds);
     for (const auto& p : x.parts) {
         const auto full = stage_or_most(right, p.stage), same = stage_or_most(lesson, p.stage);
         if (sw::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
-        const auto want = rows.empty() ? std::nullopt : slice(*full, rows, p.cols);
+        const auto want = rows.empty() ? std::nullopt : submatrix(*full, rows, p.cols);
         if (!want) continue;
         for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in))
-            if (all_close(*slice(g, rows, p.cols), *want, p.tol, true)) {
-                if (which) *which = p.id + ": " + strategy;
-                return true;
-            }
+            if (all_close(*submatrix(g, rows, p.cols), *want, p.tol, true)) return p.id + ": " + strategy;
     }
-    return false;
+    return std::nullopt;
 }
 
-bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in, std::string* which) {
-    if (!x.kind->numbers || x.setup.student_inputs) return true;
-    const stage_values right = compute_correct(in);
+// The first catalogued mistake whose form x does not tell apart (see variant_fault).
+std::optional<std::string> mistake_fault(const exercise& x, const pipeline_inputs& in,
+                                         const stage_values& right) {
     const std::size_t n_q = in.q.shape(0);
     for (const auto& m : mistake_catalogue()) {
         if (m.rule == mistake_record::redraw::tolerance) continue;
@@ -119,13 +116,19 @@ bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in,
                 }
                 exact = exact && all_close(*got, *want, tolerance{0.0, 1e-12}, true);
             }
-            if (asked && !told_apart && !(exact && m.rule == mistake_record::redraw::structural)) {
-                if (which) *which = m.id;
-                return false;
-            }
+            if (asked && !told_apart && !(exact && m.rule == mistake_record::redraw::structural)) return m.id;
         }
     }
-    return true;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> variant_fault(const exercise& x, const pipeline_inputs& in) {
+    if (!x.kind->numbers || x.setup.student_inputs) return std::nullopt;
+    const stage_values right = compute_correct(in);  // once per draw: both checks read it
+    if (auto mistake = mistake_fault(x, in, right)) return mistake;
+    return x.variant.enabled ? placeholder_fault(x, in, right) : std::nullopt;
 }
 
 }  // namespace attn::grade

@@ -9,6 +9,7 @@
 // generator redraws, from the student's seeded stream, until both hold (variant.cpp).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "grade/exercise.hpp"
@@ -16,16 +17,15 @@
 
 namespace attn::grade {
 
-// True when, for every form of every mistake that applies to these inputs, some part
-// of x at or after the mistake's first stage, on the rows it changes, differs from
-// the right answer beyond that part's tolerance. `which` gets the first offender's id.
-bool every_mistake_distinguishable(const exercise& x, const pipeline_inputs& in, std::string* which = nullptr);
-
-// True when a placeholder is right, within the part's tolerance, on every entry of some
-// part of x that the numbers decide (a row equal to the lesson's is the same for every
-// draw, and so is a weights or output row that sees one key or none); `which` gets
-// "part id: strategy". tests/python/test_grade_class_placeholders.py checks it.
-bool placeholder_right(const exercise& x, const pipeline_inputs& in, std::string* which = nullptr);
+// Why these numbers are no good for grading x, or nullopt when they are. First the
+// mistakes: the id of the first form of a mistake that applies such that no part of x
+// at or after its first stage, on the rows it changes, differs from the right answer
+// beyond that part's tolerance. Then, for a varied exercise, the placeholders: "part
+// id: strategy" for the first part on which one is right, within the part's tolerance,
+// on every entry the numbers decide (a row equal to the lesson's is the same for every
+// draw, and so is a weights or output row that sees one key or none);
+// tests/python/test_grade_class_placeholders.py checks those.
+std::optional<std::string> variant_fault(const exercise& x, const pipeline_inputs& in);
 
 // Uniform weights ([n_q, n_k]) or the mean of V ([n_q, d_v]), over every key or only the
 // visible ones: answers written without computing (the grader gives them no credit).

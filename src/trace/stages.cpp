@@ -142,10 +142,17 @@ const matrix& stage_matrix(const attention_steps& s, stage st) {
     throw internal_error(std::string("stage ") + info(st).hook + " is not one of one head's attention steps");
 }
 
-stage_frame frame_of(stage s, const run_labels& l) {
+matrix_axes matrix_axes_of(stage s) {
     const stage_info& si = info(s);
     const bool key_rows = si.layout == stage_layout::per_position && std::string(si.axes[1]) == "key_pos";
-    const std::string last = si.axes.back();
+    return {key_rows ? "key_pos" : "query_pos", si.axes.back()};
+}
+
+stage_frame frame_of(stage s, const run_labels& l) {
+    const stage_info& si = info(s);
+    const matrix_axes axes = matrix_axes_of(s);
+    const bool key_rows = axes.rows == "key_pos";
+    const std::string& last = axes.cols;
     stage_frame f;
     f.row_labels = key_rows ? &l.key_tokens : &l.query_tokens;
     f.columns = last == "key_pos" ? stage_frame::keys : last == "block" ? stage_frame::blocks : stage_frame::dims;

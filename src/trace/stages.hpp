@@ -86,6 +86,13 @@ struct run_labels {
     std::string q_name = "Q", k_name = "K", v_name = "V";  // "Q_dec", "K_enc", "V_enc"
 };
 
+// The axes one head's matrix of a stage runs along: its rows "query_pos" or "key_pos",
+// its columns the last export axis ("key_pos", "block", "d_head", "d_head_v", "d_model").
+struct matrix_axes {
+    std::string rows, cols;
+};
+matrix_axes matrix_axes_of(stage s);
+
 // What a stage table of one head calls its rows, columns and corner.
 struct stage_frame {
     std::string title, axes, corner;

@@ -53,7 +53,9 @@ struct exercise_kind {
     void (*grade)(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r);
     // Template line: the "TODO: …" placeholder of a part in an answer file.
     std::string (*placeholder)(const exercise& x, const part_spec& p);
-    // Solver: the worked solution of the whole exercise.
+    // Solver: the worked solution of the whole exercise, on the numbers the request gets
+    // (the lesson's own or the practice variant). Shown in the lesson when a student asks
+    // for it (`s`) or after three wrong tries; never in a class's hand-out.
     std::string (*solve)(const exercise& x, const variant_request& request);
     // Prompt: how to type an answer at the practice prompt ("" = not answered there).
     const char* how_to_type;

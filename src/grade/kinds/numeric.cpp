@@ -38,24 +38,17 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
     const toml::table& t = *p.spec;
     p.stage = rd.string(t, "stage", true).value_or("");
     check_stage(rd, t, x, p);
-    const auto extra = extra_stage_shape(p.stage, x.setup.q, x.setup.k, x.setup.v, x.setup.tile);
-    if (extra && extra->cols == 0) rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
+    const stage_dims d = dims_of(p.stage, x.setup);
+    if (d.cols == 0) rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
     const auto traced = trace::parse_stage(p.stage);  // what the tracer's vocabulary says the stage needs
     const auto needs = traced ? trace::info(*traced).needs : trace::stage_needs::nothing;
     if ((needs == trace::stage_needs::backward && !x.setup.grad_output) || (needs == trace::stage_needs::rope && !x.setup.rope_base))
         rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (needs == trace::stage_needs::backward ? "grad" : "rope") +
                                       "' on the exercise");
-    const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
-    const std::size_t n_rows = extra ? extra->rows : key_rows ? x.setup.k.shape(0) : x.setup.q.shape(0);
-    const std::size_t n_cols = extra                                  ? std::max<std::size_t>(extra->cols, 1)
-                               : p.stage == sw::output() || p.stage == sw::v() ? x.setup.v.shape(1)
-                               : p.stage == sw::q() || p.stage == sw::k()      ? x.setup.q.shape(1)
-                                                                       : x.setup.k.shape(0);
-    p.rows = rd.indices(t, "rows", n_rows, key_rows ? x.setup.key_tokens : x.setup.query_tokens)
+    p.rows = rd.indices(t, "rows", d.rows, d.key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                  .value_or(std::vector<std::size_t>{});
-    const bool cols_are_keys = extra ? extra->key_cols
-                                     : p.stage != sw::output() && !sw::is_input(p.stage);
-    p.cols = rd.indices(t, "cols", n_cols, cols_are_keys ? x.setup.key_tokens : std::vector<std::string>{})
+    const std::vector<std::string> no_tokens;  // columns of dimensions or blocks are named by their index
+    p.cols = rd.indices(t, "cols", std::max<std::size_t>(d.cols, 1), d.key_cols ? x.setup.key_tokens : no_tokens)
                  .value_or(std::vector<std::size_t>{});
     p.tol = lessons::read_tolerance(rd, t, x.tol);
 }
@@ -136,7 +129,7 @@ std::string numeric_part(const part_spec& p, const stage_values& right, const ex
     if (p.stage == sw::argmax()) {
         std::string out;
         for (std::size_t r : all_or(p.rows, right.weights.shape(0))) {
-            const std::size_t best = most_attended(right.weights, r);
+            const std::size_t best = row_argmax(right.weights, r);
             out += fmt::format("    {}: the largest weight is at key {} ({})\n", token_or_index(n.query_tokens, r),
                                token_or_index(n.key_tokens, best), trace::fixed(right.weights(r, best), 4));
         }
