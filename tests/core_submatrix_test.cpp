@@ -26,3 +26,13 @@ TEST_CASE("a row's largest entry is found, the first of a tie or within the slac
     CHECK(row_argmax(w, 2) == 2);
     CHECK(row_argmax(w, 2, 0.02) == 1);  // 0.39 is within 0.02 of 0.4
 }
+
+TEST_CASE("an index list picks its own indices, or every index when it is empty", "[core][submatrix]") {
+    using indices = std::vector<std::size_t>;
+    CHECK(all_or({2, 0}, 3) == indices{2, 0});  // kept as given, even in another order
+    CHECK(all_or({}, 3) == indices{0, 1, 2});
+    CHECK(all_or({}, 0).empty());
+    // The same convention as submatrix: an empty list means every row.
+    const matrix m = {{1.0, 2.0}, {3.0, 4.0}};
+    CHECK(bool(*submatrix(m, all_or({}, 2), {}) == *submatrix(m, {}, {})));
+}

@@ -19,6 +19,13 @@ std::optional<matrix> submatrix(const matrix& m, const std::vector<std::size_t>&
     return out;
 }
 
+std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n) {
+    if (!picked.empty()) return picked;
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    return all;
+}
+
 std::size_t row_argmax(const matrix& m, std::size_t i, double slack) {
     double best = m(i, 0);
     for (std::size_t j = 1; j < m.shape(1); ++j) best = std::max(best, m(i, j));

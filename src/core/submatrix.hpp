@@ -16,6 +16,10 @@ namespace attn {
 std::optional<matrix> submatrix(const matrix& m, const std::vector<std::size_t>& rows,
                                 const std::vector<std::size_t>& cols);
 
+// The indices a list picks, as submatrix reads it: `picked`, or every index below n
+// when it is empty (the rows or columns a part asks for).
+std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n);
+
 // The column of row i's largest entry: the first one within `slack` of it.
 std::size_t row_argmax(const matrix& m, std::size_t i, double slack = 0.0);
 

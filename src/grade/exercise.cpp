@@ -8,28 +8,8 @@
 #include "lessons/lesson_loader.hpp"
 #include "grade/pipeline.hpp"
 #include "io/toml_read.hpp"
-#include "trace/stage_words.hpp"
 
 namespace attn::grade {
-
-namespace sw = trace::stage_word;
-
-const std::vector<std::string>& numeric_stage_names() {
-    static const std::vector<std::string> names = [] {
-        std::vector<std::string> n{sw::raw(),   sw::scaled(), sw::masked(), sw::weights(), sw::output(),
-                                   sw::scale(), sw::argmax(), sw::q(),      sw::k(),       sw::v()};
-        for (const auto& e : extra_stage_names()) n.push_back(e);  // lessons 15–19
-        return n;
-    }();
-    return names;
-}
-
-std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n) {
-    if (!picked.empty()) return picked;
-    std::vector<std::size_t> all(n);
-    for (std::size_t i = 0; i < n; ++i) all[i] = i;
-    return all;
-}
 
 const part_spec* exercise::find_part(const std::string& part_id) const {
     for (const auto& p : parts)

@@ -37,9 +37,6 @@ struct part_spec : lessons::part_decl {
     std::vector<declared_mistake> mistakes;
 };
 
-// The rows or columns a part asks for: `picked`, or every index below n when it names none.
-std::vector<std::size_t> all_or(const std::vector<std::size_t>& picked, std::size_t n);
-
 struct exercise : lessons::exercise_decl {
     const exercise_kind* kind = &numeric_kind;  // its row in grade/kinds/ (never null)
     int lesson = 0;
@@ -59,8 +56,5 @@ struct exercise_set {
 
 // Every exercise of every lesson in dir. Throws lessons::lesson_error listing every problem.
 exercise_set load_exercise_set(const std::string& lessons_dir);
-
-// The stages a numeric part may name, for messages.
-const std::vector<std::string>& numeric_stage_names();
 
 }  // namespace attn::grade

@@ -115,9 +115,13 @@ stage_dims dims_of(const std::string& stage, const pipeline_inputs& in) {
     return {size.at(axes.rows), size.at(axes.cols), axes.rows == "key_pos", axes.cols == "key_pos"};
 }
 
-const std::vector<std::string>& extra_stage_names() {
-    static const std::vector<std::string> names{sw::grad_v(),      sw::grad_weights(), sw::grad_scores(), sw::grad_q(), sw::grad_k(),
-                                                sw::running_max(), sw::running_sum(),  sw::rot_q(),       sw::rot_k()};
+const std::vector<std::string>& numeric_stage_names() {
+    static const std::vector<std::string> names{
+        sw::raw(), sw::scaled(), sw::masked(), sw::weights(), sw::output(), sw::scale(), sw::argmax(),
+        sw::q(), sw::k(), sw::v(),                                                       // student_inputs
+        sw::grad_v(), sw::grad_weights(), sw::grad_scores(), sw::grad_q(), sw::grad_k(),  // lesson 15
+        sw::running_max(), sw::running_sum(),                                            // lesson 16
+        sw::rot_q(), sw::rot_k()};                                                       // lesson 17
     return names;
 }
 

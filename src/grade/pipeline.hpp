@@ -70,10 +70,11 @@ struct stage_dims {
 };
 stage_dims dims_of(const std::string& stage, const pipeline_inputs& in);
 
-// Lessons 15–19's stages the grader asks for (numeric_stage_names()), and their rows and
-// columns (whether those are keys) with the title `exercise show` gives them; nullopt
-// for other stages.
-const std::vector<std::string>& extra_stage_names();
+// Every stage a numeric part may name (lessons/README.md, "Exercises").
+const std::vector<std::string>& numeric_stage_names();
+
+// Lessons 15–19's stages: their rows and columns (whether those are keys) with the
+// title `exercise show` gives them; nullopt for other stages.
 struct extra_stage_frame {
     std::size_t rows = 0, cols = 0;
     bool key_rows = false, key_cols = false;
