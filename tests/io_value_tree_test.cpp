@@ -62,6 +62,19 @@ TEST_CASE("a TOML and a JSON document give the same tree with every value's plac
     CHECK(j.get("b")->entries().size() == 3);
 }
 
+TEST_CASE("a string or a number reads as text, a non-finite number in words", "[io]") {
+    const value_node t = read_json_tree("[\"b\", 2.5, 1e300, -0.125, NaN, -Infinity, true, [1], null]", "v.json");
+    CHECK(value_text(t.items[0]).value_or("?") == "b");
+    CHECK(value_text(t.items[1]).value_or("?") == "2.5");
+    CHECK(value_text(t.items[2]).value_or("?") == "1e+300");
+    CHECK(value_text(t.items[3]).value_or("?") == "-0.125");
+    CHECK(value_text(t.items[4]).value_or("?") == "not-a-number");  // never the letters nan
+    CHECK(value_text(t.items[5]).value_or("?") == "infinity");
+    CHECK_FALSE(value_text(t.items[6]));
+    CHECK_FALSE(value_text(t.items[7]));
+    CHECK_FALSE(value_text(t.items[8]));
+}
+
 TEST_CASE("a bad document is refused at its file, line and column", "[io]") {
     using row = std::tuple<std::string, bool, std::string, std::string>;
     auto [text, json, where, words] = GENERATE(table<std::string, bool, std::string, std::string>({

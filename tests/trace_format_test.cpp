@@ -70,6 +70,19 @@ TEST_CASE("compact prints input numbers as a teacher writes them", "[trace]") {
     CHECK(bracketed({1.2, 0.0, 1.1, 0.0}) == "[1.2, 0.0, 1.1, 0.0]");
 }
 
+TEST_CASE("a matrix is written as a list of bracketed rows", "[trace]") {
+    const matrix m = {{1.0, 0.5}, {0.0, -2.0}};
+    CHECK(bracketed_matrix(m) == "[[1.0, 0.5], [0.0, -2.0]]");
+    CHECK(bracketed_matrix(m, 2) == "[[1.00, 0.50], [0.00, -2.00]]");
+    CHECK(bracketed_matrix(matrix::from_shape({0, 3})) == "[]");
+}
+
+TEST_CASE("row labels are the tokens given, then the index of each row past them", "[trace]") {
+    CHECK(labels_or_index({"the", "cat"}, 3) == std::vector<std::string>{"the", "cat", "2"});
+    CHECK(labels_or_index({"the", "cat"}, 1) == std::vector<std::string>{"the"});
+    CHECK(labels_or_index({}, 2) == std::vector<std::string>{"0", "1"});
+}
+
 TEST_CASE("a dot product is written term by term with negatives in parentheses", "[trace]") {
     CHECK(product_term(1.0, -0.5) == "1.0×(-0.5)");
     CHECK(product_term(-0.5, 0.5) == "-0.5×0.5");

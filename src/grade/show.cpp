@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <xtensor/xjson.hpp>
 
 #include "grade/pipeline.hpp"
 #include "io/terminal_safe.hpp"
@@ -24,12 +25,6 @@ namespace sw = trace::stage_word;
 
 namespace {
 
-std::vector<std::string> names_or_index(const std::vector<std::string>& toks, std::size_t n) {
-    std::vector<std::string> out(n);
-    for (std::size_t i = 0; i < n; ++i) out[i] = i < toks.size() ? toks[i] : std::to_string(i);
-    return out;
-}
-
 // ", rows 'the', 'cat'" (tokens quoted) or ", column d1" (dimensions as they are).
 std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std::string>& toks, const char* word,
                      const char* quote = "'") {
@@ -41,39 +36,15 @@ std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std:
 
 std::string stage_title(const exercise& x, const std::string& stage) {
     const auto& s = x.setup;
-    if (stage == sw::raw()) return "raw scores " + s.q_name + " " + s.k_name + "ᵀ";
-    if (stage == sw::scaled()) return s.scale ? "scores ÷ " + trace::compact(*s.scale) : "scaled scores ÷ √d_k";
-    if (stage == sw::masked()) return "masked scores (blocked = -inf)";
-    if (stage == sw::weights()) return s.softmax ? "attention weights (softmax over the keys)" : "weights (no softmax)";
-    if (stage == sw::output()) return "output (weights · " + s.v_name + ")";
-    if (stage == sw::scale()) return "the divisor of the raw scores";
-    if (stage == sw::argmax()) return "the key each query attends to most (index or token)";
-    if (stage == sw::q()) return "your own " + s.q_name;
-    if (stage == sw::k()) return "your own " + s.k_name;
-    if (stage == sw::v()) return "your own " + s.v_name;
+    if (auto title = trace::stage_title(stage, {s.q_name, s.k_name, s.v_name, s.scale, s.softmax})) return *title;
     if (const auto e = extra_stage_shape(stage, s.q, s.k, s.v, s.tile)) return e->title;
     return stage;
 }
 
 std::string points_words(double p) { return points_str(p) + (p == 1.0 ? " point" : " points"); }
 
-// A matrix or a mask as rows of numbers or of true/false.
-template <typename Grid>
-nlohmann::json grid_json(const Grid& m) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t i = 0; i < m.shape(0); ++i) {
-        nlohmann::json row = nlohmann::json::array();
-        for (std::size_t j = 0; j < m.shape(1); ++j) row.push_back(m(i, j));
-        rows.push_back(row);
-    }
-    return rows;
-}
-
 std::string matrix_comment(const std::string& name, const matrix& m) {
-    std::string s = "#   " + name + " = [";
-    const int d = trace::exact_decimals(m);
-    for (std::size_t i = 0; i < m.shape(0); ++i) s += std::string(i ? ", " : "") + trace::bracketed_row(m, i, d);
-    return s + "]\n";
+    return "#   " + name + " = " + trace::bracketed_matrix(m, trace::exact_decimals(m)) + "\n";
 }
 
 }  // namespace
@@ -140,11 +111,13 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
                "not any class's numbers. Check your answers with `attn exercise check ANSWERS`.\n";
     else
         out += "\nNumbers: " + n.parameters + (x.variant.enabled ? " (give --student to get your own)" : "") + "\n";
+    // A table of numbers: rows named by tokens (or their index), columns by keys or dimensions.
     auto table = [&](const std::string& name, const matrix& m, const std::vector<std::string>& rows, const std::string& side,
-                     const std::string& corner) {
-        out += "\n" + trace::render(trace::make_table(name, "rows: " + side + " · columns: dimensions", corner,
-                                                      names_or_index(rows, m.shape(0)),
-                                                      trace::dimension_labels(m.shape(1)), m, trace::exact_decimals(m)),
+                     const std::string& corner, const std::vector<std::string>* keys = nullptr) {
+        const std::string axes = keys ? "" : "rows: " + side + " · columns: dimensions";
+        const auto cols = keys ? trace::labels_or_index(*keys, m.shape(1)) : trace::dimension_labels(m.shape(1));
+        out += "\n" + trace::render(trace::make_table(name, axes, corner, trace::labels_or_index(rows, m.shape(0)), cols, m,
+                                                      trace::exact_decimals(m)),
                                     plain);
     };
     if (s.model) out += "\n" + lessons::model_numbers_words(*s.model, n.inputs.model_tokens) + "\n";  // lessons 20–22
@@ -153,10 +126,15 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
     table(s.v_name, n.inputs.v, n.key_tokens, s.key_side, s.v_name);
     if (n.inputs.encoder_q)
         table("Q_enc, the encoder's own queries (for reference)", *n.inputs.encoder_q, n.key_tokens, "encoder tokens", "Q_enc");
-    if (n.inputs.grad_output) table("dL/dO, the gradient arriving at the output", *n.inputs.grad_output, n.query_tokens, s.query_side, "dO");
+    if (n.inputs.grad_output)
+        table("dL/dO, the gradient arriving at the output", *n.inputs.grad_output, n.query_tokens, s.query_side, "dO");
     if (s.tile) out += "\nOnline softmax: " + std::to_string(*s.tile) + " keys per block, left to right.\n";
-    if (s.rope_base) out += "\nRotary positions: base " + trace::compact(*s.rope_base) + ", positions 0, 1, …; pair i = (d2i, d2i+1) turns by position · base^(−2i/d_k).\n";
-    if (s.window) out += "\nWindow: query i sees the keys j with |i − j| ≤ " + std::to_string(*s.window) + (s.window_causal ? " and j ≤ i" : "") + " (in the mask below).\n";
+    if (s.rope_base)
+        out += "\nRotary positions: base " + trace::compact(*s.rope_base) +
+               ", positions 0, 1, …; pair i = (d2i, d2i+1) turns by position · base^(−2i/d_k).\n";
+    if (s.window)
+        out += "\nWindow: query i sees the keys j with |i − j| ≤ " + std::to_string(*s.window) +
+               (s.window_causal ? " and j ≤ i" : "") + " (in the mask below).\n";
     if (n.inputs.mask) {
         out += "\nMask (rows: queries, columns: keys; 1 = may attend, 0 = blocked):\n";
         for (std::size_t i = 0; i < n.inputs.mask->shape(0); ++i) {
@@ -165,18 +143,15 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
             out += "\n";
         }
     }
-    if (n.inputs.bias) out += "\n" + trace::render(trace::make_table("Bias added to the scaled scores", "", "", names_or_index(n.query_tokens, n.inputs.bias->shape(0)), names_or_index(n.key_tokens, n.inputs.bias->shape(1)), *n.inputs.bias, trace::exact_decimals(*n.inputs.bias)), plain);
+    if (n.inputs.bias) table("Bias added to the scaled scores", *n.inputs.bias, n.query_tokens, "", "", &n.key_tokens);
     // An exercise that asks for the scale must not print it in its own hand-out.
-    bool asks_scale = false;
-    for (const auto& p : x.parts) asks_scale = asks_scale || p.stage == sw::scale();
-    if (asks_scale)
-        out += "\nScale: what the raw scores are divided by is one of the parts below" +
-               std::string(s.softmax ? "" : "; no softmax") + ".\n";
-    else
-        out += "\nScale: " + (s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
-                                      : "divide the raw scores by √d_k = √" + std::to_string(n.inputs.q.shape(1)) + " = " +
-                                            trace::compact(std::sqrt(static_cast<double>(n.inputs.q.shape(1))))) +
-               (s.softmax ? "" : "; no softmax") + ".\n";
+    const std::size_t d_k = n.inputs.q.shape(1);
+    const std::string scale =
+        std::any_of(x.parts.begin(), x.parts.end(), [](const part_spec& p) { return p.stage == sw::scale(); })
+            ? "what the raw scores are divided by is one of the parts below"
+        : s.scale ? "divide the raw scores by " + trace::compact(*s.scale)
+                  : "divide the raw scores by √d_k = √" + std::to_string(d_k) + " = " + trace::compact(std::sqrt(double(d_k)));
+    out += "\nScale: " + scale + (s.softmax ? "" : "; no softmax") + ".\n";
     return out;
 }
 
@@ -186,15 +161,11 @@ std::string show_text(const exercise& x, const variant_request& request) {
     std::string out = fmt::format("{} — {} (lesson {:02d}, {}, {})\n", x.id, x.title.empty() ? x.lesson_title : x.title,
                                   x.lesson, x.kind->name, points_words(x.points));
     out += "\n" + x.prompt + "\n";
-    if (x.kind->numbers) {
-        const exercise_numbers n = numbers_for(x, request);
-        const auto& s = x.setup;
-        if (s.student_inputs) {
-            out += "\nYou choose the numbers of " + s.q_name + ", " + s.k_name + " and " + s.v_name +
-                   "; every later part is checked against your own choice.\n";
-        } else {
-            out += numbers_text(x, n);
-        }
+    if (x.kind->numbers && x.setup.student_inputs) {
+        out += "\nYou choose the numbers of " + x.setup.q_name + ", " + x.setup.k_name + " and " + x.setup.v_name +
+               "; every later part is checked against your own choice.\n";
+    } else if (x.kind->numbers) {
+        out += numbers_text(x, numbers_for(x, request));
     } else if (!x.choices.empty()) {
         out += "\nChoices: " + lettered_choices(x) + "\n";
         if (x.kind->select_all)
@@ -231,20 +202,21 @@ nlohmann::json inputs_json(const exercise& x, const exercise_numbers& n) {
                       {"key_tokens", n.key_tokens},
                       {"names", {s.q_name, s.k_name, s.v_name}}};
     if (s.student_inputs) {
-        for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = {sh[0], sh[1]};
+        for (const auto& [role, sh] : s.input_shapes) in["shapes"][role] = sh;
     } else {
-        in[sw::q()] = grid_json(n.inputs.q);
-        in[sw::k()] = grid_json(n.inputs.k);
-        in[sw::v()] = grid_json(n.inputs.v);
-        in["encoder_q"] = n.inputs.encoder_q ? grid_json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
-        in["bias"] = n.inputs.bias ? grid_json(*n.inputs.bias) : nlohmann::json(nullptr);
-        if (n.inputs.grad_output) in["grad"] = grid_json(*n.inputs.grad_output);  // lessons 15–19
+        // A matrix or a mask as rows of numbers or of true/false (xtensor's own JSON form).
+        in[sw::q()] = n.inputs.q;
+        in[sw::k()] = n.inputs.k;
+        in[sw::v()] = n.inputs.v;
+        in["encoder_q"] = n.inputs.encoder_q ? nlohmann::json(*n.inputs.encoder_q) : nlohmann::json(nullptr);
+        in["bias"] = n.inputs.bias ? nlohmann::json(*n.inputs.bias) : nlohmann::json(nullptr);
+        if (n.inputs.grad_output) in["grad"] = *n.inputs.grad_output;  // lessons 15–19
         if (s.tile) in["tile"] = *s.tile;
         if (s.rope_base) in["rope"] = *s.rope_base;
         if (s.window) in["window"] = *s.window;
         if (s.model)  // lessons 20–22: the model's input, and which head (from 0, as the checkpoint)
             in["model"] = {{"name", s.model->model}, {"tokens", n.inputs.model_tokens}, {"layer", s.model->layer}, {"head", s.model->head}};
-        in["mask_attend"] = n.inputs.mask ? grid_json(*n.inputs.mask) : nlohmann::json(nullptr);
+        in["mask_attend"] = n.inputs.mask ? nlohmann::json(*n.inputs.mask) : nlohmann::json(nullptr);
     }
     return in;
 }
@@ -277,16 +249,9 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
     j["parts"] = nlohmann::json::array();
     for (const auto& p : x.parts) {
         nlohmann::json pj{{"id", p.id}, {"points", p.points}, {"prompt", p.prompt}};
-        if (x.kind->numbers) {
-            const auto sh = part_shape(x, p);
-            pj["stage"] = p.stage;
-            pj["rows"] = p.rows;
-            pj["cols"] = p.cols;
-            pj["shape"] = {sh[0], sh[1]};
-            pj["rtol"] = p.tol.rtol;
-            pj["atol"] = p.tol.atol;
-            pj["describe"] = describe_part(x, p);
-        }
+        if (x.kind->numbers)
+            pj.update({{"stage", p.stage}, {"rows", p.rows}, {"cols", p.cols}, {"shape", part_shape(x, p)},
+                       {"rtol", p.tol.rtol}, {"atol", p.tol.atol}, {"describe", describe_part(x, p)}});
         j["parts"].push_back(pj);
     }
     return j;

@@ -58,14 +58,6 @@ void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, e
     n.query_tokens = n.key_tokens = h.labels;
 }
 
-void lesson_inputs(const exercise& x, exercise_numbers& n) {
-    n.inputs = x.setup;  // its pipeline_inputs part
-    n.inputs.cross = x.setup.run_kind == "cross";
-    n.query_tokens = x.setup.query_tokens;
-    n.key_tokens = x.setup.key_tokens;
-    if (x.setup.model) model_inputs(*x.setup.model, x.setup.model->tokens, n);  // lessons 20–22: the other heads too
-}
-
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
 // right answer of a part (then a wrong method could score full marks); bounded. With
 // the draw count known (a class's memo), the same stream is replayed unchecked.
@@ -107,9 +99,16 @@ const std::string& seed_id(const exercise& x) {
 exercise_numbers numbers_for(const exercise& x, const variant_request& request) {
     exercise_numbers n;
     n.student = normalize_student_id(request.student);
-    lesson_inputs(x, n);
+    n.inputs = x.setup;  // its pipeline_inputs part
+    n.inputs.cross = x.setup.run_kind == "cross";
+    n.query_tokens = x.setup.query_tokens;
+    n.key_tokens = x.setup.key_tokens;
     n.parameters = "the lesson's own numbers";
-    if (!x.variant.enabled || request.lesson_numbers) return n;
+    if (!x.variant.enabled || request.lesson_numbers) {
+        // Lessons 20–22: the head on the lesson's own sequence (a drawn one is run only once, below).
+        if (x.setup.model) model_inputs(*x.setup.model, x.setup.model->tokens, n);
+        return n;
+    }
     if (request.seed) {
         if (request.secret.empty())
             throw variant_error("--seed regenerates a student's numbers only together with the course secret "

@@ -36,15 +36,21 @@ struct variant_request {
     const variant_memo* memo = nullptr; // a class's draw counts, learnt once (below), or none
 };
 
-struct exercise_numbers {
+// How a variant was drawn: the draws rejected before the one kept (a catalogued mistake or
+// a placeholder was right: variant_check.hpp), and whether the kept one passed that check
+// (false only if all 64 draws failed; a test asserts it never happens).
+struct variant_draws {
+    int redraws = 0;
+    bool distinguishable = true;
+};
+
+struct exercise_numbers : variant_draws {
     std::string student;        // normalised
     bool personal = false;      // true when drawn for a student from the secret
     bool practice = false;      // true for the public practice variant
     std::uint64_t seed = 0;     // teacher-side only: never printed where a student reads
     std::string code;           // "K7QX2M" (personal) or "practice"; "" for the lesson's numbers
     std::string parameters;     // "q, k, v: halves in [-2, 2]"
-    int redraws = 0;            // draws rejected because a catalogued mistake gave the right answer
-    bool distinguishable = true;  // false only if 64 draws in a row failed (a test asserts it never happens)
     pipeline_inputs inputs;
     std::vector<std::string> query_tokens, key_tokens;
 };
@@ -67,14 +73,6 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request);
 // (the copy index, the grading, the copy check), so it learns each variant's draw count
 // once, on every core, and numbers_for then replays the same PRNG stream that many draws
 // without checking again: the same numbers, bit for bit (variant.cpp).
-
-// A learnt variant: the draws rejected before the one kept, and whether the kept one
-// passed the check (false only when every one of the 64 draws failed).
-struct variant_draws {
-    int redraws = 0;
-    bool distinguishable = true;
-};
-
 class variant_memo {
 public:
     // Every student's variant of x under secret, checked once (on every core).

@@ -1,6 +1,8 @@
 // io/value_tree.cpp — see value_tree.hpp.
 #include "io/value_tree.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 
@@ -24,6 +26,15 @@ std::string type_name(const value_node& v) {
         case value_node::type::table: return "a table";
     }
     return "a value";
+}
+
+std::optional<std::string> value_text(const value_node& v) {
+    if (v.is_string()) return v.text;
+    if (!v.is_number()) return std::nullopt;
+    if (!std::isfinite(v.number)) return std::string(std::isnan(v.number) ? "not-a-number" : "infinity");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v.number);
+    return std::string(buf);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 // becomes the same tree (io/typed_line).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,10 @@ struct value_node {
 
 // "a number", "a string", "an array" ... for "expected X, found Y" messages.
 std::string type_name(const value_node& v);
+
+// A string, or a number as text ("%g"; a non-finite one in words, never the letters
+// nan); nullopt for anything else.
+std::optional<std::string> value_text(const value_node& v);
 
 // JSON (RFC 8259, plus NaN, Infinity and -Infinity as Python's json module writes them),
 // read with io/json_scan: nlohmann::json keeps no positions, and a student whose answer

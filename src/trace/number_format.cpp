@@ -72,6 +72,12 @@ std::string bracketed_row(const matrix& m, std::size_t row, int decimals) {
     return bracketed(values, decimals);
 }
 
+std::string bracketed_matrix(const matrix& m, int decimals) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < m.shape(0); ++i) s += (i ? ", " : "") + bracketed_row(m, i, decimals);
+    return s + "]";
+}
+
 std::string product_term(double a, double b) {
     const std::string right = compact(b);
     return compact(a) + "×" + (right[0] == '-' ? "(" + right + ")" : right);

@@ -35,6 +35,8 @@ int exact_decimals(const matrix& m);
 // "[1.2, 0.0, 1.1, 0.0]" with compact() entries, or fixed() when decimals >= 0.
 std::string bracketed(const std::vector<double>& values, int decimals = -1);
 std::string bracketed_row(const matrix& m, std::size_t row, int decimals = -1);
+// "[[1.0, 0.5], [0.0, 2.0]]": every row bracketed, as a TOML or Python matrix is written.
+std::string bracketed_matrix(const matrix& m, int decimals = -1);
 
 // One product of a dot product as a person writes it: "1.0×0.5", "1.0×(-0.5)".
 std::string product_term(double a, double b);

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "trace/number_format.hpp"
+
 namespace attn::trace {
 
 const char* quantity_word(stage_quantity q) {
@@ -32,5 +34,20 @@ const std::string& of(stage_quantity q) {
 }
 
 }  // namespace stage_word
+
+std::optional<std::string> stage_title(const std::string& word, const title_names& n) {
+    namespace sw = stage_word;
+    if (word == sw::raw()) return "raw scores " + n.q + " " + n.k + "ᵀ";
+    if (word == sw::scaled()) return n.scale ? "scores ÷ " + compact(*n.scale) : "scaled scores ÷ √d_k";
+    if (word == sw::masked()) return "masked scores (blocked = -inf)";
+    if (word == sw::weights()) return n.softmax ? "attention weights (softmax over the keys)" : "weights (no softmax)";
+    if (word == sw::output()) return "output (weights · " + n.v + ")";
+    if (word == sw::scale()) return "the divisor of the raw scores";
+    if (word == sw::argmax()) return "the key each query attends to most (index or token)";
+    if (word == sw::q()) return "your own " + n.q;
+    if (word == sw::k()) return "your own " + n.k;
+    if (word == sw::v()) return "your own " + n.v;
+    return std::nullopt;
+}
 
 }  // namespace attn::trace

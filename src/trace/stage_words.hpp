@@ -2,12 +2,13 @@
 // compares or prints them (the grader's exercise parts name stages this way): a
 // stage's `alias` from the table in trace/stages.cpp, and the quantities read off the
 // stages that a lesson may ask for on their own — the divisor of the raw scores and the
-// key each query attends to most. The quantities are not stages (nothing exports
-// them). No stage name is spelled anywhere in src/grade
-// (tests/python/test_grade_structure.py fails on one), so a stage renamed here is
-// renamed for the grader too.
+// key each query attends to most; and what a hand-out calls each (stage_title). The
+// quantities are not stages (nothing exports them). No stage name is spelled anywhere
+// in src/grade (tests/python/test_grade_structure.py fails on one), so a stage renamed
+// here is renamed for the grader too.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "trace/stages.hpp"
@@ -46,5 +47,15 @@ inline const std::string& argmax() { return of(stage_quantity::argmax); }
 inline bool is_input(const std::string& s) { return s == q() || s == k() || s == v(); }
 
 }  // namespace stage_word
+
+// What a hand-out calls the stage or quantity a part asks for, in the exercise's own
+// names for its inputs: "raw scores Q_dec K_encᵀ", "output (weights · V)", "your own
+// Q". Nullopt for the words titled elsewhere (lessons 15–19's stages, by their frame).
+struct title_names {
+    std::string q, k, v;          // "Q", or the lesson's "Q_dec"
+    std::optional<double> scale;  // the lesson's divisor; none = √d_k
+    bool softmax = true;
+};
+std::optional<std::string> stage_title(const std::string& word, const title_names& names);
 
 }  // namespace attn::trace

@@ -38,6 +38,12 @@ std::vector<std::string> dimension_labels(std::size_t n) {
     return labels;
 }
 
+std::vector<std::string> labels_or_index(const std::vector<std::string>& tokens, std::size_t n) {
+    std::vector<std::string> labels(n);
+    for (std::size_t i = 0; i < n; ++i) labels[i] = i < tokens.size() ? tokens[i] : std::to_string(i);
+    return labels;
+}
+
 namespace {
 
 // Column indices to print: all of them, or (wide tables, without --full) the

@@ -28,6 +28,8 @@ table make_table(const std::string& title, const std::string& axes, const std::s
 
 // "d0", "d1", ... for the columns of a vector-valued stage.
 std::vector<std::string> dimension_labels(std::size_t n);
+// n row or column labels: the tokens given, then the index of each one past them.
+std::vector<std::string> labels_or_index(const std::vector<std::string>& tokens, std::size_t n);
 
 // Renders the title line, the header and the rows, each line ending in '\n'.
 // Columns are right-aligned to the widest of label and values, Hangul included.

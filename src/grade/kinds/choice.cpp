@@ -16,30 +16,27 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
         rd.fail(p.spec->get("answer"), "'answer' must be one of the exercise's choices");
 }
 
-part_result grade_part(const exercise& x, const part_spec& p, const io::value_node* a, const kind_grading&) {
-    part_result r = start_part(p, "choice", a);
-    if (is_unanswered(a)) return r;
-    auto text = answer_text(*a);
+void grade_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading&, part_result& r) {
+    auto text = io::value_text(a);
     const std::optional<std::size_t> pick = text ? find_choice(x, *text) : std::nullopt;
     if (!pick) {
         r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": " + (text ? "\"" + *text + "\" is not one of " : "expected one of ");
+        r.feedback = a.where.str() + ": " + (text ? "\"" + *text + "\" is not one of " : "expected one of ");
         r.feedback.full_only("the choices (" + choice_list(x) + ")");
         r.feedback.mistakes_only("the exercise's choices");
-        if (!text) r.feedback += ", found " + type_name(*a);
-        return r;
+        if (!text) r.feedback += ", found " + type_name(a);
+        return;
     }
     const std::string& chosen = x.choices[*pick];
     if (chosen == p.answer) {
         r.status = part_status::correct;
         r.score = r.max;
         r.feedback = "correct: " + chosen;
-        return r;
+        return;
     }
     r.status = part_status::wrong;
     r.feedback = "not " + chosen;  // the teacher's explanation below may name the right choice: full only
     explain_wrong_pick(x, p, chosen, r);
-    return r;
 }
 
 std::string placeholder(const exercise& x, const part_spec&) { return "TODO: one of " + choice_list(x); }

@@ -80,8 +80,6 @@ bool is_choice(const exercise& x, const std::string& text);
 std::string choice_list(const exercise& x);
 // "a) first | b) second": lettered, since an answer may be the letter.
 std::string lettered_choices(const exercise& x);
-// A string, or a number as text (a non-finite one in words); nullopt for anything else.
-std::optional<std::string> answer_text(const io::value_node& a);
 // Which choice a text names: the choice itself, its letter, or both ("source", "b",
 // "(b) source"), lower case and punctuation aside. Anything else names none.
 std::optional<std::size_t> find_choice(const exercise& x, const std::string& text);
@@ -93,8 +91,10 @@ bool read_choice_mistake(const io::toml_reader& rd, const exercise& x, declared_
 
 // The rows whose parts are graded one by one have grade_each_part<their part grader>
 // as their grader, and those whose worked solution is one line per part have
-// solve_each_part<their line>.
-using part_grader = part_result (*)(const exercise& x, const part_spec& p, const io::value_node* answer, const kind_grading& g);
+// solve_each_part<their line>. A part grader is handed the part's answer and its result
+// already started (start_part); an unanswered part never reaches it.
+using part_grader = void (*)(const exercise& x, const part_spec& p, const io::value_node& answer, const kind_grading& g,
+                             part_result& r);
 using solution_line = std::string (*)(const exercise& x, const part_spec& p);
 void grade_parts(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r, part_grader one);
 std::string solve_parts(const exercise& x, solution_line line);

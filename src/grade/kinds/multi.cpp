@@ -20,19 +20,17 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
         if (!is_choice(x, a)) rd.fail(t.get("answer"), "'" + a + "' in 'answer' is not one of the exercise's choices");
 }
 
-part_result grade_part(const exercise& x, const part_spec& p, const io::value_node* a, const kind_grading&) {
-    part_result r = start_part(p, "multi", a);
-    if (is_unanswered(a)) return r;
+void grade_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading&, part_result& r) {
     // ["a", "c"] or the choices' texts; one string is one pick.
     std::vector<bool> picked(x.choices.size(), false);
-    for (const io::value_node* e : a->entries()) {
-        const auto text = answer_text(*e);
+    for (const io::value_node* e : a.entries()) {
+        const auto text = io::value_text(*e);
         const auto pick = text ? find_choice(x, *text) : std::nullopt;
         if (!pick) {
             r.status = part_status::invalid;
             r.feedback = e->where.str() + ": " + (text ? "\"" + *text + "\" is" : type_name(*e) + " is") +
                          " not one of the choices (" + choice_list(x) + "); answer with a list such as [\"a\", \"c\"]";
-            return r;
+            return;
         }
         picked[*pick] = true;
     }
@@ -49,14 +47,14 @@ part_result grade_part(const exercise& x, const part_spec& p, const io::value_no
         r.status = part_status::correct;
         r.score = r.max;
         r.feedback = "correct: every right choice and no other";
-        return r;
+        return;
     }
     r.status = part_status::wrong;
     if (std::count(picked.begin(), picked.end(), true) == static_cast<std::ptrdiff_t>(picked.size()) && picked.size() > 1) {
         // Ticking everything earns nothing and names nothing: "not b; not d" would hand
         // the student the answer as its complement.
         r.feedback = "every choice is picked: no credit, and no choice is named right or wrong (pick only the ones you mean)";
-        return r;
+        return;
     }
     for (const auto& w : wrong) {
         r.feedback += (r.feedback.empty() ? "" : "; ") + std::string("not ") + w;
@@ -65,7 +63,6 @@ part_result grade_part(const exercise& x, const part_spec& p, const io::value_no
     if (missed)
         r.feedback += (r.feedback.empty() ? "" : "; ") + std::to_string(missed) + " right choice" +
                       (missed > 1 ? "s" : "") + " not picked";
-    return r;
 }
 
 std::string placeholder(const exercise&, const part_spec&) {

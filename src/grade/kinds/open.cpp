@@ -20,8 +20,8 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
     return false;
 }
 
-part_result grade_part(const exercise& x, const part_spec& p, const io::value_node* a, const kind_grading& g) {
-    return grade_open_part(x, p, a, g.request.student, g.reviews);
+void grade_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading& g, part_result& r) {
+    r = grade_open_part(x, p, &a, g.request.student, g.reviews);
 }
 
 std::string placeholder(const exercise&, const part_spec&) { return "TODO: your answer in a few sentences (read by your teacher)"; }

@@ -4,8 +4,6 @@
 // one entry below. Nothing here matches keywords in prose: an answer is a shape, or
 // picks choices.
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -72,18 +70,6 @@ part_result start_part(const part_spec& p, const std::string& what, const io::va
     return r;
 }
 
-std::optional<std::string> answer_text(const io::value_node& a) {
-    if (a.is_string()) return a.text;
-    if (a.is_number()) {
-        // A non-finite number in words: attn never prints the letters nan.
-        if (!std::isfinite(a.number)) return std::string(std::isnan(a.number) ? "not-a-number" : "infinity");
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%g", a.number);
-        return std::string(buf);
-    }
-    return std::nullopt;
-}
-
 std::optional<std::size_t> find_choice(const exercise& x, const std::string& text) {
     const std::string t = io::folded_words(text);
     for (std::size_t i = 0; i < x.choices.size(); ++i) {
@@ -122,8 +108,10 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
 
 void grade_parts(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r, part_grader one) {
     for (const auto& p : x.parts) {
-        r.parts.push_back(one(x, p, part_answer(x, p, answer), g));
-        if (!r.parts.back().review_note.empty()) g.notes.push_back(r.parts.back().review_note);
+        const io::value_node* a = part_answer(x, p, answer);
+        part_result& pr = r.parts.emplace_back(start_part(p, x.kind->name, a));
+        if (!is_unanswered(a)) one(x, p, *a, g, pr);
+        if (!pr.review_note.empty()) g.notes.push_back(pr.review_note);
     }
 }
 

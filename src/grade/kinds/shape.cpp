@@ -41,7 +41,7 @@ std::optional<std::string> shape_answer_text(const io::value_node& a, part_resul
     }
     std::string text;  // ["B", "n_tgt", "d_q"] or [2, 5, 4]
     for (const auto& e : a.items) {
-        auto t = answer_text(e);
+        auto t = io::value_text(e);
         if (!t) {
             r.status = part_status::invalid;
             r.feedback = e.where.str() + ": a shape's axes are names or numbers, found " + type_name(e);
@@ -109,18 +109,16 @@ void name_shape_mistake(const shape_comparison& c, part_result& r) {
     }
 }
 
-part_result grade_part(const exercise&, const part_spec& p, const io::value_node* a, const kind_grading&) {
-    part_result r = start_part(p, "shape", a);
-    if (is_unanswered(a)) return r;
-    const auto text = shape_answer_text(*a, r);
-    if (!text) return r;
-    const auto c = compare_shape_answer(p, *a, *text, r);
-    if (!c) return r;
+void grade_part(const exercise&, const part_spec& p, const io::value_node& a, const kind_grading&, part_result& r) {
+    const auto text = shape_answer_text(a, r);
+    if (!text) return;
+    const auto c = compare_shape_answer(p, a, *text, r);
+    if (!c) return;
     if (c->verdict == shape_verdict::equal) {
         r.status = part_status::correct;
         r.score = r.max;
         r.feedback = "correct: " + c->expected;
-        return r;
+        return;
     }
     r.status = part_status::wrong;
     for (const auto& m : p.mistakes) {
@@ -131,7 +129,7 @@ part_result grade_part(const exercise&, const part_spec& p, const io::value_node
                 r.feedback = "found " + c->actual;
                 r.feedback.full_only(": " + m.feedback);
                 r.feedback.mistakes_only(", not the asked shape");
-                return r;
+                return;
             }
         } catch (const std::exception&) {
         }
@@ -139,7 +137,6 @@ part_result grade_part(const exercise&, const part_spec& p, const io::value_node
     r.feedback.full_only(c->explain());  // names the expected shape
     r.feedback.mistakes_only("found " + c->actual + ", not the asked shape");
     name_shape_mistake(*c, r);
-    return r;
 }
 
 std::string placeholder(const exercise&, const part_spec&) { return "TODO: a shape such as \"B × n × d\""; }
