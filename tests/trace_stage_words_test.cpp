@@ -28,7 +28,7 @@ TEST_CASE("a part's title names the exercise's inputs and options", "[trace]") {
     CHECK(stage_title(sw::scaled(), plain) == "scaled scores ÷ √d_k");
     CHECK(stage_title(sw::weights(), plain) == "attention weights (softmax over the keys)");
     CHECK(stage_title(sw::argmax(), plain) == "the key each query attends to most (index or token)");
-    // Lessons 15–19's stages are titled by their frame (grade), not here.
-    CHECK_FALSE(stage_title(sw::grad_q(), plain));
+    CHECK(stage_title(sw::grad_q(), plain) == "dQ");
+    CHECK(stage_title(sw::running_sum(), plain) == "running sum after each key block");
     CHECK_FALSE(stage_title("not a stage", plain));
 }

@@ -11,7 +11,7 @@
 #include "core/near_index.hpp"
 #include "core/parallel_for.hpp"
 #include "io/value_matrix.hpp"
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/pipeline.hpp"
 #include "trace/stage_words.hpp"
 

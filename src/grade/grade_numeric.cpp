@@ -10,7 +10,7 @@
 #include <xtensor/xview.hpp>
 
 #include "io/value_matrix.hpp"
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/mistakes.hpp"
 #include "grade/variant_check.hpp"
 #include "io/text_fold.hpp"

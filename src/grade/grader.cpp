@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "grade/grade_parts.hpp"
 #include "grade/reviews.hpp"
 #include "io/shown_text.hpp"
 #include "io/toml_read.hpp"

@@ -125,20 +125,4 @@ const std::vector<std::string>& numeric_stage_names() {
     return names;
 }
 
-std::optional<extra_stage_frame> extra_stage_shape(const std::string& st, const matrix& q, const matrix& k, const matrix& v,
-                                                   std::optional<std::size_t> tile) {
-    const std::size_t n_q = q.shape(0), n_k = k.shape(0), d_k = q.shape(1), d_v = v.shape(1);
-    const std::size_t blocks = tile && *tile ? (n_k + *tile - 1) / *tile : 0;
-    if (st == sw::grad_v()) return extra_stage_frame{n_k, d_v, true, false, "dV = Aᵀ dO"};
-    if (st == sw::grad_weights()) return extra_stage_frame{n_q, n_k, false, true, "dA = dO Vᵀ"};
-    if (st == sw::grad_scores()) return extra_stage_frame{n_q, n_k, false, true, "dS, the gradient of the scaled scores"};
-    if (st == sw::grad_q()) return extra_stage_frame{n_q, d_k, false, false, "dQ"};
-    if (st == sw::grad_k()) return extra_stage_frame{n_k, d_k, true, false, "dK"};
-    if (st == sw::running_max()) return extra_stage_frame{n_q, blocks, false, false, "running max after each key block"};
-    if (st == sw::running_sum()) return extra_stage_frame{n_q, blocks, false, false, "running sum after each key block"};
-    if (st == sw::rot_q()) return extra_stage_frame{n_q, d_k, false, false, "q turned by its rotary angles"};
-    if (st == sw::rot_k()) return extra_stage_frame{n_k, d_k, true, false, "k turned by its rotary angles"};
-    return std::nullopt;
-}
-
 }  // namespace attn::grade

@@ -73,14 +73,4 @@ stage_dims dims_of(const std::string& stage, const pipeline_inputs& in);
 // Every stage a numeric part may name (lessons/README.md, "Exercises").
 const std::vector<std::string>& numeric_stage_names();
 
-// Lessons 15–19's stages: their rows and columns (whether those are keys) with the
-// title `exercise show` gives them; nullopt for other stages.
-struct extra_stage_frame {
-    std::size_t rows = 0, cols = 0;
-    bool key_rows = false, key_cols = false;
-    std::string title;
-};
-std::optional<extra_stage_frame> extra_stage_shape(const std::string& stage, const matrix& q, const matrix& k,
-                                                   const matrix& v, std::optional<std::size_t> tile);
-
 }  // namespace attn::grade

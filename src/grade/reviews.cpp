@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/submission.hpp"
 #include "grade/variant.hpp"
 #include "io/csv_cell.hpp"
@@ -123,31 +123,28 @@ const review* review_table::find(const std::string& student, const std::string& 
     return it == rows_.end() ? nullptr : &it->second;
 }
 
-part_result grade_open_part(const exercise& x, const part_spec& p, const io::value_node* a, const std::string& student,
-                            const review_table* reviews) {
-    part_result r = start_part(p, "open", a);
-    if (is_unanswered(a)) return r;
-    if (!a->is_string()) {
+void grade_open_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading& g,
+                     part_result& r) {
+    if (!a.is_string()) {
         r.status = part_status::invalid;
-        r.feedback = a->where.str() + ": expected a sentence (a string) for your teacher to read, found " + type_name(*a);
-        return r;
+        r.feedback = a.where.str() + ": expected a sentence (a string) for your teacher to read, found " + type_name(a);
+        return;
     }
-    r.answer_text = a->text;
+    r.answer_text = a.text;
     r.status = part_status::review;
     r.feedback = "for your teacher to read: 0 points until it is reviewed";
-    const review* rv = reviews ? reviews->find(student, x.id, p.id) : nullptr;
-    if (!rv) return r;
-    if (rv->answer != io::csv_text(a->text)) {  // resubmitted since the review: read again
+    const review* rv = g.reviews ? g.reviews->find(g.request.student, x.id, p.id) : nullptr;
+    if (!rv) return;
+    if (rv->answer != io::csv_text(a.text)) {  // resubmitted since the review: read again
         r.review_note = rv->where.str() + ": the review of " + x.id + " part " + p.id +
                         " was of another answer; this one waits for a new review";
-        return r;
+        return;
     }
     r.score = std::min(rv->fraction, 1.0) * r.max;
     r.review_comment = rv->comment;
     r.status = r.score >= r.max - 1e-9 ? part_status::correct : r.score > 0 ? part_status::partial : part_status::wrong;
     r.feedback = "reviewed by your teacher: " + points_str(r.score) + " of " + points_str(r.max) +
                  (rv->comment.empty() ? "" : " — " + rv->comment);
-    return r;
 }
 
 }  // namespace attn::grade

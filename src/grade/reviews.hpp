@@ -51,9 +51,9 @@ private:
 std::string review_sheet_header();
 std::string review_sheet_rows(const grade_report& r, const exercise_set& set);
 
-// Grades one open part: 0 points and status `review` until the teacher's review of this
-// very answer gives its points.
-part_result grade_open_part(const exercise& x, const part_spec& p, const io::value_node* answer, const std::string& student,
-                            const review_table* reviews);
+// Grades one answered open part (the open kind's part grader): 0 points and status
+// `review` until the teacher's review of this very answer gives its points.
+void grade_open_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading& g,
+                     part_result& r);
 
 }  // namespace attn::grade

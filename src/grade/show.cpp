@@ -36,9 +36,7 @@ std::string cut_list(const std::vector<std::size_t>& idx, const std::vector<std:
 
 std::string stage_title(const exercise& x, const std::string& stage) {
     const auto& s = x.setup;
-    if (auto title = trace::stage_title(stage, {s.q_name, s.k_name, s.v_name, s.scale, s.softmax})) return *title;
-    if (const auto e = extra_stage_shape(stage, s.q, s.k, s.v, s.tile)) return e->title;
-    return stage;
+    return trace::stage_title(stage, {s.q_name, s.k_name, s.v_name, s.scale, s.softmax}).value_or(stage);
 }
 
 std::string points_words(double p) { return points_str(p) + (p == 1.0 ? " point" : " points"); }
@@ -56,22 +54,18 @@ std::array<std::size_t, 2> part_shape(const exercise& x, const part_spec& p) {
         auto it = s.input_shapes.find(p.stage);
         return it == s.input_shapes.end() ? std::array<std::size_t, 2>{0, 0} : it->second;
     }
-    if (const auto e = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile))
-        return {p.rows.empty() ? e->rows : p.rows.size(), p.cols.empty() ? e->cols : p.cols.size()};
-    const std::size_t n_rows = p.rows.empty() ? s.q.shape(0) : p.rows.size();
+    const stage_dims d = dims_of(p.stage, s);
+    const std::size_t n_rows = p.rows.empty() ? d.rows : p.rows.size();
     if (p.stage == sw::argmax()) return {n_rows, 1};
-    const std::size_t all_cols = p.stage == sw::output() ? s.v.shape(1) : s.k.shape(0);
-    return {n_rows, p.cols.empty() ? all_cols : p.cols.size()};
+    return {n_rows, p.cols.empty() ? d.cols : p.cols.size()};
 }
 
 std::string describe_part(const exercise& x, const part_spec& p) {
     if (!x.kind->numbers) return p.prompt;
     const auto& s = x.setup;
-    const auto extra = extra_stage_shape(p.stage, s.q, s.k, s.v, s.tile);
-    const bool key_rows = extra ? extra->key_rows : p.stage == sw::k() || p.stage == sw::v();
-    std::string d = stage_title(x, p.stage) + cut_list(p.rows, key_rows ? s.key_tokens : s.query_tokens, "row");
-    if (extra ? extra->key_cols : p.stage != sw::output() && !sw::is_input(p.stage))
-        return d + cut_list(p.cols, s.key_tokens, "column");
+    const stage_dims dims = dims_of(p.stage, s);
+    std::string d = stage_title(x, p.stage) + cut_list(p.rows, dims.key_rows ? s.key_tokens : s.query_tokens, "row");
+    if (dims.key_cols) return d + cut_list(p.cols, s.key_tokens, "column");
     const std::size_t widest = p.cols.empty() ? 0 : *std::max_element(p.cols.begin(), p.cols.end()) + 1;
     return d + cut_list(p.cols, trace::dimension_labels(widest), "column", "");
 }

@@ -47,6 +47,15 @@ std::optional<std::string> stage_title(const std::string& word, const title_name
     if (word == sw::q()) return "your own " + n.q;
     if (word == sw::k()) return "your own " + n.k;
     if (word == sw::v()) return "your own " + n.v;
+    if (word == sw::grad_v()) return "dV = Aᵀ dO";  // lessons 15–17's stages
+    if (word == sw::grad_weights()) return "dA = dO Vᵀ";
+    if (word == sw::grad_scores()) return "dS, the gradient of the scaled scores";
+    if (word == sw::grad_q()) return "dQ";
+    if (word == sw::grad_k()) return "dK";
+    if (word == sw::running_max()) return "running max after each key block";
+    if (word == sw::running_sum()) return "running sum after each key block";
+    if (word == sw::rot_q()) return "q turned by its rotary angles";
+    if (word == sw::rot_k()) return "k turned by its rotary angles";
     return std::nullopt;
 }
 

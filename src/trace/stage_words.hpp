@@ -50,7 +50,7 @@ inline bool is_input(const std::string& s) { return s == q() || s == k() || s ==
 
 // What a hand-out calls the stage or quantity a part asks for, in the exercise's own
 // names for its inputs: "raw scores Q_dec K_encᵀ", "output (weights · V)", "your own
-// Q". Nullopt for the words titled elsewhere (lessons 15–19's stages, by their frame).
+// Q", "dQ". Nullopt for a word that names no stage a part may ask for.
 struct title_names {
     std::string q, k, v;          // "Q", or the lesson's "Q_dec"
     std::optional<double> scale;  // the lesson's divisor; none = √d_k

@@ -1,7 +1,7 @@
 // grade/kinds/choice.cpp — the choice kind: a part picks one of the exercise's choices
 // (by letter, number or text); a wrong pick earns the declared mistake's or the
 // exercise's sentence for that choice.
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "io/typed_line.hpp"
 #include "io/toml_read.hpp"

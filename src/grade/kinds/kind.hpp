@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "io/value_tree.hpp"
 
 namespace attn::io {

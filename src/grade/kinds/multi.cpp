@@ -2,7 +2,7 @@
 // that apply"), graded exactly: ticking everything earns nothing and names nothing.
 #include <algorithm>
 
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "io/typed_line.hpp"
 #include "io/toml_read.hpp"

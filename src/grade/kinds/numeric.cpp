@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "io/typed_line.hpp"
 #include "grade/pipeline.hpp"

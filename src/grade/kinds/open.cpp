@@ -1,7 +1,7 @@
 // grade/kinds/open.cpp — the open kind: a part is prose read by the teacher, 0 points
 // until a review gives them (grade/reviews.hpp). No text is ever scored by keywords: a
 // negated sentence contains the same words as a right one.
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "io/typed_line.hpp"
 #include "grade/reviews.hpp"
@@ -20,10 +20,6 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
     return false;
 }
 
-void grade_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading& g, part_result& r) {
-    r = grade_open_part(x, p, &a, g.request.student, g.reviews);
-}
-
 std::string placeholder(const exercise&, const part_spec&) { return "TODO: your answer in a few sentences (read by your teacher)"; }
 
 // The teacher's rubric is never shown to a student.
@@ -37,7 +33,7 @@ const exercise_kind open_kind{
     "open",
     "a part is prose read by the teacher: 0 points until a review gives them",
     false, false, false, true,
-    read_part, read_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
+    read_part, read_mistake, grade_each_part<grade_open_part>, placeholder, solve_each_part<solution>,
     "",
     io::typed_text,
 };

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "grade/exercise.hpp"
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/report.hpp"
 #include "io/text_fold.hpp"

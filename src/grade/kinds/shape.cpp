@@ -2,7 +2,7 @@
 // right when it names the same dimensions in the same order; a wrong one is named as a
 // declared or catalogued mistake (axes swapped, one missing, n_src for n_tgt …).
 #include "core/shapes.hpp"
-#include "grade/grade_parts.hpp"
+#include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
 #include "io/typed_line.hpp"
 #include "io/toml_read.hpp"
