@@ -12,6 +12,10 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "grade/grader.hpp"
 #include "grade/kinds/kind.hpp"
@@ -73,6 +77,56 @@ TEST_CASE("the progress file round-trips and lists the questions sorted", "[prog
     const auto back = lessons::load_progress(path);
     CHECK(back.problem.empty());
     CHECK(back.p.questions == p.questions);
+}
+
+TEST_CASE("saving merges with what another window saved meanwhile, and never lowers a state", "[progress]") {
+    const std::string path = fresh_dir("progress-merge") + "/attn/progress.toml";
+    lessons::progress first, second;  // two viewers, each loaded an empty file
+    first.record("01-a", true);
+    first.record("02-b", false);
+    lessons::save_progress(path, first);
+    second.record("02-b", true);
+    second.record("03-c", false);
+    second.record("01-a", false);  // tried again elsewhere: stays right
+    const lessons::progress merged = lessons::save_progress(path, second);
+    const auto back = lessons::load_progress(path);
+    CHECK(back.p.questions == merged.questions);
+    CHECK(back.p.of("01-a") == question_state::right);
+    CHECK(back.p.of("02-b") == question_state::right);
+    CHECK(back.p.of("03-c") == question_state::tried);
+}
+
+TEST_CASE("processes saving at once keep every answer", "[progress]") {
+    const std::string path = fresh_dir("progress-race") + "/attn/progress.toml";
+    constexpr int writers = 8, answers = 25;
+    std::vector<pid_t> kids;
+    for (int w = 0; w < writers; ++w) {
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {  // each child: its own stale copy, saved after every answer
+            lessons::progress mine;
+            for (int a = 0; a < answers; ++a) {
+                mine.record("w" + std::to_string(w) + "-q" + std::to_string(a), a % 2 == 0);
+                try {
+                    lessons::save_progress(path, mine);
+                } catch (...) {
+                    ::_exit(1);
+                }
+            }
+            ::_exit(0);
+        }
+        kids.push_back(pid);
+    }
+    for (pid_t k : kids) {
+        int status = 0;
+        ::waitpid(k, &status, 0);
+        CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    }
+    const auto back = lessons::load_progress(path);
+    CHECK(back.problem.empty());
+    CHECK(back.p.questions.size() == std::size_t(writers * answers));
+    CHECK(back.p.of("w3-q4") == question_state::right);
+    CHECK(back.p.of("w7-q5") == question_state::tried);
 }
 
 TEST_CASE("a missing progress file is an empty progress, without a complaint", "[progress]") {

@@ -106,6 +106,17 @@ std::string error_of(const std::function<void()>& f) {
 
 }  // namespace
 
+TEST_CASE("a merges file with CR, CR LF or LF line ends reads every merge", "[model][tokenizer]") {
+    const std::string end = GENERATE(std::string("\r"), std::string("\r\n"), std::string("\n"));
+    const tiny_tokenizer t("line-ends", hello_merges);
+    std::string merges = "#version: 0.2" + end;
+    for (const auto& p : hello_merges) merges += p.first + " " + p.second + end;
+    t.write("merges.txt", merges);
+    const auto tok = bpe_tokenizer::load(t.dir.string());
+    CHECK(tok.encode("hello world") == std::vector<std::uint32_t>{t.id("hello"), t.id("Ġworld")});
+    CHECK(tok.encode("The dog") == std::vector<std::uint32_t>{t.id("The"), t.id("Ġdog")});
+}
+
 TEST_CASE("The known texts tokenize into the hand-merged tokens in both file forms", "[model][tokenizer]") {
     const bool openai = GENERATE(false, true);
     const tiny_tokenizer t(openai ? "openai" : "hf", hello_merges, openai);

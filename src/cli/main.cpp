@@ -1,5 +1,6 @@
 // cli/main.cpp — the front door: registers the verbs and maps failures to exit codes
 // (one mapping: an attn::error carries its own code, core/error.hpp).
+#include <filesystem>
 #include <iostream>
 #include <new>
 
@@ -51,6 +52,10 @@ int run_main(int argc, char** argv) {
     } catch (const attn::error& e) {  // every attn error: its message (it quotes file data) and its code
         if (*e.what()) std::cerr << "attn: " << attn::io::terminal_safe_text(e.what()) << "\n";
         return e.exit_code();
+    } catch (const std::filesystem::filesystem_error& e) {  // a user's path: unreadable, a link loop, …
+        std::string what = e.path1().empty() ? std::string("a file") : e.path1().string();
+        std::cerr << "attn: " << attn::io::terminal_safe_text(what + ": " + e.code().message()) << "\n";
+        return 2;
     } catch (const std::bad_alloc&) {
         std::cerr << "attn: out of memory: an input is larger than this machine can hold\n";
         return 2;

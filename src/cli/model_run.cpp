@@ -21,6 +21,7 @@
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "io/output_writer.hpp"
+#include "io/terminal_safe.hpp"
 #include "model/gpt_forward.hpp"
 #include "model/train_step.hpp"
 #include "trace/number_format.hpp"
@@ -70,8 +71,8 @@ void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const tok
         json = std::make_unique<io::staged_file>(o.json);
         trace::write_model_json(a, m.config(), meta, [&](const char* p, std::size_t n) { json->write(p, n); });
     }
-    if (npy) npy->commit(), std::cerr << "attn model run: wrote " << npy->files() << " .npy files to " << o.npy << "\n";
-    if (json) json->commit(), std::cerr << "attn model run: wrote " << o.json << "\n";
+    if (npy) npy->commit(), std::cerr << "attn model run: wrote " << npy->files() << " .npy files to " << io::terminal_safe(o.npy) << "\n";
+    if (json) json->commit(), std::cerr << "attn model run: wrote " << io::terminal_safe(o.json) << "\n";
     if (io::is_stdout(o.json)) {  // last, after the files: standard output through the one writer
         io::staged_file out("-");
         trace::write_model_json(a, m.config(), meta, [&](const char* p, std::size_t n) { out.write(p, n); });

@@ -9,13 +9,18 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -26,6 +31,8 @@
 #include "cli/model_verbs.hpp"
 #include "cli/verbs.hpp"
 #include "io/output_writer.hpp"
+#include "io/temp_registry.hpp"
+#include "io/terminal_safe.hpp"
 #include "model/checkpoint.hpp"
 #include "model/init.hpp"
 #include "model/train.hpp"
@@ -54,6 +61,7 @@ extern "C" void on_train_stop(int) { stop_requested = 1; }
 
 // Ctrl-C (and SIGTERM) only ask the loop to stop after the current step.
 void install_stop_handlers() {
+    io::ensure_temp_cleanup_handlers();  // first, so no later output's temp file replaces these
     for (int sig : {SIGINT, SIGTERM}) {
         struct sigaction sa {};
         sa.sa_handler = on_train_stop;
@@ -95,10 +103,22 @@ model::gpt_config model_config(const train_cli& o, const model::train_task& task
     return c;
 }
 
+// A hyperparameter as a message shows it: never "nan" or "inf".
+std::string shown_number(double v) {
+    if (std::isnan(v)) return "a value that is not a number";
+    if (std::isinf(v)) return v > 0 ? "infinity" : "minus infinity";
+    return fmt::format("{}", v);
+}
+
 model::adamw_config optim_config(const train_cli& o, const model::train_task& task, std::size_t iters) {
     model::adamw_config a;
     a.lr = o.lr.value_or(task.lr);
     if (!(a.lr > 0 && a.lr < 10)) throw attn::error(attn::source_pos{"--lr"}, "expected a learning rate in (0, 10)");
+    // NaN passes CLI11's Range (every comparison is false): refused here, by name.
+    if (!(o.weight_decay >= 0 && o.weight_decay <= 1))
+        throw attn::error(attn::source_pos{"--weight-decay"}, "expected a number in [0, 1], found " + shown_number(o.weight_decay));
+    if (!(o.clip >= 0 && o.clip <= 1e6))
+        throw attn::error(attn::source_pos{"--clip"}, "expected a number in [0, 1000000], found " + shown_number(o.clip));
     a.weight_decay = o.weight_decay;
     a.clip = o.clip;
     a.warmup = o.warmup;
@@ -158,12 +178,33 @@ std::size_t count_lines(const std::string& s) {
     return n;
 }
 
-// The folder an output goes into must exist (checked before training, not after).
+// The folder an output goes into must exist and be writable (checked before training,
+// not after it has run).
 void check_folder(const std::string& path) {
     const auto folder = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-        throw attn::error("cannot write " + path + ": the folder " + folder.string() + " does not exist");
+        throw attn::error("cannot write " + io::terminal_safe(path) + ": the folder " + io::terminal_safe(folder.string()) +
+                          " does not exist");
+    const std::string dir = folder.empty() ? std::string(".") : folder.string();
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw attn::error("cannot write " + io::terminal_safe(path) + ": the folder " + io::terminal_safe(dir) +
+                          " is not writable (" + std::strerror(errno) + ")");
+}
+
+// Every output of the run under its own name: the checkpoint, --losses, --grads and
+// each kept step. Two flags naming one file would leave only the last written.
+void check_distinct(const std::vector<std::pair<std::string, std::string>>& outputs) {
+    std::map<std::string, std::string> seen;  // normalised path → the flag that names it
+    for (const auto& [flag, path] : outputs) {
+        std::error_code ec;
+        std::string key = std::filesystem::weakly_canonical(path, ec).string();
+        if (ec) key = std::filesystem::absolute(path, ec).lexically_normal().string();
+        const auto [it, fresh] = seen.emplace(key, flag);
+        if (!fresh)
+            throw attn::error(attn::source_pos{flag}, io::terminal_safe(path) + " is also the file of " + it->second +
+                                                          ": every output of a run needs its own name");
+    }
 }
 
 template <class T>
@@ -217,6 +258,11 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     for (const auto* extra : {&o.losses, &o.grads})
         if (!extra->empty()) check_folder(*extra), writer.check_file(*extra);
     const std::vector<std::size_t> keep = keep_steps(o, to.iters, writer);
+    std::vector<std::pair<std::string, std::string>> outputs{{"--out", o.out}};
+    if (!o.losses.empty()) outputs.emplace_back("--losses", o.losses);
+    if (!o.grads.empty()) outputs.emplace_back("--grads", o.grads);
+    for (const auto s : keep) outputs.emplace_back("--keep-steps", model::kept_step_path(o.out, s));
+    check_distinct(outputs);
     std::vector<std::size_t> kept;  // the kept steps written so far
 
     model::trainer<T> tr(task, to, std::move(initial));
@@ -238,6 +284,10 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     const auto start = std::chrono::steady_clock::now();
     while (tr.steps_done() < to.iters && !stop_requested) {
         losses.push_back(tr.forward_backward());
+        if (!std::isfinite(losses.back()))  // a checkpoint of NaN weights would only be refused when read
+            throw attn::error(fmt::format("the loss is no longer a finite number at step {} (too high a learning rate, "
+                                          "or a starting checkpoint that overflows); nothing was written to {}",
+                                          tr.steps_done() + 1, io::terminal_safe(o.out)));
         if (tr.steps_done() == 0 && !o.grads.empty())  // the first step's gradients, before clipping
             model::write_checkpoint<T>(o.grads, tr.grads(), {{"attn.content", "gradients of step 1"}});
         tr.update();
@@ -267,10 +317,11 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     }
     if (stopped) {
         std::cerr << fitted(fmt::format("attn model train: stopped at step {} of {}; the checkpoint so far is in {}\n",
-                                        tr.steps_done(), to.iters, o.out), o.width);
+                                        tr.steps_done(), to.iters, io::terminal_safe(o.out)), o.width);
         return 130;
     }
-    std::cerr << fitted(fmt::format("attn model train: wrote {} ({} steps, final loss {:.4f})\n", o.out, tr.steps_done(),
+    std::cerr << fitted(fmt::format("attn model train: wrote {} ({} steps, final loss {:.4f})\n", io::terminal_safe(o.out),
+                                    tr.steps_done(),
                                     losses.empty() ? 0.0 : losses.back()), o.width);
     return 0;
 }

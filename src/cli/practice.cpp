@@ -57,7 +57,7 @@ struct progress_store {
     bool record(const std::string& id, bool right) {
         p.record(id, right);
         try {
-            lessons::save_progress(path, p);
+            p = lessons::save_progress(path, p);  // merged: answers from other windows too
             return true;
         } catch (const std::exception& e) {
             std::cout << io::terminal_safe_text(std::string("(progress not saved: ") + e.what() + ")") << "\n";

@@ -114,6 +114,31 @@ std::string secret_fingerprint(const std::string& secret) {
     return b.substr(0, 4) + "-" + b.substr(4);
 }
 
+static_assert(sizeof(crypto_generichash_state) <= 512, "keyed_stream's state buffer is too small");
+
+keyed_stream::keyed_stream(const std::array<unsigned char, 32>& key) {
+    ensure_sodium();
+    crypto_generichash_init(reinterpret_cast<crypto_generichash_state*>(state_), key.data(), key.size(), 16);
+}
+
+void keyed_stream::add(const void* data, std::size_t bytes) {
+    crypto_generichash_update(reinterpret_cast<crypto_generichash_state*>(state_),
+                              static_cast<const unsigned char*>(data), bytes);
+}
+
+std::string keyed_stream::hex() const {
+    keyed_stream copy = *this;
+    unsigned char out[16];
+    crypto_generichash_final(reinterpret_cast<crypto_generichash_state*>(copy.state_), out, sizeof out);
+    std::string text;
+    char two[3];
+    for (unsigned char b : out) {
+        std::snprintf(two, sizeof two, "%02x", b);
+        text += two;
+    }
+    return text;
+}
+
 std::string random_hex(std::size_t bytes) {
     ensure_sodium();
     std::vector<unsigned char> random(bytes);

@@ -45,4 +45,17 @@ std::string secret_fingerprint(const std::string& secret);
 // `bytes` from libsodium's randombytes, as lowercase hex (wiped from memory after).
 std::string random_hex(std::size_t bytes);
 
+// Keyed BLAKE2b over bytes fed in pieces, 16 bytes out: what an export folder's
+// manifest records of each file attn wrote, so that a line only the key's owner can
+// compute vouches for a file. Copyable (hex() finishes a copy, the stream goes on).
+class keyed_stream {
+public:
+    explicit keyed_stream(const std::array<unsigned char, 32>& key);
+    void add(const void* data, std::size_t bytes);
+    std::string hex() const;  // 32 lowercase hex digits
+
+private:
+    alignas(64) unsigned char state_[512];  // libsodium's crypto_generichash_state
+};
+
 }  // namespace attn

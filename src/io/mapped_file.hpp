@@ -3,8 +3,8 @@
 // a page is touched). The same checks as io/input_read: regular files only (a FIFO,
 // device or directory is refused without blocking), the file registered as an input of
 // this run so no output is ever written over it. Standard input cannot be mapped and is
-// refused. The mapping is read-only and private; a file truncated by another process
-// while mapped is outside what attn defends against.
+// refused. The mapping is read-only and private; a file cut short by another process
+// while mapped is named in a message and attn exits 2 (SIGBUS, caught for mapped files).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +34,7 @@ private:
     std::string name_;
     const unsigned char* data_ = nullptr;
     std::size_t size_ = 0;
+    int slot_ = -1;  // the SIGBUS handler's record of this mapping
 };
 
 }  // namespace attn::io

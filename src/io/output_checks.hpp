@@ -9,31 +9,30 @@
 #include <set>
 #include <string>
 
+#include "core/keyed_hash.hpp"
+
 namespace attn::io::detail {
 
-// A running hash of bytes as they are written (64-bit FNV-1a over 8-byte words, then
-// the length): what the manifest records, so the next export can tell that a file is
-// still exactly the one attn wrote. Not a cryptographic hash: it guards against
-// mistakes (a stranger's manifest, a file edited since), not against an attacker who
-// can write the folder anyway.
+// A running keyed hash of bytes as they are written (BLAKE2b keyed with the user's
+// export key, io/state_dir.hpp): what the manifest records, so the next export can tell
+// that a file is still exactly the one attn wrote. A stranger who can write a manifest
+// line cannot compute the hash of a file without the key, so a forged line vouches
+// for nothing and the file it names is kept.
 class content_hash {
 public:
+    content_hash();
     void add(const void* data, std::size_t bytes);
-    std::uint64_t value() const;
+    std::string value() const;  // 32 lowercase hex digits
 
 private:
-    std::uint64_t h_ = 14695981039346656037ull;
-    std::uint64_t carry_ = 0;  // bytes of a word not yet complete
-    unsigned carried_ = 0;
-    std::uint64_t length_ = 0;
-    void word(std::uint64_t w) { h_ = (h_ ^ w) * 1099511628211ull; }
+    keyed_stream stream_;
 };
 
 // What the manifest says about one file attn wrote: its size and hash. `recorded`
 // is false for a bare name (a manifest of an older attn): such an entry vouches for nothing.
 struct manifest_entry {
     std::uint64_t size = 0;
-    std::uint64_t hash = 0;
+    std::string hash;  // content_hash's 32 hex digits
     bool recorded = false;
 };
 using manifest = std::map<std::string, manifest_entry>;

@@ -1,6 +1,7 @@
 // io/output_writer.cpp — see output_writer.hpp. Check the target (lstat: never follow
 // a link at the target itself), write a temporary beside it, re-check, rename.
 #include "io/output_writer.hpp"
+#include "io/state_dir.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -85,8 +86,9 @@ bool plain_name(const std::string& name) {
            name.find('\0') == std::string::npos && name.compare(0, 5, ".attn") != 0;
 }
 
-// One manifest line: "SIZE HASH NAME" (a file attn wrote: its size in bytes, its
-// content_hash in 16 hex digits), or a bare NAME (an older attn's manifest: vouches for nothing).
+// One manifest line: "SIZE HASH NAME" (a file attn wrote: its size in bytes, its keyed
+// content_hash in 32 hex digits), or anything else naming a file — a bare NAME, an older
+// attn's unkeyed 16-digit hash — which vouches for nothing.
 void parse_manifest_line(const std::string& line, detail::manifest& m) {
     if (line.empty() || line[0] == '#') return;
     const std::size_t a = line.find(' ');
@@ -94,9 +96,13 @@ void parse_manifest_line(const std::string& line, detail::manifest& m) {
     if (b != std::string::npos) {
         const std::string size = line.substr(0, a), hash = line.substr(a + 1, b - a - 1), name = line.substr(b + 1);
         const bool digits = !size.empty() && size.size() <= 18 && size.find_first_not_of("0123456789") == std::string::npos;
-        const bool hex = hash.size() == 16 && hash.find_first_not_of("0123456789abcdef") == std::string::npos;
+        const bool hex = hash.size() == 32 && hash.find_first_not_of("0123456789abcdef") == std::string::npos;
         if (digits && hex && plain_name(name)) {
-            m[name] = detail::manifest_entry{std::stoull(size), std::stoull(hash, nullptr, 16), true};
+            m[name] = detail::manifest_entry{std::stoull(size), hash, true};
+            return;
+        }
+        if (digits && plain_name(name)) {
+            m[name] = detail::manifest_entry{};
             return;
         }
     }
@@ -139,12 +145,8 @@ std::string manifest_lines(const detail::manifest& entries) {
     std::string out =
         "# attn export manifest: size, content hash and name of each file attn wrote here; the next export "
         "replaces or removes a file only while it still matches\n";
-    char hex[17];
-    for (const auto& [name, e] : entries) {
-        if (!e.recorded) continue;
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(e.hash));
-        out += std::to_string(e.size) + " " + hex + " " + name + "\n";
-    }
+    for (const auto& [name, e] : entries)
+        if (e.recorded) out += std::to_string(e.size) + " " + e.hash + " " + name + "\n";
     return out;
 }
 
@@ -177,28 +179,9 @@ manifest read_manifest(const std::string& dir, bool* found) { return attn::io::r
 std::string manifest_text(const manifest& entries) { return manifest_lines(entries); }
 bool vouched(const std::string& path, const manifest_entry& entry) { return matches_record(path, entry); }
 
-void content_hash::add(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    length_ += bytes;
-    while (bytes > 0 && carried_ != 0) {  // finish the word a previous call began
-        carry_ |= std::uint64_t(*p++) << (8 * carried_);
-        --bytes;
-        if (++carried_ == 8) word(carry_), carry_ = 0, carried_ = 0;
-    }
-    for (; bytes >= 8; bytes -= 8, p += 8) {
-        std::uint64_t w = 0;
-        for (int k = 7; k >= 0; --k) w = (w << 8) | p[k];  // little-endian, whatever the machine
-        word(w);
-    }
-    for (; bytes > 0; --bytes) carry_ |= std::uint64_t(*p++) << (8 * carried_++);
-}
-
-std::uint64_t content_hash::value() const {
-    content_hash c = *this;
-    if (c.carried_) c.word(c.carry_);
-    c.word(c.length_);
-    return c.h_;
-}
+content_hash::content_hash() : stream_(export_key()) {}
+void content_hash::add(const void* data, std::size_t bytes) { stream_.add(data, bytes); }
+std::string content_hash::value() const { return stream_.hex(); }
 bool plain_name(const std::string& name) { return attn::io::plain_name(name); }
 bool dir_is_empty(const std::string& dir) { return attn::io::dir_is_empty(dir); }
 

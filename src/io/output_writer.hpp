@@ -90,7 +90,7 @@ public:
     void finish();  // flush and close; the file stays under its temporary name
     void commit(bool existing_ok = true);  // finish() and rename into place (an existing target: replaced if ok)
     std::size_t bytes_written() const { return written_; }
-    std::uint64_t content_hash() const { return hash_.value(); }  // of every byte written
+    std::string content_hash() const { return hash_.value(); }  // of every byte written
 
 private:
     void flush();

@@ -53,8 +53,10 @@ void install_temp_cleanup_handlers() {
     }
 }
 
+void ensure_temp_cleanup_handlers() { std::call_once(handlers_once, install_temp_cleanup_handlers); }
+
 int track_temp(const std::string& path, bool is_dir) {
-    std::call_once(handlers_once, install_temp_cleanup_handlers);
+    ensure_temp_cleanup_handlers();
     if (path.size() >= max_path) return -1;
     for (int k = 0; k < slots; ++k) {
         int expected = 0;

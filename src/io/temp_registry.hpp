@@ -17,6 +17,11 @@ int track_temp(const std::string& path, bool is_dir = false);
 // a signal already ignored stays ignored).
 void install_temp_cleanup_handlers();
 
+// Installs them now if track_temp has not yet: a verb with its own SIGINT handler (the
+// trainer's "stop after this step") calls this first, so a later output's track_temp
+// never replaces that handler.
+void ensure_temp_cleanup_handlers();
+
 // The temporary was renamed into place or removed: stop tracking it.
 void untrack_temp(int slot);
 

@@ -2,19 +2,26 @@
 // read and then replaced in the same run, so it is read here directly (regular file,
 // no symlink, size-limited) rather than through io::read_input_file, which would
 // register it as a user's input that the output writer must never replace.
+// Saving merges under an exclusive lock (flock on PATH.lock beside the file): read what
+// is there now, join it with this run's answers, replace. A question's state only
+// rises (untried < tried < right), so the join keeps every answer of every window.
 #include "lessons/progress.hpp"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <toml++/toml.h>
 
 #include "io/output_writer.hpp"
+#include "io/state_dir.hpp"
 #include "io/toml_parse.hpp"
 #include "io/toml_read.hpp"
 #include "io/toml_words.hpp"
@@ -84,11 +91,8 @@ void progress::record(const std::string& id, bool right) {
 }
 
 std::string progress_path() {
-    const char* state = std::getenv("XDG_STATE_HOME");
-    if (state && state[0] == '/') return std::string(state) + "/attn/progress.toml";
-    const char* home = std::getenv("HOME");
-    if (home && home[0] == '/') return std::string(home) + "/.local/state/attn/progress.toml";
-    return "";
+    const std::string dir = io::state_dir();
+    return dir.empty() ? "" : dir + "/progress.toml";
 }
 
 progress_load load_progress(const std::string& path) {
@@ -121,9 +125,50 @@ std::string progress_text(const progress& p) {
     return out;
 }
 
-void save_progress(const std::string& path, const progress& p) {
+void merge_progress(progress& into, const progress& from) {
+    for (const auto& [id, s] : from.questions) {
+        question_state& mine = into.questions[id];
+        if (static_cast<int>(s) > static_cast<int>(mine)) mine = s;
+    }
+}
+
+namespace {
+
+// An exclusive flock on PATH.lock for as long as it lives (the folder is made first);
+// released by close, also when attn is killed. A lock file that cannot be opened is
+// an io::write_error, as an unwritable progress file is.
+class progress_lock {
+public:
+    explicit progress_lock(const std::string& path) {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+        const std::string lock = path + ".lock";
+        fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+        if (fd_ < 0) throw io::write_error("cannot open " + lock + ": " + std::strerror(errno));
+        while (::flock(fd_, LOCK_EX) != 0)
+            if (errno != EINTR) {
+                const int e = errno;
+                ::close(fd_);
+                throw io::write_error("cannot lock " + lock + ": " + std::strerror(e));
+            }
+    }
+    ~progress_lock() { ::close(fd_); }
+    progress_lock(const progress_lock&) = delete;
+    progress_lock& operator=(const progress_lock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+}  // namespace
+
+progress save_progress(const std::string& path, const progress& p) {
     if (path.empty()) throw io::write_error("nowhere to keep progress: neither XDG_STATE_HOME nor HOME is set");
-    io::output_writer(false, /*make_parents=*/true).write_file(path, progress_text(p), io::existing::replace);
+    const progress_lock lock(path);
+    progress_load now = load_progress(path);  // a file that cannot be read is replaced, as before
+    merge_progress(now.p, p);
+    io::output_writer(false, /*make_parents=*/true).write_file(path, progress_text(now.p), io::existing::replace);
+    return now.p;
 }
 
 }  // namespace attn::lessons

@@ -1,6 +1,7 @@
 // lessons/progress.hpp — what a student has answered in the lessons: one state per
 // question (exercise id), kept in $XDG_STATE_HOME/attn/progress.toml (default
-// ~/.local/state/attn/progress.toml). Written atomically through io::output_writer;
+// ~/.local/state/attn/progress.toml). Written atomically through io::output_writer,
+// merged under a lock with what other attn runs saved meanwhile;
 // a file that cannot be read is reported and ignored, never fatal.
 //
 //   # attn progress: ...
@@ -37,9 +38,16 @@ std::string progress_path();
 // empty progress and the reason in `problem`.
 progress_load load_progress(const std::string& path);
 
-// The file's text (deterministic: ids sorted) and writing it (folders created,
-// temp + rename). Throws io::write_error when it cannot be written.
+// The file's text (deterministic: ids sorted).
 std::string progress_text(const progress& p);
-void save_progress(const std::string& path, const progress& p);
+
+// Each question of `from` raised in `into` to the higher state (right > tried > untried).
+void merge_progress(progress& into, const progress& from);
+
+// Saves `p` merged with what the file holds now, under an exclusive lock on PATH.lock
+// (folders created, temp + rename), so viewers and `exercise check` runs in other
+// terminals never erase each other's answers. Returns the merged progress. Throws
+// io::write_error when it cannot be written.
+progress save_progress(const std::string& path, const progress& p);
 
 }  // namespace attn::lessons

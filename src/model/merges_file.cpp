@@ -93,13 +93,12 @@ merge_table merges_reader::read() {
     if (t_.substr(0, 3) == "\xEF\xBB\xBF") at = 3;  // a byte-order mark
     bool first = true;
     while (at < t_.size()) {
-        std::size_t end = t_.find('\n', at);
+        std::size_t end = t_.find_first_of("\r\n", at);  // LF, CR LF or a lone CR (old Mac files)
         if (end == std::string_view::npos) end = t_.size();
-        std::string_view line = t_.substr(at, end - at);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        const std::string_view line = t_.substr(at, end - at);
         if (!(first && line.substr(0, 8) == "#version")) add_line(line, at, table, rank);
         first = false;
-        at = end + 1;
+        at = end + (t_.compare(end, 2, "\r\n") == 0 ? 2 : 1);
     }
     return table;
 }

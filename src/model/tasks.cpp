@@ -175,7 +175,8 @@ train_task::data_line parse_line(const std::string& path, int line_no, const std
         std::int64_t v = 0;
         while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
             v = v * 10 + (line[i] - '0');
-            if (v > 1000000) throw io::input_error("range", at, "expected a token id below 1000000, found a larger one");
+            if (v >= 1000000)
+                throw io::input_error("range", at, "expected a token id below 1000000, found 1000000 or more");
             ++i;
         }
         out.tokens.push_back(static_cast<std::int32_t>(v));
