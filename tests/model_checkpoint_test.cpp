@@ -18,6 +18,7 @@
 #include "io/input_registry.hpp"
 #include "io/output_writer.hpp"
 #include "model/checkpoint.hpp"
+#include "model/checkpoint_names.hpp"
 #include "model/file_error.hpp"
 #include "model/safetensors.hpp"
 #include "support/golden.hpp"
@@ -27,17 +28,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-gpt_config tiny_config(bool mlp = true, bool tied = true) {
-    gpt_config c;
+architecture tiny_config(bool mlp = true, bool tied = true) {
+    architecture c;
     c.n_layer = 2, c.n_head = 2, c.n_embd = 4, c.vocab_size = 7, c.n_positions = 5;
-    c.ln_eps = 1e-5, c.has_mlp = mlp, c.tied = tied;
+    c.ln_eps = 1e-5, c.mlp = mlp ? mlp_kind::gelu_tanh : mlp_kind::none, c.tied = tied;
     return c;
 }
 
 // Every parameter drawn from N(0, 1), layer norm weights included.
 template <class T>
-gpt_params<T> random_params(const gpt_config& c, unsigned seed) {
-    gpt_params<T> p = zero_params<T>(c);
+model_params<T> random_params(const architecture& c, unsigned seed) {
+    model_params<T> p = zero_params<T>(c);
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
     for_each_param(p, [&](const std::string&, param_kind, auto& t) {
@@ -48,14 +49,14 @@ gpt_params<T> random_params(const gpt_config& c, unsigned seed) {
 
 // Bitwise equality of every parameter and of the config.
 template <class T>
-void require_same(const gpt_params<T>& a, const gpt_params<T>& b) {
+void require_same(const model_params<T>& a, const model_params<T>& b) {
     REQUIRE(a.config.n_layer == b.config.n_layer);
     REQUIRE(a.config.n_head == b.config.n_head);
     REQUIRE(a.config.n_embd == b.config.n_embd);
     REQUIRE(a.config.vocab_size == b.config.vocab_size);
     REQUIRE(a.config.n_positions == b.config.n_positions);
     REQUIRE(a.config.ln_eps == b.config.ln_eps);
-    REQUIRE(a.config.has_mlp == b.config.has_mlp);
+    REQUIRE(a.config.has_mlp() == b.config.has_mlp());
     REQUIRE(a.config.tied == b.config.tied);
     std::vector<const T*> data_b;
     std::vector<std::size_t> size_b;
@@ -71,13 +72,13 @@ void require_same(const gpt_params<T>& a, const gpt_params<T>& b) {
     CHECK(k == data_b.size());
 }
 
-// A Hugging Face GPT-2 file: Conv1D [in, out] as gpt_params stores them, no lm_head
+// A Hugging Face GPT-2 file: Conv1D [in, out] as model_params stores them, no lm_head
 // when tied, the causal-mask buffers present; "transformer." prefix or none.
 template <class T>
-void write_hugging_face(const std::string& path, const gpt_params<T>& p, bool prefix, const std::map<std::string, std::string>& meta) {
+void write_hugging_face(const std::string& path, const model_params<T>& p, bool prefix, const std::map<std::string, std::string>& meta) {
     std::vector<st_out> out;
     for_each_param(p, [&](const std::string& name, param_kind, const auto& t) {
-        std::string n = name;
+        std::string n = mingpt_name(name);
         if (!prefix && n.compare(0, 12, "transformer.") == 0) n = n.substr(12);
         out.push_back({n, {t.shape().begin(), t.shape().end()}, t.data()});
     });
@@ -123,7 +124,7 @@ TEST_CASE("a checkpoint attn writes reads back bit for bit", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
     const bool mlp = GENERATE(true, false);
     const bool tied = GENERATE(true, false);
-    const gpt_config c = tiny_config(mlp, tied);
+    const architecture c = tiny_config(mlp, tied);
     const std::string path = attn::testing::scratch_path("roundtrip.safetensors");
     SECTION("float32") {
         const auto p = random_params<float>(c, 1);
@@ -306,7 +307,7 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
     const auto rewrite = [&](const std::function<void(std::vector<st_out>&)>& change) {
         std::vector<st_out> out;
         for_each_param(p, [&](const std::string& name, param_kind, const auto& t) {
-            out.push_back({name, {t.shape().begin(), t.shape().end()}, t.data()});
+            out.push_back({mingpt_name(name), {t.shape().begin(), t.shape().end()}, t.data()});
         });
         change(out);
         write_safetensors(path, "F32", out, {{"n_head", "2"}});
@@ -385,7 +386,7 @@ TEST_CASE("an attention-only checkpoint reads with has_mlp false", "[checkpoint]
     write_hugging_face(path, p, false, {{"n_head", "2"}, {"layer_norm_epsilon", "1e-05"}});
     checkpoint_info info;
     const auto q = read_checkpoint<float>(path, &info);
-    CHECK_FALSE(q.config.has_mlp);
+    CHECK_FALSE(q.config.has_mlp());
     CHECK(info.notes.empty());
     require_same(q, p);
     fs::remove(path);
@@ -395,7 +396,7 @@ namespace {
 
 // Every parameter's values as float64, in for_each_param order (storage layout).
 template <class T>
-std::vector<double> flat_values(const gpt_params<T>& p) {
+std::vector<double> flat_values(const model_params<T>& p) {
     std::vector<double> v;
     for_each_param(p, [&](const std::string&, param_kind, const auto& t) { v.insert(v.end(), t.begin(), t.end()); });
     return v;
@@ -404,7 +405,7 @@ std::vector<double> flat_values(const gpt_params<T>& p) {
 // Writes p with attn, runs the Python reference on it, and reads back every file it
 // wrote (two layouts × four dtypes) comparing each value with what it wrote, bit for bit.
 template <class T>
-void python_round_trip(const gpt_params<T>& p) {
+void python_round_trip(const model_params<T>& p) {
     const std::string dir = attn::testing::scratch_path(sizeof(T) == 4 ? "py-f32" : "py-f64");
     fs::create_directories(dir);
     write_checkpoint(dir + "/attn.safetensors", p);
@@ -425,7 +426,7 @@ void python_round_trip(const gpt_params<T>& p) {
             CHECK(info.dtype == dtype);
             CHECK(q.config.n_head == p.config.n_head);
             CHECK(q.config.tied == p.config.tied);
-            CHECK(q.config.has_mlp == p.config.has_mlp);
+            CHECK(q.config.has_mlp() == p.config.has_mlp());
             const std::vector<double> got = flat_values(q);
             const std::string want = attn::testing::read_file(base + ".expected");
             REQUIRE(want.size() == got.size() * 8);
@@ -496,13 +497,13 @@ TEST_CASE("the config alone reads without converting the values", "[checkpoint]"
     const std::string path = attn::testing::scratch_path("config-only.safetensors");
     write_checkpoint(path, random_params<double>(tiny_config(false, false), 10));
     checkpoint_info info;
-    const gpt_config c = read_checkpoint_config(path, &info);
+    const architecture c = read_checkpoint_config(path, &info);
     CHECK(c.n_layer == 2);
     CHECK(c.n_head == 2);
     CHECK(c.n_embd == 4);
     CHECK(c.vocab_size == 7);
     CHECK(c.n_positions == 5);
-    CHECK_FALSE(c.has_mlp);
+    CHECK_FALSE(c.has_mlp());
     CHECK_FALSE(c.tied);
     CHECK(info.dtype == "F64");
     CHECK(info.layout == layout_mingpt);

@@ -22,14 +22,14 @@ using namespace attn::model;
 
 namespace {
 
-gpt_params<double> random_model(bool has_mlp, bool tied, unsigned seed) {
-    gpt_config c;
+model_params<double> random_model(bool has_mlp, bool tied, unsigned seed) {
+    architecture c;
     c.n_layer = 2;
     c.n_head = 2;
     c.n_embd = 8;
     c.vocab_size = 11;
     c.n_positions = 7;
-    c.has_mlp = has_mlp;
+    c.mlp = has_mlp ? mlp_kind::gelu_tanh : mlp_kind::none;
     c.tied = tied;
     auto p = zero_params<double>(c);
     std::mt19937 rng(seed);
@@ -41,7 +41,7 @@ gpt_params<double> random_model(bool has_mlp, bool tied, unsigned seed) {
 }
 
 template <class T>
-gpt_params<T> cast_params(const gpt_params<double>& p) {
+model_params<T> cast_params(const model_params<double>& p) {
     auto q = zero_params<T>(p.config);
     auto src = p;  // for_each_param walks both in the same order
     std::vector<std::vector<double>> flat;
@@ -76,7 +76,7 @@ layer_norm_params ln_params(const param1<double>& w, const param1<double>& b, do
 }
 
 // Compares the forward's hook `name` for batch item b, with `expect` laid out [pos, …].
-void check_rows(const gpt_acts<double>& a, const gpt_config& c, const std::string& name, std::size_t b,
+void check_rows(const gpt_acts<double>& a, const architecture& c, const std::string& name, std::size_t b,
                 const matrix& expect, double tol) {
     std::vector<std::size_t> shape;
     const double* got = hook_data(a, find_hook(c, name), &shape);
@@ -93,7 +93,7 @@ TEST_CASE("The GPT forward keeps every hook as core's layer norm, causal attenti
     const bool has_mlp = GENERATE(true, false);
     const bool tied = GENERATE(true, false);
     const auto p = random_model(has_mlp, tied, 7u + (has_mlp ? 1u : 0u) + (tied ? 2u : 0u));
-    const gpt_config& c = p.config;
+    const architecture& c = p.config;
     const std::vector<std::vector<int>> tokens = {{3, 1, 4, 1, 5}, {9, 2, 6, 5, 10}};
     const auto a = gpt_forward(p, tokens);
     const std::size_t P = 5, d = c.n_embd, H = c.n_head, dh = c.d_head();

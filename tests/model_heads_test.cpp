@@ -40,7 +40,7 @@ TEST_CASE("Detection patterns mark the previous token, earlier copies and the to
 }
 
 TEST_CASE("A head attending evenly to the past scores its share of the pattern's cells", "[model][heads]") {
-    gpt_config c;
+    architecture c;
     c.n_layer = 1;
     c.n_head = 2;
     gpt_acts<double> a;
@@ -76,7 +76,7 @@ TEST_CASE("Repeated random tokens are two copies of one draw, the same for a see
 
 TEST_CASE("One head of a model's forward is a trace run of the model's own numbers, shown within 80 columns",
           "[model][heads][trace]") {
-    gpt_config c;
+    architecture c;
     c.n_layer = 2;
     c.n_head = 2;
     c.n_embd = 16;
@@ -147,13 +147,13 @@ TEST_CASE("One head of a model's forward is a trace run of the model's own numbe
 
 TEST_CASE("The model JSON holds every hook with masked scores null and byte tokens as valid UTF-8",
           "[model][trace]") {
-    gpt_config c;
+    architecture c;
     c.n_layer = 1;
     c.n_head = 2;
     c.n_embd = 4;
     c.vocab_size = 6;
     c.n_positions = 4;
-    c.has_mlp = false;
+    c.mlp = mlp_kind::none;
     auto p = zero_params<float>(c);
     for_each_param(p, [&](const std::string&, param_kind, auto& t) {
         float x = 0.1f;

@@ -184,8 +184,8 @@ TEST_CASE("training's vector layer norm backward and AdamW give the scalar loops
         model::training::layer_norm_backward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
                                              rstd.data(), N, C);
         // Three AdamW steps on a small model whose "gradients" are its own weights, scaled.
-        model::gpt_config c;
-        c.n_layer = 1, c.n_head = 2, c.n_embd = 32, c.vocab_size = 5, c.n_positions = 8, c.has_mlp = true;
+        model::architecture c;
+        c.n_layer = 1, c.n_head = 2, c.n_embd = 32, c.vocab_size = 5, c.n_positions = 8, c.mlp = model::mlp_kind::gelu_tanh;
         auto params = model::init_params<float>(c, 3), grads = params;
         model::adamw_config o;
         o.lr = 0.01, o.weight_decay = 0.1, o.clip = 1.0;

@@ -16,20 +16,20 @@ using namespace attn::model;
 
 namespace {
 
-gpt_config tiny_config(bool mlp, bool tied) {
-    gpt_config c;
+architecture tiny_config(bool mlp, bool tied) {
+    architecture c;
     c.n_layer = 2;
     c.n_head = 2;
     c.n_embd = 8;
     c.vocab_size = 7;
     c.n_positions = 6;
-    c.has_mlp = mlp;
+    c.mlp = mlp ? mlp_kind::gelu_tanh : mlp_kind::none;
     c.tied = tied;
     return c;
 }
 
 // Random weights with every kind away from its initial value (layer norms too).
-gpt_params<double> random_params(const gpt_config& c, std::uint64_t seed) {
+model_params<double> random_params(const architecture& c, std::uint64_t seed) {
     auto p = init_params<double>(c, seed);
     attn::prng g(seed + 1);
     for_each_param(p, [&](const std::string&, param_kind, auto& t) {

@@ -32,7 +32,7 @@ struct heads_options {
 
 void run_model_heads(const heads_options& o) {
     const loaded_model m = load_model(o.checkpoint, o.dtype);
-    const model::gpt_config& c = m.config();
+    const model::architecture& c = m.config();
     std::vector<std::vector<int>> ids;
     std::string note;
     if (!o.tokens.empty()) {

@@ -38,7 +38,7 @@ std::string grouped(std::size_t n) {
 
 void run_model_info(const info_options& o) {
     const loaded_model m = load_model(o.checkpoint, "float32");  // reading checks every tensor
-    const model::gpt_config& c = m.config();
+    const model::architecture& c = m.config();
     std::string out;
     out += "Checkpoint:  " + io::terminal_safe(o.checkpoint) + "\n";
     out += "Layout:      " + m.info.layout + "\n";
@@ -47,7 +47,7 @@ void run_model_info(const info_options& o) {
     out += fmt::format("Layers:      {} (n_layer)\n", c.n_layer);
     out += fmt::format("Heads:       {} per layer (n_head), d_head {}\n", c.n_head, c.d_head());
     out += fmt::format("d_model:     {} (n_embd)\n", c.n_embd);
-    out += fmt::format("d_mlp:       {}\n", c.has_mlp ? std::to_string(c.d_mlp()) : std::string("none (attention-only blocks)"));
+    out += fmt::format("d_mlp:       {}\n", c.has_mlp() ? std::to_string(c.d_mlp()) : std::string("none (attention-only blocks)"));
     out += fmt::format("Vocabulary:  {} tokens (vocab_size)\n", c.vocab_size);
     out += fmt::format("Positions:   {} (n_positions)\n", c.n_positions);
     out += fmt::format("LN epsilon:  {}\n", c.ln_eps);

@@ -97,7 +97,7 @@ std::string model_summary(const loaded_model& m) {
     const auto& c = m.config();
     return fmt::format("{} · {} layer{} × {} head{} · d_model {} · d_head {} · vocab {} · {} positions{}{} · {}",
                        m.info.layout, c.n_layer, c.n_layer == 1 ? "" : "s", c.n_head, c.n_head == 1 ? "" : "s",
-                       c.n_embd, c.d_head(), c.vocab_size, c.n_positions, c.has_mlp ? "" : " · attention-only",
+                       c.n_embd, c.d_head(), c.vocab_size, c.n_positions, c.has_mlp() ? "" : " · attention-only",
                        c.tied ? " · tied unembedding" : "", m.dtype_name());
 }
 

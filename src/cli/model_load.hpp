@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/checkpoint.hpp"
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace CLI {
 class App;
@@ -18,9 +18,9 @@ namespace attn::cli {
 
 struct loaded_model {
     model::checkpoint_info info;
-    std::optional<model::gpt_params<float>> f32;   // exactly one of the two is set
-    std::optional<model::gpt_params<double>> f64;
-    const model::gpt_config& config() const { return f64 ? f64->config : f32->config; }
+    std::optional<model::model_params<float>> f32;   // exactly one of the two is set
+    std::optional<model::model_params<double>> f64;
+    const model::architecture& config() const { return f64 ? f64->config : f32->config; }
     const char* dtype_name() const { return f64 ? "float64" : "float32"; }
 };
 

@@ -129,7 +129,7 @@ std::string grad_table(const std::vector<T>& g, const std::string& stage, std::s
 // --grad: the loss of predicting each next token (the last position has no target),
 // its backward, and the head's gradient stages.
 template <class T>
-std::string grad_view(const model::gpt_params<T>& p, const token_input& in, const run_options& o, const trace::style& st) {
+std::string grad_view(const model::model_params<T>& p, const token_input& in, const run_options& o, const trace::style& st) {
     const std::size_t B = in.ids.size(), P = in.ids.front().size();
     for (const auto& row : in.ids)
         if (row.size() != P) throw attn::error("--grad needs sequences of one length: give --tokens rows of the same length");
@@ -141,7 +141,7 @@ std::string grad_view(const model::gpt_params<T>& p, const token_input& in, cons
             targets[b * P + i] = i + 1 < P ? static_cast<std::int32_t>(in.ids[b][i + 1]) : -1;
         }
     auto acts = model::make_train_acts<T>(p.config, B, P), grad_acts = model::make_train_acts<T>(p.config, B, P);
-    model::gpt_params<T> grads = p;
+    model::model_params<T> grads = p;
     const double loss = model::train_forward(p, acts, tokens.data(), targets.data());
     model::train_backward(p, grads, acts, grad_acts, tokens.data(), targets.data());
     const std::size_t L = static_cast<std::size_t>(o.layer), h = static_cast<std::size_t>(o.head);
@@ -156,7 +156,7 @@ std::string grad_view(const model::gpt_params<T>& p, const token_input& in, cons
 }
 
 template <class T>
-void run_with(const model::gpt_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
+void run_with(const model::model_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
     const model::gpt_acts<T> a = model::gpt_forward(p, in.ids);
     if (!o.json.empty() || !o.npy.empty()) {
         write_exports(a, m, in, o);

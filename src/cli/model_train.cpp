@@ -74,7 +74,7 @@ struct head_ref {
     std::size_t layer = 0, head = 0;
 };
 
-head_ref parse_watch(const std::string& s, const model::gpt_config& c) {
+head_ref parse_watch(const std::string& s, const model::architecture& c) {
     const auto dot = s.find('.');
     const auto number = [&](const std::string& part) -> std::size_t {
         if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos)
@@ -90,8 +90,8 @@ head_ref parse_watch(const std::string& s, const model::gpt_config& c) {
 }
 
 // The task's model, with the sizes asked for on the command line.
-model::gpt_config model_config(const train_cli& o, const model::train_task& task) {
-    model::gpt_config c = task.model;
+model::architecture model_config(const train_cli& o, const model::train_task& task) {
+    model::architecture c = task.model;
     if (o.layers) c.n_layer = *o.layers;
     if (o.heads) c.n_head = *o.heads;
     if (o.d_model) c.n_embd = *o.d_model;
@@ -208,7 +208,7 @@ void check_distinct(const std::vector<std::pair<std::string, std::string>>& outp
 }
 
 template <class T>
-model::gpt_params<T> initial_params(const train_cli& o, const model::train_task& task) {
+model::model_params<T> initial_params(const train_cli& o, const model::train_task& task) {
     if (o.init.empty()) return model::init_params<T>(model_config(o, task), model::init_seed(o.seed));
     auto p = model::read_checkpoint<T>(o.init);
     if (p.config.vocab_size < task.vocab_size || p.config.n_positions < task.seq_len)

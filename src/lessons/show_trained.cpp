@@ -90,7 +90,7 @@ sequence need_sequence(const show_item& item, const std::string& key = "tokens",
     return s;
 }
 
-model::gpt_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step);
+model::model_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step);
 
 // The query of `token`: a position counted from 0 ("5") or its label ("2₅").
 std::size_t need_position(const show_item& item, const sequence& s) {
@@ -224,8 +224,8 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
     return trace::render(trace::stage_table(steps, *id, labels, opt_decimals(item, -1)), st);
 }
 
-model::gpt_params<double> to_double(const model::gpt_params<float>& f, const model::gpt_params<double>& like) {
-    model::gpt_params<double> d = like;  // same config and shapes
+model::model_params<double> to_double(const model::model_params<float>& f, const model::model_params<double>& like) {
+    model::model_params<double> d = like;  // same config and shapes
     std::vector<std::vector<float>> flat;
     model::for_each_param(f, [&](const std::string&, model::param_kind, const auto& t) {
         flat.emplace_back(t.begin(), t.end());
@@ -351,7 +351,7 @@ std::string show_head_ablation(const lesson&, const show_item& item, const trace
     t.axes = "rows: which head is removed";
     t.corner = "removed";
     t.col_labels = {"first part", "second part"};
-    const auto row = [&](const std::string& label, const model::gpt_params<double>& q) {
+    const auto row = [&](const std::string& label, const model::model_params<double>& q) {
         const auto a = forward_one(q, fed);
         t.row_labels.push_back(label);
         t.cells.push_back({fmt::format("{:.4f}", span_loss(a, s.ids, 1, from)), fmt::format("{:.4f}", span_loss(a, s.ids, from, P))});
@@ -367,7 +367,7 @@ std::string show_head_ablation(const lesson&, const show_item& item, const trace
 // The model `name` after `step` training steps: the built-in checkpoint itself when it
 // was saved at that step, else the built-in "NAME-STEP", and step 0 is its initial
 // weights (the trainer's init_params of its seed, in float32 as it trains).
-model::gpt_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step) {
+model::model_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step) {
     const auto meta = [&](const std::string& key) {
         const auto it = m.metadata.find(key);
         return it == m.metadata.end() ? std::string() : it->second;

@@ -58,7 +58,7 @@ const trained_model& find_trained_model(const std::string& name) {
     throw attn::error("no built-in model '" + name + "' (there are: " + known + ")");
 }
 
-model::gpt_acts<double> forward_one(const model::gpt_params<double>& p, const std::vector<int>& ids) {
+model::gpt_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids) {
     model::check_tokens(p.config, {ids});
     return model::gpt_forward(p, std::vector<std::vector<int>>{ids});
 }
@@ -77,8 +77,8 @@ double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, 
     return sum / static_cast<double>(to - from);
 }
 
-model::gpt_params<double> without_head(const model::gpt_params<double>& p, std::size_t layer, std::size_t head) {
-    model::gpt_params<double> q = p;
+model::model_params<double> without_head(const model::model_params<double>& p, std::size_t layer, std::size_t head) {
+    model::model_params<double> q = p;
     const std::size_t dh = p.config.d_head();
     auto& w = q.blocks.at(layer).w_out;  // [d_model (z, heads side by side), d_model]
     for (std::size_t r = head * dh; r < (head + 1) * dh; ++r)

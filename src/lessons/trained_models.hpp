@@ -16,7 +16,7 @@ namespace attn::lessons {
 
 struct trained_model {
     std::string name;                             // "sort"
-    model::gpt_params<double> params;
+    model::model_params<double> params;
     std::map<std::string, std::string> metadata;  // the file's __metadata__ (attn.task, attn.steps, …)
 };
 
@@ -29,7 +29,7 @@ std::vector<std::string> trained_model_names();
 const std::string_view* find_model_file(const std::string& name);
 
 // The forward of one sequence [P], every hook kept.
-model::gpt_acts<double> forward_one(const model::gpt_params<double>& p, const std::vector<int>& ids);
+model::gpt_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids);
 
 // Mean −log p(ids[t + 1] | ids[0 … t]) over the predictions t = from − 1 … to − 2, i.e.
 // of the tokens at positions from … to − 1 (1 ≤ from < to ≤ P), from the forward `a` of
@@ -38,6 +38,6 @@ double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, 
 
 // The same parameters with head `head` of layer `layer` removed (zero-ablated): its rows
 // of W_O are zero, so it adds nothing to the residual stream.
-model::gpt_params<double> without_head(const model::gpt_params<double>& p, std::size_t layer, std::size_t head);
+model::model_params<double> without_head(const model::model_params<double>& p, std::size_t layer, std::size_t head);
 
 }  // namespace attn::lessons

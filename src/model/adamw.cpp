@@ -22,7 +22,7 @@ double learning_rate(const adamw_config& c, std::size_t step) {
 }
 
 template <class T>
-double global_norm(const gpt_params<T>& grads) {
+double global_norm(const model_params<T>& grads) {
     double sum = 0;
     for_each_param(grads, [&](const std::string&, param_kind, const auto& g) {
         for (const T x : g) sum += static_cast<double>(x) * static_cast<double>(x);
@@ -31,14 +31,14 @@ double global_norm(const gpt_params<T>& grads) {
 }
 
 template <class T>
-adamw<T>::adamw(const adamw_config& config, const gpt_config& model)
+adamw<T>::adamw(const adamw_config& config, const architecture& model)
     : config_(config), m_(zero_params<T>(model)), v_(zero_params<T>(model)) {
     zero_params_in_place(m_);
     zero_params_in_place(v_);
 }
 
 namespace {
-// The tensors of one gpt_params in for_each_param's order, with their kinds.
+// The tensors of one model_params in for_each_param's order, with their kinds.
 template <class T>
 struct flat {
     std::vector<T*> data;
@@ -46,7 +46,7 @@ struct flat {
     std::vector<param_kind> kind;
 };
 template <class T>
-flat<T> flatten(gpt_params<T>& p) {
+flat<T> flatten(model_params<T>& p) {
     flat<T> f;
     for_each_param(p, [&](const std::string&, param_kind k, auto& t) {
         f.data.push_back(t.data());
@@ -58,7 +58,7 @@ flat<T> flatten(gpt_params<T>& p) {
 }  // namespace
 
 template <class T>
-double adamw<T>::step(gpt_params<T>& params, gpt_params<T>& grads) {
+double adamw<T>::step(model_params<T>& params, model_params<T>& grads) {
     const double norm = global_norm(grads);
     if (config_.clip > 0) {
         // PyTorch: coef = max_norm / (norm + 1e-6), clamped to 1, always multiplied.
@@ -96,8 +96,8 @@ double adamw<T>::step(gpt_params<T>& params, gpt_params<T>& grads) {
     return norm;
 }
 
-template double global_norm<float>(const gpt_params<float>&);
-template double global_norm<double>(const gpt_params<double>&);
+template double global_norm<float>(const model_params<float>&);
+template double global_norm<double>(const model_params<double>&);
 template class adamw<float>;
 template class adamw<double>;
 

@@ -12,7 +12,7 @@
 
 #include <cstddef>
 
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace attn::model {
 
@@ -33,22 +33,22 @@ double learning_rate(const adamw_config& config, std::size_t step);
 
 // The global L2 norm of every gradient (summed in double, in for_each_param's order).
 template <class T>
-double global_norm(const gpt_params<T>& grads);
+double global_norm(const model_params<T>& grads);
 
 template <class T>
 class adamw {
 public:
-    adamw(const adamw_config& config, const gpt_config& model);
+    adamw(const adamw_config& config, const architecture& model);
 
     // Clips grads in place, updates params with the rate of this step; returns the
     // norm before clipping.
-    double step(gpt_params<T>& params, gpt_params<T>& grads);
+    double step(model_params<T>& params, model_params<T>& grads);
 
     std::size_t steps_done() const { return t_; }
 
 private:
     adamw_config config_;
-    gpt_params<T> m_, v_;  // first and second moments, the params' shapes
+    model_params<T> m_, v_;  // first and second moments, the params' shapes
     std::size_t t_ = 0;
 };
 

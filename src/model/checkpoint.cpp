@@ -1,4 +1,4 @@
-// model/checkpoint.cpp — reading a checkpoint into gpt_params (see checkpoint.hpp).
+// model/checkpoint.cpp — reading a checkpoint into model_params (see checkpoint.hpp).
 // Passes: parse and check the header (safetensors.cpp), read the names and the layout
 // (checkpoint_layout.cpp), resolve the config (checkpoint_config.cpp), check every
 // parameter's tensor and shape before allocating anything, then convert each tensor
@@ -14,6 +14,7 @@
 
 #include "io/mapped_file.hpp"
 #include "model/checkpoint_layout.hpp"
+#include "model/checkpoint_names.hpp"
 #include "model/file_error.hpp"
 
 namespace attn::model {
@@ -26,42 +27,28 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
     return s + "]";
 }
 
-// Its key in the file without "transformer." ("h.0.ln_1.weight", "lm_head.weight").
-std::string key_of(const std::string& mingpt_name) {
-    return mingpt_name.compare(0, 12, "transformer.") == 0 ? mingpt_name.substr(12) : mingpt_name;
-}
-
-// The parameter's shape as gpt_params stores it ([in, out] for linear layers).
-std::vector<std::uint64_t> param_shape(const std::string& key, const gpt_config& c) {
-    const std::uint64_t d = c.n_embd, m = c.d_mlp(), v = c.vocab_size;
-    const auto ends = [&](const char* tail) { return key.size() >= std::strlen(tail) && key.compare(key.size() - std::strlen(tail), std::string::npos, tail) == 0; };
-    if (key == "wte.weight" || key == "lm_head.weight") return {v, d};
-    if (key == "wpe.weight") return {c.n_positions, d};
-    if (ends("attn.c_attn.weight")) return {d, 3 * d};
-    if (ends("attn.c_attn.bias")) return {3 * d};
-    if (ends("attn.c_proj.weight")) return {d, d};
-    if (ends("mlp.c_fc.weight")) return {d, m};
-    if (ends("mlp.c_fc.bias")) return {m};
-    if (ends("mlp.c_proj.weight")) return {m, d};
-    return {d};  // layer norms, the other biases
+// The parameter's shape as model_params stores it ([in, out] for linear layers).
+std::vector<std::uint64_t> file_shape(const std::string& name, const architecture& c) {
+    const auto s = param_shape(name, c);
+    return {s.begin(), s.end()};
 }
 
 // nn.Linear stores [out, in]: every linear layer of minGPT/nanoGPT but lm_head, which
-// gpt_params keeps as [vocab, d_model] like nn.Linear does.
+// model_params keeps as [vocab, d_model] like nn.Linear does.
 bool transposed_in_file(bool linear_layout, param_kind kind, const std::string& key) {
     return linear_layout && kind == param_kind::linear && key != "lm_head.weight";
 }
 
 // Every parameter's tensor present (biases: all or none), readable, of the right shape.
 // Returns whether the biases are present.
-bool check_tensors(const st_header& h, const layout_scan& s, const gpt_config& c, std::set<std::string>& dtypes) {
-    gpt_params<float> shell;  // the config and the layers, no tensor allocated
+bool check_tensors(const st_header& h, const layout_scan& s, const architecture& c, std::set<std::string>& dtypes) {
+    model_params<float> shell;  // the config and the layers, no tensor allocated
     shell.config = c;
     shell.blocks.resize(c.n_layer);
     std::size_t biases = 0, biases_found = 0;
     std::string first_missing_bias;
     for_each_param(shell, [&](const std::string& name, param_kind kind, const auto&) {
-        const std::string key = key_of(name);
+        const std::string key = gpt2_key(name);
         const auto it = s.by_key.find(key);
         if (kind == param_kind::bias) ++biases;
         if (it == s.by_key.end()) {
@@ -72,7 +59,7 @@ bool check_tensors(const st_header& h, const layout_scan& s, const gpt_config& c
         }
         const st_tensor& t = *it->second;
         biases_found += kind == param_kind::bias;
-        auto want = param_shape(key, c);
+        auto want = file_shape(name, c);
         if (transposed_in_file(s.linear, kind, key)) std::swap(want[0], want[1]);
         if (t.shape != want)
             throw file_error("invalid", h.file, t.shape_at, "tensor '" + shown(t.name) + "' has the shape " + shape_text(t.shape) +
@@ -92,7 +79,7 @@ bool check_tensors(const st_header& h, const layout_scan& s, const gpt_config& c
 struct checked_file {
     st_header h;
     layout_scan s;
-    gpt_config c;
+    architecture c;
 };
 
 checked_file check_file(const unsigned char* bytes, std::size_t size, const std::string& name, const std::string& config_json,
@@ -114,18 +101,18 @@ std::string config_json_beside(const std::string& path) {
     return (std::filesystem::path(path).parent_path() / "config.json").string();
 }
 
-// Converts every tensor into a new gpt_params, allocated uninitialised (each element is
+// Converts every tensor into a new model_params, allocated uninitialised (each element is
 // written once: a zero fill first would touch 500 MB of GPT-2 twice); done(begin, end)
 // after each tensor.
 template <class T>
-gpt_params<T> fill(const checked_file& f, const unsigned char* bytes, const std::function<void(std::uint64_t, std::uint64_t)>& done) {
-    gpt_params<T> p;
+model_params<T> fill(const checked_file& f, const unsigned char* bytes, const std::function<void(std::uint64_t, std::uint64_t)>& done) {
+    model_params<T> p;
     p.config = f.c;
     p.blocks.resize(f.c.n_layer);
     for_each_param(p, [&](const std::string& pname, param_kind kind, auto& tensor) {
         using tensor_t = std::decay_t<decltype(tensor)>;
-        const std::string key = key_of(pname);
-        const auto shape = param_shape(key, f.c);
+        const std::string key = gpt2_key(pname);
+        const auto shape = param_shape(pname, f.c);
         typename tensor_t::shape_type s;
         std::copy(shape.begin(), shape.end(), s.begin());
         tensor = tensor_t::from_shape(s);
@@ -140,20 +127,20 @@ gpt_params<T> fill(const checked_file& f, const unsigned char* bytes, const std:
 }  // namespace
 
 template <class T>
-gpt_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size, const std::string& name,
+model_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size, const std::string& name,
                                     const std::string& config_json, checkpoint_info* info) {
     checkpoint_info local;
     return fill<T>(check_file(bytes, size, name, config_json, info ? *info : local), bytes, {});
 }
 
-gpt_config read_checkpoint_config(const std::string& path, checkpoint_info* info) {
+architecture read_checkpoint_config(const std::string& path, checkpoint_info* info) {
     const io::mapped_file file(path, "checkpoint");
     checkpoint_info local;
     return check_file(file.data(), file.size(), path, config_json_beside(path), info ? *info : local).c;
 }
 
 template <class T>
-gpt_params<T> read_checkpoint(const std::string& path, checkpoint_info* info) {
+model_params<T> read_checkpoint(const std::string& path, checkpoint_info* info) {
     const io::mapped_file file(path, "checkpoint");
     checkpoint_info local;
     const checked_file f = check_file(file.data(), file.size(), path, config_json_beside(path), info ? *info : local);
@@ -161,10 +148,10 @@ gpt_params<T> read_checkpoint(const std::string& path, checkpoint_info* info) {
     return fill<T>(f, file.data(), [&](std::uint64_t b, std::uint64_t e) { file.release(b, e); });
 }
 
-template gpt_params<float> read_checkpoint<float>(const std::string&, checkpoint_info*);
-template gpt_params<double> read_checkpoint<double>(const std::string&, checkpoint_info*);
-template gpt_params<float> read_checkpoint_bytes<float>(const unsigned char*, std::size_t, const std::string&, const std::string&, checkpoint_info*);
-template gpt_params<double> read_checkpoint_bytes<double>(const unsigned char*, std::size_t, const std::string&, const std::string&,
+template model_params<float> read_checkpoint<float>(const std::string&, checkpoint_info*);
+template model_params<double> read_checkpoint<double>(const std::string&, checkpoint_info*);
+template model_params<float> read_checkpoint_bytes<float>(const unsigned char*, std::size_t, const std::string&, const std::string&, checkpoint_info*);
+template model_params<double> read_checkpoint_bytes<double>(const unsigned char*, std::size_t, const std::string&, const std::string&,
                                                           checkpoint_info*);
 
 }  // namespace attn::model

@@ -1,4 +1,4 @@
-// model/checkpoint.hpp — GPT checkpoints in safetensors files, read into gpt_params
+// model/checkpoint.hpp — GPT checkpoints in safetensors files, read into model_params
 // and written from them.
 //
 // Reading takes both layouts people have, told apart by the tensor shapes:
@@ -11,7 +11,7 @@
 // The causal-mask buffers (attn.bias, attn.masked_bias) are ignored. A checkpoint
 // without any bias (nanoGPT's bias=False) reads with zero biases, which computes the
 // same; one with some biases but not all is refused. No mlp.* / ln_2 tensors at all
-// means attention-only blocks (config.has_mlp = false). F64, F32, F16 and BF16 are
+// means attention-only blocks (config.mlp = mlp_kind::none). F64, F32, F16 and BF16 are
 // read (converted to T; NaN or infinite weights are refused); the file is mapped, not
 // read, so only the copy into the parameters costs time.
 //
@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace attn::model {
 
@@ -45,17 +45,17 @@ struct checkpoint_info {
 };
 
 template <class T>
-gpt_params<T> read_checkpoint(const std::string& path, checkpoint_info* info = nullptr);
+model_params<T> read_checkpoint(const std::string& path, checkpoint_info* info = nullptr);
 
 // The header, layout, config and every tensor's name, shape and dtype checked, without
 // converting any value: what `attn model info` needs (milliseconds for GPT-2 small,
 // where read_checkpoint spends seconds touching 500 MB of new memory).
-gpt_config read_checkpoint_config(const std::string& path, checkpoint_info* info = nullptr);
+architecture read_checkpoint_config(const std::string& path, checkpoint_info* info = nullptr);
 
 // The same from bytes in memory (the fuzz target; tests): `name` is used in errors,
 // config_json the path of a config.json to consult ("" = none).
 template <class T>
-gpt_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size, const std::string& name,
+model_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size, const std::string& name,
                                     const std::string& config_json, checkpoint_info* info = nullptr);
 
 // Writes F32 (float) or F64 (double) in the minGPT/nanoGPT naming and layout
@@ -64,7 +64,7 @@ gpt_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size
 // layer_norm_epsilon, format = "pt") with extra_metadata beside it (the config's keys
 // win). Through io::staged_file: temporary file + rename, never over an input.
 template <class T>
-void write_checkpoint(const std::string& path, const gpt_params<T>& params,
+void write_checkpoint(const std::string& path, const model_params<T>& params,
                       const std::map<std::string, std::string>& extra_metadata = {});
 
 }  // namespace attn::model

@@ -86,7 +86,7 @@ std::size_t count_of(const stated_config& c, const std::string& key, std::uint64
 
 }  // namespace
 
-gpt_config resolve_config(const st_header& h, const layout_scan& s, const std::string& config_json, checkpoint_info& info) {
+architecture resolve_config(const st_header& h, const layout_scan& s, const std::string& config_json, checkpoint_info& info) {
     stated_config c = from_metadata(h);
     if (!c.values.count("n_head") && !config_json.empty() && std::filesystem::exists(config_json)) {
         stated_config j = from_config_json(config_json);  // fills in what __metadata__ left out,
@@ -99,7 +99,7 @@ gpt_config resolve_config(const st_header& h, const layout_scan& s, const std::s
                                                    (config_json.empty() ? std::string() : " and there is no config.json beside it") +
                                                    "; no tensor shape tells it: add \"n_head\" to __metadata__, or write a config.json "
                                                    "with {\"n_head\": H} beside the checkpoint");
-    gpt_config g;
+    architecture g;
     g.n_layer = count_of(c, "n_layer", s.n_layer, "the number of blocks (h.0.*, h.1.*, …) in the checkpoint is");
     g.n_embd = count_of(c, "n_embd", s.n_embd, "wte.weight has a width of");
     g.vocab_size = count_of(c, "vocab_size", s.vocab, "wte.weight has a vocabulary of");
@@ -116,7 +116,7 @@ gpt_config resolve_config(const st_header& h, const layout_scan& s, const std::s
             throw file_error("invalid", eps->second.file, eps->second.at, "layer_norm_epsilon should be between 0 and 1 (GPT-2: 1e-05)");
         g.ln_eps = *eps->second.value;
     }
-    g.has_mlp = s.has_mlp;
+    g.mlp = s.has_mlp ? mlp_kind::gelu_tanh : mlp_kind::none;
     g.tied = s.tied;
     info.config_source = c.source;
     return g;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "model/checkpoint_names.hpp"
 #include "model/file_error.hpp"
 
 namespace attn::model {
@@ -12,21 +13,11 @@ namespace {
 
 constexpr std::size_t max_layers = 100000;
 
-const std::set<std::string>& block_parts() {
-    static const std::set<std::string> parts = {
-        "ln_1.weight",        "ln_1.bias",        "attn.c_attn.weight", "attn.c_attn.bias", "attn.c_proj.weight",
-        "attn.c_proj.bias",   "ln_2.weight",      "ln_2.bias",          "mlp.c_fc.weight",  "mlp.c_fc.bias",
-        "mlp.c_proj.weight",  "mlp.c_proj.bias"};
-    return parts;
-}
-
 std::string q(const std::string& s) { return "'" + shown(s) + "'"; }
 
 [[noreturn]] void unexpected(const st_header& h, const st_tensor& t) {
     throw file_error("invalid", h.file, t.entry_at, "unexpected tensor " + q(t.name) +
-                                                        ": not part of a GPT-2 or minGPT/nanoGPT checkpoint (expected wte.weight, "
-                                                        "wpe.weight, h.N.ln_1.weight … h.N.mlp.c_proj.bias, ln_f.weight, ln_f.bias, "
-                                                        "lm_head.weight, each maybe after 'transformer.')");
+                                                        ": not part of a GPT-2 or minGPT/nanoGPT checkpoint (expected " + gpt2_names_expected() + ")");
 }
 
 // "h.12.attn.c_attn.weight" → layer 12 and its part; false when the name is not a block's.
@@ -53,7 +44,7 @@ const st_tensor& need(const st_header& h, const layout_scan& s, const std::strin
 
 // The layout from h.0's c_attn weight: [d, 3d] Conv1D, [3d, d] nn.Linear.
 void decide_layout(const st_header& h, layout_scan& s) {
-    const st_tensor& t = need(h, s, "h.0.attn.c_attn.weight");
+    const st_tensor& t = need(h, s, gpt2_key("blocks.0.attn.W_qkv"));
     const auto [a, b] = dims2(t);
     const std::uint64_t d = s.n_embd;
     if (a == d && b == 3 * d) s.linear = false;
@@ -76,12 +67,12 @@ layout_scan scan_layout(const st_header& h) {
         std::string part;
         if (block_name(key, layer, part)) {
             if (part == "attn.bias" || part == "attn.masked_bias") continue;  // causal-mask buffers
-            if (!block_parts().count(part)) unexpected(h, t);
+            if (!gpt2_block_parts().count(part)) unexpected(h, t);
             if (layer >= max_layers)
                 throw file_error("invalid", h.file, t.entry_at, "tensor " + q(t.name) + " is in layer " + std::to_string(layer) +
                                                                     "; attn reads at most " + std::to_string(max_layers) + " layers");
             s.n_layer = std::max(s.n_layer, layer + 1);
-            if (part.compare(0, 4, "mlp.") == 0 || part.compare(0, 4, "ln_2") == 0) s.has_mlp = true;
+            if (gpt2_mlp_part(part)) s.has_mlp = true;
         } else if (!(key == "wte.weight" || key == "wpe.weight" || key == "ln_f.weight" || key == "ln_f.bias" ||
                      (key == "lm_head.weight" && !prefixed))) {
             unexpected(h, t);

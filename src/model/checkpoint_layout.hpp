@@ -28,6 +28,6 @@ layout_scan scan_layout(const st_header& h);
 
 // The config: n_head and the epsilon from __metadata__ or config_json (a path, "" for
 // none), the rest from the shapes, checked against any stated value.
-gpt_config resolve_config(const st_header& h, const layout_scan& s, const std::string& config_json, checkpoint_info& info);
+architecture resolve_config(const st_header& h, const layout_scan& s, const std::string& config_json, checkpoint_info& info);
 
 }  // namespace attn::model

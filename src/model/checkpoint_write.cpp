@@ -1,4 +1,4 @@
-// model/checkpoint_write.cpp — gpt_params to a safetensors file (see write_checkpoint
+// model/checkpoint_write.cpp — model_params to a safetensors file (see write_checkpoint
 // in checkpoint.hpp): minGPT/nanoGPT names and nn.Linear's [out, in] for the linear
 // weights (transposed copies), the config in __metadata__.
 #include <cstdio>
@@ -6,13 +6,14 @@
 #include <type_traits>
 
 #include "model/checkpoint.hpp"
+#include "model/checkpoint_names.hpp"
 #include "model/safetensors.hpp"
 
 namespace attn::model {
 
 namespace {
 
-std::map<std::string, std::string> config_metadata(const gpt_config& c, const std::map<std::string, std::string>& extra) {
+std::map<std::string, std::string> config_metadata(const architecture& c, const std::map<std::string, std::string>& extra) {
     std::map<std::string, std::string> m = extra;
     char eps[32];
     std::snprintf(eps, sizeof eps, "%.17g", c.ln_eps);  // round-trips exactly
@@ -41,16 +42,16 @@ std::vector<T> transposed(const T* src, std::size_t rows, std::size_t cols) {
 }  // namespace
 
 template <class T>
-void write_checkpoint(const std::string& path, const gpt_params<T>& params, const std::map<std::string, std::string>& extra_metadata) {
+void write_checkpoint(const std::string& path, const model_params<T>& params, const std::map<std::string, std::string>& extra_metadata) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "F32 or F64");
     std::vector<st_out> tensors;
     std::deque<std::vector<T>> copies;  // the transposed linear weights, alive until written
     for_each_param(params, [&](const std::string& name, param_kind kind, const auto& t) {
         st_out o;
-        o.name = name;
+        o.name = mingpt_name(name);
         for (const auto d : t.shape()) o.shape.push_back(d);
         o.data = t.data();
-        if (kind == param_kind::linear && name != "lm_head.weight") {
+        if (kind == param_kind::linear && name != "unembed.W_U") {
             copies.push_back(transposed(t.data(), t.shape()[0], t.shape()[1]));
             o.shape = {t.shape()[1], t.shape()[0]};
             o.data = copies.back().data();
@@ -60,7 +61,7 @@ void write_checkpoint(const std::string& path, const gpt_params<T>& params, cons
     write_safetensors(path, std::is_same_v<T, float> ? "F32" : "F64", tensors, config_metadata(params.config, extra_metadata));
 }
 
-template void write_checkpoint<float>(const std::string&, const gpt_params<float>&, const std::map<std::string, std::string>&);
-template void write_checkpoint<double>(const std::string&, const gpt_params<double>&, const std::map<std::string, std::string>&);
+template void write_checkpoint<float>(const std::string&, const model_params<float>&, const std::map<std::string, std::string>&);
+template void write_checkpoint<double>(const std::string&, const model_params<double>&, const std::map<std::string, std::string>&);
 
 }  // namespace attn::model

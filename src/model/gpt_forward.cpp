@@ -13,7 +13,9 @@
 
 namespace attn::model {
 
-void check_tokens(const gpt_config& c, const std::vector<std::vector<int>>& tokens) {
+void check_tokens(const architecture& c, const std::vector<std::vector<int>>& tokens) {
+    if (!c.is_gpt2_family())
+        throw attn::error("this forward runs the GPT-2 family only; the model is " + describe(c));
     if (tokens.empty()) throw attn::error("no tokens: give at least one sequence");
     const std::size_t n = tokens[0].size();
     for (std::size_t b = 0; b < tokens.size(); ++b) {
@@ -44,7 +46,7 @@ void alloc_norm(norm_acts<T>& a, std::size_t B, std::size_t P, std::size_t d) {
 }
 
 template <class T>
-void alloc_block(block_acts<T>& a, const gpt_config& c, std::size_t B, std::size_t P) {
+void alloc_block(block_acts<T>& a, const architecture& c, std::size_t B, std::size_t P) {
     const std::size_t d = c.n_embd, H = c.n_head, dh = c.d_head(), m = c.d_mlp();
     a.resid_pre = act3<T>::from_shape({B, P, d});
     alloc_norm(a.ln1, B, P, d);
@@ -56,7 +58,7 @@ void alloc_block(block_acts<T>& a, const gpt_config& c, std::size_t B, std::size
     a.z = act4<T>::from_shape({B, P, H, dh});
     a.attn_out = act3<T>::from_shape({B, P, d});
     a.resid_post = act3<T>::from_shape({B, P, d});
-    if (!c.has_mlp) return;
+    if (!c.has_mlp()) return;
     a.resid_mid = act3<T>::from_shape({B, P, d});
     alloc_norm(a.ln2, B, P, d);
     a.mlp_pre = act3<T>::from_shape({B, P, m});
@@ -72,7 +74,7 @@ void norm_pass(norm_acts<T>& a, const T* x, const param1<T>& w, const param1<T>&
 
 // One block: attention sub-layer, then (with MLP) the MLP sub-layer. x: [N, d] its input.
 template <class T>
-void block_forward(block_acts<T>& a, const block_params<T>& w, const gpt_config& c, const T* x, std::size_t B,
+void block_forward(block_acts<T>& a, const block_params<T>& w, const architecture& c, const T* x, std::size_t B,
                    std::size_t P) {
     const std::size_t N = B * P, d = c.n_embd, m = c.d_mlp();
     std::copy(x, x + N * d, a.resid_pre.data());
@@ -84,7 +86,7 @@ void block_forward(block_acts<T>& a, const block_params<T>& w, const gpt_config&
     attention_forward(a.scores.data(), a.pattern.data(), a.z.data(), a.q.data(), a.k.data(), a.v.data(), B, P,
                       c.n_head, c.d_head());
     linear_forward(a.attn_out.data(), a.z.data(), w.w_out.data(), w.b_out.data(), N, d, d, d, 0);
-    if (!c.has_mlp) {
+    if (!c.has_mlp()) {
         residual_forward(a.resid_post.data(), x, a.attn_out.data(), N * d);
         return;
     }
@@ -99,8 +101,8 @@ void block_forward(block_acts<T>& a, const block_params<T>& w, const gpt_config&
 }  // namespace
 
 template <class T>
-gpt_acts<T> gpt_forward(const gpt_params<T>& p, const std::vector<std::vector<int>>& tokens) {
-    const gpt_config& c = p.config;
+gpt_acts<T> gpt_forward(const model_params<T>& p, const std::vector<std::vector<int>>& tokens) {
+    const architecture& c = p.config;
     check_tokens(c, tokens);
     gpt_acts<T> a;
     const std::size_t B = tokens.size(), P = tokens[0].size(), N = B * P, d = c.n_embd, V = c.vocab_size;
@@ -171,8 +173,8 @@ const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::si
     return nullptr;
 }
 
-template gpt_acts<float> gpt_forward<float>(const gpt_params<float>&, const std::vector<std::vector<int>>&);
-template gpt_acts<double> gpt_forward<double>(const gpt_params<double>&, const std::vector<std::vector<int>>&);
+template gpt_acts<float> gpt_forward<float>(const model_params<float>&, const std::vector<std::vector<int>>&);
+template gpt_acts<double> gpt_forward<double>(const model_params<double>&, const std::vector<std::vector<int>>&);
 template const float* hook_data<float>(const gpt_acts<float>&, const hook_name&, std::vector<std::size_t>*);
 template const double* hook_data<double>(const gpt_acts<double>&, const hook_name&, std::vector<std::size_t>*);
 

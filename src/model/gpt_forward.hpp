@@ -26,7 +26,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 #include "model/hooks.hpp"
 
 namespace attn::model {
@@ -56,7 +56,7 @@ struct block_acts {
     act4<T> pattern;    // [B, H, P, P]       attn.hook_pattern: softmax over keys, 0 where masked
     act4<T> z;          // [B, P, H, d_head]  attn.hook_z = pattern · v per head
     act3<T> attn_out;   // [B, P, d]          hook_attn_out = z (heads side by side) W_O + b_O
-    // MLP blocks only (empty when config.has_mlp is false):
+    // MLP blocks only (empty when config.has_mlp() is false):
     act3<T> resid_mid;  // [B, P, d]          hook_resid_mid = resid_pre + attn_out
     norm_acts<T> ln2;   //                    ln2.hook_normalized (+ mean, rstd, out)
     act3<T> mlp_pre;    // [B, P, d_mlp]      mlp.hook_pre = ln2.out W_fc + b_fc
@@ -79,11 +79,11 @@ struct gpt_acts {
 
 // Checks the batch (at least one row, rows of one length 1 … n_positions, ids below
 // vocab_size) and throws std::invalid_argument saying which row and token is wrong.
-void check_tokens(const gpt_config& config, const std::vector<std::vector<int>>& tokens);
+void check_tokens(const architecture& config, const std::vector<std::vector<int>>& tokens);
 
 // The forward of `tokens` ([B][P]) through `p`, every hook kept.
 template <class T>
-gpt_acts<T> gpt_forward(const gpt_params<T>& p, const std::vector<std::vector<int>>& tokens);
+gpt_acts<T> gpt_forward(const model_params<T>& p, const std::vector<std::vector<int>>& tokens);
 
 // GPT-2's GELU: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))).
 template <class T>

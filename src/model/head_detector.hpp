@@ -37,7 +37,7 @@ struct head_scores {
 
 // Scores of every layer × head from a forward's hook_pattern, averaged over its batch.
 template <class T>
-head_scores detect_heads(const gpt_acts<T>& acts, const gpt_config& config);
+head_scores detect_heads(const gpt_acts<T>& acts, const architecture& config);
 
 // n tokens drawn uniformly from 0 … vocab_size − 1 (core/prng, the same on every
 // platform for a seed), then the same n again: [2n].

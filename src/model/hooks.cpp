@@ -38,10 +38,10 @@ const std::vector<hook_info>& model_hooks() {
     return hooks;
 }
 
-std::vector<hook_name> hook_names(const gpt_config& c) {
+std::vector<hook_name> hook_names(const architecture& c) {
     std::vector<hook_name> out;
     const auto& hooks = model_hooks();
-    const auto wanted = [&](const hook_info& h) { return c.has_mlp || !h.needs_mlp; };
+    const auto wanted = [&](const hook_info& h) { return c.has_mlp() || !h.needs_mlp; };
     std::size_t i = 0;
     for (; i < hooks.size() && hooks[i].scope == hook_scope::model; ++i) out.push_back({hooks[i].name, &hooks[i], 0});
     const std::size_t first_block = i;
@@ -53,7 +53,7 @@ std::vector<hook_name> hook_names(const gpt_config& c) {
     return out;
 }
 
-hook_name find_hook(const gpt_config& c, const std::string& name) {
+hook_name find_hook(const architecture& c, const std::string& name) {
     for (auto& h : hook_names(c))
         if (h.name == name) return h;
     return {name, nullptr, 0};

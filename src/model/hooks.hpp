@@ -17,14 +17,14 @@
 //   logits, probs                                                [batch, pos, d_vocab]
 // hook_normalized is TransformerLens's: (x − mean) / √(var + ε), before the layer
 // norm's own weight and bias. probs (softmax of logits) is not a TransformerLens hook.
-// An attention-only model (config.has_mlp = false) has no hook_resid_mid, ln2 or mlp
+// An attention-only model (config.mlp = mlp_kind::none) has no hook_resid_mid, ln2 or mlp
 // hooks: its hook_resid_post = hook_resid_pre + hook_attn_out.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace attn::model {
 
@@ -50,10 +50,10 @@ struct hook_name {
 };
 // Every hook this config's model has, in forward order (embed, pos_embed, block 0 …,
 // ln_final, logits, probs).
-std::vector<hook_name> hook_names(const gpt_config& config);
+std::vector<hook_name> hook_names(const architecture& config);
 
 // The hook whose full name is `name` ("blocks.1.attn.hook_z"), or nullopt-like: info
 // nullptr when the model has no such hook.
-hook_name find_hook(const gpt_config& config, const std::string& name);
+hook_name find_hook(const architecture& config, const std::string& name);
 
 }  // namespace attn::model

@@ -12,13 +12,13 @@ bool is_residual_projection(const std::string& name) {
     const auto ends = [&](const std::string& tail) {
         return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
     };
-    return ends("attn.c_proj.weight") || ends("mlp.c_proj.weight");
+    return ends("attn.W_O") || ends("mlp.W_out");
 }
 }  // namespace
 
 template <class T>
-gpt_params<T> init_params(const gpt_config& config, std::uint64_t seed) {
-    gpt_params<T> p = zero_params<T>(config);  // biases 0, layer norms 1 / 0
+model_params<T> init_params(const architecture& config, std::uint64_t seed) {
+    model_params<T> p = zero_params<T>(config);  // biases 0, layer norms 1 / 0
     prng g(seed);
     const double std_proj = 0.02 / std::sqrt(2.0 * static_cast<double>(config.n_layer));
     for_each_param(p, [&](const std::string& name, param_kind kind, auto& t) {
@@ -29,7 +29,7 @@ gpt_params<T> init_params(const gpt_config& config, std::uint64_t seed) {
     return p;
 }
 
-template gpt_params<float> init_params<float>(const gpt_config&, std::uint64_t);
-template gpt_params<double> init_params<double>(const gpt_config&, std::uint64_t);
+template model_params<float> init_params<float>(const architecture&, std::uint64_t);
+template model_params<double> init_params<double>(const architecture&, std::uint64_t);
 
 }  // namespace attn::model

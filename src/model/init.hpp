@@ -7,11 +7,11 @@
 
 #include <cstdint>
 
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace attn::model {
 
 template <class T>
-gpt_params<T> init_params(const gpt_config& config, std::uint64_t seed);
+model_params<T> init_params(const architecture& config, std::uint64_t seed);
 
 }  // namespace attn::model

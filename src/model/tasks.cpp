@@ -12,15 +12,15 @@ namespace attn::model {
 
 namespace {
 
-gpt_config default_model(std::size_t layers, std::size_t heads, std::size_t d, std::size_t vocab,
+architecture default_model(std::size_t layers, std::size_t heads, std::size_t d, std::size_t vocab,
                          std::size_t positions, bool mlp, bool tied) {
-    gpt_config c;
+    architecture c;
     c.n_layer = layers;
     c.n_head = heads;
     c.n_embd = d;
     c.vocab_size = vocab;
     c.n_positions = positions;
-    c.has_mlp = mlp;
+    c.mlp = mlp ? mlp_kind::gelu_tanh : mlp_kind::none;
     c.tied = tied;
     return c;
 }

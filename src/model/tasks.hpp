@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "core/prng.hpp"
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace attn::model {
 
@@ -41,7 +41,7 @@ struct train_task {
     std::size_t min_block = 0;                 // induction: its shortest
     std::size_t followers = 0;                 // induction: tokens that may come two after a token
     std::vector<std::int32_t> follow;          // induction: [vocab_size, followers], fixed
-    gpt_config model;                          // the default model (vocab and positions set)
+    architecture model;                          // the default model (vocab and positions set)
     double lr = 5e-4;                          // the default learning rate (induction: 2e-3)
     std::size_t iters = 2000;                  // the default training steps (induction: 8,000)
     bool cosine = false;                       // the default decay of the learning rate (induction: on)

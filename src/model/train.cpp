@@ -11,7 +11,7 @@ std::uint64_t init_seed(std::uint64_t seed) { return combine_seed(seed, 1); }
 std::uint64_t data_seed(std::uint64_t seed) { return combine_seed(seed, 2); }
 
 template <class T>
-trainer<T>::trainer(const train_task& task, const train_options& options, gpt_params<T> initial)
+trainer<T>::trainer(const train_task& task, const train_options& options, model_params<T> initial)
     : task_(task),
       options_(options),
       params_(std::move(initial)),

@@ -13,7 +13,7 @@
 
 #include "core/prng.hpp"
 #include "model/adamw.hpp"
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 #include "model/tasks.hpp"
 #include "model/train_step.hpp"
 
@@ -31,7 +31,7 @@ template <class T>
 class trainer {
 public:
     // Starts from `initial` (init_params of the seed, or a checkpoint's weights).
-    trainer(const train_task& task, const train_options& options, gpt_params<T> initial);
+    trainer(const train_task& task, const train_options& options, model_params<T> initial);
 
     // One step; returns the batch's mean loss (before the update).
     double step() {
@@ -45,8 +45,8 @@ public:
     void update();
 
     std::size_t steps_done() const { return opt_.steps_done(); }
-    const gpt_params<T>& params() const { return params_; }
-    const gpt_params<T>& grads() const { return grads_; }
+    const model_params<T>& params() const { return params_; }
+    const model_params<T>& grads() const { return grads_; }
     const train_acts<T>& acts() const { return acts_; }
     const train_acts<T>& grad_acts() const { return grad_acts_; }
     double last_norm() const { return last_norm_; }
@@ -61,7 +61,7 @@ private:
 
     const train_task& task_;
     train_options options_;
-    gpt_params<T> params_, grads_;
+    model_params<T> params_, grads_;
     adamw<T> opt_;
     train_acts<T> acts_, grad_acts_, probe_;
     std::vector<std::int32_t> tokens_, targets_;  // [B, seq_len]

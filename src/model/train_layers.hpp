@@ -43,7 +43,7 @@ template <class T>
 void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, const T* mean,
                         const T* rstd, std::size_t N, std::size_t C);
 
-// A linear layer on row vectors: out = inp · w + b, w [IC, OC] (gpt_params' layout);
+// A linear layer on row vectors: out = inp · w + b, w [IC, OC] (model_params' layout);
 // b may be null (no bias).
 template <class T>
 void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/train_layers.hpp"
+#include "core/error.hpp"
 
 namespace attn::model {
 
@@ -30,7 +31,8 @@ std::vector<T>& resid_pre(train_acts<T>& a, std::size_t l) {
 }  // namespace
 
 template <class T>
-train_acts<T> make_train_acts(const gpt_config& c, std::size_t B, std::size_t Tn) {
+train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t Tn) {
+    if (!c.is_gpt2_family()) throw attn::error("training runs the GPT-2 family only; the model is " + describe(c));
     const std::size_t N = B * Tn, C = c.n_embd, V = c.vocab_size, H = c.n_head;
     train_acts<T> a;
     a.B = B;
@@ -48,7 +50,7 @@ train_acts<T> make_train_acts(const gpt_config& c, std::size_t B, std::size_t Tn
         k.attn_out.assign(N * C, T(0));
         k.resid_mid.assign(N * C, T(0));
         k.resid_post.assign(N * C, T(0));
-        if (!c.has_mlp) continue;
+        if (!c.has_mlp()) continue;
         k.ln2.assign(N * C, T(0));
         k.ln2_mean.assign(N, T(0));
         k.ln2_rstd.assign(N, T(0));
@@ -77,7 +79,7 @@ void zero_acts(train_acts<T>& a) {
 }
 
 template <class T>
-void zero_params_in_place(gpt_params<T>& p) {
+void zero_params_in_place(model_params<T>& p) {
     for_each_param(p, [](const std::string&, param_kind, auto& t) { std::fill(t.begin(), t.end(), T(0)); });
 }
 
@@ -86,7 +88,7 @@ void zero_params_in_place(gpt_params<T>& p) {
 namespace {
 
 template <class T>
-void block_forward(const gpt_config& c, const block_params<T>& p, train_block_acts<T>& a, const T* x, std::size_t B,
+void block_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, const T* x, std::size_t B,
                    std::size_t Tn) {
     const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
     layer_norm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p.ln1_w.data(), p.ln1_b.data(), N, C,
@@ -95,7 +97,7 @@ void block_forward(const gpt_config& c, const block_params<T>& p, train_block_ac
     attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), a.qkv.data(), B, Tn, C, c.n_head);
     linear_forward(a.attn_out.data(), a.z.data(), p.w_out.data(), p.b_out.data(), N, C, C);
     residual_forward(a.resid_mid.data(), x, a.attn_out.data(), N * C);
-    if (!c.has_mlp) {  // attention-only: the block's output is resid_mid
+    if (!c.has_mlp()) {  // attention-only: the block's output is resid_mid
         std::copy(a.resid_mid.begin(), a.resid_mid.end(), a.resid_post.begin());
         return;
     }
@@ -108,16 +110,16 @@ void block_forward(const gpt_config& c, const block_params<T>& p, train_block_ac
 }
 
 template <class T>
-const T* unembedding(const gpt_params<T>& p) {
+const T* unembedding(const model_params<T>& p) {
     return p.config.tied ? p.wte.data() : p.lm_head.data();
 }
 
 }  // namespace
 
 template <class T>
-double train_forward(const gpt_params<T>& p, train_acts<T>& a, const std::int32_t* tokens,
+double train_forward(const model_params<T>& p, train_acts<T>& a, const std::int32_t* tokens,
                      const std::int32_t* targets) {
-    const gpt_config& c = p.config;
+    const architecture& c = p.config;
     const std::size_t B = a.B, Tn = a.Tn, N = B * Tn, C = c.n_embd, V = c.vocab_size;
     embed_forward(a.embed.data(), tokens, p.wte.data(), p.wpe.data(), B, Tn, C);
     for (std::size_t l = 0; l < c.n_layer; ++l)
@@ -134,10 +136,10 @@ double train_forward(const gpt_params<T>& p, train_acts<T>& a, const std::int32_
 namespace {
 
 template <class T>
-void block_backward(const gpt_config& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
+void block_backward(const architecture& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
                     train_block_acts<T>& ga, const T* x, T* dx, std::size_t B, std::size_t Tn) {
     const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
-    if (c.has_mlp) {
+    if (c.has_mlp()) {
         residual_backward(ga.resid_mid.data(), ga.mlp_out.data(), ga.resid_post.data(), N * C);
         linear_backward(ga.mlp_post.data(), g.w_proj.data(), g.b_proj.data(), ga.mlp_out.data(), a.mlp_post.data(),
                         p.w_proj.data(), N, M, C);
@@ -163,9 +165,9 @@ void block_backward(const gpt_config& c, const block_params<T>& p, block_params<
 }  // namespace
 
 template <class T>
-void train_backward(const gpt_params<T>& p, gpt_params<T>& g, const train_acts<T>& a, train_acts<T>& ga,
+void train_backward(const model_params<T>& p, model_params<T>& g, const train_acts<T>& a, train_acts<T>& ga,
                     const std::int32_t* tokens, const std::int32_t* targets) {
-    const gpt_config& c = p.config;
+    const architecture& c = p.config;
     const std::size_t B = a.B, Tn = a.Tn, N = B * Tn, C = c.n_embd, V = c.vocab_size;
     zero_params_in_place(g);
     zero_acts(ga);
@@ -183,7 +185,7 @@ void train_backward(const gpt_params<T>& p, gpt_params<T>& g, const train_acts<T
 // ---- the stages, named -----------------------------------------------------------
 
 template <class T>
-std::vector<train_stage<T>> list_stages(const gpt_config& c, const train_acts<T>& a, const std::string& prefix) {
+std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<T>& a, const std::string& prefix) {
     const std::size_t B = a.B, Tn = a.Tn, C = c.n_embd, H = c.n_head, hs = c.d_head();
     const bool grad = !prefix.empty();
     std::vector<train_stage<T>> s;
@@ -201,7 +203,7 @@ std::vector<train_stage<T>> list_stages(const gpt_config& c, const train_acts<T>
         add(b + "attn.hook_z", {B, Tn, H, hs}, k.z);
         add(b + "hook_attn_out", {B, Tn, C}, k.attn_out);
         add(b + "hook_resid_mid", {B, Tn, C}, k.resid_mid);
-        if (c.has_mlp) {
+        if (c.has_mlp()) {
             add(b + "ln2.out", {B, Tn, C}, k.ln2);
             add(b + "mlp.hook_pre", {B, Tn, c.d_mlp()}, k.mlp_pre);
             add(b + "mlp.hook_post", {B, Tn, c.d_mlp()}, k.mlp_post);
@@ -216,14 +218,14 @@ std::vector<train_stage<T>> list_stages(const gpt_config& c, const train_acts<T>
 }
 
 #define ATTN_TRAIN_STEP(T)                                                                                       \
-    template train_acts<T> make_train_acts<T>(const gpt_config&, std::size_t, std::size_t);                      \
+    template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t);                      \
     template void zero_acts<T>(train_acts<T>&);                                                                  \
-    template void zero_params_in_place<T>(gpt_params<T>&);                                                       \
-    template double train_forward<T>(const gpt_params<T>&, train_acts<T>&, const std::int32_t*,                  \
+    template void zero_params_in_place<T>(model_params<T>&);                                                       \
+    template double train_forward<T>(const model_params<T>&, train_acts<T>&, const std::int32_t*,                  \
                                      const std::int32_t*);                                                       \
-    template void train_backward<T>(const gpt_params<T>&, gpt_params<T>&, const train_acts<T>&, train_acts<T>&, \
+    template void train_backward<T>(const model_params<T>&, model_params<T>&, const train_acts<T>&, train_acts<T>&, \
                                     const std::int32_t*, const std::int32_t*);                                   \
-    template std::vector<train_stage<T>> list_stages<T>(const gpt_config&, const train_acts<T>&, const std::string&);
+    template std::vector<train_stage<T>> list_stages<T>(const architecture&, const train_acts<T>&, const std::string&);
 
 ATTN_TRAIN_STEP(float)
 ATTN_TRAIN_STEP(double)

@@ -1,5 +1,5 @@
 // model/train_step.hpp — one training step's forward and backward through a whole
-// GPT-style decoder (model/gpt_params), layer by layer with model/train_layers, every
+// GPT-style decoder (model/model_params), layer by layer with model/train_layers, every
 // activation and every activation gradient kept in buffers allocated once for a batch
 // shape and reused every step (this VM charges ~12 µs per newly touched page).
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/gpt_params.hpp"
+#include "model/params.hpp"
 
 namespace attn::model {
 
@@ -48,24 +48,24 @@ struct train_acts {
 
 // Buffers for batches of B sequences of Tn ≤ n_positions tokens.
 template <class T>
-train_acts<T> make_train_acts(const gpt_config& config, std::size_t B, std::size_t Tn);
+train_acts<T> make_train_acts(const architecture& config, std::size_t B, std::size_t Tn);
 
 // Sets to 0, without reallocating, every buffer a backward adds into: all but the
 // attention grids (scores, pattern), which attention_backward writes whole, and mean/rstd.
 template <class T>
 void zero_acts(train_acts<T>& acts);
 template <class T>
-void zero_params_in_place(gpt_params<T>& params);
+void zero_params_in_place(model_params<T>& params);
 
 // The forward: tokens and targets [B, Tn] (targets < 0 ignored). Returns the mean loss.
 template <class T>
-double train_forward(const gpt_params<T>& params, train_acts<T>& acts, const std::int32_t* tokens,
+double train_forward(const model_params<T>& params, train_acts<T>& acts, const std::int32_t* tokens,
                      const std::int32_t* targets);
 
 // The backward of the last train_forward: zeroes grads and grad_acts, then fills them
 // (grads: dLoss/dparameter, same shapes as params; grad_acts: dLoss/dstage).
 template <class T>
-void train_backward(const gpt_params<T>& params, gpt_params<T>& grads, const train_acts<T>& acts,
+void train_backward(const model_params<T>& params, model_params<T>& grads, const train_acts<T>& acts,
                     train_acts<T>& grad_acts, const std::int32_t* tokens, const std::int32_t* targets);
 
 // One stage as a view: its TransformerLens name, its shape and its contiguous data.
@@ -78,7 +78,7 @@ struct train_stage {
 
 // Every stage kept, in the model's order; prefix "grad." for the gradients.
 template <class T>
-std::vector<train_stage<T>> list_stages(const gpt_config& config, const train_acts<T>& acts,
+std::vector<train_stage<T>> list_stages(const architecture& config, const train_acts<T>& acts,
                                        const std::string& prefix = "");
 
 }  // namespace attn::model

@@ -12,7 +12,7 @@ namespace attn::trace {
 
 namespace {
 
-void check_choice(const model::gpt_config& cfg, std::size_t batch, const model_head_choice& c) {
+void check_choice(const model::architecture& cfg, std::size_t batch, const model_head_choice& c) {
     const auto refuse = [](const char* flag, std::size_t v, std::size_t n, const char* what) {
         throw attn::error(std::string(flag) + " " + std::to_string(v) + " does not exist: the " +
                                     (std::string(what) == "sequence" ? "batch" : "model") + " has " + std::to_string(n) +
@@ -59,7 +59,7 @@ void set_data<float>(trace_run& r, std::shared_ptr<run_data<float>> d) {
 }  // namespace
 
 template <class T>
-trace_run model_head_run(const model::gpt_acts<T>& a, const model::gpt_config& cfg, const model_head_choice& c) {
+trace_run model_head_run(const model::gpt_acts<T>& a, const model::architecture& cfg, const model_head_choice& c) {
     check_choice(cfg, a.batch, c);
     const model::block_acts<T>& blk = a.blocks[c.layer];
     const std::size_t P = a.n_pos, dh = cfg.d_head();
@@ -94,8 +94,8 @@ trace_run model_head_run(const model::gpt_acts<T>& a, const model::gpt_config& c
     return r;
 }
 
-template trace_run model_head_run<float>(const model::gpt_acts<float>&, const model::gpt_config&, const model_head_choice&);
-template trace_run model_head_run<double>(const model::gpt_acts<double>&, const model::gpt_config&,
+template trace_run model_head_run<float>(const model::gpt_acts<float>&, const model::architecture&, const model_head_choice&);
+template trace_run model_head_run<double>(const model::gpt_acts<double>&, const model::architecture&,
                                           const model_head_choice&);
 
 std::string id_label(int id) { return "#" + std::to_string(id); }

@@ -29,7 +29,7 @@ struct model_head_choice {
 
 // Throws std::invalid_argument when the layer, head or batch row does not exist.
 template <class T>
-trace_run model_head_run(const model::gpt_acts<T>& acts, const model::gpt_config& config, const model_head_choice& c);
+trace_run model_head_run(const model::gpt_acts<T>& acts, const model::architecture& config, const model_head_choice& c);
 
 // Labels for a sequence whose tokens are given as ids only: "#464".
 std::string id_label(int id);

@@ -128,7 +128,7 @@ std::string render_head_scores(const model::head_scores& s, const std::string& i
 namespace {
 
 // The size of one axis of a hook for a config and P positions of one sequence.
-std::string axis_size(const std::string& axis, const model::gpt_config& c, std::size_t P) {
+std::string axis_size(const std::string& axis, const model::architecture& c, std::size_t P) {
     if (axis == "batch") return "1";
     if (axis == "pos" || axis == "query_pos" || axis == "key_pos") return std::to_string(P);
     if (axis == "head") return std::to_string(c.n_head);
@@ -141,7 +141,7 @@ std::string axis_size(const std::string& axis, const model::gpt_config& c, std::
 
 }  // namespace
 
-std::string render_hook_table(const model::gpt_config& c, std::size_t P, const style& st) {
+std::string render_hook_table(const model::architecture& c, std::size_t P, const style& st) {
     std::string out = st.heading(fmt::format("The hooks of one forward ({} positions, one sequence)", P)) + "\n";
     for (const auto& h : model::hook_names(c)) {
         if (h.info->scope == model::hook_scope::block && h.layer > 0) continue;

@@ -37,6 +37,6 @@ std::string render_head_scores(const model::head_scores& s, const std::string& i
 // Every hook a model of this config keeps (model/hooks.hpp), in forward order: its
 // name, its shape for `positions` tokens of one sequence, and what it holds. Blocks
 // after the first are summarised in one line (their hooks are the first block's).
-std::string render_hook_table(const model::gpt_config& config, std::size_t positions, const style& st);
+std::string render_hook_table(const model::architecture& config, std::size_t positions, const style& st);
 
 }  // namespace attn::trace

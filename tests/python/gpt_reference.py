@@ -9,7 +9,7 @@ the two layouts attn reads:
   "mingpt" minGPT/nanoGPT: transformer.h.N.…, nn.Linear weights stored [out, in],
            lm_head.weight present
 
-Parameters here are kept as attn keeps them (model/gpt_params.hpp): every linear
+Parameters here are kept as attn keeps them (model/params.hpp): every linear
 weight [in, out], fused c_attn columns q | k | v, head h at columns h·d_head….
 The config goes into a config.json beside the file (Hugging Face's names)."""
 import json

@@ -1,0 +1,26 @@
+// model/checkpoint_names.hpp — each checkpoint family's tensor names mapped onto
+// model/params (for_each_param's names, TransformerLens's vocabulary), one file per
+// family as TransformerLens's weight conversions are:
+//   model/names_gpt2.cpp   Hugging Face GPT-2 (Conv1D) and minGPT / nanoGPT (nn.Linear)
+// A new family is one more file here, with its row in model/architecture.cpp.
+#pragma once
+
+#include <set>
+#include <string>
+
+namespace attn::model {
+
+// GPT-2 family: a parameter's key in the file without the "transformer." prefix
+// ("blocks.0.attn.W_qkv" → "h.0.attn.c_attn.weight", "unembed.W_U" → "lm_head.weight").
+std::string gpt2_key(const std::string& name);
+// The name attn writes (minGPT / nanoGPT): "transformer." + key, lm_head.weight bare.
+std::string mingpt_name(const std::string& name);
+// The parts of block N a GPT-2 family file may hold ("ln_1.weight" … "mlp.c_proj.bias").
+const std::set<std::string>& gpt2_block_parts();
+// Whether a block part belongs to the MLP half (ln_2, mlp.*): a file without any has
+// attention-only blocks.
+bool gpt2_mlp_part(const std::string& part);
+// The names a GPT-2 family file may hold, for an error message.
+std::string gpt2_names_expected();
+
+}  // namespace attn::model
