@@ -15,8 +15,8 @@ namespace {
 
 // Every getter on every key: each either returns or refuses with a file_error.
 void read_every_value(const model::gguf_header& h) {
-    for (const auto& [key, v] : h.metadata) {
-        (void)v;
+    for (const auto& entry : h.metadata) {
+        const std::string& key = entry.first;  // a plain reference: C++17 lambdas cannot capture structured bindings
         refusals_are_fine([&] { (void)h.get_uint(key); });
         refusals_are_fine([&] { (void)h.get_int(key); });
         refusals_are_fine([&] { (void)h.get_float(key); });
