@@ -1,7 +1,7 @@
 // cli/model_info.cpp — `attn model info CKPT [--hooks [--positions P]]`: what a
 // checkpoint holds — its layout, the dtype of its tensors, the config and where it came
 // from, the parameter count, what the reader assumed; with --hooks every hook of its
-// forward (model/hooks.hpp) with its shape.
+// forward (model/hooks.hpp) with its shape. A GGUF file goes to cli/model_info_gguf.cpp.
 #include <memory>
 #include <string>
 
@@ -68,7 +68,8 @@ void run_model_info(const info_options& o) {
 
 void setup_model_info(CLI::App& model) {
     auto o = std::make_shared<info_options>();
-    auto* sub = model.add_subcommand("info", "What a GPT checkpoint holds: layout, config, parameter count, dtype");
+    auto* sub = model.add_subcommand(
+        "info", "What a checkpoint holds (safetensors or GGUF): layout or architecture, config, parameter count, dtype or quantization");
     sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf)")->required();
     sub->add_option("--tensor", o->tensor, "GGUF: one tensor dequantized (a summary; every value with --json)");
     sub->add_option("--json", o->json, "GGUF: the header (metadata and tensor table), or --tensor's values, as JSON to FILE or '-'");
