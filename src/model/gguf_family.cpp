@@ -43,7 +43,7 @@ void read_keys(const gguf_header& h, gguf_architecture& a) {
     if (a.n_head_kv > a.n_head || a.n_head % a.n_head_kv != 0)
         throw file_error("invalid", h.file, h.find(p + "attention.head_count_kv")->at,
                          "expected the key/value heads (" + num(a.n_head_kv) + ") to divide the query heads (" + num(a.n_head) + ")");
-    if (const gguf_value* kl = h.find(p + "attention.key_length")) a.d_head = count_key(h, p + "attention.key_length", 1u << 16, why), (void)kl;
+    if (h.find(p + "attention.key_length")) a.d_head = count_key(h, p + "attention.key_length", 1u << 16, why);
     else if (a.d_model % a.n_head != 0)
         throw file_error("invalid", h.file, h.find(p + "attention.head_count")->at,
                          "expected the heads (" + num(a.n_head) + ") to divide embedding_length (" + num(a.d_model) + ")");
