@@ -1,7 +1,7 @@
 // cli/model_info.cpp — `attn model info CKPT [--hooks [--positions P]]`: what a
 // checkpoint holds — its layout, the dtype of its tensors, the config and where it came
 // from, the parameter count, what the reader assumed; with --hooks every hook of its
-// forward (model/hooks.hpp) with its shape.
+// forward (model/hooks.hpp) with its shape. A GGUF file goes to cli/model_info_gguf.cpp.
 #include <memory>
 #include <string>
 
@@ -9,9 +9,12 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_info_gguf.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
+#include "core/error.hpp"
 #include "io/terminal_safe.hpp"
+#include "model/gguf.hpp"
 #include "model/hooks.hpp"
 #include "trace/model_report.hpp"
 
@@ -23,6 +26,7 @@ struct info_options {
     std::string checkpoint;
     bool hooks = false;
     std::size_t positions = 0;  // 0: the model's n_positions
+    std::string tensor, json;   // GGUF only (cli/model_info_gguf.cpp)
     layout_options layout;
 };
 
@@ -37,6 +41,8 @@ std::string grouped(std::size_t n) {
 }
 
 void run_model_info(const info_options& o) {
+    if (model::is_gguf_file(o.checkpoint)) return run_gguf_info({o.checkpoint, o.tensor, o.json, o.layout});
+    if (!o.tensor.empty() || !o.json.empty()) throw attn::error("--tensor and --json read GGUF files; " + io::terminal_safe(o.checkpoint) + " is not one");
     const loaded_model m = load_model(o.checkpoint, "float32");  // reading checks every tensor
     const model::architecture& c = m.config();
     std::string out;
@@ -62,8 +68,11 @@ void run_model_info(const info_options& o) {
 
 void setup_model_info(CLI::App& model) {
     auto o = std::make_shared<info_options>();
-    auto* sub = model.add_subcommand("info", "What a GPT checkpoint holds: layout, config, parameter count, dtype");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors)")->required();
+    auto* sub = model.add_subcommand(
+        "info", "What a checkpoint holds (safetensors or GGUF): layout or architecture, config, parameter count, dtype or quantization");
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf)")->required();
+    sub->add_option("--tensor", o->tensor, "GGUF: one tensor dequantized (a summary; every value with --json)");
+    sub->add_option("--json", o->json, "GGUF: the header (metadata and tensor table), or --tensor's values, as JSON to FILE or '-'");
     sub->add_flag("--hooks", o->hooks, "Also list every hook of a forward: name, axes, shape, what it holds");
     sub->add_option("--positions", o->positions, "With --hooks: shapes for this many tokens (default: all positions)")
         ->check(CLI::PositiveNumber);

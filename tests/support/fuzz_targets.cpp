@@ -71,7 +71,8 @@ const std::vector<target>& all_targets() {
                                           {"shape", shape},               {"safetensors", safetensors},
                                           {"tokenizer", tokenizer},       {"assignment", assignment},
                                           {"review_sheet", review_sheet}, {"gradescope_metadata", gradescope_metadata},
-                                          {"progress", progress}};
+                                          {"progress", progress},
+                                          {"gguf", gguf}};
     return t;
 }
 

@@ -39,7 +39,7 @@ struct target {
 };
 
 // spec_toml, lesson_toml, answer_toml, answer_json, npy, csv, shape, safetensors, tokenizer,
-// assignment, review_sheet, gradescope_metadata, progress.
+// assignment, review_sheet, gradescope_metadata, progress, gguf.
 const std::vector<target>& all_targets();
 
 int spec_toml(const std::uint8_t* data, std::size_t size);    // io::parse_trace_spec → resolve → trace → report
@@ -55,5 +55,6 @@ int assignment(const std::uint8_t* data, std::size_t size);   // grade::read_ass
 int review_sheet(const std::uint8_t* data, std::size_t size); // grade::review_table::parse
 int gradescope_metadata(const std::uint8_t* data, std::size_t size);  // grade::read_gradescope_metadata
 int progress(const std::uint8_t* data, std::size_t size);     // lessons::load_progress → progress_text
+int gguf(const std::uint8_t* data, std::size_t size);         // model::parse_gguf → getters, architecture, dequantize (tests/support/fuzz_gguf.cpp)
 
 }  // namespace attn::fuzz
