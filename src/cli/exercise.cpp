@@ -44,6 +44,7 @@ struct exercise_options {
     bool force = false;
     int lesson = 0;
     bool fingerprint = false;
+    bool guessable_secret_ok = false;  // accept a secret grade/secret.hpp calls guessable (as `grade` does)
     std::vector<std::string> answer_files;
     std::string students_file;
     std::size_t width = 0;  // template --width: comment lines fitted to it (0: as written)
@@ -72,7 +73,7 @@ grade::variant_request request_of(const exercise_options& o) {
         if (!end || *end) throw attn::error("--seed must be a number such as 0x1a2b3c4d5e6f7081, found '" + o.seed + "'");
         r.seed = v;
     }
-    r.secret = grade::course_secret(o.secret_file);
+    r.secret = grade::course_secret(o.secret_file, o.guessable_secret_ok);
     if (o.fingerprint)  // for the teacher: the hand-out and the autograder must agree
         std::cerr << "attn: " << (r.secret.empty() ? std::string("no course secret: practice numbers")
                                                    : "course secret fingerprint " + secret_fingerprint(r.secret))
@@ -161,6 +162,8 @@ void setup_exercise(CLI::App& app) {
         c->add_option("--seed", o->seed, "Regenerate a recorded variant from its seed (as printed in a report)");
         c->add_flag("--no-variants", o->lesson_numbers, "The lesson's own numbers even with --student");
         c->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
+        c->add_flag("--guessable-secret-ok", o->guessable_secret_ok,
+                    "Accept a guessable course secret (students' variant codes then let anyone find it, and every student's numbers)");
     };
 
     auto layout = std::make_shared<layout_options>();  // --width/--full of list and show

@@ -20,7 +20,9 @@
 #include "core/keyed_hash.hpp"
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
+#include "grade/item_analysis.hpp"
 #include "grade/reviews.hpp"
+#include "io/csv_cell.hpp"
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
@@ -57,6 +59,10 @@ struct grade_cli {
     bool guessable_secret_ok = false;  // accept a secret grade/secret.hpp calls guessable
     std::string reviews;       // the teacher's filled-in review sheet (open exercises)
     std::string review_sheet;  // where to write the review sheet
+    std::string canvas, moodle;     // with --class: the totals in Canvas's / Moodle's grade import CSV
+    std::string lms_column = "attn";  // the assignment's column name in those files
+    bool item_analysis = false;     // with --class: the item analysis in the summary (text or JSON)
+    std::string item_analysis_csv;  // with --class: and as CSV to this file
 };
 
 // The teacher's check that hand-out and autograder share a secret (standard error).
@@ -118,6 +124,23 @@ void write_or_print(const std::string& path, const std::string& text) {
     write_file_atomic(path, text);  // "-": standard output (io::output_writer)
 }
 
+// The LMS upload files (docs/teaching.md, "Uploading the scores"): Canvas's gradebook
+// import CSV — Student, ID, SIS User ID, SIS Login ID, Section, then the assignment's
+// column, and a "Points Possible" row; attn's id goes in SIS Login ID, which Canvas
+// matches — and Moodle's grade import CSV: an identifier column (mapped to the
+// username, email or ID number on import) and the grade. Not-gradable students get 0.
+std::string canvas_header(const grade_cli& o, double max) {
+    return "Student,ID,SIS User ID,SIS Login ID,Section," + io::csv_text_cell(o.lms_column) +
+           "\n    Points Possible,,,,," + grade::points_str(max) + "\n";
+}
+std::string canvas_row(const grade::grade_report& r) {
+    return ",,," + io::csv_text_cell(r.student) + ",," + grade::points_str(r.gradable ? r.score : 0.0) + "\n";
+}
+std::string moodle_header(const grade_cli& o) { return "student," + io::csv_text_cell(o.lms_column) + "\n"; }
+std::string moodle_row(const grade::grade_report& r) {
+    return io::csv_text_cell(r.student) + "," + grade::points_str(r.gradable ? r.score : 0.0) + "\n";
+}
+
 int strict_code(const grade_cli& o, bool full) { return o.strict && !full ? 1 : 0; }
 
 int run_files(const grade_cli& o) {
@@ -160,7 +183,9 @@ int run_class(const grade_cli& o) {
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = io::is_stdout(o.gradebook) ? std::cerr : std::cout;
-    std::optional<streamed_file> book, junit, json, sheet;
+    std::optional<streamed_file> book, junit, json, sheet, canvas, moodle;
+    if (!o.canvas.empty()) canvas.emplace(o.canvas);
+    if (!o.moodle.empty()) moodle.emplace(o.moodle);
     if (!o.histogram.empty() && !io::is_stdout(o.histogram))  // refused before the gradebook is written, not after
         io::output_writer(false, true).check_file(o.histogram);
     book.emplace(o.gradebook);
@@ -169,16 +194,23 @@ int run_class(const grade_cli& o) {
     if (!o.junit.empty()) junit.emplace(io::is_stdout(o.junit) && io::is_stdout(o.gradebook) ? std::string("/dev/stderr") : o.junit);
     bool header = false, first_json = true;
     std::vector<std::string> ids;
+    std::optional<grade::item_analysis> items;  // made with the columns
     if (o.format == "json") summary << grade::class_json_open();
     const grade::class_result c = grade::grade_class(o.class_dir, set, g, limits, [&](const grade::grade_report& r) {
         if (!header) {  // the columns are known once grading starts
             ids.clear();
             for (const auto& x : r.exercises) ids.push_back(x.id);
             book->write(grade::gradebook_header(ids));
+            if (o.item_analysis || !o.item_analysis_csv.empty()) items.emplace(set, g, ids);
+            if (canvas) canvas->write(canvas_header(o, r.max));
+            if (moodle) moodle->write(moodle_header(o));
             if (junit) junit->write(grade::junit_open());
             header = true;
         }
         book->write(grade::gradebook_row(r, ids));
+        if (items) items->add(r);
+        if (canvas) canvas->write(canvas_row(r));
+        if (moodle) moodle->write(moodle_row(r));
         if (sheet) sheet->write(grade::review_sheet_rows(r, set));
         if (junit) junit->write(grade::junit_suite(r));
         if (o.format == "json") summary << grade::class_json_student(r, first_json);
@@ -186,6 +218,14 @@ int run_class(const grade_cli& o) {
     });
     if (!header) book->write(grade::gradebook_header(c.exercise_ids));
     book->commit();
+    if (canvas) {
+        if (!header) canvas->write(canvas_header(o, 0.0));
+        canvas->commit();
+    }
+    if (moodle) {
+        if (!header) moodle->write(moodle_header(o));
+        moodle->commit();
+    }
     if (sheet) sheet->commit();
     if (junit) {
         if (!header) junit->write(grade::junit_open());
@@ -193,10 +233,15 @@ int run_class(const grade_cli& o) {
         junit->commit();
     }
     if (!o.histogram.empty()) write_or_print(o.histogram, grade::histogram_csv(c));
+    if (!items && (o.item_analysis || !o.item_analysis_csv.empty())) items.emplace(set, g, c.exercise_ids);
+    if (!o.item_analysis_csv.empty()) write_or_print(o.item_analysis_csv, items->csv());
     if (o.format == "json") {
-        summary << grade::class_json_close(c);
+        std::string close = grade::class_json_close(c);  // ends "\n}\n"
+        if (o.item_analysis) close.insert(close.size() - 3, ",\n\"item_analysis\": " + items->json().dump(2));
+        summary << close;
     } else {
         summary << grade::class_summary_text(c);
+        if (o.item_analysis) summary << items->text();
         if (!g.secret.empty()) summary << "Course secret fingerprint: " << secret_fingerprint(g.secret) << "\n";
         if (!io::is_stdout(o.gradebook)) summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
     }
@@ -283,6 +328,13 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--class", o->class_dir, "Grade every submission in this folder (one file or folder per student)");
     sub->add_option("--gradebook", o->gradebook, "With --class: the CSV gradebook (default gradebook.csv; - for standard output)");
     sub->add_option("--histogram", o->histogram, "With --class: also write the misconception histogram as CSV");
+    sub->add_flag("--item-analysis", o->item_analysis,
+                  "With --class: each part's facility, discrimination and commonest mistakes, the totals' histogram and "
+                  "Cronbach's alpha (in the summary, or its JSON)");
+    sub->add_option("--canvas", o->canvas, "With --class: also write the totals as a Canvas gradebook import CSV");
+    sub->add_option("--moodle", o->moodle, "With --class: also write the totals as a Moodle grade import CSV");
+    sub->add_option("--lms-column", o->lms_column, "The assignment's column name in --canvas and --moodle files (default attn)");
+    sub->add_option("--item-analysis-csv", o->item_analysis_csv, "With --class: also write the item analysis as CSV");
     sub->add_flag("--time", o->time, "With --class: say on standard error how long grading took");
     sub->add_flag("--gradescope", o->gradescope, "Gradescope: read the submission folder, always write results.json");
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");

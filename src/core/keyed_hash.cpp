@@ -1,8 +1,10 @@
 // core/keyed_hash.cpp — see keyed_hash.hpp.
 #include "core/keyed_hash.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include <sodium.h>
@@ -68,6 +70,34 @@ namespace {
 bool letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
+// The end of the case piece of letters starting at i, before `end` (a run split as
+// CamelCase is: "HTTPServer" -> "HTTP", "Server"; "aBcD" -> "a", "Bc", "D").
+std::size_t piece_end(const std::string& s, std::size_t i, std::size_t end) {
+    auto lower = [&](std::size_t k) { return k < end && s[k] >= 'a' && s[k] <= 'z'; };
+    std::size_t j = i + 1;
+    if (lower(i) || lower(j)) {
+        while (lower(j)) ++j;
+        return j;
+    }
+    while (j < end && !lower(j) && !lower(j + 1)) ++j;
+    return j;
+}
+
+// Could a piece of letters be a dictionary word? Three letters or more, a vowel (y
+// counted), and no four consonants in a row: random letters mostly fail it, words pass.
+bool word_shaped(const std::string& piece) {
+    if (piece.size() < 3) return false;
+    bool vowel = false;
+    std::size_t consonants = 0;
+    for (char c : piece) {
+        const bool v = std::strchr("aeiouy", c | 0x20) != nullptr;
+        vowel = vowel || v;
+        consonants = v ? 0 : consonants + 1;
+        if (consonants >= 4) return false;
+    }
+    return vowel;
+}
+
 }  // namespace
 
 double secret_strength_bits(const std::string& s) {
@@ -78,16 +108,26 @@ double secret_strength_bits(const std::string& s) {
     }
     const double one_letter = lower && upper ? 5.7 : 4.7;
     double bits = 0.0;
-    std::set<std::string> words;  // a word said twice adds nothing
+    std::set<std::string> words;  // a word said twice adds nothing, in any case
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
         std::size_t j = i + 1;
-        if (letter(c)) {
-            while (j < s.size() && letter(static_cast<unsigned char>(s[j]))) ++j;
-            if (j - i >= 3) bits += words.insert(s.substr(i, j - i)).second ? 16.0 : 0.0;
-            else bits += static_cast<double>(j - i) * one_letter;
-        } else {
+        if (!letter(c)) {
             bits += digit(c) ? std::log2(10.0) : 5.0;
+            i = j;
+            continue;
+        }
+        while (j < s.size() && letter(static_cast<unsigned char>(s[j]))) ++j;
+        for (std::size_t k = i; k < j;) {
+            const std::size_t e = piece_end(s, k, j);
+            std::string piece = s.substr(k, e - k);
+            const double as_letters = static_cast<double>(piece.size()) * one_letter;
+            if (!word_shaped(piece)) bits += as_letters;
+            else {
+                for (char& ch : piece) ch = static_cast<char>(ch | 0x20);
+                bits += words.insert(piece).second ? std::min(16.0, as_letters) : 0.0;
+            }
+            k = e;
         }
         i = j;
     }

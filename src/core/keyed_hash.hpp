@@ -28,9 +28,12 @@ std::uint64_t first_u64(const std::vector<unsigned char>& h);
 // RFC 4648 base32 (A–Z, 2–7) of the first `chars` × 5 bits.
 std::string base32(const std::vector<unsigned char>& h, std::size_t chars);
 
-// A secret's unpredictability in bits, estimated conservatively: a run of three or more
-// letters counts as one dictionary word (16 bits) whatever its length, a digit 3.3
-// bits, a lone letter 4.7 (5.7 in mixed case), any other byte 5 bits.
+// A secret's unpredictability in bits, estimated conservatively: a run of letters is cut
+// into its CamelCase pieces, and a piece that could be a word (three letters or more, a
+// vowel, no four consonants in a row) counts as one dictionary word (16 bits, at most
+// its letters' worth) whatever its length; other letters 4.7 bits (5.7 in mixed case),
+// a digit 3.3 bits, any other byte 5 bits. Random base64 and hex score as random: 24
+// random bytes in base64 (`head -c 24 /dev/urandom | base64`) above 85 bits.
 double secret_strength_bits(const std::string& secret);
 
 // "" when the text is usable as a secret file's bytes, else what is wrong with it

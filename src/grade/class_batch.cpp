@@ -31,6 +31,10 @@ void make_paths_relative(grade_report& r, const std::string& dir) {
 
 namespace {
 
+// A file whose name normalises to no id ("   .toml") is listed under this mark and its
+// shown name: a row of its own, not gradable, never a student's numbers.
+const std::string unnamed_mark = "(no id) ";
+
 struct entry {
     std::string student;  // normalised
     std::string path;
@@ -103,7 +107,9 @@ roster list_students(const std::string& dir) {
         std::string name = e.path().filename().string();
         if (name.empty() || name[0] == '.') continue;
         const std::string id = fs::is_directory(e.symlink_status(ec)) ? name : e.path().stem().string();
-        entries.push_back({normalize_student_id(io::printable_name(id)), name, io::printable_name(name)});
+        std::string student = normalize_student_id(io::printable_name(id));
+        if (student.empty()) student = unnamed_mark + io::printable_name(name);  // one row of its own, refused (grade_entry)
+        entries.push_back({std::move(student), name, io::printable_name(name)});
     }
     if (ec) throw attn::error(dir + ": cannot list the folder (" + ec.message() + ")");
     std::sort(entries.begin(), entries.end(),
@@ -150,6 +156,10 @@ graded grade_entry(const entry& en, const exercise_set& set, grade_options per, 
     per.student = en.student;  // the file's name is who it is, whatever the file says
     auto refuse = [&](const error& why) { g.report = not_gradable(en.student, en.path, why, set, per); };
     try {
+        if (en.student.rfind(unnamed_mark, 0) == 0)
+            throw submission_error("file name", {en.name, 0, 0},
+                                   "'" + en.name + "': the name before the extension is blank, so it names no student; "
+                                   "rename it to the student's id (ana.toml)");
         g.sub = read_entry(en, limits);
     } catch (const error& err) {  // the submission's problem (io::input_error, submission_error ...)
         refuse(err);

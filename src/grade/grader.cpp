@@ -150,6 +150,9 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
         rep.notes.push_back(sub.student_where.str() + ": the file says student '" + claimed + "'; graded as '" + submitter +
                             "', who submitted it (the student key is never used to pick the numbers)");
     }
+    if (submitter.empty() && !claimed.empty() && !options.secret.empty() && !options.lesson_numbers)
+        rep.notes.push_back(sub.student_where.str() + ": graded as '" + claimed + "', whom the file's student key names: "
+                            "nobody else named the submitter (give --student ID; a class folder and Gradescope never use the key)");
     std::vector<std::string> ids = options.exercise_ids;
     rep.answered_only = ids.empty();
     if (ids.empty())

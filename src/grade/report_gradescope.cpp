@@ -3,11 +3,14 @@
 // level and visibility, the released full-feedback tests (release_expected), the note
 // on when the total is shown (Gradescope's rule), and the readers of
 // submission_metadata.json (submitters, previous submissions).
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "grade/report.hpp"
 #include "grade/variant.hpp"
 #include "io/input_read.hpp"
+#include "io/terminal_safe.hpp"
 
 namespace attn::grade {
 
@@ -16,7 +19,7 @@ namespace {
 // One test of results.json.
 nlohmann::json test(const std::string& name, const std::string& number, double score, double max, bool passed,
                     const std::string& output, const std::string& visibility) {
-    return {{"name", name}, {"number", number}, {"score", json_score(score)}, {"max_score", json_score(max)},
+    return {{"name", name}, {"number", number}, {"score", score}, {"max_score", max},  // rounded by sum_preserving
             {"status", passed ? "passed" : "failed"}, {"visibility", visibility},
             {"output", output}};  // not a stage: Gradescope's field
 }
@@ -63,6 +66,22 @@ void exercise_tests(const grade_report& r, const exercise_result& x, int number,
                          stricter_visibility(v.release_expected, shown)));
 }
 
+// Each test's score and max_score rounded so that they add up to the rounded totals
+// exactly (33, never 32.999997 from 99 thirds): a running sum is rounded, and each test
+// gets the step of it (the largest-remainder rule, in millionths).
+void sum_preserving(nlohmann::json& tests) {
+    for (const char* key : {"score", "max_score"}) {
+        double exact = 0.0;
+        long long shown = 0;  // millionths handed out so far
+        for (auto& t : tests) {
+            exact += t[key].get<double>();
+            const long long upto = std::llround(exact * 1e6);
+            t[key] = static_cast<double>(upto - shown) / 1e6;
+            shown = upto;
+        }
+    }
+}
+
 }  // namespace
 
 nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibility& v) {
@@ -73,16 +92,17 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
     j["stdout_visibility"] = "hidden";
     std::string output = "Your submission could not be graded: " + r.reason;
     if (r.gradable)
-        output = "Student " + (r.student.empty() ? std::string("(not named)") : r.student) + ": " +
+        output = "Student " + (r.student.empty() ? std::string("(not named)") : io::terminal_safe(r.student)) + ": " +
                  (r.answered_only ? answered_only_line(r) + "." : std::to_string(r.exercises.size()) + " exercise(s) graded.");
     j["tests"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.exercises.size(); ++i)
         exercise_tests(r, r.exercises[i], static_cast<int>(i + 1), v, j["tests"]);
+    sum_preserving(j["tests"]);
     if (const std::string note = total_note(j["tests"]); !note.empty()) output += "\n" + note;
     // Flags (copies, a file naming another student) are the teacher's: they go to the
     // autograder's stdout (run_gradescope prints the text report there, and
     // stdout_visibility is hidden), never into what the student reads.
-    for (const auto& n : r.notes) output += "\nNote: " + n;
+    for (const auto& n : r.notes) output += "\nNote: " + io::terminal_safe(n);  // a sid may hold a newline
     j["output"] = output;  // not a stage: Gradescope's field
     return j;
 }

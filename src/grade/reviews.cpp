@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/keyed_hash.hpp"
 #include "grade/grader.hpp"
 #include "grade/submission.hpp"
 #include "grade/variant.hpp"
@@ -38,6 +39,16 @@ const part_spec* open_part_of(const exercise_set& set, const std::string& ex, co
     return x->find_part(part);
 }
 
+// An answer as the sheet shows it: itself, or past max_cell_bytes its start and a
+// content hash ("… [answer of 40000 bytes, hash 7Q2K…]"), so a long answer's review
+// still matches that very answer (and no other) when the sheet comes back.
+std::string sheet_answer(const std::string& answer) {
+    if (answer.size() <= max_cell_bytes) return answer;
+    const std::string hash = base32(keyed_hash(course_key("attn review sheet"), {"attn-open-answer-v1", answer}, 20), 32);
+    const std::string tail = " [answer of " + std::to_string(answer.size()) + " bytes, hash " + hash + "]";
+    return io::capped_text(answer, max_cell_bytes - tail.size() - 40) + tail;  // 40: capped_text's own " … [N more bytes cut]"
+}
+
 }  // namespace
 
 std::string review_sheet_header() { return std::string(sheet_columns) + "\n"; }
@@ -56,7 +67,7 @@ std::string review_sheet_rows(const grade_report& r, const exercise_set& set) {
             out += io::csv_text_cell(r.student) + "," + io::csv_text_cell(x.id) + "," + io::csv_text_cell(p.id) + "," +
                    points_str(p.max) + "," + (reviewed ? points_str(p.score) : std::string()) + "," +
                    io::csv_text_cell(reviewed ? p.review_comment : "") + "," +
-                   io::csv_text_cell(io::capped_text(p.answer_text, max_cell_bytes)) + "," +
+                   io::csv_text_cell(sheet_answer(p.answer_text)) + "," +
                    io::csv_text_cell(io::capped_text(ps ? ps->rubric : "", max_cell_bytes)) + "\n";
         }
     }
@@ -135,7 +146,7 @@ void grade_open_part(const exercise& x, const part_spec& p, const io::value_node
     r.feedback = "for your teacher to read: 0 points until it is reviewed";
     const review* rv = g.reviews ? g.reviews->find(g.request.student, x.id, p.id) : nullptr;
     if (!rv) return;
-    if (rv->answer != io::csv_text(a.text)) {  // resubmitted since the review: read again
+    if (rv->answer != io::csv_text(sheet_answer(a.text))) {  // resubmitted since the review: read again
         r.review_note = rv->where.str() + ": the review of " + x.id + " part " + p.id +
                         " was of another answer; this one waits for a new review";
         return;

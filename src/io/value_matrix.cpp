@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -10,18 +11,26 @@ namespace attn::io {
 
 namespace {
 
+// "nan", "inf", "-inf", "infinity" in any case, and the printed forms "−inf" (U+2212
+// MINUS SIGN), "∞", "-∞", "−∞".
 std::optional<double> special_number(const std::string& s) {
     std::string t;
     for (char c : s)
         if (c != ' ') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string minus = "\xE2\x88\x92", infinity = "\xE2\x88\x9E";  // U+2212, U+221E
+    if (t.rfind(minus, 0) == 0) t.replace(0, minus.size(), "-");
+    if (const auto at = t.find(infinity); at != std::string::npos && at + infinity.size() == t.size()) t.replace(at, infinity.size(), "inf");
     if (t == "nan") return std::numeric_limits<double>::quiet_NaN();
     if (t == "inf" || t == "+inf" || t == "infinity") return std::numeric_limits<double>::infinity();
     if (t == "-inf" || t == "-infinity") return -std::numeric_limits<double>::infinity();
     return std::nullopt;
 }
 
+// An entry of a matrix: a number, a special word, or null, which attn's own JSON exports
+// write for a blocked cell (−∞).
 std::optional<double> entry(const value_node& v) {
     if (v.is_number()) return v.number;
+    if (v.kind == value_node::type::null) return -std::numeric_limits<double>::infinity();
     if (v.is_string()) return special_number(v.text);
     return std::nullopt;
 }

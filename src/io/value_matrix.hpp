@@ -1,6 +1,7 @@
 // io/value_matrix.hpp — a value of a document (io/value_tree) read as a matrix of
-// numbers: a number, a row, or rows (the strings "nan", "inf", "-inf" read as those
-// numbers), with the value's file:line:col in every complaint.
+// numbers: a number, a row, or rows (the strings "nan", "inf", "-inf", "−inf", "∞", "-∞"
+// read as those numbers; null, attn's JSON export of a blocked cell, as −∞), with the
+// value's file:line:col in every complaint.
 #pragma once
 
 #include <optional>

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "io/json_scan.hpp"
+#include "io/text_decode.hpp"
 #include "io/text_position.hpp"
 #include "io/toml_parse.hpp"
 #include "io/toml_read.hpp"
@@ -183,7 +184,7 @@ bool looks_like_json(const std::string& path, const std::string& text) {
 }
 
 value_node read_document(const std::string& raw, const std::string& file, bool json) {
-    std::string text = raw;
+    std::string text = decoded_text(raw, file);  // UTF-16/32 with a mark as UTF-8, lone CRs as LF
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark
     check_text(text, file);
     try {

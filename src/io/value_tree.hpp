@@ -63,7 +63,8 @@ value_node read_toml_tree(const std::string& text, const std::string& file);
 bool looks_like_json(const std::string& path, const std::string& text);
 
 // A user's document as a tree, checked in the order a person would want it reported:
-// empty, not UTF-8 (or a NUL byte), then syntax. A UTF-8 byte order mark is skipped. A
+// empty, not UTF-8 (or a NUL byte), then syntax. A UTF-8 byte order mark is skipped;
+// UTF-16/32 with a mark is decoded and lone CRs end lines (io/text_decode.hpp). A
 // syntax error in a file that reads in the other format says so ("this looks like TOML,
 // not JSON: … rename it .toml"). Every refusal is an input_error with a reason word
 // (empty, not-utf8, syntax, too-deep).
