@@ -203,7 +203,7 @@ std::vector<std::string> show_result(const grade::exercise_result& r, bool revea
 void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& all, progress_store& store,
                 const trace::style& st) {
     const grade::variant_request practice{};  // no secret, no student: the lesson's numbers or the practice variant
-    std::string shown = grade::show_text(x, practice);
+    std::string shown = grade::show_text(x, practice, st);
     shown = shown.substr(0, shown.find("\nParts (answer file"));  // parts are asked one by one below
     if (x.kind->reviewed) {  // prose is read by a teacher, never scored by a program
         print_fitted("\n" + io::terminal_safe_text(shown) +
