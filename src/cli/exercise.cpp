@@ -201,7 +201,7 @@ void setup_exercise(CLI::App& app) {
         }
         for (const auto* x : xs) {
             if (o->format == "json") std::cout << grade::show_json(*x, req).dump(2) << "\n";
-            else print_fitted(grade::show_text(*x, req), make_style(*layout));
+            else print_fitted(grade::show_text(*x, req, make_style(*layout)), make_style(*layout));
         }
     });
     add_layout_options(*show, *layout, false);

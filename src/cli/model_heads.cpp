@@ -40,11 +40,23 @@ void run_model_heads(const heads_options& o) {
         note = fmt::format("Input: {} given sequence{} of {} tokens (scores averaged over them).", ids.size(),
                            ids.size() == 1 ? "" : "s", ids[0].size());
     } else {
-        const std::size_t n = o.length ? o.length : std::min<std::size_t>(20, c.n_positions / 2);
-        if (n == 0 || 2 * n > c.n_positions)
-            throw attn::error(fmt::format("--length {}: twice it must fit the model's {} positions", n, c.n_positions));
-        ids.push_back(model::repeated_random_tokens(c.vocab_size, n, o.seed));
-        note = fmt::format("Input: {} random tokens (seed {}) repeated twice: {} positions.", n, o.seed, 2 * n);
+        // A model trained on sequences that start with BOS (token 0: attn's induction task)
+        // is scored as it was trained: BOS, then tokens other than 0.
+        const bool bos = m.info.metadata.count("attn.task") && m.info.metadata.at("attn.task") == "induction";
+        const std::size_t room = c.n_positions - (bos ? 1 : 0);
+        const std::size_t n = o.length ? o.length : std::min<std::size_t>(20, room / 2);
+        if (n == 0 || 2 * n > room)
+            throw attn::error(fmt::format("--length {}: twice it{} must fit the model's {} positions", n,
+                                          bos ? " and BOS" : "", c.n_positions));
+        std::vector<int> t = model::repeated_random_tokens(c.vocab_size - (bos ? 1 : 0), n, o.seed);  // [2n]
+        if (bos) {
+            for (int& id : t) ++id;
+            t.insert(t.begin(), 0);
+        }
+        ids.push_back(t);
+        note = bos ? fmt::format("Input: BOS, then {} random tokens (seed {}) repeated twice, as the model was trained: "
+                                 "{} positions.", n, o.seed, 2 * n + 1)
+                   : fmt::format("Input: {} random tokens (seed {}) repeated twice: {} positions.", n, o.seed, 2 * n);
     }
     model::check_tokens(c, ids);
     model::head_scores s;

@@ -89,7 +89,8 @@ std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const 
     c.head = static_cast<std::size_t>(o.head);
     c.batch = o.batch >= 0 ? static_cast<std::size_t>(o.batch) : 0;
     if (c.batch < in.labels.size()) c.tokens = in.labels[c.batch];
-    c.title = fmt::format("blocks.{}.attn · head {} of {}", c.layer, c.head, m.config().n_head);
+    // Counted from 1 in words, as the lessons count; the options that chose it count from 0.
+    c.title = fmt::format("layer {} of {}, head {} of {}", c.layer + 1, m.config().n_layer, c.head + 1, m.config().n_head);
     if (a.batch > 1) c.title += fmt::format(" · sequence {}", c.batch);
     const trace::trace_run run = trace::model_head_run(a, m.config(), c);
     trace::report_options ro;
@@ -101,9 +102,9 @@ std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const 
         if (!id) throw attn::error("--stage '" + s + "': a model head has the stages " + trace::stage_alias_list());
         ro.tables.push_back(*id);
     }
-    std::string out = fmt::format("Layers and heads count from 0, as the hook names do (blocks.{}.attn.hook_pattern,\n"
-                                  "head {}); the lessons count heads from 1: this is their head {}.\n\n",
-                                  c.layer, c.head, c.head + 1);
+    std::string out = fmt::format("--layer {} --head {} count from 0, as the checkpoint's tensors do; the tables count "
+                                  "from 1, as the lessons do: layer {}, head {}.\n\n",
+                                  c.layer, c.head, c.layer + 1, c.head + 1);
     return out + trace::render_trace_report(run, ro);
 }
 

@@ -161,25 +161,37 @@ typed ask_parts(const grade::exercise& x, const std::vector<std::string>& right_
 bool only_unreadable(const grade::exercise_result& r) {
     bool any = false;
     for (const auto& p : r.parts) {
-        if (p.status == grade::part_status::correct || p.status == grade::part_status::carried) continue;
+        if (p.status == grade::part_status::correct) continue;
         if (p.status != grade::part_status::invalid) return false;
         any = true;
     }
     return any;
 }
 
-// The grader's word on each part; the ids of the parts now right. The marks are
-// coloured after the grader's text is made safe, so colour shows as colour.
-// Before the last try the feedback never names the expected value.
+// The mark and words of one graded part. Only a part right on its own is ✓; a part
+// right only given a wrong earlier part (carried) is marked as following from it:
+// it changes when that part is fixed, so it is asked again.
+std::string part_line(const grade::part_result& p, const trace::style& st) {
+    std::string words = readable_part(p.id);
+    if (p.status == grade::part_status::correct) return "  " + st.good("✓") + " " + io::terminal_safe_text(words) + "\n";
+    if (p.status == grade::part_status::carried)
+        return "  " + st.muted("↳") + " " + io::terminal_safe_text(words + " — consistent with your wrong answer above, "
+                                                                    "not yet right: asked again") + "\n";
+    if (!p.mistake_name.empty()) words += " — looks like: " + p.mistake_name;
+    return "  " + st.bad("✗") + " " + io::terminal_safe_text(words) + "\n";
+}
+
+// The grader's word on each part; the ids of the parts right on their own (kept
+// for the next try). The marks are coloured after the grader's text is made safe,
+// so colour shows as colour. Before the last try the feedback never names the
+// expected value.
 std::vector<std::string> show_result(const grade::exercise_result& r, bool reveal, const trace::style& st) {
     std::vector<std::string> right;
     std::string out;
     for (const auto& p : r.parts) {
-        const bool ok = p.status == grade::part_status::correct || p.status == grade::part_status::carried;
+        const bool ok = p.status == grade::part_status::correct;
         if (ok) right.push_back(p.id);
-        std::string words = readable_part(p.id);
-        if (!ok && !p.mistake_name.empty()) words += " — looks like: " + p.mistake_name;
-        out += "  " + (ok ? st.good("✓") : st.bad("✗")) + " " + io::terminal_safe_text(words) + "\n";
+        out += part_line(p, st);
         const std::string said = p.feedback.at(reveal ? grade::feedback_level::full : grade::feedback_level::mistakes);
         if (!ok && !said.empty()) out += "    " + io::terminal_safe_text(said) + "\n";
     }
@@ -191,7 +203,7 @@ std::vector<std::string> show_result(const grade::exercise_result& r, bool revea
 void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& all, progress_store& store,
                 const trace::style& st) {
     const grade::variant_request practice{};  // no secret, no student: the lesson's numbers or the practice variant
-    std::string shown = grade::show_text(x, practice);
+    std::string shown = grade::show_text(x, practice, st);
     shown = shown.substr(0, shown.find("\nParts (answer file"));  // parts are asked one by one below
     if (x.kind->reviewed) {  // prose is read by a teacher, never scored by a program
         print_fitted("\n" + io::terminal_safe_text(shown) +

@@ -25,7 +25,7 @@ using viewer::action;
 const char* const key_help =
     "Keys of the lesson viewer\n"
     "\n"
-    "  Enter or n            next page (from anywhere in a page)\n"
+    "  Enter or n            the rest of the page, then the next page\n"
     "  Space, PgDn, f        a screenful down (at the bottom: next page)\n"
     "  Down or j, Up or k    one line down, one line up\n"
     "  PgUp or u             a screenful up\n"
@@ -61,6 +61,7 @@ struct viewer_state {
     std::string note;          // one line above the prompt ("this is the first page")
     bool help = false;
     bool closing_seen = false;
+    bool more_below = false;   // the page goes on below the screen (set by draw)
 
     int closing() const { return total + 1; }
 
@@ -79,18 +80,28 @@ struct viewer_state {
     }
 };
 
+// What Enter does from here: the rest of the page while it goes on below the
+// screen, then step 1, the next step or the end. The first of the long form, the
+// short form and the short form without "? keys" that fits the width.
 std::string prompt_line(const viewer_state& v) {
-    const bool wide = v.st.width >= 70;
-    const std::string answer = v.l.exercises.empty() ? "" : wide ? " · a: answer" : " · a answer";
     if (v.help) return "[Enter: back to the page · q: quit] ";
-    if (v.page == 0)
-        return wide ? fmt::format("[intro · Enter: step 1{} · ?: keys · q: quit] ", answer)
-                    : fmt::format("[intro · Enter step 1{} · ? keys · q quit] ", answer);
-    if (v.page == v.closing())
-        return wide ? fmt::format("[recap · Enter: end · p: back{} · ?: keys · q: quit] ", answer)
-                    : fmt::format("[recap · Enter end · p back{} · q quit] ", answer);
-    return wide ? fmt::format("[step {}/{} · Enter: next · p: back{} · ?: keys · q: quit] ", v.page, v.total, answer)
-                : fmt::format("[{}/{} · Enter next · p back{} · ? keys · q quit] ", v.page, v.total, answer);
+    const bool answers = !v.l.exercises.empty();
+    const std::string enter = v.more_below              ? "more below"
+                              : v.page == 0             ? "step 1"
+                              : v.page == v.closing()   ? "end"
+                                                        : "next";
+    const std::string where = v.page == 0 ? "intro" : v.page == v.closing() ? "recap" : fmt::format("step {}/{}", v.page, v.total);
+    const std::string short_where = v.page == 0 || v.page == v.closing() ? where : fmt::format("{}/{}", v.page, v.total);
+    const std::string back = v.page == 0 ? "" : " · p: back";
+    const std::string wide = fmt::format("[{} · Enter: {}{}{} · ?: keys · q: quit] ", where, enter, back,
+                                         answers ? " · a: answer" : "");
+    const std::string narrow_back = v.page == 0 ? "" : " · p back";
+    const std::string narrow_answer = answers ? " · a answer" : "";
+    const std::string narrow = fmt::format("[{} · Enter {}{}{} · ? keys · q quit] ", short_where, enter, narrow_back, narrow_answer);
+    const std::string narrowest = fmt::format("[{} · Enter {}{}{} · q quit] ", short_where, enter, narrow_back, narrow_answer);
+    for (const std::string* s : {&wide, &narrow})
+        if (trace::display_width(*s) < v.st.width) return *s;
+    return narrowest;
 }
 
 // "↓ more below: lines 1–22 of 60 (Space ↓ down, ↑ up)" or, at the bottom, where
@@ -100,7 +111,7 @@ std::string marker_line(std::size_t first, std::size_t last, std::size_t n, std:
     if (width < 60)
         return fmt::format("{} {}–{}/{}", bottom ? "— end:" : "↓ more:", first, last, n);
     if (bottom) return fmt::format("— end of page: lines {}–{} of {} (↑ up, Enter next)", first, last, n);
-    return fmt::format("↓ more below: lines {}–{} of {} (Space ↓ down, ↑ up)", first, last, n);
+    return fmt::format("↓ more below: lines {}–{} of {} (Enter or Space: down, ↑ up)", first, last, n);
 }
 
 // Clears the screen and shows as many lines from `top` as leave room for the
@@ -115,6 +126,7 @@ std::size_t draw(viewer_state& v) {
     if (tall && room > 2) --room;
     const std::size_t last_top = body.size() > room ? body.size() - room : 0;
     v.top = std::min(v.top, last_top);
+    v.more_below = !v.help && v.top + room < body.size();
     std::string out = "\x1b[H\x1b[2J";
     const std::string reset = v.st.color ? "\x1b[0m" : "";
     for (std::size_t i = v.top; i < std::min(body.size(), v.top + room); ++i) out += body[i] + reset + "\n";
@@ -163,12 +175,11 @@ bool apply(viewer_state& v, const viewer::command& c, std::size_t room) {
             say_stopped(v);
             return false;
         case action::more:
+        case action::next:  // nothing unseen: the rest of the page first, then the next page
             if (!v.use_pager && !at_bottom) {
                 v.top += room;
                 return true;
             }
-            [[fallthrough]];
-        case action::next:
             if (v.page == v.closing()) {
                 std::cout << fmt::format("\nend of lesson {:02d}\n", v.l.number);
                 return false;

@@ -3,7 +3,8 @@
 // questions (never skipped: `q` on the last step shows them first). A page taller
 // than the screen scrolls inside the viewer (Space, PgDn, ↓, j down; PgUp, ↑, k,
 // u up; Home/g, End/G), with a "more below" line saying which lines show; Enter
-// or n goes on to the next page from anywhere in a page, p or b goes back, a step
+// or n shows the rest of the page first (the prompt says "more below"), then goes
+// on to the next page, p or b goes back, a step
 // number then Enter jumps, ? lists the keys, a answers the lesson's questions
 // (cli/practice.hpp), q quits, a resize redraws at the new width. The prompt line
 // is on the screen's last row whenever a key is awaited. With `--pager`, a tall

@@ -178,6 +178,15 @@ std::string stage_words(const std::string& stage) {
     if (stage == sw::raw()) return "raw scores";
     if (stage == sw::scaled()) return "scaled scores";
     if (stage == sw::masked()) return "masked scores";
+    if (stage == sw::grad_q()) return "gradient dQ";
+    if (stage == sw::grad_k()) return "gradient dK";
+    if (stage == sw::grad_v()) return "gradient dV";
+    if (stage == sw::grad_weights()) return "gradient of the weights";
+    if (stage == sw::grad_scores()) return "gradient of the scores";
+    if (stage == sw::rot_q()) return "rotated Q";
+    if (stage == sw::rot_k()) return "rotated K";
+    if (stage == sw::running_max()) return "running maximum";
+    if (stage == sw::running_sum()) return "running sum";
     return stage;  // weights, output, scale: the word itself
 }
 

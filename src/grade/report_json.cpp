@@ -23,7 +23,7 @@ std::string answered_only_line(const grade_report& r) {
 // A part's feedback for Gradescope and JUnit at its exercise's level (full: always).
 std::string part_output(const exercise_result& x, const part_result& p, bool full) {
     std::string s = full ? p.feedback.full() : shown_feedback(x, p);
-    if (!p.mistake.empty() && (full || shows_mistakes(x))) s += "\nMistake: " + p.mistake_name + " [" + p.mistake + "]";
+    if (!p.mistake.empty() && (full || shows_mistakes(x))) s += "\nMistake: " + p.mistake_name;
     if (x.personal) s += "\nYour numbers: variant " + x.variant + " (" + x.parameters + ")";
     return s.compare(0, 1, "\n") == 0 ? s.substr(1) : s;
 }

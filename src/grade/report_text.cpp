@@ -51,7 +51,7 @@ std::string report_text(const grade_report& r) {
             const std::string text = trace::wrap_words(io::terminal_safe(shown_feedback(x, p)), std::string(pad, ' '));
             // the first feedback line goes beside the head
             out += head + (text.size() > pad ? text.substr(pad) : "\n");
-            if (!p.mistake.empty() && shows_mistakes(x)) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + " [" + p.mistake + "]\n";
+            if (!p.mistake.empty() && shows_mistakes(x)) out += std::string(pad, ' ') + "mistake: " + p.mistake_name + "\n";
         }
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;

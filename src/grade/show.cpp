@@ -92,9 +92,10 @@ namespace {
 
 // The hand-out's numbers: who they are for, the input tables, the mask, bias, scale and
 // the lessons 15–19 extras.
-std::string numbers_text(const exercise& x, const exercise_numbers& n) {
+std::string numbers_text(const exercise& x, const exercise_numbers& n, const trace::style& st) {
     const auto& s = x.setup;
-    const trace::style plain{false};
+    trace::style plain = st;  // its width and --full, never colour
+    plain.color = false;
     std::string out;
     if (n.personal && n.student.empty())  // --seed: the teacher regenerating a variant
         out += fmt::format("\nNumbers from seed {:#018x} ({}):\n", n.seed, n.parameters);
@@ -151,7 +152,7 @@ std::string numbers_text(const exercise& x, const exercise_numbers& n) {
 
 }  // namespace
 
-std::string show_text(const exercise& x, const variant_request& request) {
+std::string show_text(const exercise& x, const variant_request& request, const trace::style& st) {
     std::string out = fmt::format("{} — {} (lesson {:02d}, {}, {})\n", x.id, x.title.empty() ? x.lesson_title : x.title,
                                   x.lesson, x.kind->name, points_words(x.points));
     out += "\n" + x.prompt + "\n";
@@ -159,7 +160,7 @@ std::string show_text(const exercise& x, const variant_request& request) {
         out += "\nYou choose the numbers of " + x.setup.q_name + ", " + x.setup.k_name + " and " + x.setup.v_name +
                "; every later part is checked against your own choice.\n";
     } else if (x.kind->numbers) {
-        out += numbers_text(x, numbers_for(x, request));
+        out += numbers_text(x, numbers_for(x, request), st);
     } else if (!x.choices.empty()) {
         out += "\nChoices: " + lettered_choices(x) + "\n";
         if (x.kind->select_all)

@@ -3,6 +3,8 @@
 // and the list of exercises (`attn exercise list`).
 #pragma once
 
+#include "trace/style.hpp"
+
 #include <string>
 #include <vector>
 
@@ -17,7 +19,8 @@ std::string list_text(const exercise_set& set);
 
 // The exercise with this request's numbers: prompt, input tables, parts with their
 // expected shapes, points and tolerances. Never the answers.
-std::string show_text(const exercise& x, const variant_request& request);
+// st: the width its tables fit and whether long ones are shown whole (--full); never coloured.
+std::string show_text(const exercise& x, const variant_request& request, const trace::style& st = {});
 nlohmann::json show_json(const exercise& x, const variant_request& request);
 
 // An answer file for these exercises: every part a "TODO: …" placeholder saying what

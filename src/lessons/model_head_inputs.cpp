@@ -130,8 +130,14 @@ head_numbers model_head_numbers(const model_source& m, const std::vector<int>& i
 std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, double hi) {
     std::vector<int> ids(m.tokens.begin(), m.tokens.begin() + static_cast<std::ptrdiff_t>(m.keep));  // [keep]
     ids.resize(m.keep + (m.drawn ? m.drawn : m.tokens.size() - m.keep));
+    // A block that repeats holds no token twice (the reader checks the range has room):
+    // a token seen twice in the block would give the copy two earlier keys to follow.
+    const bool distinct = m.then == "repeat";
     for (std::size_t i = m.keep; i < ids.size(); ++i)
-        ids[i] = static_cast<int>(rng.uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)));
+        do {
+            ids[i] = static_cast<int>(rng.uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)));
+        } while (distinct && std::find(ids.begin() + static_cast<std::ptrdiff_t>(m.keep), ids.begin() + static_cast<std::ptrdiff_t>(i),
+                                       ids[i]) != ids.begin() + static_cast<std::ptrdiff_t>(i));
     using key = std::tuple<std::string, std::string, std::size_t, std::vector<int>>;
     static std::map<key, std::vector<int>> cache;
     static std::mutex lock;

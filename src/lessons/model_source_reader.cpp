@@ -38,6 +38,9 @@ void read_variant_keys(const toml::table& t, const io::toml_reader& rd, std::siz
     if (!lohi || lohi->size() != 2 || (*lohi)[0] < 0 || (*lohi)[0] > (*lohi)[1] || (*lohi)[1] >= static_cast<double>(vocab))
         rd.fail(vt.get("range") ? vt.get("range") : vn,
                 "a model's variant needs 'range' = [lo, hi], token ids from 0 to " + std::to_string(vocab - 1));
+    else if (m.then == "repeat" && (*lohi)[1] - (*lohi)[0] + 1 < static_cast<double>(m.drawn ? m.drawn : m.tokens.size() - m.keep))
+        rd.fail(vt.get("range"), "a block that repeats draws each token once: 'range' needs at least as many token ids "
+                                 "as the block has tokens");
 }
 
 }  // namespace

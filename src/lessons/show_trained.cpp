@@ -106,11 +106,13 @@ std::string rtrim(std::string s) {
     return s;
 }
 
+// The bins sit between the weights of evenly spread rows (1, 1/2, 1/3, 1/4 …), never
+// on them: an untrained row of 1/2s or 1/4s draws one shade, not ▒▓ or ░▒ by rounding.
 std::string shade(double w) {
-    return w < 0.25 ? "░" : w < 0.5 ? "▒" : w < 0.75 ? "▓" : "█";
+    return w < 0.3 ? "░" : w < 0.6 ? "▒" : w < 0.75 ? "▓" : "█";
 }
 
-std::string shade_legend() { return "░ < 0.25 ≤ ▒ < 0.50 ≤ ▓ < 0.75 ≤ █, · blocked"; }
+std::string shade_legend() { return "░ < 0.3 ≤ ▒ < 0.6 ≤ ▓ < 0.75 ≤ █, · blocked"; }
 
 // A trained head's heatmap has a cell of 4 characters and a gap: 21 keys (lesson 21's
 // input) are 105 columns. Wider than the terminal, the same shades go one to a cell of

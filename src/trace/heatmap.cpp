@@ -113,7 +113,7 @@ std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
             for (std::size_t j = 0; j < n_k; ++j)
                 if (visible(i, j)) cell_w = std::max(cell_w, cell_text(m(i, j)).size() + 1);
 
-    std::string out = in.title + "  [" + std::to_string(n_q) + " × " + std::to_string(n_k) + "]  (rows: queries · columns: keys)\n";
+    std::string out = in.title + "  [" + std::to_string(n_q) + " × " + std::to_string(n_k) + "]  (" + in.axes + ")\n";
     out += "  " + pad_right("", row_w);
     for (const auto& c : in.col_labels) out += " " + pad_left(c, cell_w);
     out += "\n";

@@ -30,6 +30,7 @@ struct heatmap_input {
     const matrix* values = nullptr;       // [n_q, n_k]
     const bool_matrix* attend = nullptr;  // [n_q, n_k] optional: false cells print '·'
     bool unit_range = false;              // weights: the scale is 0..1, not min..max
+    std::string axes = "rows: queries · columns: keys";  // what the rows and columns are
     std::string legend_note;              // a line under the legend (e.g. how it was downsampled)
     std::size_t width = 0;                // the legend is broken between its parts to fit; 0: one line
 };

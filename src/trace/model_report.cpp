@@ -116,6 +116,7 @@ std::string render_head_scores(const model::head_scores& s, const std::string& i
         hi.col_labels = cols;
         hi.values = &m;
         hi.unit_range = true;
+        hi.axes = "rows: layers · columns: heads";
         hi.width = st.width;
         out += render_heatmap(hi, hs) + "\n";
         const auto best = static_cast<std::size_t>(std::max_element(values->begin(), values->end()) - values->begin());

@@ -126,7 +126,7 @@ std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std:
     const std::size_t first_query = r.one_query.value_or(0);
 
     heatmap_input in;
-    in.title = std::string("Heatmap of ") + info(s).hook + " (" + info(s).caption + ")";
+    in.title = std::string("Heatmap of the ") + info(s).caption;  // words, not the hook name
     in.unit_range = s == stage::weights;
     matrix values = xt::zeros<double>({rows, cols});  // [rows, cols] block maxima
     bool_matrix attend = xt::zeros<bool>({rows, cols});  // [rows, cols] any cell of the block may attend

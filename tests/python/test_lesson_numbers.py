@@ -59,6 +59,19 @@ plain, full = ellipses(), ellipses("--full")
 if not (plain > 0 and full == 0):
     failures.append("lesson 20 at 60 columns: %d elisions, with --full %d (want some, then none)" % (plain, full))
 
+# `attn exercise show --full` shows a hand-out's long inputs whole: lesson 21's q, k, v have
+# 64 columns, elided around "…" at 80 columns, every one of them with --full.
+def show(*extra):
+    return subprocess.run([ATTN, "exercise", "show", "21-stripe-row", "--width", "80", *extra],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+
+
+plain, full = show(), show("--full")
+columns = set(re.findall(r"\bd(\d+)\b", full))
+if not (plain.count("…") > 0 and full.count("…") == 0 and len(columns) == 64):
+    failures.append("exercise show 21-stripe-row: %d elisions, with --full %d and %d columns d0..d63 (want some, 0, 64)"
+                    % (plain.count("…"), full.count("…"), len(columns)))
+
 for f in failures:
     print("FAIL", f)
 sys.exit(1 if failures else 0)

@@ -149,8 +149,8 @@ def views(tmp):
         check(r.returncode == 0, f"head view {extra}: exit {r.returncode}: {r.stderr}")
         wide = [line for line in r.stdout.splitlines() if width(line) > 80]
         check(not wide, f"head view {extra}: lines wider than 80: {wide[:3]}")
-        check("blocks.1.attn · head 3 of 4" in r.stdout, f"head view {extra}: no title")
-        check("their head 4" in r.stdout, f"head view {extra}: does not say how heads are counted")
+        check("layer 2 of 2, head 4 of 4" in r.stdout, f"head view {extra}: no title")
+        check("--layer 1 --head 3 count from 0" in r.stdout, f"head view {extra}: does not say how heads are counted")
     check("Sum of weights = 1.000000 ✓" in r.stdout, "float32 walk-through: weights do not sum to 1 ✓")
     r = subprocess.run([ATTN, "model", "info", ckpt], capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "minGPT" in r.stdout and "F32" in r.stdout, f"model info: {r.stdout} {r.stderr}")

@@ -52,7 +52,7 @@ def main():
             doc = json.loads(r.stdout)
             check(doc["tokens"]["ids"] == [[464, 3797, 3332, 319, 262, 2603]], f"ids {doc['tokens']['ids']}")
             check(doc["tokens"]["text"] == [["The", " cat", " sat", " on", " the", " mat"]], f"texts {doc['tokens']}")
-        for extra, must in (([], ["Q (queries Q)", "weights softmax(S)", "Heatmap of hook_pattern", "legend"]),
+        for extra, must in (([], ["Q (queries Q)", "weights softmax(S)", "Heatmap of the weights softmax(S)", "legend"]),
                             (["--query", "␣mat"], ["trace: '␣mat'", "Step 1", "Sum of weights = 1.000000 ✓"])):
             r = run(ckpt, *text, "--layer", "0", "--head", "0", "--width", "80", "--color", "never", *extra)
             check(r.returncode == 0, f"head view {extra}: exit {r.returncode}: {r.stderr}")

@@ -120,6 +120,12 @@ for student in ("alice", "bob"):
     check(seen[("21-stripe-row", student)] == seen[("21-previous-row", student)],
           "21: %s's input is the same for both heads" % student)
 
+# Lesson 21's block holds no token twice, so the copy has one earlier key to follow (the
+# hint's rule names the key the grader wants).
+for student in ("alice", "bob"):
+    block = seen[("21-stripe-row", student)][1:11]
+    check(len(set(block)) == len(block), "21: %s's block repeats a token: %s" % (student, block))
+
 # Lesson 21: the induction head's weights transposed (its column for its row) are named;
 # the previous-token head's scores not divided by √64 are too.
 toks = seen[("21-stripe-row", "alice")]

@@ -6,7 +6,9 @@ to the questions, `a` (named on the prompt line), pick a question, a wrong answe
 from the lesson file, not taken from attn), ✓; `attn lessons` then shows the
 progress. Also: `s` shows the worked solution, SIGINT at the answer prompt leaves the
 terminal's settings as they were, a corrupt progress file is reported and ignored,
-a resize redraws the step at the new width, and a pipe is unchanged."""
+a resize redraws the step at the new width, and a pipe is unchanged. A two-part
+question answered wrong then right: a part right only given a wrong earlier part
+is never a bare ✓ and is asked again, and full marks come within the tries."""
 import fcntl
 import os
 import re
@@ -297,6 +299,51 @@ def unsaved_progress(tmp):
     s.wait()
 
 
+def multi_part_fair(state):
+    """A two-part question (lesson 1's weights and output) answered wrong then right:
+    the output computed from the wrong weights is marked as following from them
+    (never a bare ✓), the retry asks both parts again, and the second try scores full
+    marks (one try per submission). Three such tries end on a screen that marks no
+    wrong value right."""
+    _, weights, output, unscaled_w, unscaled_o = lesson_numbers()
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    s.read_until("a: answer")
+    s.send("a")
+    s.read_until("Which question (")
+    s.send("3\r")
+    s.read_until("answer> ")
+    s.send(typed(unscaled_w) + "\r")
+    s.read_until("answer> ")
+    s.send(typed(unscaled_o) + "\r")
+    check("multi-part: the wrong weights are ✗ and the output from them is not ✓",
+          s.read_until("Try again (1 of 3") and "✗ weights" in s.screen and "↳ output" in s.screen
+          and "✓ output" not in s.screen, s.screen[-900:])
+    check("multi-part: the retry asks the weights again", s.read_until("answer> ") and "weights:" in s.screen,
+          s.screen[-400:])
+    s.send(typed(weights) + "\r")
+    check("multi-part: the output that followed from the wrong weights is asked again",
+          s.read_until("answer> ") and "output:" in s.screen, s.screen[-400:])
+    s.send(typed(output) + "\r")
+    check("multi-part: wrong then right reaches full marks on the second try",
+          s.read_until("✓ Right.") and "Try again (2" not in s.screen, s.screen[-600:])
+    s.read_until("Which question (")
+    s.send("3\r")
+    s.read_until("answer> ")
+    for k in range(3):
+        s.send(typed(unscaled_w) + "\r")
+        s.read_until("answer> ")
+        s.send(typed(unscaled_o) + "\r")
+        if k < 2:
+            s.read_until("answer> ")
+    check("multi-part: the last screen marks no wrong value right",
+          s.read_until("Which question (") and "Worked solution" in s.screen and "✓ output" not in s.screen
+          and "✓ weights" not in s.screen and "↳ output" in s.screen, s.screen[-1200:])
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
+
+
 with tempfile.TemporaryDirectory() as tmp:
     student_path(os.path.join(tmp, "a"))
     unsaved_progress(tmp)
@@ -304,6 +351,7 @@ with tempfile.TemporaryDirectory() as tmp:
     corrupt_progress(os.path.join(tmp, "c"))
     three_wrong_tries(os.path.join(tmp, "d"))
     colour_marks(os.path.join(tmp, "e"))
+    multi_part_fair(os.path.join(tmp, "f"))
 no_pause_on_a_terminal()
 resize()
 pipes_unchanged()

@@ -75,16 +75,25 @@ def cooked(attrs):
     return bool(attrs[3] & termios.ICANON) and bool(attrs[3] & termios.ECHO)
 
 
+def go_on(s, key, target):
+    """key (n or Enter) until the prompt names `target`: on a page taller than the screen
+    each press first shows the rest of the page, the prompt saying "more below"."""
+    for _ in range(12):
+        s.send(key)
+        if not s.read_until("q: quit] "):
+            return False
+        if target in s.screen:
+            return True
+    return False
+
+
 def navigation():
     s = Session("lesson", "1", "--no-pager", "--color", "never")
     check("the intro is its own page", s.read_until("[intro") and "Step 1/6" not in s.screen, s.screen[-300:])
     check("raw mode while waiting for a key", not (s.modes()[3] & termios.ICANON))
-    s.send("n")
-    check("n goes to step 1", s.read_until("[step 1/6") and "Step 1/6" in s.screen, s.screen[-300:])
-    s.send("n")
-    check("n goes to step 2", s.read_until("[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
-    s.send("\r")
-    check("Enter goes to step 3", s.read_until("[step 3/6") and "Step 3/6" in s.screen, s.screen[-300:])
+    check("n goes to step 1", go_on(s, "n", "[step 1/6") and "Step 1/6" in s.screen, s.screen[-300:])
+    check("n goes to step 2", go_on(s, "n", "[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
+    check("Enter goes to step 3", go_on(s, "\r", "[step 3/6") and "Step 3/6" in s.screen, s.screen[-300:])
     s.send("p")
     check("p goes back to step 2", s.read_until("[step 2/6") and "Step 2/6" in s.screen, s.screen[-300:])
     s.send("5\r")
@@ -95,10 +104,8 @@ def navigation():
     check("? lists the keys", s.read_until("previous page") and s.read_until("[Enter: back"), s.screen[-300:])
     s.send("\r")
     check("a key after ? shows the page again", s.read_until("[step 5/6"), s.screen[-300:])
-    s.send("\r")
-    check("Enter goes to step 6", s.read_until("[step 6/6") and "Step 6/6" in s.screen, s.screen[-400:])
-    s.send("\r")
-    check("Enter after the last step: the recap and the questions", s.read_until("[recap") and "Questions" in s.screen,
+    check("Enter goes to step 6", go_on(s, "\r", "[step 6/6") and "Step 6/6" in s.screen, s.screen[-400:])
+    check("Enter after the last step: the recap and the questions", go_on(s, "\r", "[recap") and "Questions" in s.screen,
           s.screen[-400:])
     s.send("p")
     check("p goes back from the recap to step 6", s.read_until("[step 6/6"), s.screen[-300:])

@@ -15,6 +15,15 @@
 
 namespace attn::grade {
 
+namespace {
+// A declared mistake's id as the words a student reads: "causal-is-padding" → "causal is padding".
+std::string mistake_words(std::string id) {
+    for (char& c : id)
+        if (c == '-' || c == '_') c = ' ';
+    return id;
+}
+}  // namespace
+
 const std::vector<const exercise_kind*>& exercise_kinds() {
     static const std::vector<const exercise_kind*> all{&numeric_kind, &shape_kind, &choice_kind, &multi_kind, &open_kind};
     return all;
@@ -98,7 +107,7 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
         if (io::folded_words(m.answer) == io::folded_words(chosen)) {
             if (r.mistake.empty()) {
                 r.mistake = m.id;
-                r.mistake_name = m.id;
+                r.mistake_name = mistake_words(m.id);
             }
             r.feedback.full_only(": " + m.feedback);
             return;

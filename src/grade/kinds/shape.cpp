@@ -10,6 +10,15 @@
 namespace attn::grade {
 
 namespace {
+// A declared mistake's id as the words a student reads: "causal-is-padding" → "causal is padding".
+std::string mistake_words(std::string id) {
+    for (char& c : id)
+        if (c == '-' || c == '_') c = ' ';
+    return id;
+}
+}  // namespace
+
+namespace {
 
 // The shape text under `answer` of t, checked to parse.
 std::string read_shape(const io::toml_reader& rd, const toml::table& t) {
@@ -125,7 +134,7 @@ void grade_part(const exercise&, const part_spec& p, const io::value_node& a, co
         try {
             if (compare_shapes(parse_shape(m.answer), parse_shape(*text)).verdict == shape_verdict::equal) {
                 r.mistake = m.id;
-                r.mistake_name = m.id;
+                r.mistake_name = mistake_words(m.id);
                 r.feedback = "found " + c->actual;
                 r.feedback.full_only(": " + m.feedback);
                 r.feedback.mistakes_only(", not the asked shape");
