@@ -2,7 +2,7 @@
 """tests/python/test_grade_variant_space.py — variants that don't collide (issue 36, Build 1):
 in a class of 10,000, at most 1% of the students may share their numbers with a classmate
 (a copy from such a classmate scores 100% and cannot be flagged). For every per-student
-exercise of lessons 01–19 (lessons 20–22: test_grade_variant_space_models.py), the
+exercise of lessons 01–19 (lessons 20–22: tools/variant-space-models, by hand: minutes), the
 teacher's batch `attn exercise show ID --students ROSTER` draws the 10,000 variants under a
 random secret, and the share of students whose inputs equal someone else's is counted here.
 
