@@ -55,7 +55,7 @@ def attn(*args):
     return subprocess.run([ATTN, *args], capture_output=True, timeout=300)
 
 
-def attn_encode(tok, texts, chunk=300):
+def attn_encode(tok, texts, chunk=2000):
     results = []
     for start in range(0, len(texts), chunk):
         files = []
@@ -68,11 +68,11 @@ def attn_encode(tok, texts, chunk=300):
         if out.returncode != 0:
             print("FAIL: attn model tokenize exited", out.returncode, out.stderr.decode(errors="replace")[-1500:])
             sys.exit(1)
-        results += [json.loads(line)["ids"] for line in out.stdout.decode("utf-8").splitlines()]
+        results += [json.loads(line)["ids"] for line in out.stdout.decode("utf-8").split("\n")[:-1]]
     return results
 
 
-def attn_decode(tok, id_lists, chunk=300):
+def attn_decode(tok, id_lists, chunk=2000):
     texts = []
     for start in range(0, len(id_lists), chunk):
         args = []
@@ -82,7 +82,7 @@ def attn_decode(tok, id_lists, chunk=300):
         if out.returncode != 0:
             print("FAIL: attn model tokenize --decode exited", out.returncode, out.stderr.decode(errors="replace")[-1500:])
             sys.exit(1)
-        texts += [json.loads(line)["text"] for line in out.stdout.decode("utf-8").splitlines()]
+        texts += [json.loads(line)["text"] for line in out.stdout.decode("utf-8").split("\n")[:-1]]
     return texts
 
 
