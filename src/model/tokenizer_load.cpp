@@ -1,6 +1,6 @@
 // model/tokenizer_load.cpp — tokenizer::load: which source a path is, from a registry
 // whose rows carry their loader, tried in order:
-//   a GGUF file (its first bytes "GGUF")        → the tokenizer in its metadata
+//   a GGUF file (its first bytes "GGUF", or .gguf) → the tokenizer in its metadata
 //   a file (tokenizer.json, any name)           → Hugging Face tokenizer.json
 //   a folder holding tokenizer.json             → that file
 //   a folder holding vocab.json + merges.txt or encoder.json + vocab.bpe → GPT-2's files
@@ -37,7 +37,7 @@ struct tokenizer_source {
 
 const std::vector<tokenizer_source>& sources() {
     static const std::vector<tokenizer_source> s = {
-        {"a GGUF file", [](const std::string& p) { return is_file(p) && tokenizer::is_gguf(p); },
+        {"a GGUF file", [](const std::string& p) { return is_file(p) && (tokenizer::is_gguf(p) || fs::path(p).extension() == ".gguf"); },
          [](const std::string& p) { return tokenizer_from_gguf(read_gguf_tokenizer_fields(p)); }},
         {"a tokenizer.json", [](const std::string& p) { return is_file(p); },
          [](const std::string& p) { return read_tokenizer_json(p); }},

@@ -20,6 +20,7 @@ If sentencepiece is missing the test fails saying how to install it (tools/packa
 [test])."""
 import atexit
 import io
+import random
 import json
 import os
 import shutil
@@ -29,11 +30,15 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gguf_metadata import ARRAY, BOOL, F32, I32, STRING, U32, read_metadata, write_gguf  # noqa: E402
-from tokenizer_texts import make_texts  # noqa: E402
+from tokenizer_texts import CODE, SCRIPTS, make_texts, number, sentence  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SOURCE = os.environ.get("ATTN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-STORIES = os.path.join(os.path.dirname(SOURCE), "shared", "models", "stories260K.gguf")
+# shared/ sits beside the clone (CI, /work/main) or two levels up (a helper's worktree)
+STORIES = next((p for p in (os.path.join(os.path.dirname(SOURCE), "shared", "models", "stories260K.gguf"),
+                            os.path.join(os.path.dirname(os.path.dirname(SOURCE)), "shared", "models", "stories260K.gguf"),
+                            os.path.join(SOURCE, "lessons", "models", "stories260K.gguf")) if os.path.exists(p)),
+               os.path.join(os.path.dirname(SOURCE), "shared", "models", "stories260K.gguf"))
 failures = []
 tmp = tempfile.mkdtemp(prefix="attn-spm-")
 atexit.register(shutil.rmtree, tmp, ignore_errors=True)
@@ -91,7 +96,7 @@ def train(corpus, byte_fallback, vocab_size):
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(corpus), model_writer=model, model_type="bpe", vocab_size=vocab_size,
         byte_fallback=byte_fallback, normalization_rule_name="identity", remove_extra_whitespaces=False,
-        add_dummy_prefix=True, character_coverage=0.9995 if byte_fallback else 0.98, hard_vocab_limit=False,
+        add_dummy_prefix=True, character_coverage=1.0 if byte_fallback else 0.98, hard_vocab_limit=False,
         allow_whitespace_only_pieces=True, minloglevel=2, num_threads=1)
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
 
@@ -122,12 +127,16 @@ def write_sp_gguf(sp, path, add_bos=True, extra=()):
 
 
 def corpus_lines():
-    return [t.replace("\n", " ").replace("\r", " ") for t in make_texts(3000, seed=7) if t.strip()]
+    """Training text: English, numbers, code and the scripts' lines (the random code points
+    and emoji of the test texts are left out, so they reach the byte fallback or <unk>)."""
+    rng = random.Random(7)
+    lines = [sentence(rng) + " " + number(rng) for _ in range(3000)] + CODE * 20 + SCRIPTS * 30
+    return [t.replace("\n", " ").replace("\r", " ") for t in lines]
 
 
 def check_trained():
     texts = make_texts(1200, seed=33)
-    sp = train(corpus_lines(), True, 1200)
+    sp = train(corpus_lines(), True, 1000)
     tok = os.path.join(tmp, "trained.gguf")
     write_sp_gguf(sp, tok)
     want = [[sp.bos_id()] + sp.encode(t) for t in texts]
