@@ -198,7 +198,8 @@ TEST_CASE("a bad tokenizer.json is refused at file:line:col", "[model][tokenizer
     merges_bad.replace(merges_bad.find("\"hell o\""), 8, "\"hell x\"");
     refused(merges_bad, "merged token");
     std::string dup = tiny_json("null");
-    dup.replace(dup.find("\"Ġw\": 260"), 9, "\"Ġw\": 259");
+    const std::string w260 = "\"Ġw\": 260";
+    dup.replace(dup.find(w260), w260.size(), "\"Ġw\": 259");
     refused(dup, "each id once");
     refused("{\"model\": {\"type\": \"Unigram\"}}", "BPE");
     refused("[1, 2]", "expected");
