@@ -223,6 +223,10 @@ def check_refusals(models):
         check(out.returncode == 2 and f"{path}:1:" in err and expect in err, f"bad tokenizer.json {name}: exit {out.returncode} {err!r}")
 
 
+SOURCE = os.environ.get("ATTN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+gen = subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "tools", "gen-unicode-nfc"), "--check"],
+                     capture_output=True, text=True, timeout=120)
+check(gen.returncode == 0, f"tools/gen-unicode-nfc --check: {gen.stderr.strip()}")
 folders = fetch()
 check_tokenizer(folders, "llama3", nfc=False)
 check_refusals(check_tokenizer(folders, "qwen3", nfc=True))
