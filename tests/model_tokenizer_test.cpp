@@ -283,7 +283,7 @@ TEST_CASE("Malformed tokenizer files are refused at file line and column", "[mod
     fs::remove(t.dir / "merges.txt");
     CHECK_THAT(err(), Catch::Contains("expected vocab.json and merges.txt together, found only vocab.json"));
     fs::remove(t.dir / "vocab.json");
-    CHECK_THAT(err(), Catch::Contains("found neither"));
+    CHECK_THAT(err(), Catch::Contains("found none of them"));
     CHECK_THAT(error_of([&] { (void)bpe_tokenizer::load((t.dir / "nothing").string()); }),
                Catch::Contains("found nothing there"));
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/tokenizer.hpp"
+#include "model/utf8.hpp"
 #include "trace/model_head.hpp"
 
 namespace attn::cli {
@@ -60,22 +61,37 @@ std::vector<int> parse_ids(const std::string& list) {
     return ids;
 }
 
+// --text's ids; a text the tokenizer cannot encode exactly is refused by its byte.
+std::vector<std::uint32_t> encode_text(const model::tokenizer& tok, const std::string& text) {
+    try {
+        return tok.encode(text);
+    } catch (const model::invalid_utf8& e) {
+        throw attn::error("--text: " + std::string(e.what()));
+    } catch (const model::untokenizable_text& e) {
+        throw attn::error("--text: " + std::string(e.what()));
+    }
+}
+
 }  // namespace
 
-token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_dir) {
+token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_path,
+                        const std::string& checkpoint) {
     if (!tokens.empty() && !text.empty()) throw attn::error("give either --tokens or --text, not both");
-    if (tokens.empty() && text.empty()) throw attn::error("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer DIR");
-    if (!text.empty() && tokenizer_dir.empty()) throw attn::error("--text needs --tokenizer DIR (a folder with vocab.json + merges.txt, or encoder.json + vocab.bpe)");
+    if (tokens.empty() && text.empty()) throw attn::error("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer PATH");
+    const std::string tokenizer_dir =  // a GGUF checkpoint carries its own tokenizer
+        tokenizer_path.empty() && !checkpoint.empty() && model::tokenizer::is_gguf(checkpoint) ? checkpoint : tokenizer_path;
+    if (!text.empty() && tokenizer_dir.empty())
+        throw attn::error("--text needs --tokenizer PATH (a folder with tokenizer.json or vocab.json + merges.txt, a tokenizer.json, or a GGUF file)");
     token_input in;
-    std::optional<model::bpe_tokenizer> tok;
+    std::optional<model::tokenizer> tok;
     if (!tokenizer_dir.empty()) {
-        tok = model::bpe_tokenizer::load(tokenizer_dir);
+        tok = model::tokenizer::load(tokenizer_dir);
         in.vocabulary_labels.resize(tok->vocab_size());
         for (std::size_t id = 0; id < tok->vocab_size(); ++id) in.vocabulary_labels[id] = tok->token_label(static_cast<std::uint32_t>(id));
     }
     if (!text.empty()) {
         std::vector<int> ids;
-        for (auto id : tok->encode(text)) ids.push_back(static_cast<int>(id));
+        for (auto id : encode_text(*tok, text)) ids.push_back(static_cast<int>(id));
         if (ids.empty()) throw attn::error("--text: the text holds no tokens");
         in.ids.push_back(ids);
     } else {

@@ -46,9 +46,11 @@ struct token_input {
     std::string label(int id) const;                    // vocabulary_labels[id], or "#id"
 };
 
-// From "--tokens 0,1,2" (one string per sequence) or --text with --tokenizer DIR.
-// Throws std::invalid_argument naming the bad flag and value.
-token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_dir);
+// From "--tokens 0,1,2" (one string per sequence) or --text with --tokenizer PATH (a
+// folder, a tokenizer.json or a GGUF: model::tokenizer::load). Without --tokenizer, a
+// GGUF checkpoint's own tokenizer. Throws attn::error naming the bad flag and value.
+token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_path,
+                        const std::string& checkpoint = "");
 
 // A one-line summary: "GPT-2 (Hugging Face) · 2 layers × 4 heads · d_model 64 · …".
 std::string model_summary(const loaded_model& m);

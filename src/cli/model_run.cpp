@@ -1,5 +1,5 @@
 // cli/model_run.cpp — `attn model run CKPT (--tokens 0,1,2 [--tokens …] | --text "…"
-// --tokenizer DIR) [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
+// --tokenizer PATH) [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
 // [--json FILE|-] [--npy DIR] [--dtype auto|float32|float64] [--width N] [--full]
 // [--color …]`: a GPT checkpoint's forward with every stage kept (model/gpt_forward).
 // Prints each sequence's greedy next token per position and the top-k next tokens;
@@ -179,7 +179,7 @@ void run_with(const model::model_params<T>& p, const loaded_model& m, const toke
 
 void run_model_run(const run_options& o) {
     check_choice(o);
-    const token_input in = read_tokens(o.tokens, o.text, o.tokenizer);
+    const token_input in = read_tokens(o.tokens, o.text, o.tokenizer, o.checkpoint);
     const loaded_model m = load_model(o.checkpoint, o.dtype);
     model::check_tokens(m.config(), in.ids);  // before any work: which sequence and token is wrong
     if (o.layer >= 0) {  // the head exists before the forward runs
@@ -201,7 +201,7 @@ void setup_model_run(CLI::App& model) {
     sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors; its config in __metadata__ or a config.json beside it)")->required();
     sub->add_option("--tokens", o->tokens, "Token ids of one sequence, comma-separated (repeatable: one batch row each)");
     sub->add_option("--text", o->text, "Text to run, tokenized with --tokenizer");
-    sub->add_option("--tokenizer", o->tokenizer, "GPT-2 tokenizer folder: vocab.json + merges.txt (or encoder.json + vocab.bpe)");
+    sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder (tokenizer.json, or vocab.json + merges.txt), a tokenizer.json or a GGUF (default: a GGUF checkpoint's own)");
     sub->add_option("--top", o->top, "How many next tokens to list (default 5)")->check(CLI::PositiveNumber);
     sub->add_option("--layer", o->layer, "Show this layer's head --head (counted from 0, as blocks.L)")->check(CLI::NonNegativeNumber);
     sub->add_option("--head", o->head, "The head of --layer to show (counted from 0)")->check(CLI::NonNegativeNumber);

@@ -1,5 +1,6 @@
-// cli/model_tokenize.cpp — `attn model tokenize --tokenizer DIR (--file F | TEXT)…
-// [--json]`: GPT-2's tokenizer (model/tokenizer) on the command line. Each input is
+// cli/model_tokenize.cpp — `attn model tokenize --tokenizer PATH (--file F | TEXT)…
+// [--json]`: a tokenizer (model/tokenizer: a folder, a tokenizer.json or a GGUF) on the
+// command line. Each input is
 // tokenized on its own: its ids, then one row per token with a readable label; with
 // --json one line {"ids": […], "tokens": […]} per input (tokens spelled as the
 // vocabulary spells them: "Ġworld"), so a list of texts is JSON Lines.
@@ -32,6 +33,7 @@ struct tokenize_options {
     std::string tokenizer;
     std::vector<std::string> files;
     std::vector<std::string> texts;
+    std::vector<std::string> decode;  // --decode IDS: ids back to text, one list each
     bool json = false;
     std::size_t width = 0;  // --width: the text report fitted to it (0: lines whole)
 };
@@ -51,24 +53,28 @@ std::vector<named_text> read_inputs(const tokenize_options& o) {
     return inputs;
 }
 
-// The ids of one input; invalid UTF-8 is reported at its line and column.
-std::vector<std::uint32_t> encode_input(const model::bpe_tokenizer& tok, const named_text& in) {
+// The ids of one input; invalid UTF-8 and text the tokenizer cannot encode exactly are
+// reported at their line and column.
+std::vector<std::uint32_t> encode_input(const model::tokenizer& tok, const named_text& in) {
     try {
         return tok.encode(in.text);
     } catch (const model::invalid_utf8& e) {
         throw io::input_error("invalid", model::position_in(in.name, in.text, e.offset),
                               "expected UTF-8 text (byte offset " + std::to_string(e.offset) + "): " + e.detail);
+    } catch (const model::untokenizable_text& e) {
+        throw io::input_error("untokenizable", model::position_in(in.name, in.text, e.offset),
+                              "cannot tokenize this text exactly (byte offset " + std::to_string(e.offset) + "): " + e.detail);
     }
 }
 
-std::string json_line(const model::bpe_tokenizer& tok, const std::vector<std::uint32_t>& ids) {
+std::string json_line(const model::tokenizer& tok, const std::vector<std::uint32_t>& ids) {
     nlohmann::json tokens = nlohmann::json::array();
     for (const auto id : ids) tokens.push_back(tok.token_piece(id));
     nlohmann::json j = {{"ids", ids}, {"tokens", std::move(tokens)}};
     return j.dump() + "\n";
 }
 
-std::string readable(const model::bpe_tokenizer& tok, const named_text& in, const std::vector<std::uint32_t>& ids) {
+std::string readable(const model::tokenizer& tok, const named_text& in, const std::vector<std::uint32_t>& ids) {
     std::string out = fmt::format("{}: {} token{} from {} byte{}\n", io::terminal_safe(in.name), ids.size(),
                                   ids.size() == 1 ? "" : "s", in.text.size(), in.text.size() == 1 ? "" : "s");
     if (ids.empty()) return out;
@@ -83,11 +89,46 @@ std::string readable(const model::bpe_tokenizer& tok, const named_text& in, cons
     return out;
 }
 
+// "1,2,3" → ids below the vocabulary size, or a refusal naming the item.
+std::vector<std::uint32_t> parse_decode_ids(const model::tokenizer& tok, const std::string& list) {
+    std::vector<std::uint32_t> ids;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        const bool digits = !item.empty() && item.size() <= 9 && item.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoul(item) >= tok.vocab_size())
+            throw attn::error("--decode '" + io::terminal_safe(list) + "': '" + io::terminal_safe(item) +
+                              "' is not a token id of this tokenizer (0 … " + std::to_string(tok.vocab_size() - 1) +
+                              ", separated by commas)");
+        ids.push_back(static_cast<std::uint32_t>(std::stoul(item)));
+        start = comma + 1;
+    }
+    return ids;
+}
+
+// --decode: each list of ids as text; with --json one line {"ids": […], "text": "…"}.
+std::string decoded(const model::tokenizer& tok, const tokenize_options& o) {
+    std::string out;
+    for (const auto& list : o.decode) {
+        const auto ids = parse_decode_ids(tok, list);
+        const std::string text = tok.decode(ids);
+        if (o.json) out += nlohmann::json({{"ids", ids}, {"text", text}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        else out += io::terminal_safe(text) + "\n";
+    }
+    return out;
+}
+
 void run_model_tokenize(const tokenize_options& o) {
+    if (!o.decode.empty()) {
+        if (!o.texts.empty() || !o.files.empty()) throw attn::error("model tokenize: give texts to tokenize or --decode ids, not both");
+        std::cout << decoded(model::tokenizer::load(o.tokenizer), o);
+        return;
+    }
     if (o.texts.empty() && o.files.empty())
-        throw attn::error("model tokenize: give a TEXT or --file F (or --file - for standard input)");
+        throw attn::error("model tokenize: give a TEXT or --file F (or --file - for standard input), or --decode IDS");
     const auto inputs = read_inputs(o);
-    const auto tok = model::bpe_tokenizer::load(o.tokenizer);
+    const auto tok = model::tokenizer::load(o.tokenizer);
     std::string out;  // all of it, so that a bad input prints nothing
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         const auto ids = encode_input(tok, inputs[k]);
@@ -98,11 +139,12 @@ void run_model_tokenize(const tokenize_options& o) {
 
 void setup_model_tokenize(CLI::App& model) {
     auto opt = std::make_shared<tokenize_options>();
-    auto* sub = model.add_subcommand("tokenize", "GPT-2's tokenizer: the token ids of a text");
+    auto* sub = model.add_subcommand("tokenize", "A tokenizer (GPT-2, Hugging Face tokenizer.json, GGUF): the token ids of a text");
     sub->add_option("--tokenizer", opt->tokenizer,
-                    "Folder holding vocab.json + merges.txt (Hugging Face) or encoder.json + vocab.bpe (OpenAI)")
+                    "A folder (tokenizer.json, vocab.json + merges.txt or encoder.json + vocab.bpe), a tokenizer.json or a GGUF file")
         ->required();
     sub->add_option("--file", opt->files, "Tokenize the text of this file (- for standard input); may be repeated");
+    sub->add_option("--decode", opt->decode, "Token ids back to text, comma-separated (repeatable)");
     sub->add_flag("--json", opt->json, "One line {\"ids\": […], \"tokens\": […]} per input");
     sub->add_option("TEXT", opt->texts, "The text(s) to tokenize, each on its own");
     add_width_option(*sub, opt->width);

@@ -1,5 +1,6 @@
-// model/pretokenize.cpp — see pretokenize.hpp. The pattern's alternatives are tried in
-// order at each position, as JavaScript's (and Python's) regex engines do:
+// model/pretokenize.cpp — see pretokenize.hpp: the registry, the one loop that tiles a
+// text with pieces, and GPT-2's splitter. GPT-2's alternatives are tried in order at
+// each position, as JavaScript's (and Python's) regex engines do:
 //   1. a contraction: ' then s, t, m, d, re, ve or ll (ASCII, case-sensitive);
 //   2–4. an optional U+0020 then a run of letters, of numbers, or of "other"
 //        characters (the space belongs to the run only when a run follows it);
@@ -8,9 +9,6 @@
 //      the next piece, as the optional space of 2–4 or on its own);
 //   6. \s+: one whitespace character followed by non-space (what 5 leaves).
 #include "model/pretokenize.hpp"
-
-#include "model/unicode_classes.hpp"
-#include "model/utf8.hpp"
 
 namespace attn::model {
 
@@ -34,8 +32,27 @@ std::size_t run_end(const std::vector<char_class>& cls, std::size_t j, char_clas
     return j;
 }
 
-// The end (in code points) of the piece that starts at code point i.
-std::size_t piece_end(const std::vector<code_point>& cps, const std::vector<char_class>& cls, std::size_t i) {
+constexpr const char* gpt2_pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+constexpr const char* llama3_pattern =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr const char* qwen2_pattern =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+// Does `name` appear among the space-separated words of `list`?
+bool listed(std::string_view list, std::string_view name) {
+    std::size_t k = 0;
+    while (k < list.size()) {
+        std::size_t e = list.find(' ', k);
+        if (e == std::string_view::npos) e = list.size();
+        if (list.substr(k, e - k) == name) return true;
+        k = e + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::size_t gpt2_piece_end(const std::vector<code_point>& cps, const std::vector<char_class>& cls, std::size_t i) {
     const std::size_t n = cps.size();
     if (const std::size_t c = contraction_length(cps, i)) return i + c;
     if (cps[i].cp == U' ' && i + 1 < n && cls[i + 1] != char_class::space)
@@ -47,9 +64,40 @@ std::size_t piece_end(const std::vector<code_point>& cps, const std::vector<char
     return j;                      // 6: one space before non-space
 }
 
-}  // namespace
+const std::vector<pretokenizer_kind>& pretokenizer_kinds() {
+    static const std::vector<pretokenizer_kind> kinds = {
+        {"gpt2", "GPT-2's pattern", gpt2_pattern, "default gpt-2 gpt2", gpt2_piece_end},
+        {"llama3", "Llama 3's pattern (numbers in pieces of up to 3 digits)", llama3_pattern,
+         "llama3 llama-bpe llama-v3 smaug-bpe", llama3_piece_end},
+        {"qwen2", "Qwen2's pattern (one digit a piece)", qwen2_pattern, "qwen2", qwen2_piece_end},
+    };
+    return kinds;
+}
 
-std::vector<pretoken> pretokenize(std::string_view utf8) {
+const pretokenizer_kind& gpt2_pretokenizer() { return pretokenizer_kinds().front(); }
+
+const pretokenizer_kind* pretokenizer_for_gguf(std::string_view pre) {
+    for (const auto& k : pretokenizer_kinds())
+        if (listed(k.gguf_names, pre)) return &k;
+    return nullptr;
+}
+
+const pretokenizer_kind* pretokenizer_for_pattern(std::string_view regex) {
+    for (const auto& k : pretokenizer_kinds())
+        if (regex == k.pattern) return &k;
+    return nullptr;
+}
+
+std::string pretokenizer_names() {
+    std::string out;
+    for (const auto& k : pretokenizer_kinds()) {
+        if (!out.empty()) out += "; ";
+        out += std::string(k.words) + " (" + k.gguf_names + ")";
+    }
+    return out;
+}
+
+std::vector<pretoken> pretokenize(std::string_view utf8, const pretokenizer_kind& kind) {
     const std::vector<code_point> cps = decode_utf8(utf8);  // [n] code points with byte offsets
     std::vector<char_class> cls(cps.size());               // [n] class of each code point
     for (std::size_t i = 0; i < cps.size(); ++i) cls[i] = classify(cps[i].cp);
@@ -57,11 +105,13 @@ std::vector<pretoken> pretokenize(std::string_view utf8) {
     std::vector<pretoken> pieces;
     std::size_t i = 0;
     while (i < cps.size()) {
-        const std::size_t e = piece_end(cps, cls, i);
+        const std::size_t e = kind.piece_end(cps, cls, i);
         pieces.push_back({cps[i].offset, e < cps.size() ? cps[e].offset : utf8.size()});
         i = e;
     }
     return pieces;
 }
+
+std::vector<pretoken> pretokenize(std::string_view utf8) { return pretokenize(utf8, gpt2_pretokenizer()); }
 
 }  // namespace attn::model

@@ -4,13 +4,17 @@
 //   0  a vocabulary file (vocab.json);
 //   1  a merges file read against a small vocabulary (256 bytes, then "a b", "ab c" …);
 //   2+ a text encoded with that vocabulary and a few merges: when the text is valid
-//      UTF-8, decoding the ids must give its bytes back (a mismatch aborts: a finding).
+//      UTF-8, decoding the ids must give its bytes back (a mismatch aborts: a finding);
+//   0xFE a tokenizer.json (model/tokenizer_json);
+//   0xFD a text split by Llama 3's pattern: the pieces must tile it.
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "model/byte_level.hpp"
+#include "model/pretokenize.hpp"
 #include "model/tokenizer.hpp"
+#include "model/tokenizer_json.hpp"
 #include "model/utf8.hpp"
 #include "support/fuzz_targets.hpp"
 
@@ -49,6 +53,15 @@ int tokenizer(const std::uint8_t* data, std::size_t size) {
     return refusals_are_fine([&] {  // io::input_error, model::invalid_utf8: refusals are expected
         if (data[0] == 0) {
             (void)model::bpe_tokenizer::parse("vocab.json", text, "merges.txt", "");
+        } else if (data[0] == 0xFE) {
+            (void)model::parse_tokenizer_json("tokenizer.json", text, "", "");
+        } else if (data[0] == 0xFD) {
+            std::size_t at = 0;
+            for (const auto& p : model::pretokenize(text, model::pretokenizer_kinds()[1])) {
+                if (p.begin != at || p.end <= p.begin) std::abort();
+                at = p.end;
+            }
+            if (at != text.size()) std::abort();
         } else if (data[0] == 1) {
             (void)model::bpe_tokenizer::parse("vocab.json", small_vocab(extra_tokens()), "merges.txt", text);
         } else {
