@@ -191,6 +191,10 @@ TEST_CASE("Grouped-query attention is multi-head attention with each key and val
     CHECK(max_diff(dq, dq2) < 1e-13);
     CHECK(max_diff(dk, dk2) < 1e-13);
     CHECK(max_diff(dv, dv2) < 1e-13);
+    std::vector<double> z_alone(z.size());  // the stages not kept: the same z
+    ll::gqa_attention_forward(z_alone.data(), static_cast<double*>(nullptr), static_cast<double*>(nullptr),
+                              c.q.data(), c.k.data(), c.v.data(), B, Tn, H, kv, dh);
+    CHECK(z_alone == z);
     CHECK_THROWS_AS(ll::gqa_attention_forward(z.data(), scores.data(), pattern.data(), c.q.data(), c.k.data(),
                                               c.v.data(), B, Tn, H, std::size_t{3}, dh),
                     attn::shape_error);
@@ -260,8 +264,13 @@ TEST_CASE("Decoding token by token with a KV cache equals the whole causal forwa
                 }
             }
         std::vector<double> zt(B * H * dh), rt(B * H * dh), st(B * H * (t + 1)), at(B * H * (t + 1));
+        auto bare = cache;  // the same step keeping neither scores nor pattern
+        std::vector<double> zb(zt.size()), rb(rt.size());
+        ll::gqa_decode_step(zb.data(), static_cast<double*>(nullptr), static_cast<double*>(nullptr), rb.data(), bare,
+                            qt.data(), kt.data(), vt.data(), tab, H);
         ll::gqa_decode_step(zt.data(), st.data(), at.data(), rt.data(), cache, qt.data(), kt.data(), vt.data(), tab, H);
         REQUIRE(cache.length == t + 1);
+        CHECK(zb == zt);
         for (std::size_t b = 0; b < B; ++b)
             for (std::size_t h = 0; h < H; ++h) {
                 for (std::size_t i = 0; i < dh; ++i) {

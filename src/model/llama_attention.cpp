@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/matmul.hpp"
 #include "core/shape_error.hpp"
@@ -16,6 +17,14 @@ namespace attn::model::llama {
 namespace {
 
 constexpr std::size_t query_block = 64;  // query rows per task of the forward
+
+// Scratch `which` (0: scores, 1: pattern) of the calling thread, at least n values.
+template <class T>
+T* scratch_rows(int which, std::size_t n) {
+    thread_local std::vector<T> rows[2];
+    if (rows[which].size() < n) rows[which].resize(n);
+    return rows[which].data();
+}
 
 void check_heads(std::size_t H, std::size_t KV) {
     if (KV == 0 || H % KV != 0)
@@ -68,8 +77,9 @@ void gqa_attention_forward(T* z, T* scores, T* pattern, const T* q, const T* k, 
         const T* qh = q + (b * Tn + t0) * ldq + h * dh;  // [t1 − t0, dh] rows ldq apart
         const T* kg = k + b * Tn * ldk + g * dh;          // [T, dh] rows ldk apart
         const T* vg = v + b * Tn * ldk + g * dh;          // [T, dh] rows ldk apart
-        T* s = scores + (map * Tn + t0) * Tn;             // [t1 − t0, T] rows of [T, T]
-        T* a = pattern + (map * Tn + t0) * Tn;            // [t1 − t0, T]
+        // [t1 − t0, T] rows of [T, T], or this thread's scratch when the stage is not kept
+        T* s = scores ? scores + (map * Tn + t0) * Tn : scratch_rows<T>(0, query_block * Tn);
+        T* a = pattern ? pattern + (map * Tn + t0) * Tn : scratch_rows<T>(1, query_block * Tn);
         matmul(false, true, t1 - t0, t1, dh, scale, qh, ldq, kg, ldk, T(0), s, Tn);
         for (std::size_t t = t0; t < t1; ++t) softmax_row(a + (t - t0) * Tn, s + (t - t0) * Tn, t, Tn);
         matmul(false, false, t1 - t0, dh, t1, T(1), a, Tn, vg, ldk, T(0), z + (b * Tn + t0) * ldq + h * dh, ldq);
@@ -162,8 +172,8 @@ void gqa_decode_step(T* z, T* scores, T* pattern, T* rot_q, kv_cache<T>& c, cons
         const std::size_t b = task / H, h = task % H;
         const T* kg = c.k.data() + b * c.capacity * ldk + (h / group) * dh;  // [n, dh] rows ldk apart
         const T* vg = c.v.data() + b * c.capacity * ldk + (h / group) * dh;  // [n, dh] rows ldk apart
-        T* s = scores + task * n;   // [n]
-        T* a = pattern + task * n;  // [n]
+        T* s = scores ? scores + task * n : scratch_rows<T>(0, n);     // [n]
+        T* a = pattern ? pattern + task * n : scratch_rows<T>(1, n);  // [n]
         matmul(false, true, 1, n, dh, scale, rot_q + task * dh, dh, kg, ldk, T(0), s, n);
         softmax_row(a, s, t, n);
         matmul(false, false, 1, dh, n, T(1), a, n, vg, ldk, T(0), z + task * dh, dh);

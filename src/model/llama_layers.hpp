@@ -89,7 +89,8 @@ void rotary_backward(T* dinp, const T* dout, const rotary_table& table, std::siz
 // head h / (H / KV) (core/grouped_query's kv_group_of; KV = H is multi-head, KV = 1
 // multi-query). scores [B, H, T, T] = q·kᵀ / √dh with −∞ after the query
 // (hook_attn_scores), pattern [B, H, T, T] = softmax of each row (hook_pattern, 0 after
-// the query), z [B, T, H, dh] = pattern · v (hook_z). train_layers' attention_forward with
+// the query), z [B, T, H, dh] = pattern · v (hook_z). scores and pattern may be null (not
+// kept: a few rows of scratch per thread instead). train_layers' attention_forward with
 // KV = H on the same q, k, v gives the same numbers (to rounding: products here go through
 // core/matmul).
 template <class T>
@@ -121,7 +122,8 @@ kv_cache<T> make_kv_cache(std::size_t B, std::size_t capacity, std::size_t KV, s
 // [B, KV, dh] as projected (not rotated). Rotates q_t and k_t at position t, appends
 // rotated k_t and v_t to the cache, and attends q_t to positions 0 … t:
 //   rot_q [B, H, dh] (hook_rot_q of row t), scores and pattern [B, H, t + 1] (row t of
-//   hook_attn_scores / hook_pattern without the masked future), z [B, H, dh] (row t of hook_z).
+//   hook_attn_scores / hook_pattern without the masked future; either may be null), z [B, H, dh]
+//   (row t of hook_z).
 // Equals row t of rotary_forward + gqa_attention_forward on the whole sequence.
 // Throws attn::shape_error when the cache is full, the table ends before t, or the
 // sizes disagree with the cache's.
