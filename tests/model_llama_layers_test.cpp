@@ -178,7 +178,8 @@ TEST_CASE("Grouped-query attention is multi-head attention with each key and val
     CHECK(max_diff(pattern, p2) < 1e-14);
     CHECK(max_diff(dscores, ds2) < 1e-13);
     CHECK(max_diff(dpattern, dp2) < 1e-13);
-    for (std::size_t i = 0; i < maps; ++i) CHECK((std::isinf(scores[i]) ? scores[i] == s2[i] : std::abs(scores[i] - s2[i]) < 1e-13));
+    for (std::size_t i = 0; i < maps; ++i)  // −∞ in the same places
+        CHECK((std::isinf(scores[i]) ? scores[i] == s2[i] : std::abs(scores[i] - s2[i]) < 1e-13));
     // dk and dv of a key/value head are the sums over its query heads.
     std::vector<double> dq2(dq.size()), dk2(dk.size(), 0.0), dv2(dv.size(), 0.0);
     for (std::size_t r = 0; r < B * Tn; ++r)
@@ -225,7 +226,8 @@ TEST_CASE("The SwiGLU MLP's gradients match finite differences, with and without
     ll::swiglu_backward(dx.data(), g, scratch.data(), probe.data(), x.data(), gate.data(), up.data(), post.data(),
                         weights(), N, C, F);
     const auto check = [&](const std::vector<double>& grad, std::vector<double>& param) {
-        for (std::size_t i = 0; i < param.size(); ++i) CHECK(grad[i] == Approx(numeric_grad(loss, param[i])).margin(1e-7));
+        for (std::size_t i = 0; i < param.size(); ++i)
+            CHECK(grad[i] == Approx(numeric_grad(loss, param[i])).margin(1e-7));
     };
     check(dx, x);
     check(dwg, wg);
@@ -293,7 +295,8 @@ TEST_CASE("Decoding token by token with a KV cache equals the whole causal forwa
 
 TEST_CASE("The Llama layers give the same bits on one thread and on three", "[model][llama]") {
     const std::size_t B = 3, Tn = 70, H = 4, kv = 2, dh = 8, C = 32, F = 48, N = B * Tn, maps = B * H * Tn * Tn;
-    const auto q = random_values(N * H * dh, 41), k = random_values(N * kv * dh, 42), v = random_values(N * kv * dh, 43),
+    const auto q = random_values(N * H * dh, 41), k = random_values(N * kv * dh, 42),
+               v = random_values(N * kv * dh, 43),
                dz = random_values(N * H * dh, 44), x = random_values(N * C, 45), w = random_values(C, 46),
                wg = random_values(C * F, 47), wu = random_values(C * F, 48), wd = random_values(F * C, 49),
                bg = random_values(F, 50);

@@ -31,10 +31,17 @@ attn.hook_rot_q, attn.hook_rot_k, attn.hook_attn_scores [batch, head, query_pos,
 (scaled, −inf after the query), attn.hook_pattern, attn.hook_z [batch, pos, head, d_head],
 hook_attn_out, hook_resid_mid, ln2.hook_scale, ln2.hook_normalized, mlp.hook_pre (gate),
 mlp.hook_pre_linear (up), mlp.hook_post (silu(gate)·up), hook_mlp_out, hook_resid_post;
-then hook_embed, ln_final.hook_scale, ln_final.hook_normalized, logits."""
+then hook_embed, ln_final.hook_scale, ln_final.hook_normalized, logits.
+
+Also: greedy decoding (full forward per token), random_weights for tiny models, and a
+small GGUF reader (F32 tensors, read_gguf_f32) with the GGUF `llama` → Hugging Face name
+map (gguf_llama_to_hf; GGUF `llama` q/k rows are in adjacent-pair order: use
+pairing="adjacent" with them)."""
 import dataclasses
 import math
+import struct
 
+import numpy as np
 import torch
 
 
@@ -252,4 +259,81 @@ def random_weights(cfg, seed, qkv_bias=False, tied=False, dtype=torch.float64):
     w["model.norm.weight"] = 1 + r(C, scale=0.2)
     if not tied:
         w["lm_head.weight"] = r(cfg.vocab, C)
+    return w
+
+
+def greedy(weights, cfg, prompt, steps):
+    """Token ids: prompt then `steps` greedy tokens, the full forward at every step."""
+    ids = list(prompt)
+    for _ in range(steps):
+        ids.append(int(forward(weights, cfg, [ids])["logits"][0, -1].argmax()))
+    return ids
+
+
+# ---- GGUF (F32 tensors only), for tests on a real model -------------------------------
+
+def read_gguf_f32(path):
+    """(metadata, {name: float64 tensor}) of a GGUF v3 file with F32 tensors."""
+    data = open(path, "rb").read()
+    pos = 0
+
+    def take(fmt):
+        nonlocal pos
+        v = struct.unpack_from("<" + fmt, data, pos)
+        pos += struct.calcsize("<" + fmt)
+        return v[0]
+
+    def string():
+        nonlocal pos
+        n = take("Q")
+        s = data[pos:pos + n].decode("utf-8")
+        pos += n
+        return s
+
+    scalar = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+
+    def value(kind):
+        if kind == 8:
+            return string()
+        if kind == 9:
+            item, n = take("I"), take("Q")
+            return [value(item) for _ in range(n)]
+        return take(scalar[kind])
+
+    assert data[:4] == b"GGUF"
+    pos = 4
+    assert take("I") == 3
+    n_tensors, n_kv = take("Q"), take("Q")
+    meta = {}
+    for _ in range(n_kv):
+        key = string()
+        meta[key] = value(take("I"))
+    infos = []
+    for _ in range(n_tensors):
+        name = string()
+        dims = [take("Q") for _ in range(take("I"))]
+        kind, offset = take("I"), take("Q")
+        assert kind == 0, (name, kind)  # F32
+        infos.append((name, dims, offset))
+    align = meta.get("general.alignment", 32)
+    start = (pos + align - 1) // align * align
+    tensors = {}
+    for name, dims, offset in infos:
+        count = int(np.prod(dims))
+        a = np.frombuffer(data, dtype="<f4", count=count, offset=start + offset)
+        tensors[name] = torch.from_numpy(a.reshape(list(reversed(dims))).astype(np.float64))  # innermost dim last
+    return meta, tensors
+
+
+def gguf_llama_to_hf(t, n_layers):
+    """GGUF `llama` names → Hugging Face names (weights stay [out, in])."""
+    w = {"model.embed_tokens.weight": t["token_embd.weight"], "model.norm.weight": t["output_norm.weight"]}
+    if "output.weight" in t:
+        w["lm_head.weight"] = t["output.weight"]
+    parts = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+             "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+             "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj"}
+    for L in range(n_layers):
+        for g, h in parts.items():
+            w[f"model.layers.{L}.{h}.weight"] = t[f"blk.{L}.{g}.weight"]
     return w

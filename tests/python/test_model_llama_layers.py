@@ -10,7 +10,6 @@ import math
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -13,6 +13,7 @@
 //   threads=N (all layers): training::set_threads(N) first.
 // The element type is the inputs' (float32 or float64, '<f4' / '<f8'). Exit 2 with a
 // message on a bad file or argument.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -59,7 +60,7 @@ npy read_npy(const std::string& path) {
     npy a;
     if (header.find("'<f8'") != std::string::npos) a.f32 = false;
     else if (header.find("'<f4'") != std::string::npos) a.f32 = true;
-    else fail(path + ": expected '<f4' or '<f8' data, found header " + header);
+    else fail(path + ": expected '<f4' or '<f8' data");
     if (header.find("'fortran_order': False") == std::string::npos) fail(path + ": expected C order");
     const auto open = header.find('(', header.find("'shape'")), close = header.find(')', open);
     std::stringstream dims(header.substr(open + 1, close - open - 1));
@@ -188,19 +189,21 @@ void run_decode(const job& j) {
     std::vector<T> rot_q(q.size()), z(q.size()), pattern(B * H * Tn * Tn, T(0));
     std::vector<T> qt(B * H * dh), kt(B * KV * dh), vt(B * KV * dh), zt(B * H * dh), rt(B * H * dh),
         st(B * H * Tn), at(B * H * Tn);
+    // Copies n values from src + from to dst + to.
+    const auto copy = [](const std::vector<T>& src, std::size_t from, std::vector<T>& dst, std::size_t to,
+                         std::size_t n) { std::copy(src.data() + from, src.data() + from + n, dst.data() + to); };
     for (std::size_t t = 0; t < Tn; ++t) {
         for (std::size_t b = 0; b < B; ++b) {
-            std::copy_n(q.begin() + static_cast<long>((b * Tn + t) * H * dh), H * dh, qt.begin() + static_cast<long>(b * H * dh));
-            std::copy_n(k.begin() + static_cast<long>((b * Tn + t) * KV * dh), KV * dh, kt.begin() + static_cast<long>(b * KV * dh));
-            std::copy_n(v.begin() + static_cast<long>((b * Tn + t) * KV * dh), KV * dh, vt.begin() + static_cast<long>(b * KV * dh));
+            copy(q, (b * Tn + t) * H * dh, qt, b * H * dh, H * dh);
+            copy(k, (b * Tn + t) * KV * dh, kt, b * KV * dh, KV * dh);
+            copy(v, (b * Tn + t) * KV * dh, vt, b * KV * dh, KV * dh);
         }
         ll::gqa_decode_step(zt.data(), st.data(), at.data(), rt.data(), cache, qt.data(), kt.data(), vt.data(), tab, H);
         for (std::size_t b = 0; b < B; ++b) {
-            std::copy_n(zt.begin() + static_cast<long>(b * H * dh), H * dh, z.begin() + static_cast<long>((b * Tn + t) * H * dh));
-            std::copy_n(rt.begin() + static_cast<long>(b * H * dh), H * dh, rot_q.begin() + static_cast<long>((b * Tn + t) * H * dh));
+            copy(zt, b * H * dh, z, (b * Tn + t) * H * dh, H * dh);
+            copy(rt, b * H * dh, rot_q, (b * Tn + t) * H * dh, H * dh);
             for (std::size_t h = 0; h < H; ++h)
-                std::copy_n(at.begin() + static_cast<long>((b * H + h) * (t + 1)), t + 1,
-                            pattern.begin() + static_cast<long>(((b * H + h) * Tn + t) * Tn));
+                copy(at, (b * H + h) * (t + 1), pattern, ((b * H + h) * Tn + t) * Tn, t + 1);
         }
     }
     j.save("rot_q", rot_q, qs);
