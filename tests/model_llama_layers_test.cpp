@@ -47,6 +47,14 @@ double numeric_grad(const std::function<double()>& f, double& p) {
     return (up - down) / (2 * h);
 }
 
+ll::rotary_spec spec(double theta, std::size_t dims, ll::rotary_pairing pairing) {
+    ll::rotary_spec s;
+    s.theta = theta;
+    s.dims = dims;
+    s.pairing = pairing;
+    return s;
+}
+
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
     double s = 0;
     for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
@@ -83,7 +91,7 @@ TEST_CASE("Rotary embeddings with adjacent pairs give core rope's numbers, and t
           "[model][llama]") {
     const std::size_t n = 6, dh = 8;
     const auto x = random_values(n * dh, 4);
-    const auto tab = ll::make_rotary_table({500.0, 0, ll::rotary_pairing::adjacent}, dh, n);
+    const auto tab = ll::make_rotary_table(spec(500.0, 0, ll::rotary_pairing::adjacent), dh, n);
     std::vector<double> out(n * dh);
     ll::rotary_forward(out.data(), x.data(), tab, 1, n, 1, 0);  // one head: [1, n, 1, dh]
     attn::matrix m = xt::zeros<double>({n, dh});
@@ -93,7 +101,7 @@ TEST_CASE("Rotary embeddings with adjacent pairs give core rope's numbers, and t
 
     // A rotation's transpose is its inverse: the backward of the output is the input.
     for (auto pairing : {ll::rotary_pairing::adjacent, ll::rotary_pairing::half_split}) {
-        const auto part = ll::make_rotary_table({10000.0, 4, pairing}, dh, n + 2);
+        const auto part = ll::make_rotary_table(spec(10000.0, 4, pairing), dh, n + 2);
         std::vector<double> y(n * dh), back(n * dh, 0.0);
         ll::rotary_forward(y.data(), x.data(), part, 1, n, 1, 2);
         ll::rotary_backward(back.data(), y.data(), part, 1, n, 1, 2);
@@ -114,8 +122,8 @@ TEST_CASE("Half-split rotary is adjacent rotary on columns reordered, and positi
             perm[r * dh + 2 * i] = x[r * dh + i];
             perm[r * dh + 2 * i + 1] = x[r * dh + i + dh / 2];
         }
-    const auto half = ll::make_rotary_table({10000.0, 0, ll::rotary_pairing::half_split}, dh, 9);
-    const auto adj = ll::make_rotary_table({10000.0, 0, ll::rotary_pairing::adjacent}, dh, 9);
+    const auto half = ll::make_rotary_table(spec(10000.0, 0, ll::rotary_pairing::half_split), dh, 9);
+    const auto adj = ll::make_rotary_table(spec(10000.0, 0, ll::rotary_pairing::adjacent), dh, 9);
     std::vector<double> yh(x.size()), ya(x.size());
     ll::rotary_forward(yh.data(), x.data(), half, B, n, H, 4);
     ll::rotary_forward(ya.data(), perm.data(), adj, B, n, H, 4);
@@ -129,10 +137,24 @@ TEST_CASE("Half-split rotary is adjacent rotary on columns reordered, and positi
     ll::rotary_forward(y0.data(), x.data(), half, 1, 1, H, 0);
     for (std::size_t i = 0; i < H * dh; ++i) CHECK(y0[i] == x[i]);
 
-    CHECK_THROWS_AS(ll::make_rotary_table({10000.0, 5, ll::rotary_pairing::adjacent}, dh, 4), attn::shape_error);
-    CHECK_THROWS_AS(ll::make_rotary_table({10000.0, 8, ll::rotary_pairing::adjacent}, dh, 4), attn::shape_error);
-    CHECK_THROWS_AS(ll::make_rotary_table({1.0, 0, ll::rotary_pairing::adjacent}, dh, 4), attn::shape_error);
+    CHECK_THROWS_AS(ll::make_rotary_table(spec(10000.0, 5, ll::rotary_pairing::adjacent), dh, 4), attn::shape_error);
+    CHECK_THROWS_AS(ll::make_rotary_table(spec(10000.0, 8, ll::rotary_pairing::adjacent), dh, 4), attn::shape_error);
+    CHECK_THROWS_AS(ll::make_rotary_table(spec(1.0, 0, ll::rotary_pairing::adjacent), dh, 4), attn::shape_error);
     CHECK_THROWS_AS(ll::rotary_forward(yh.data(), x.data(), half, B, n, H, 5), attn::shape_error);
+
+    // Frequencies given (a checkpoint's rescaled ones): theta's own give the same table;
+    // others turn pair i by p · frequency[i].
+    auto given = spec(10000.0, 0, ll::rotary_pairing::half_split);
+    for (std::size_t i = 0; i < dh / 2; ++i) given.frequencies.push_back(attn::rope_frequency(i, dh, 10000.0));
+    const auto same = ll::make_rotary_table(given, dh, 9);
+    CHECK(same.cos == half.cos);
+    CHECK(same.sin == half.sin);
+    given.frequencies = {0.5, 0.25, 0.0};
+    const auto custom = ll::make_rotary_table(given, dh, 9);
+    CHECK(custom.cos[3 * 3 + 1] == std::cos(3 * 0.25));
+    CHECK(custom.sin[7 * 3 + 2] == 0.0);
+    given.frequencies = {1.0};
+    CHECK_THROWS_AS(ll::make_rotary_table(given, dh, 9), attn::shape_error);
 }
 
 namespace {
@@ -246,7 +268,7 @@ TEST_CASE("Decoding token by token with a KV cache equals the whole causal forwa
     const std::size_t B = 2, Tn = 7, H = 4, dh = 6, maps = B * H * Tn * Tn;
     const auto q = random_values(B * Tn * H * dh, 31), k = random_values(B * Tn * kv * dh, 32),
                v = random_values(B * Tn * kv * dh, 33);
-    const auto tab = ll::make_rotary_table({10000.0, 4, pairing}, dh, Tn);
+    const auto tab = ll::make_rotary_table(spec(10000.0, 4, pairing), dh, Tn);
     std::vector<double> rq(q.size()), rk(k.size()), z(q.size()), scores(maps), pattern(maps);
     ll::rotary_forward(rq.data(), q.data(), tab, B, Tn, H, 0);
     ll::rotary_forward(rk.data(), k.data(), tab, B, Tn, kv, 0);
@@ -300,7 +322,7 @@ TEST_CASE("The Llama layers give the same bits on one thread and on three", "[mo
                dz = random_values(N * H * dh, 44), x = random_values(N * C, 45), w = random_values(C, 46),
                wg = random_values(C * F, 47), wu = random_values(C * F, 48), wd = random_values(F * C, 49),
                bg = random_values(F, 50);
-    const auto tab = ll::make_rotary_table({10000.0, 0, ll::rotary_pairing::half_split}, dh, Tn);
+    const auto tab = ll::make_rotary_table(spec(10000.0, 0, ll::rotary_pairing::half_split), dh, Tn);
     const auto run = [&](unsigned threads) {
         tr::set_threads(threads);
         std::vector<double> all, rq(q.size()), z(q.size()), s(maps), p(maps), dq(q.size(), 0.0), dk(k.size(), 0.0),

@@ -77,6 +77,11 @@ rotary_table make_rotary_table(const rotary_spec& spec, std::size_t d_head, std:
                           std::to_string(d_head));
     if (!(spec.theta > 1.0) || !std::isfinite(spec.theta))
         throw shape_error("rotary embeddings: theta must be a finite number > 1");
+    if (!spec.frequencies.empty() && spec.frequencies.size() != dims / 2)
+        throw shape_error("rotary embeddings: " + std::to_string(spec.frequencies.size()) + " frequencies for " +
+                          std::to_string(dims / 2) + " pairs");
+    for (double f : spec.frequencies)
+        if (!std::isfinite(f)) throw shape_error("rotary embeddings: a frequency is not a finite number");
     rotary_table tab;
     tab.d_head = d_head;
     tab.dims = dims;
@@ -87,7 +92,9 @@ rotary_table make_rotary_table(const rotary_spec& spec, std::size_t d_head, std:
     tab.sin.resize(positions * pairs);  // [positions, dims/2]
     for (std::size_t p = 0; p < positions; ++p)
         for (std::size_t i = 0; i < pairs; ++i) {
-            const double angle = static_cast<double>(p) * rope_frequency(i, dims, spec.theta);  // core/rope's θ
+            const double f = spec.frequencies.empty() ? rope_frequency(i, dims, spec.theta)  // core/rope's
+                                                      : spec.frequencies[i];
+            const double angle = static_cast<double>(p) * f;
             tab.cos[p * pairs + i] = std::cos(angle);
             tab.sin[p * pairs + i] = std::sin(angle);
         }

@@ -9,6 +9,8 @@
 // Every backward ADDS into its gradients (dinp += …, dw += …): the caller zeroes them.
 // The projections (q, k, v, o; optional biases, as Qwen2's q/k/v) are train_layers'
 // linear_forward / linear_backward, weights [in, out]; the SwiGLU MLP below calls them.
+// (Weights kept [out, in] as Hugging Face and GGUF store them: train_layers'
+// unembed_forward / unembed_backward compute x · Wᵀ and its gradients.)
 //
 // Shapes: B batch rows, T positions, C = d_model, N = B·T rows, H query heads, KV
 // key/value heads (H a multiple of KV), dh = d_head, F = d_mlp. Stage names are
@@ -61,6 +63,9 @@ struct rotary_spec {
     double theta = 10000.0;                          // the base
     std::size_t dims = 0;                            // columns that turn; 0 = all of d_head
     rotary_pairing pairing = rotary_pairing::half_split;
+    // [dims/2] each pair's angle per position, when a checkpoint rescales them (Llama 3's
+    // rope_scaling); empty: theta^(−2i/dims).
+    std::vector<double> frequencies;
 };
 
 // cos and sin of every (position, pair), computed in double once per model.
@@ -70,7 +75,7 @@ struct rotary_table {
     std::vector<double> cos, sin;  // [positions, dims/2]
 };
 // Positions 0 … positions − 1. Throws attn::shape_error when dims is odd or past d_head,
-// or theta is not a finite number > 1.
+// theta is not a finite number > 1, or frequencies has not dims/2 finite numbers.
 rotary_table make_rotary_table(const rotary_spec& spec, std::size_t d_head, std::size_t positions);
 
 // x [B, T, heads, d_head] at positions pos0 … pos0 + T − 1 (pos0: where a KV cache stands)
