@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fast_softmax.hpp"
 #include "core/matmul.hpp"
 #include "core/shape_error.hpp"
 #include "model/llama_layers.hpp"
@@ -33,18 +34,11 @@ void check_heads(std::size_t H, std::size_t KV) {
 }
 
 // One score row s [n] of which keys 0 … last are seen: the rest set to −∞, the pattern
-// a [n] its softmax (0 where blocked).
+// a [n] its softmax (0 where blocked), by the core's vectorised row softmax
+// (core/fast_softmax: the fast forward's, same bits on any thread count).
 template <class T>
 void softmax_row(T* a, T* s, std::size_t last, std::size_t n) {
-    T maxv = -std::numeric_limits<T>::infinity();
-    for (std::size_t u = 0; u <= last; ++u)
-        if (s[u] > maxv) maxv = s[u];
-    T sum = 0;
-    for (std::size_t u = 0; u <= last; ++u) {
-        a[u] = std::exp(s[u] - maxv);
-        sum += a[u];
-    }
-    for (std::size_t u = 0; u <= last; ++u) a[u] /= sum;
+    fast_softmax_row(s, a, last + 1, softmax_row_inputs<T>{});
     for (std::size_t u = last + 1; u < n; ++u) {
         s[u] = -std::numeric_limits<T>::infinity();  // the future, blocked
         a[u] = 0;
