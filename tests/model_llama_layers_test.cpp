@@ -77,11 +77,11 @@ TEST_CASE("RMSNorm scales a row by the root of its mean square, and its gradient
     auto inp = random_values(N * C, 1), wr = random_values(C, 2), probe = random_values(N * C, 3);
     const auto loss = [&] {
         std::vector<double> o(N * C), rs(N);
-        ll::rms_norm_forward(o.data(), static_cast<double*>(nullptr), rs.data(), inp.data(), wr.data(), N, C, 1e-5);
+        ll::rms_norm_forward(o.data(), nullptr, rs.data(), inp.data(), wr.data(), N, C, 1e-5);
         return dot(o, probe);
     };
     std::vector<double> o(N * C), rs(N), dx(N * C, 0.0), dw(C, 0.0);
-    ll::rms_norm_forward(o.data(), static_cast<double*>(nullptr), rs.data(), inp.data(), wr.data(), N, C, 1e-5);
+    ll::rms_norm_forward(o.data(), nullptr, rs.data(), inp.data(), wr.data(), N, C, 1e-5);
     ll::rms_norm_backward(dx.data(), dw.data(), probe.data(), inp.data(), wr.data(), rs.data(), N, C);
     for (std::size_t i = 0; i < N * C; ++i) CHECK(dx[i] == Approx(numeric_grad(loss, inp[i])).margin(1e-7));
     for (std::size_t i = 0; i < C; ++i) CHECK(dw[i] == Approx(numeric_grad(loss, wr[i])).margin(1e-7));
@@ -215,7 +215,7 @@ TEST_CASE("Grouped-query attention is multi-head attention with each key and val
     CHECK(max_diff(dk, dk2) < 1e-13);
     CHECK(max_diff(dv, dv2) < 1e-13);
     std::vector<double> z_alone(z.size());  // the stages not kept: the same z
-    ll::gqa_attention_forward(z_alone.data(), static_cast<double*>(nullptr), static_cast<double*>(nullptr),
+    ll::gqa_attention_forward(z_alone.data(), nullptr, nullptr,
                               c.q.data(), c.k.data(), c.v.data(), B, Tn, H, kv, dh);
     CHECK(z_alone == z);
     CHECK_THROWS_AS(ll::gqa_attention_forward(z.data(), scores.data(), pattern.data(), c.q.data(), c.k.data(),
@@ -290,7 +290,7 @@ TEST_CASE("Decoding token by token with a KV cache equals the whole causal forwa
         std::vector<double> zt(B * H * dh), rt(B * H * dh), st(B * H * (t + 1)), at(B * H * (t + 1));
         auto bare = cache;  // the same step keeping neither scores nor pattern
         std::vector<double> zb(zt.size()), rb(rt.size());
-        ll::gqa_decode_step(zb.data(), static_cast<double*>(nullptr), static_cast<double*>(nullptr), rb.data(), bare,
+        ll::gqa_decode_step(zb.data(), nullptr, nullptr, rb.data(), bare,
                             qt.data(), kt.data(), vt.data(), tab, H);
         ll::gqa_decode_step(zt.data(), st.data(), at.data(), rt.data(), cache, qt.data(), kt.data(), vt.data(), tab, H);
         REQUIRE(cache.length == t + 1);
@@ -333,7 +333,7 @@ TEST_CASE("The Llama layers give the same bits on one thread and on three", "[mo
         ll::gqa_attention_forward(z.data(), s.data(), p.data(), rq.data(), k.data(), v.data(), B, Tn, H, kv, dh);
         ll::gqa_attention_backward(dq.data(), dk.data(), dv.data(), ds.data(), dp.data(), dz.data(), rq.data(),
                                    k.data(), v.data(), p.data(), B, Tn, H, kv, dh);
-        ll::rms_norm_forward(o.data(), static_cast<double*>(nullptr), rs.data(), x.data(), w.data(), N, C, 1e-6);
+        ll::rms_norm_forward(o.data(), nullptr, rs.data(), x.data(), w.data(), N, C, 1e-6);
         ll::rms_norm_backward(dx.data(), dw.data(), o.data(), x.data(), w.data(), rs.data(), N, C);
         const ll::swiglu_weights<double> sw{wg.data(), bg.data(), wu.data(), nullptr, wd.data(), nullptr};
         ll::swiglu_forward(mo.data(), g.data(), u.data(), po.data(), o.data(), sw, N, C, F);

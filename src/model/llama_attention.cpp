@@ -57,8 +57,8 @@ void softmax_backward_row(T* ds, T* da, const T* a, std::size_t last, std::size_
 }  // namespace
 
 template <class T>
-void gqa_attention_forward(T* z, T* scores, T* pattern, const T* q, const T* k, const T* v, std::size_t B,
-                           std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh) {
+void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, const T* q, const T* k, const T* v,
+                           std::size_t B, std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh) {
     check_heads(H, KV);
     const std::size_t group = H / KV, ldq = H * dh, ldk = KV * dh;
     const T scale = T(1) / std::sqrt(static_cast<T>(dh));
@@ -155,8 +155,8 @@ void cache_append(kv_cache<T>& c, const T* k_t, const T* v_t, const rotary_table
 }  // namespace
 
 template <class T>
-void gqa_decode_step(T* z, T* scores, T* pattern, T* rot_q, kv_cache<T>& c, const T* q_t, const T* k_t,
-                     const T* v_t, const rotary_table& tab, std::size_t H) {
+void gqa_decode_step(T* z, maybe_null<T> scores, maybe_null<T> pattern, T* rot_q, kv_cache<T>& c,
+                     const T* q_t, const T* k_t, const T* v_t, const rotary_table& tab, std::size_t H) {
     check_decode(c, tab, H);
     const std::size_t t = c.length, n = t + 1, KV = c.kv_heads, dh = c.d_head, group = H / KV, ldk = KV * dh;
     rotary_forward(rot_q, q_t, tab, c.batch, 1, H, t);  // throws past the table's positions

@@ -18,8 +18,8 @@ namespace attn::model::llama {
 // ---- RMSNorm ---------------------------------------------------------------------
 
 template <class T>
-void rms_norm_forward(T* out, T* normalized, T* rstd, const T* inp, const T* w, std::size_t N, std::size_t C,
-                      double eps) {
+void rms_norm_forward(T* out, maybe_null<T> normalized, T* rstd, const T* inp, const T* w, std::size_t N,
+                      std::size_t C, double eps) {
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
         for (std::size_t r = r0; r < r1; ++r) {
             const T* x = inp + r * C;  // [C]

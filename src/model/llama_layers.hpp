@@ -34,14 +34,22 @@
 
 namespace attn::model::llama {
 
+// T* for a stage the caller may not keep: pass nullptr as it is (not deduced, so no cast).
+template <class T>
+struct stage_pointer {
+    using type = T*;
+};
+template <class T>
+using maybe_null = typename stage_pointer<T>::type;
+
 // ---- RMSNorm ---------------------------------------------------------------------
 // out = x · rstd · w, rstd = 1/√(mean(x²) + eps) per row.
 //   out [N, C]; rstd [N] kept for the backward; normalized [N, C] = x · rstd (before the
 //   weight: TransformerLens's ln1.hook_normalized), or null when not wanted.
 //   TransformerLens's ln1.hook_scale [batch, pos, 1] is 1 / rstd = √(mean(x²) + eps).
 template <class T>
-void rms_norm_forward(T* out, T* normalized, T* rstd, const T* inp, const T* w, std::size_t N, std::size_t C,
-                      double eps);
+void rms_norm_forward(T* out, maybe_null<T> normalized, T* rstd, const T* inp, const T* w, std::size_t N,
+                      std::size_t C, double eps);
 // dinp += rstd · (g − x̂ · mean(g ⊙ x̂)), g = dout ⊙ w, x̂ = x · rstd;  dw += Σ_rows dout ⊙ x̂.
 template <class T>
 void rms_norm_backward(T* dinp, T* dw, const T* dout, const T* inp, const T* w, const T* rstd, std::size_t N,
@@ -99,8 +107,8 @@ void rotary_backward(T* dinp, const T* dout, const rotary_table& table, std::siz
 // KV = H on the same q, k, v gives the same numbers (to rounding: products here go through
 // core/matmul).
 template <class T>
-void gqa_attention_forward(T* z, T* scores, T* pattern, const T* q, const T* k, const T* v, std::size_t B,
-                           std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh);
+void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, const T* q, const T* k, const T* v,
+                           std::size_t B, std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh);
 // The core's attention backward (core/backward.hpp) per head, as train_layers':
 //   dpattern = dz · vᵀ, dscores = A ⊙ (dpattern − Σ_k A dpattern), dq += dscores · k / √dh,
 //   dk += Σ_{h in group} dscoresᵀ · q / √dh, dv += Σ_{h in group} Aᵀ · dz
@@ -133,8 +141,8 @@ kv_cache<T> make_kv_cache(std::size_t B, std::size_t capacity, std::size_t KV, s
 // Throws attn::shape_error when the cache is full, the table ends before t, or the
 // sizes disagree with the cache's.
 template <class T>
-void gqa_decode_step(T* z, T* scores, T* pattern, T* rot_q, kv_cache<T>& cache, const T* q_t, const T* k_t,
-                     const T* v_t, const rotary_table& table, std::size_t H);
+void gqa_decode_step(T* z, maybe_null<T> scores, maybe_null<T> pattern, T* rot_q, kv_cache<T>& cache,
+                     const T* q_t, const T* k_t, const T* v_t, const rotary_table& table, std::size_t H);
 
 // ---- the SwiGLU MLP ----------------------------------------------------------------
 // gate = x W_gate + b_gate (mlp.hook_pre), up = x W_up + b_up (mlp.hook_pre_linear),
