@@ -5,6 +5,7 @@
 
 #include "trace/stage_words.hpp"
 
+using namespace attn;
 using namespace attn::trace;
 namespace sw = attn::stage_word;
 

@@ -4,7 +4,7 @@
 
 #include "core/stages.hpp"
 
-using namespace attn::trace;
+using namespace attn;
 
 TEST_CASE("a stage's matrix runs along queries or keys and its last export axis", "[trace][stages]") {
     struct want {
