@@ -158,8 +158,8 @@ void check_gradient(const lesson& l, const show_item& item) {
     std::string known;
     bool found = false;
     for (const auto& g : gradient_views()) {
-        found = found || which == g.name;
-        known += (known.empty() ? "" : ", ") + std::string(g.name);
+        found = found || which == g.name();
+        known += (known.empty() ? "" : ", ") + std::string(g.name());
     }
     if (!found) bad(item, "'stage' must be one of " + known + ", found '" + which + "'", "stage");
     check_grad(l, item);
