@@ -112,8 +112,8 @@ TEST_CASE("the fast path of attn trace agrees with the reference path to 1e-12 i
             if (c.bias) o.bias = in.bias[h];
             const attention_steps ref = scaled_dot_product_attention(head_columns(q, h, c.heads), head_columns(k, h, c.heads),
                                                                      head_columns(v, h, c.heads), o);
-            for (const auto& si : trace::head_stages()) {
-                const matrix& want = trace::stage_matrix(ref, si.id);
+            for (const auto& si : head_stages()) {
+                const matrix& want = stage_matrix(ref, si.id);
                 double worst = 0.0;
                 for (std::size_t i = 0; i < want.shape(0); ++i)
                     for (std::size_t j = 0; j < want.shape(1); ++j)
@@ -127,7 +127,7 @@ TEST_CASE("the fast path of attn trace agrees with the reference path to 1e-12 i
                 sum += res;
                 for (std::size_t i = 0; i < c.n_q; ++i)
                     for (std::size_t j = 0; j < res.shape(1); ++j)
-                        CHECK_THAT(run.value(trace::stage::result, b, h, i, j), WithinAbs(res(i, j), 1e-12));
+                        CHECK_THAT(run.value(stage::result, b, h, i, j), WithinAbs(res(i, j), 1e-12));
             }
         }
         if (in.w_o) {
@@ -138,8 +138,8 @@ TEST_CASE("the fast path of attn trace agrees with the reference path to 1e-12 i
                                                             {in.w_q, in.w_k, in.w_v, *in.w_o, c.heads}, o);
             for (std::size_t i = 0; i < c.n_q; ++i)
                 for (std::size_t j = 0; j < sum.shape(1); ++j) {
-                    CHECK_THAT(run.value(trace::stage::attn_out, b, 0, i, j), WithinAbs(sum(i, j), 1e-12));
-                    CHECK_THAT(run.value(trace::stage::attn_out, b, 0, i, j), WithinAbs(m.output(i, j), 1e-12));
+                    CHECK_THAT(run.value(stage::attn_out, b, 0, i, j), WithinAbs(sum(i, j), 1e-12));
+                    CHECK_THAT(run.value(stage::attn_out, b, 0, i, j), WithinAbs(m.output(i, j), 1e-12));
                 }
         }
     }
@@ -151,11 +151,11 @@ TEST_CASE("float32 traces agree with float64 to float precision and export float
     trace::trace_run_options o32;
     o32.dtype = trace::trace_dtype::float32;
     const trace::trace_run r64 = trace::run_trace(in), r32 = trace::run_trace(in, o32);
-    for (const auto& si : trace::all_stages()) {
+    for (const auto& si : all_stages()) {
         if (!trace::stage_available(r64, si.id)) continue;
         INFO(si.hook);
         double worst = 0.0;
-        for (std::size_t h = 0; h < (si.id == trace::stage::attn_out ? 1 : 2); ++h)
+        for (std::size_t h = 0; h < (si.id == stage::attn_out ? 1 : 2); ++h)
             for (std::size_t i = 0; i < r64.rows(si.id); ++i)
                 for (std::size_t j = 0; j < r64.cols(si.id); ++j)
                     worst = std::max(worst, close(r32.value(si.id, 0, h, i, j), r64.value(si.id, 0, h, i, j)));
@@ -170,11 +170,11 @@ TEST_CASE("the one-query mode keeps one row and gives that row of the full run t
     trace::trace_run_options one;
     one.one_query = 7;
     const trace::trace_run full = trace::run_trace(in), row = trace::run_trace(in, one);
-    CHECK(row.rows(trace::stage::weights) == 1);
-    CHECK(row.rows(trace::stage::q) == 12);
+    CHECK(row.rows(stage::weights) == 1);
+    CHECK(row.rows(stage::q) == 12);
     for (std::size_t b = 0; b < 2; ++b)
         for (std::size_t h = 0; h < 2; ++h)
-            for (trace::stage s : {trace::stage::scores_raw, trace::stage::scores_masked, trace::stage::weights, trace::stage::z})
+            for (stage s : {stage::scores_raw, stage::scores_masked, stage::weights, stage::z})
                 for (std::size_t j = 0; j < row.cols(s); ++j)
                     CHECK(close(row.value(s, b, h, 0, j), full.value(s, b, h, 7, j)) <= 1e-12);  // gemv, not gemm: rounding differs
     const attention_steps s = row.head_steps(1, 1);

@@ -5,12 +5,13 @@
 
 #include "trace/stage_words.hpp"
 
+using namespace attn;
 using namespace attn::trace;
-namespace sw = attn::trace::stage_word;
+namespace sw = attn::stage_word;
 
 TEST_CASE("the stage words are the tracer's aliases and the quantities' words", "[trace]") {
-    CHECK(sw::weights() == info(stage::weights).alias);
-    CHECK(sw::raw() == info(stage::scores_raw).alias);
+    CHECK(sw::weights() == stage_info_of(stage::weights).alias);
+    CHECK(sw::raw() == stage_info_of(stage::scores_raw).alias);
     CHECK(sw::scale() == "scale");
     CHECK(sw::argmax() == "argmax");
     CHECK(sw::is_input(sw::k()));

@@ -2,9 +2,9 @@
 // the stage table's export axes, against the shapes the README's table gives by hand.
 #include <catch2/catch.hpp>
 
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 
-using namespace attn::trace;
+using namespace attn;
 
 TEST_CASE("a stage's matrix runs along queries or keys and its last export axis", "[trace][stages]") {
     struct want {
@@ -18,7 +18,7 @@ TEST_CASE("a stage's matrix runs along queries or keys and its last export axis"
                           want{stage::rot_k, "key_pos", "d_head"}, want{stage::grad_v, "key_pos", "d_head_v"},
                           want{stage::tiled_running_max, "query_pos", "block"},
                           want{stage::tiled_partial_output, "query_pos", "d_head_v"}}) {
-        INFO(info(w.s).hook);
+        INFO(stage_info_of(w.s).hook);
         const matrix_axes a = matrix_axes_of(w.s);
         CHECK(a.rows == w.rows);
         CHECK(a.cols == w.cols);

@@ -98,8 +98,8 @@ std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const 
     ro.truecolor = trace::heatmap_style_for(st.color).truecolor;
     if (!o.query.empty()) ro.query = o.query;
     for (const auto& s : o.stages) {
-        auto id = trace::parse_head_stage(s);
-        if (!id) throw attn::error("--stage '" + s + "': a model head has the stages " + trace::stage_alias_list());
+        auto id = parse_head_stage(s);
+        if (!id) throw attn::error("--stage '" + s + "': a model head has the stages " + stage_alias_list());
         ro.tables.push_back(*id);
     }
     std::string out = fmt::format("--layer {} --head {} count from 0, as the checkpoint's tensors do; the tables count "

@@ -43,10 +43,10 @@ struct trace_options {
     std::size_t max_elements = io::default_max_elements;
 };
 
-trace::stage stage_arg(const std::string& name, const char* flag) {
-    auto s = trace::parse_stage(name);
+stage stage_arg(const std::string& name, const char* flag) {
+    auto s = parse_stage(name);
     if (!s)
-        throw attn::error(attn::source_pos{flag}, "unknown stage '" + name + "'; the stages are: " + trace::stage_name_list());
+        throw attn::error(attn::source_pos{flag}, "unknown stage '" + name + "'; the stages are: " + stage_name_list());
     return *s;
 }
 

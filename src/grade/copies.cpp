@@ -13,11 +13,11 @@
 #include "io/value_matrix.hpp"
 #include "grade/grader.hpp"
 #include "grade/pipeline.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include "grade/variant_check.hpp"
 #include "io/text_fold.hpp"
 #include "trace/number_format.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 namespace {
 

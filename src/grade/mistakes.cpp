@@ -16,12 +16,12 @@
 #include "core/tolerance.hpp"
 #include "core/window.hpp"
 #include "trace/number_format.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
-using stage = trace::stage;
+namespace sw = stage_word;
+using stage = stage;
 using rule = mistake_record::redraw;
 
 namespace {

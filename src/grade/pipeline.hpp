@@ -1,11 +1,11 @@
 // grade/pipeline.hpp — the stages of one attention computation as the grader needs
-// them: computed correctly through attn::scaled_dot_product_attention, or with one of
+// them: computed correctly through attention's recipe (core/recipe.hpp), or with one of
 // the catalogued mistakes (mistakes.hpp), and cut to the rows/columns a part asks.
-// Lessons 15–19 add stages computed through the core, each kept by the tracer's stage
-// id (trace/stages.cpp gives their axes and what they are): the gradients (exercise key
-// `grad` = dL/dO), the online softmax's running max and sum after each key block
-// (`tile`), and q and k turned by their positions (`rope`; raw … output are then
-// computed from the turned ones).
+// Lessons 15–19 add the recipe's options, each stage kept by its core stage id
+// (core/stages.cpp gives their axes and what they are): q and k turned by their
+// positions (`rope`; raw … output, the tiles and the gradients are then computed from
+// the turned ones), the gradients (exercise key `grad` = dL/dO), and the online
+// softmax's running max and sum after each key block (`tile`).
 #pragma once
 
 #include <map>
@@ -18,7 +18,7 @@
 #include "core/submatrix.hpp"
 #include "core/tiled.hpp"
 #include "lessons/exercise_numbers.hpp"
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
@@ -30,7 +30,7 @@ using pipeline_inputs = lessons::exercise_inputs;
 struct stage_values : attention_steps {
     stage_values() = default;
     explicit stage_values(attention_steps forward) : attention_steps(std::move(forward)) {}
-    std::map<trace::stage, matrix> extra;
+    std::map<stage, matrix> extra;
 };
 
 attention_options options_of(const pipeline_inputs& in);
@@ -60,7 +60,7 @@ std::size_t visible_keys(const pipeline_inputs& in, std::size_t i);
 const std::vector<std::string>& chain_stages();
 
 // A stage a numeric part may ask on these numbers: its rows and columns, whole, and
-// whether they are keys, read off the tracer's axes (trace::matrix_axes). scale and
+// whether they are keys, read off the tracer's axes (matrix_axes). scale and
 // argmax are read off the scores, whose rows and columns a part's `rows` and `cols`
 // pick; any other name is taken as the scores too. cols = 0: running_max and
 // running_sum without a tile.

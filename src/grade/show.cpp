@@ -21,7 +21,7 @@
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 namespace {
 

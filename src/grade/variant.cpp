@@ -9,11 +9,11 @@
 #include "core/prng.hpp"
 #include "grade/variant_check.hpp"
 #include "io/text_fold.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 std::string normalize_student_id(const std::string& id) { return io::ascii_lower(io::trimmed(id, " \t\r\n\v\f")); }
 

@@ -4,11 +4,11 @@
 #include <xtensor/xview.hpp>
 
 #include "grade/mistakes.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 matrix average_keys(const pipeline_inputs& in, bool of_v, bool only_visible) {
     const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);

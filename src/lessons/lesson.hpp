@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "core/attention.hpp"
+#include "core/recipe.hpp"
 #include "io/input_error.hpp"
 #include "io/toml_read.hpp"
 #include "lessons/exercise_decl.hpp"
@@ -49,6 +50,11 @@ struct attention_run {
     attention_options options;  // what it was computed with (bias, masked_fill, scale): the grader reads them here
     trace::run_labels labels;
 };
+
+// A show item's recomputation of a run through attention's recipe (core/recipe.hpp):
+// the run's q, k, v with its mask (when it blocks anything) and its divisor; the
+// item adds the option it shows (rope, tile, backward, a window in the mask).
+recipe_options recipe_of_run(const attention_run& run);
 
 // One thing a step shows (a table, a trace, a comparison ...). The table stays
 // the raw TOML so a new show kind needs no change to the loader's data model.

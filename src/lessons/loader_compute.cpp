@@ -9,7 +9,7 @@
 #include "io/toml_read.hpp"
 #include "lessons/lesson_parts.hpp"
 #include "lessons/loader_internal.hpp"
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 
 namespace attn::lessons::detail {
 
@@ -92,7 +92,7 @@ void loader::compute(const toml::table& doc) {
     if (runs)
         for (const auto& [key, value] : *runs) {
             const std::string name(key.str());
-            for (const auto& s : trace::head_stages()) declared.insert(name + "." + s.alias);
+            for (const auto& s : head_stages()) declared.insert(name + "." + s.alias);
             if (const toml::table* r = value.as_table()) {
                 pending.push_back({name, r, entry_kind::run});
             } else {
@@ -172,8 +172,8 @@ void loader::compute(const toml::table& doc) {
             } else if (it->kind == entry_kind::run) {
                 if (read_run(it->name, *it->table)) {
                     const attention_run& r = out.runs.at(it->name);
-                    for (const auto& s : trace::head_stages())
-                        out.matrices[it->name + "." + s.alias] = trace::stage_matrix(r.steps, s.id);
+                    for (const auto& s : head_stages())
+                        out.matrices[it->name + "." + s.alias] = stage_matrix(r.steps, s.id);
                 } else {
                     broken.insert(it->name);
                 }

@@ -9,11 +9,11 @@
 #include "core/window.hpp"
 #include "lessons/loader_internal.hpp"
 #include "lessons/model_source_reader.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::lessons::detail {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 const matrix* exercise_reader::named_matrix(const toml::table& t, const std::string& key) {
     auto name = rd.string(t, key, false);

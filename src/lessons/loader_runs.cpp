@@ -119,7 +119,12 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
     }
     // Computed even after a problem above, so shape errors are reported too.
     try {
-        run.steps = scaled_dot_product_attention(*q, *k, *v, opt);
+        recipe_options ro;
+        ro.mask = opt.mask;
+        if (opt.bias) ro.bias = {*opt.bias};
+        ro.masked_fill = opt.masked_fill;
+        ro.scale_divisor = opt.scale_divisor;
+        run.steps = attention_recipe_head(*q, *k, *v, ro).forward;
         run.options = opt;
     } catch (const shape_error& e) {
         rd.fail(&r, "run '" + name + "': " + e.what());
@@ -135,3 +140,14 @@ bool loader::read_run(const std::string& name, const toml::table& r) {
 }
 
 }  // namespace attn::lessons::detail
+
+namespace attn::lessons {
+
+recipe_options recipe_of_run(const attention_run& run) {
+    recipe_options o;
+    if (!xt::all(run.steps.attend)) o.mask = run.steps.attend;
+    o.scale_divisor = run.steps.scale;
+    return o;
+}
+
+}  // namespace attn::lessons

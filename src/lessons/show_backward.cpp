@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "core/backward.hpp"
+#include "core/recipe.hpp"
+#include "core/stages.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
@@ -30,27 +31,37 @@ attention_grads grads_of(const lesson& l, const show_item& item, const attention
         bad(item, fmt::format("'grad' must be [{} × {}] like the run's output, found [{} × {}]", run.steps.n_q(),
                               run.steps.d_v(), d_out.shape(0), d_out.shape(1)),
             "grad");
-    return attention_backward(run.steps, d_out);
+    recipe_options o;
+    o.mask = run.options.mask;
+    if (run.options.bias) o.bias = {*run.options.bias};
+    o.masked_fill = run.options.masked_fill;
+    o.scale_divisor = run.options.scale_divisor;
+    o.grad_output = d_out;
+    return *attention_recipe_head(run.steps.q, run.steps.k, run.steps.v, o).grads;
 }
 
+// The lesson's words for each gradient stage; its name and axes are the vocabulary's
+// (core/stages.hpp).
 struct gradient_view {
-    const char* name;       // as lesson files write it (the export name)
+    stage id;               // named as lesson files write it: the export name
     const char* caption;    // what the table title says
     const char* symbol;     // the table's corner
-    bool key_rows;          // rows are keys (dV, dK) instead of queries
-    bool key_columns;       // columns are keys (dA, dS) instead of dimensions
     const matrix attention_grads::*field;
+
+    const char* name() const { return stage_info_of(id).hook; }
+    bool key_rows() const { return matrix_axes_of(id).rows == "key_pos"; }     // dV, dK
+    bool key_columns() const { return matrix_axes_of(id).cols == "key_pos"; }  // dA, dS
 };
 
 const std::vector<gradient_view>& gradient_views() {
     static const std::vector<gradient_view> v{
-        {"grad_z", "dL/dO, arriving at the output", "dO", false, false, &attention_grads::grad_output},
-        {"grad_v", "dV = Aᵀ dO", "dV", true, false, &attention_grads::grad_v},
-        {"grad_pattern", "dA = dO Vᵀ", "dA", false, true, &attention_grads::grad_weights},
-        {"grad_attn_scores", "dS = A ⊙ (dA − Σ_k A dA)", "dS", false, true, &attention_grads::grad_scores},
-        {"grad_attn_scores_raw", "dS ÷ √d_k", "dRaw", false, true, &attention_grads::grad_raw},
-        {"grad_q", "dQ = dS K ÷ √d_k", "dQ", false, false, &attention_grads::grad_q},
-        {"grad_k", "dK = dSᵀ Q ÷ √d_k", "dK", true, false, &attention_grads::grad_k},
+        {stage::grad_z, "dL/dO, arriving at the output", "dO", &attention_grads::grad_output},
+        {stage::grad_v, "dV = Aᵀ dO", "dV", &attention_grads::grad_v},
+        {stage::grad_pattern, "dA = dO Vᵀ", "dA", &attention_grads::grad_weights},
+        {stage::grad_attn_scores, "dS = A ⊙ (dA − Σ_k A dA)", "dS", &attention_grads::grad_scores},
+        {stage::grad_attn_scores_raw, "dS ÷ √d_k", "dRaw", &attention_grads::grad_raw},
+        {stage::grad_q, "dQ = dS K ÷ √d_k", "dQ", &attention_grads::grad_q},
+        {stage::grad_k, "dK = dSᵀ Q ÷ √d_k", "dK", &attention_grads::grad_k},
     };
     return v;
 }
@@ -61,16 +72,16 @@ std::string show_gradient(const lesson& l, const show_item& item, const trace::s
     const gradient_view* view = nullptr;
     std::string known;
     for (const auto& g : gradient_views()) {
-        if (which == g.name) view = &g;
-        known += (known.empty() ? "" : ", ") + std::string(g.name);
+        if (which == g.name()) view = &g;
+        known += (known.empty() ? "" : ", ") + std::string(g.name());
     }
     if (!view) bad(item, "'stage' must be one of " + known + ", found '" + which + "'", "stage");
     const attention_grads g = grads_of(l, item, run);
     const matrix& m = g.*(view->field);
-    const auto& rows = view->key_rows ? run.labels.key_tokens : run.labels.query_tokens;
-    const auto cols = view->key_columns ? run.labels.key_tokens : trace::dimension_labels(m.shape(1));
-    const std::string axes = std::string("rows: ") + (view->key_rows ? "keys" : "queries") +
-                             " · columns: " + (view->key_columns ? "keys" : "dimensions");
+    const auto& rows = view->key_rows() ? run.labels.key_tokens : run.labels.query_tokens;
+    const auto cols = view->key_columns() ? run.labels.key_tokens : trace::dimension_labels(m.shape(1));
+    const std::string axes = std::string("rows: ") + (view->key_rows() ? "keys" : "queries") +
+                             " · columns: " + (view->key_columns() ? "keys" : "dimensions");
     return trace::render(trace::make_table(opt_string(item, "title", view->caption), axes, view->symbol, rows, cols, m,
                                            opt_decimals(item, 4)),
                          st);
@@ -147,8 +158,8 @@ void check_gradient(const lesson& l, const show_item& item) {
     std::string known;
     bool found = false;
     for (const auto& g : gradient_views()) {
-        found = found || which == g.name;
-        known += (known.empty() ? "" : ", ") + std::string(g.name);
+        found = found || which == g.name();
+        known += (known.empty() ? "" : ", ") + std::string(g.name());
     }
     if (!found) bad(item, "'stage' must be one of " + known + ", found '" + which + "'", "stage");
     check_grad(l, item);

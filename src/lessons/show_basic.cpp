@@ -47,13 +47,13 @@ std::string show_matrix(const lesson& l, const show_item& item, const trace::sty
 std::string show_stage(const lesson& l, const show_item& item, const trace::style& st) {
     const attention_run& run = need_run(l, item);
     const std::string stage_name = need_string(item, "stage");
-    auto s = trace::parse_head_stage(stage_name);
-    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
+    auto s = parse_head_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + stage_alias_list() + ")", "stage");
     trace::table t = trace::stage_table(run.steps, *s, run.labels, opt_decimals(item, -1));
     if (item.spec->get("title")) t.title = need_string(item, "title");
-    const bool weights = *s == trace::stage::weights;
+    const bool weights = *s == stage::weights;
     std::string out = trace::render(t, st);
-    if (weights || *s == trace::stage::z)
+    if (weights || *s == stage::z)
         for (std::size_t i = 0; i < run.steps.n_q(); ++i)
             if (run.steps.row_fully_masked[i])
                 out += "  note: query '" + run.labels.query_tokens[i] +
@@ -180,8 +180,8 @@ void check_matrix(const lesson& l, const show_item& item) {
 void check_stage(const lesson& l, const show_item& item) {
     check_references(l, item);
     const std::string stage_name = need_string(item, "stage");
-    auto s = trace::parse_head_stage(stage_name);
-    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
+    auto s = parse_head_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + stage_alias_list() + ")", "stage");
 }
 
 void check_heatmap(const lesson& l, const show_item& item) {

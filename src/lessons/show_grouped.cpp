@@ -6,6 +6,7 @@
 #include <xtensor/xview.hpp>
 
 #include "core/grouped_query.hpp"
+#include "core/recipe.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
 #include "trace/stages.hpp"
@@ -72,30 +73,33 @@ std::string show_grouped_heads(const lesson& l, const show_item& item, const tra
     if (head_no > heads) bad(item, fmt::format("'head' must be from 1 to heads = {}", heads), "head");
     const std::size_t head = head_no - 1;
     const auto& toks = need_tokens(l, item, "rows", q.shape(0));
-    attention_options o;
+    recipe_options o;
+    o.heads = heads;
+    o.kv_heads = kv;
     if (opt_bool(item, "causal", false)) {
         bool_matrix m({q.shape(0), k.shape(0)});
         for (std::size_t i = 0; i < q.shape(0); ++i)
             for (std::size_t j = 0; j < k.shape(0); ++j) m(i, j) = j <= i;
         o.mask = m;
     }
-    grouped_query_steps g;
+    recipe_steps g;
     try {
-        g = grouped_query_attention(q, k, v, heads, kv, o);
+        g = attention_recipe(q, k, v, o);
     } catch (const std::exception& e) {
         bad(item, e.what());
     }
     std::string map;
     for (std::size_t h = 0; h < heads; ++h)
-        map += fmt::format("{}{} → {}", h ? ", " : "", h + 1, g.group[h] + 1);
+        map += fmt::format("{}{} → {}", h ? ", " : "", h + 1, g.heads[h].group + 1);
+    const std::size_t grp = g.heads[head].group, d_k = g.heads[head].forward.d_k();
     std::string out = fmt::format("  query head → key/value head: {}\n", map);
-    out += fmt::format("  query head {} reads columns {}–{} of K and V (K/V head {}).\n\n", head_no,
-                       g.group[head] * g.d_k, (g.group[head] + 1) * g.d_k - 1, g.group[head] + 1);
+    out += fmt::format("  query head {} reads columns {}–{} of K and V (K/V head {}).\n\n", head_no, grp * d_k,
+                       (grp + 1) * d_k - 1, grp + 1);
     trace::run_labels labels;
     labels.title = fmt::format("Query head {} of {},", head_no, heads);
     labels.query_tokens = toks;
     labels.key_tokens = toks;
-    out += trace::render(trace::stage_table(g.head[head], trace::stage::weights, labels), st);
+    out += trace::render(trace::stage_table(g.heads[head].forward, stage::weights, labels), st);
     return out;
 }
 
@@ -125,7 +129,10 @@ void check_grouped_heads(const lesson& l, const show_item& item) {
     (void)need_tokens(l, item, "rows", q.shape(0));
     (void)opt_bool(item, "causal", false);
     try {
-        (void)grouped_query_attention(q, need_matrix(l, item, "k"), need_matrix(l, item, "v"), heads, kv, {});
+        recipe_options o;
+        o.heads = heads;
+        o.kv_heads = kv;
+        (void)attention_recipe(q, need_matrix(l, item, "k"), need_matrix(l, item, "v"), o);
     } catch (const std::exception& e) {
         bad(item, e.what());
     }

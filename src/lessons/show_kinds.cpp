@@ -6,7 +6,7 @@
 
 #include "io/toml_read.hpp"
 #include "lessons/lesson_parts.hpp"
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 
 namespace attn::lessons::show {
 
@@ -113,7 +113,7 @@ const std::vector<std::string>& need_tokens(const lesson& l, const show_item& it
 
 std::string stage_hint(const std::string& name) {
     std::vector<std::string> names;
-    for (const auto& s : trace::head_stages()) {
+    for (const auto& s : head_stages()) {
         names.push_back(s.alias);
         names.push_back(s.hook);
     }

@@ -8,7 +8,7 @@
 #include "lessons/readable_name.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 #include "trace/table.hpp"
 
 namespace attn::lessons::show {
@@ -84,10 +84,10 @@ std::string show_same_numbers(const lesson& l, const show_item& item, const trac
         runs.push_back(&it->second);
     }
     const std::string stage_name = need_string(item, "stage");
-    auto s = trace::parse_head_stage(stage_name);
-    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
-    const matrix& a = trace::stage_matrix(runs[0]->steps, *s);
-    const matrix& b = trace::stage_matrix(runs[1]->steps, *s);
+    auto s = parse_head_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + stage_alias_list() + ")", "stage");
+    const matrix& a = stage_matrix(runs[0]->steps, *s);
+    const matrix& b = stage_matrix(runs[1]->steps, *s);
     if (a.shape() != b.shape()) bad(item, "the two runs' " + stage_name + " have different shapes", "runs");
     double worst = 0.0;
     std::size_t wi = 0, wj = 0, differ = 0, zeros_a = 0, zeros_b = 0, compared = 0;
@@ -108,7 +108,7 @@ std::string show_same_numbers(const lesson& l, const show_item& item, const trac
                 wj = j;
             }
         }
-    const std::string what = trace::info(*s).caption;
+    const std::string what = stage_info_of(*s).caption;
     std::string out = st.heading(opt_string(item, "title", runs[0]->labels.title + " against " +
                                                                runs[1]->labels.title + ": " + what)) +
                       "  [" + std::to_string(a.shape(0)) + " × " + std::to_string(a.shape(1)) + "]\n";
@@ -204,9 +204,9 @@ void check_same_numbers(const lesson& l, const show_item& item) {
     if (!item.spec->get("stage")) bad(item, "needs 'runs' and 'stage', or 'matrices'");
     const auto names = need_strings(item, "runs", 2);
     const std::string stage_name = need_string(item, "stage");
-    auto s = trace::parse_head_stage(stage_name);
-    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + trace::stage_alias_list() + ")", "stage");
-    if (trace::stage_matrix(l.runs.at(names[0]).steps, *s).shape() != trace::stage_matrix(l.runs.at(names[1]).steps, *s).shape())
+    auto s = parse_head_stage(stage_name);
+    if (!s) bad(item, "unknown stage '" + stage_name + "'" + stage_hint(stage_name) + " (expected one of " + stage_alias_list() + ")", "stage");
+    if (stage_matrix(l.runs.at(names[0]).steps, *s).shape() != stage_matrix(l.runs.at(names[1]).steps, *s).shape())
         bad(item, "the two runs' " + stage_name + " have different shapes", "runs");
 }
 

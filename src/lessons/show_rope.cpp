@@ -105,15 +105,12 @@ std::string show_rope_run(const lesson& l, const show_item& item, const trace::s
     const attention_run& run = need_run(l, item);
     if (run.steps.d_k() % 2 != 0) bad(item, "rotary embeddings turn pairs of columns: the run's d_k is odd", "run");
     const std::string stage = need_string(item, "stage");
-    const auto s = trace::parse_stage(stage);
+    const auto s = parse_stage(stage);
     if (!s && stage != "trace")
         bad(item, "'stage' must be trace (with 'token') or a stage name such as raw or weights" + stage_hint(stage), "stage");
-    attention_options o;
-    if (!xt::all(run.steps.attend)) o.mask = run.steps.attend;
-    o.scale_divisor = run.steps.scale;
-    const double base = base_of(item);
-    const attention_steps r = scaled_dot_product_attention(rotary_embed(run.steps.q, base).rotated,
-                                                           rotary_embed(run.steps.k, base).rotated, run.steps.v, o);
+    recipe_options o = recipe_of_run(run);
+    o.rope = rope_option{base_of(item)};
+    const attention_steps r = attention_recipe_head(run.steps.q, run.steps.k, run.steps.v, o).forward;
     trace::run_labels labels = run.labels;
     labels.title = opt_string(item, "title", "Rotated,");
     if (!s) return trace::explain_query(r, need_query(run, item), labels, st);  // one query, q and k rotated
@@ -152,7 +149,7 @@ void check_rope_run(const lesson& l, const show_item& item) {
     if (need_run(l, item).steps.d_k() % 2 != 0)
         bad(item, "rotary embeddings turn pairs of columns: the run's d_k is odd", "run");
     const std::string stage = need_string(item, "stage");
-    if (!trace::parse_stage(stage) && stage != "trace")
+    if (!parse_stage(stage) && stage != "trace")
         bad(item, "'stage' must be trace (with 'token') or a stage name such as raw or weights" + stage_hint(stage), "stage");
     if (stage == "trace") (void)need_query(need_run(l, item), item);
     (void)base_of(item);

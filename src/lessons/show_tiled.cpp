@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "core/tiled.hpp"
+#include "core/recipe.hpp"
 #include "lessons/show_kinds.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
@@ -26,12 +26,10 @@ std::size_t tile_of(const show_item& item) {
 }
 
 tiled_steps tiled_of(const attention_run& run, std::size_t tile, bool skip_rescale = false) {
-    tiled_options o;
+    recipe_options o = recipe_of_run(run);
     o.tile = tile;
-    if (!xt::all(run.steps.attend)) o.mask = run.steps.attend;
-    o.scale_divisor = run.steps.scale;
     o.skip_rescale = skip_rescale;
-    return tiled_attention(run.steps.q, run.steps.k, run.steps.v, o);
+    return *attention_recipe_head(run.steps.q, run.steps.k, run.steps.v, o).tiled;
 }
 
 std::string block_name(const attention_run& run, std::size_t b, std::size_t tile) {

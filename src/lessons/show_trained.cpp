@@ -189,9 +189,9 @@ attention_steps head_steps(const model::gpt_acts<double>& a, std::size_t layer, 
             k(i, d) = b.k(0, i, head, d);
             v(i, d) = b.v(0, i, head, d);
         }
-    attention_options o;
+    recipe_options o;
     o.mask = causal_mask(P, P);
-    return scaled_dot_product_attention(q, k, v, o);
+    return attention_recipe_head(q, k, v, o).forward;
 }
 
 std::string show_model_head(const lesson&, const show_item& item, const trace::style& st) {
@@ -221,7 +221,7 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
         in.unit_range = true;
         return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
     }
-    const auto id = trace::parse_stage(stage);
+    const auto id = parse_stage(stage);
     if (!id) bad(item, "'stage' must be heatmap, strongest, trace or a stage name such as weights" + stage_hint(stage), "stage");
     return trace::render(trace::stage_table(steps, *id, labels, opt_decimals(item, -1)), st);
 }
@@ -521,7 +521,7 @@ void check_model_head(const lesson& l, const show_item& item) {
     const sequence s = need_sequence(item);
     check_layer_head(item, s);
     const std::string stage = opt_string(item, "stage", "weights");
-    if (stage != "trace" && stage != "heatmap" && stage != "strongest" && !trace::parse_stage(stage))
+    if (stage != "trace" && stage != "heatmap" && stage != "strongest" && !parse_stage(stage))
         bad(item, "'stage' must be heatmap, strongest, trace or a stage name such as weights" + stage_hint(stage), "stage");
     if (stage == "trace") need_position(item, s);
     else if (item.spec->get("token")) bad(item, "'token' goes with stage = \"trace\" only", "token");

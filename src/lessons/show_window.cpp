@@ -56,10 +56,9 @@ std::string show_window_run(const lesson& l, const show_item& item, const trace:
     const attention_run& run = need_run(l, item);
     const std::size_t w = whole(item, "window", 0, 100000);
     const bool causal = causal_run(run);
-    attention_options o;
+    recipe_options o = recipe_of_run(run);
     o.mask = combine_masks(run.steps.attend, window_mask(run.steps.n_q(), run.steps.n_k(), w, causal));
-    o.scale_divisor = run.steps.scale;
-    const attention_steps s = scaled_dot_product_attention(run.steps.q, run.steps.k, run.steps.v, o);
+    const attention_steps s = attention_recipe_head(run.steps.q, run.steps.k, run.steps.v, o).forward;
     trace::run_labels labels = run.labels;
     labels.title = opt_string(item, "title", fmt::format("Window {}{},", w, causal ? ", causal" : ""));
     const std::string stage = need_string(item, "stage");
@@ -68,7 +67,7 @@ std::string show_window_run(const lesson& l, const show_item& item, const trace:
         const std::size_t i = need_query(run, item);
         return trace::explain_query(s, i, labels, st);
     }
-    const auto id = trace::parse_stage(stage);
+    const auto id = parse_stage(stage);
     if (!id) bad(item, "'stage' must be mask, trace or a stage name such as weights" + stage_hint(stage), "stage");
     return trace::render(trace::stage_table(s, *id, labels, opt_decimals(item, -1)), st);
 }
@@ -137,7 +136,7 @@ void check_window_run(const lesson& l, const show_item& item) {
     (void)whole(item, "window", 0, 100000);
     const std::string stage = need_string(item, "stage");
     if (stage == "trace") (void)need_query(need_run(l, item), item);
-    else if (stage != "mask" && !trace::parse_stage(stage))
+    else if (stage != "mask" && !parse_stage(stage))
         bad(item, "'stage' must be mask, trace or a stage name such as weights" + stage_hint(stage), "stage");
 }
 

@@ -69,7 +69,7 @@ void rows_of(const trace_run& r, const stage_source& s, Emit emit, Reuse before_
         if (p == scratch) ++slot;  // the row was computed into the ring: keep it until flushed
         emit(p);
     };
-    for (std::size_t b = 0; b < r.batch; ++b) switch (info(s.id).layout) {
+    for (std::size_t b = 0; b < r.batch; ++b) switch (stage_info_of(s.id).layout) {
             case stage_layout::per_position:
                 for (std::size_t i = 0; i < rows; ++i)
                     for (std::size_t h = 0; h < r.heads; ++h) one(b, h, i);
@@ -92,7 +92,7 @@ std::vector<stage_source> sources(const trace_run& r, std::vector<extra_stage>& 
                                   std::vector<double>& unrot_k) {
     std::vector<stage_source> out;
     extras = extra_stages(r);
-    const bool rope = !r.extras.rope_q.empty();
+    const bool rope = r.extras.has_rope();
     if (rope) {
         unrot_q = unrotated(r, false);
         unrot_k = unrotated(r, true);
@@ -168,7 +168,7 @@ void put(fmt::memory_buffer& buf, const byte_sink& out, bool force = false) {
 template <class T>
 void json_stage(const trace_run& r, const stage_source& s, fmt::memory_buffer& buf, const byte_sink& out) {
     using json = nlohmann::ordered_json;
-    const stage_info& si = info(s.id);
+    const stage_info& si = stage_info_of(s.id);
     buf.append(json(si.hook).dump());
     buf.append(std::string_view(": {\"axes\":"));
     buf.append(json(std::vector<std::string>(si.axes.begin(), si.axes.end())).dump());
@@ -287,7 +287,7 @@ std::vector<std::string> numbered(const char* prefix, std::size_t n) {
 // column naming the block.
 template <class T>
 void csv_stage(const trace_run& r, const stage_source& s, staged_directory& dir) {
-    const stage_info& si = info(s.id);
+    const stage_info& si = stage_info_of(s.id);
     const bool key_rows = si.layout == stage_layout::per_position && std::string(si.axes[1]) == "key_pos";
     const bool per_block = si.layout == stage_layout::per_block;
     const std::string last = si.axes.back();
@@ -349,7 +349,7 @@ template <class T>
 std::vector<export_stage> materialise(const trace_run& r) {
     std::vector<export_stage> out;
     for_each_source(r, [&](const stage_source& s) {
-        const stage_info& si = info(s.id);
+        const stage_info& si = stage_info_of(s.id);
         export_stage e{s.id, si.hook, {si.axes.begin(), si.axes.end()}, s.shape, {}};
         rows_of<T>(r, s, [&](const T* row) { e.data.insert(e.data.end(), row, row + row_length(s)); }, [] {});
         out.push_back(std::move(e));
@@ -372,7 +372,7 @@ std::string to_json(const trace_run& r) {
 
 void write_npy_files(const trace_run& r, staged_directory& d) {
     for_each_source(r, [&](const stage_source& s) {
-        d.add(std::string(info(s.id).hook) + ".npy", [&](staged_file& f) {
+        d.add(std::string(stage_info_of(s.id).hook) + ".npy", [&](staged_file& f) {
             if (r.dtype == trace_dtype::float32) write_npy<float>(r, s, f);
             else write_npy<double>(r, s, f);
         });

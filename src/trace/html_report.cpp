@@ -81,7 +81,7 @@ std::string cell_computation(const attention_steps& s, const run_labels& l, std:
 }
 
 std::string heatmap_html(const attention_steps& s, const run_labels& l, const std::string& id, bool has_bias) {
-    std::string out = "<table class=\"heatmap\" id=\"" + id + "\"><caption>Weights " + std::string(info(stage::weights).hook) + " " +
+    std::string out = "<table class=\"heatmap\" id=\"" + id + "\"><caption>Weights " + std::string(stage_info_of(stage::weights).hook) + " " +
                       shape_text(s.n_q(), s.n_k()) +
                       " <span class=\"meta\">(rows: queries · columns: keys; hover or focus a cell for its computation)</span>"
                       "</caption>\n<tr><th>Q \\ K</th>";
@@ -168,9 +168,9 @@ std::string html_report(const trace_run& r, const report_options& o) {
             out += "<h3>Stages</h3>\n";
             for (const auto& si : head_stages())
                 if (si.id != stage::scores_masked || masked_matters) out += stage_html(stage_table(s, si.id, l, user_stage_decimals(s, si.id)));
-            if (r.has_result) out += stage_html(stage_view_table(r, stage::result, b, h, l, info(stage::result).decimals, all));
-            if (!r.extras.tiled.empty()) {  // the online softmax, block by block (tile)
-                out += "<h3>Online softmax, " + std::to_string(r.extras.tiled.front().tile) + " keys per block</h3>\n";
+            if (r.has_result) out += stage_html(stage_view_table(r, stage::result, b, h, l, stage_info_of(stage::result).decimals, all));
+            if (r.extras.has_tile()) {  // the online softmax, block by block (tile)
+                out += "<h3>Online softmax, " + std::to_string(r.extras.tiled(0).tile) + " keys per block</h3>\n";
                 for (const auto& [id, t] : tiled_tables(r, b, h)) out += stage_html(t);
             }
             out += "<h3>Per-token traces</h3>\n";
@@ -182,7 +182,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
         if (r.has_result && r.heads > 1 && !o.head) {
             run_labels l = r.labels;
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
-            out += stage_html(stage_view_table(r, stage::attn_out, b, 0, l, info(stage::attn_out).decimals, all));
+            out += stage_html(stage_view_table(r, stage::attn_out, b, 0, l, stage_info_of(stage::attn_out).decimals, all));
         }
     }
     return out + "</body>\n</html>\n";

@@ -43,7 +43,7 @@ struct place {
         return fmt::format("query '{}' (row {})", l.query_tokens.at(q), q);
     }
     std::string col(stage s, std::size_t j) const {
-        if (info(s).is_score) return fmt::format("key '{}' (column {})", l.key_tokens.at(j), j);
+        if (stage_info_of(s).is_score) return fmt::format("key '{}' (column {})", l.key_tokens.at(j), j);
         return fmt::format("column {}", j);
     }
     [[noreturn]] void fail(stage s, double x, std::size_t i, std::size_t j, const io::source_pos& spec) const {
@@ -51,7 +51,7 @@ struct place {
         throw io::input_error("overflow", spec,
                               fmt::format("{}{} is {} at {}, {}: the inputs are finite but the computation overflows a "
                                           "double (beyond ±1.8e308); scale the inputs down (or check `scale`)",
-                                          where, info(s).hook, value_word(x), row(s, i), col(s, j)));
+                                          where, stage_info_of(s).hook, value_word(x), row(s, i), col(s, j)));
     }
 };
 
@@ -122,7 +122,7 @@ void require_finite_extras(const trace_run& r, const io::source_pos& spec) {
             throw io::input_error("overflow", spec,
                                   fmt::format("{} is {} at index {}: the inputs are finite but the computation overflows "
                                               "a double (beyond ±1.8e308); scale the inputs down (or check `scale`)",
-                                              info(e.id).hook, value_word(x), flat_index_text(e.shape, k)));
+                                              stage_info_of(e.id).hook, value_word(x), flat_index_text(e.shape, k)));
         }
 }
 
@@ -140,7 +140,7 @@ std::optional<std::string> non_finite_step(const attention_steps& s) {
                 if (st == stage::scores_masked && x == -HUGE_VAL && !s.attend(i, j)) continue;  // blocked: −inf by design
                 return fmt::format("{} is {} at row {}, column {}: the numbers are finite but the computation overflows "
                                    "a double (beyond ±1.8e308); use smaller numbers (or check `scale`)",
-                                   info(st).hook, value_word(x), i, j);
+                                   stage_info_of(st).hook, value_word(x), i, j);
             }
     return std::nullopt;
 }

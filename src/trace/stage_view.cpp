@@ -95,7 +95,7 @@ std::string elision_note(const trace_run& r, stage s, std::size_t limit) {
 }
 
 int user_stage_decimals(const trace_run& r, stage s, std::size_t b, std::size_t h) {
-    if (s != stage::q && s != stage::k && s != stage::v) return info(s).decimals;
+    if (s != stage::q && s != stage::k && s != stage::v) return stage_info_of(s).decimals;
     std::vector<double> row;
     for (int d = 1; d < 4; ++d) {
         const double p = std::pow(10.0, d);
@@ -126,7 +126,7 @@ std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std:
     const std::size_t first_query = r.one_query.value_or(0);
 
     heatmap_input in;
-    in.title = std::string("Heatmap of the ") + info(s).caption;  // words, not the hook name
+    in.title = std::string("Heatmap of the ") + stage_info_of(s).caption;  // words, not the hook name
     in.unit_range = s == stage::weights;
     matrix values = xt::zeros<double>({rows, cols});  // [rows, cols] block maxima
     bool_matrix attend = xt::zeros<bool>({rows, cols});  // [rows, cols] any cell of the block may attend

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <xtensor/xview.hpp>
 
-#include "core/grouped_query.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
 #include "trace/trace_run.hpp"
@@ -14,11 +13,6 @@
 namespace attn::trace {
 
 namespace {
-
-// Columns [h·d, (h+1)·d) of m, materialised.  // [rows, d]
-matrix columns_of_head(const matrix& m, std::size_t h, std::size_t d) {
-    return xt::view(m, xt::all(), xt::range(h * d, (h + 1) * d));
-}
 
 // [batch, pos, head, d] from one matrix per (batch, head).
 template <class Pick>
@@ -47,10 +41,10 @@ extra_stage per_head(const trace_run& r, stage id, Pick pick) {
 
 // tiled_partial_output: [batch, head, block, query_pos, d_head_v], each head's
 // [blocks, n_q, d_v] tensor in C order one after the other.
-extra_stage per_block(const trace_run& r, const std::vector<tiled_steps>& tiled) {
-    const tensor3& first = tiled.at(0).partial_output;
+extra_stage per_block(const trace_run& r, const trace_extras& ex) {
+    const tensor3& first = ex.tiled(0).partial_output;
     extra_stage s{stage::tiled_partial_output, {r.batch, r.heads, first.shape(0), first.shape(1), first.shape(2)}, {}};
-    for (std::size_t i = 0; i < r.batch * r.heads; ++i) s.data.insert(s.data.end(), tiled[i].partial_output.begin(), tiled[i].partial_output.end());
+    for (std::size_t i = 0; i < r.batch * r.heads; ++i) s.data.insert(s.data.end(), ex.tiled(i).partial_output.begin(), ex.tiled(i).partial_output.end());
     return s;
 }
 
@@ -60,70 +54,57 @@ bool needs_extras(const io::trace_inputs& in) {
     return in.tile || in.rope_base || in.kv_heads != in.heads || !in.grad_output.empty();
 }
 
-head_inputs prepare_head(const io::trace_inputs& in, const matrix& q, const matrix& k, const matrix& v, std::size_t h,
-                         trace_extras& ex) {
-    const std::size_t kv = in.kv_heads ? in.kv_heads : in.heads;
-    const std::size_t g = kv_group_of(h, in.heads, kv);
-    if (ex.group.size() < in.heads) ex.group.push_back(g);
-    head_inputs hi{columns_of_head(q, h, in.d_head), columns_of_head(k, g, in.d_head), columns_of_head(v, g, in.d_head_v)};
-    if (in.rope_base) {
-        ex.rope_q.push_back(rotary_embed(hi.q, *in.rope_base));
-        ex.rope_k.push_back(rotary_embed(hi.k, *in.rope_base));
-        hi.q = ex.rope_q.back().rotated;
-        hi.k = ex.rope_k.back().rotated;
-    }
-    return hi;
-}
-
-void finish_head(const io::trace_inputs& in, std::size_t b, std::size_t h, const head_inputs& hi,
-                 const attention_steps& forward, const attention_options& o, trace_extras& ex) {
-    if (in.tile) {
-        tiled_options t;
-        t.tile = *in.tile;
-        t.mask = o.mask;
-        t.bias = o.bias;
-        t.scale_divisor = o.scale_divisor;
-        ex.tiled.push_back(tiled_attention(hi.q, hi.k, hi.v, t));
-    }
-    if (!in.grad_output.empty())
-        ex.grads.push_back(attention_backward(forward, columns_of_head(in.grad_output[b], h, in.d_head_v)));
+recipe_options recipe_options_of(const io::trace_inputs& in, std::size_t b) {
+    recipe_options o;
+    o.heads = in.heads;
+    o.kv_heads = in.kv_heads ? in.kv_heads : in.heads;
+    if (in.rope_base) o.rope = rope_option{*in.rope_base};
+    if (in.has_mask) o.mask = in.attend[b];
+    o.bias = in.bias;
+    o.scale_divisor = in.scale;
+    o.tile = in.tile;
+    if (!in.grad_output.empty()) o.grad_output = in.grad_output[b];
+    o.w_o = in.w_o;
+    return o;
 }
 
 std::vector<extra_stage> extra_stages(const trace_run& r) {
     std::vector<extra_stage> out;
     const trace_extras& ex = r.extras;
-    if (!ex.rope_q.empty()) {
-        out.push_back(per_position(r, stage::rot_q, [&](std::size_t i) -> const matrix& { return ex.rope_q[i].rotated; }));
-        out.push_back(per_position(r, stage::rot_k, [&](std::size_t i) -> const matrix& { return ex.rope_k[i].rotated; }));
+    if (ex.has_rope()) {
+        out.push_back(per_position(r, stage::rot_q, [&](std::size_t i) -> const matrix& { return ex.rope_q(i).rotated; }));
+        out.push_back(per_position(r, stage::rot_k, [&](std::size_t i) -> const matrix& { return ex.rope_k(i).rotated; }));
     }
-    if (!ex.tiled.empty()) {
-        out.push_back(per_head(r, stage::tiled_running_max, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_max; }));
-        out.push_back(per_head(r, stage::tiled_running_sum, [&](std::size_t i) -> const matrix& { return ex.tiled[i].running_sum; }));
-        out.push_back(per_head(r, stage::tiled_correction, [&](std::size_t i) -> const matrix& { return ex.tiled[i].correction; }));
-        out.push_back(per_block(r, ex.tiled));
-        out.push_back(per_position(r, stage::tiled_z, [&](std::size_t i) -> const matrix& { return ex.tiled[i].output; }));
+    if (ex.has_tile()) {
+        out.push_back(per_head(r, stage::tiled_running_max, [&](std::size_t i) -> const matrix& { return ex.tiled(i).running_max; }));
+        out.push_back(per_head(r, stage::tiled_running_sum, [&](std::size_t i) -> const matrix& { return ex.tiled(i).running_sum; }));
+        out.push_back(per_head(r, stage::tiled_correction, [&](std::size_t i) -> const matrix& { return ex.tiled(i).correction; }));
+        out.push_back(per_block(r, ex));
+        out.push_back(per_position(r, stage::tiled_z, [&](std::size_t i) -> const matrix& { return ex.tiled(i).output; }));
     }
-    if (!ex.grads.empty()) {
-        const auto& g = ex.grads;
-        out.push_back(per_position(r, stage::grad_z, [&](std::size_t i) -> const matrix& { return g[i].grad_output; }));
-        out.push_back(per_position(r, stage::grad_v, [&](std::size_t i) -> const matrix& { return g[i].grad_v; }));
-        out.push_back(per_head(r, stage::grad_pattern, [&](std::size_t i) -> const matrix& { return g[i].grad_weights; }));
-        out.push_back(per_head(r, stage::grad_attn_scores, [&](std::size_t i) -> const matrix& { return g[i].grad_scores; }));
-        out.push_back(per_head(r, stage::grad_attn_scores_raw, [&](std::size_t i) -> const matrix& { return g[i].grad_raw; }));
-        out.push_back(per_position(r, stage::grad_q, [&](std::size_t i) -> const matrix& { return g[i].grad_q; }));
-        out.push_back(per_position(r, stage::grad_k, [&](std::size_t i) -> const matrix& { return g[i].grad_k; }));
+    if (ex.has_backward()) {
+        
+        out.push_back(per_position(r, stage::grad_z, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_output; }));
+        out.push_back(per_position(r, stage::grad_v, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_v; }));
+        out.push_back(per_head(r, stage::grad_pattern, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_weights; }));
+        out.push_back(per_head(r, stage::grad_attn_scores, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_scores; }));
+        out.push_back(per_head(r, stage::grad_attn_scores_raw, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_raw; }));
+        out.push_back(per_position(r, stage::grad_q, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_q; }));
+        out.push_back(per_position(r, stage::grad_k, [&](std::size_t i) -> const matrix& { return ex.grads(i).grad_k; }));
     }
     return out;
 }
 
 std::vector<double> unrotated(const trace_run& r, bool keys) {
-    if (r.extras.rope_q.empty()) return {};
-    const auto& rs = keys ? r.extras.rope_k : r.extras.rope_q;
-    return per_position(r, keys ? stage::k : stage::q, [&](std::size_t i) -> const matrix& { return rs[i].input; }).data;
+    const trace_extras& ex = r.extras;
+    if (!ex.has_rope()) return {};
+    return per_position(r, keys ? stage::k : stage::q, [&](std::size_t i) -> const matrix& {
+               return keys ? ex.rope_k(i).input : ex.rope_q(i).input;
+           }).data;
 }
 
 std::vector<std::pair<stage, table>> tiled_tables(const trace_run& r, std::size_t b, std::size_t h) {
-    const tiled_steps& t = r.extras.tiled.at(b * r.heads + h);
+    const tiled_steps& t = r.extras.tiled(b * r.heads + h);
     const auto& kt = r.labels.key_tokens;
     std::vector<std::string> blocks;  // "cat–sat": the keys of each block
     for (std::size_t k = 0; k < t.blocks; ++k) {
@@ -132,8 +113,8 @@ std::vector<std::pair<stage, table>> tiled_tables(const trace_run& r, std::size_
     }
     const auto tab = [&](stage s, const std::vector<std::string>& cols, const matrix& m, const std::string& title) {
         const stage_frame f = frame_of(s, r.labels);
-        return std::make_pair(s, make_table(title.empty() ? info(s).caption : title, f.axes, f.corner, *f.row_labels,
-                                            cols, m, info(s).decimals));
+        return std::make_pair(s, make_table(title.empty() ? stage_info_of(s).caption : title, f.axes, f.corner, *f.row_labels,
+                                            cols, m, stage_info_of(s).decimals));
     };
     std::vector<std::pair<stage, table>> out;
     out.push_back(tab(stage::tiled_running_max, blocks, t.running_max, ""));
@@ -142,7 +123,7 @@ std::vector<std::pair<stage, table>> tiled_tables(const trace_run& r, std::size_
     for (std::size_t k = 0; k < t.blocks; ++k) {  // o after each block: the walk of lesson 16, whole
         const matrix o = xt::view(t.partial_output, k, xt::all(), xt::all());  // [n_q, d_v]
         out.push_back(tab(stage::tiled_partial_output, dimension_labels(o.shape(1)), o,
-                          fmt::format("{} after block {} of {} ({})", info(stage::tiled_partial_output).caption, k + 1,
+                          fmt::format("{} after block {} of {} ({})", stage_info_of(stage::tiled_partial_output).caption, k + 1,
                                       t.blocks, blocks[k])));
     }
     out.push_back(tab(stage::tiled_z, dimension_labels(t.output.shape(1)), t.output, ""));
@@ -159,15 +140,15 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
     const auto stage_tab = [&](stage s, const std::vector<std::string>& cols, const matrix& m) {
         if (!wanted(s)) return std::string();
         const stage_frame f = frame_of(s, r.labels);
-        return render(make_table(info(s).caption, f.axes, f.corner, *f.row_labels, cols, m, info(s).decimals), st) + "\n";
+        return render(make_table(stage_info_of(s).caption, f.axes, f.corner, *f.row_labels, cols, m, stage_info_of(s).decimals), st) + "\n";
     };
     const auto dims = [](const matrix& m) { return dimension_labels(m.shape(1)); };
     std::string out;
     if (r.inputs.kv_heads != r.heads)
-        out += fmt::format("query head {} reads key/value head {} of {} (kv_heads = {})\n\n", h + 1, ex.group.at(h) + 1,
+        out += fmt::format("query head {} reads key/value head {} of {} (kv_heads = {})\n\n", h + 1, ex.group(h) + 1,
                            r.inputs.kv_heads, r.inputs.kv_heads);
-    if (!ex.rope_q.empty()) {
-        const rope_steps& rq = ex.rope_q[i];
+    if (ex.has_rope()) {
+        const rope_steps& rq = ex.rope_q(i);
         std::vector<std::string> pairs;
         for (std::size_t p = 0; p < rq.angles.shape(1); ++p) pairs.push_back(fmt::format("pair{}", p));
         if (wanted(stage::rot_q))
@@ -175,10 +156,10 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
                                      "rows: positions · columns: pairs (d0,d1), (d2,d3), …", "pos", qt, pairs, rq.angles, 4),
                           st) + "\n";
         out += stage_tab(stage::rot_q, dims(rq.rotated), rq.rotated);
-        out += stage_tab(stage::rot_k, dims(ex.rope_k[i].rotated), ex.rope_k[i].rotated);
+        out += stage_tab(stage::rot_k, dims(ex.rope_k(i).rotated), ex.rope_k(i).rotated);
     }
-    if (!ex.tiled.empty()) {
-        const tiled_steps& t = ex.tiled[i];
+    if (ex.has_tile()) {
+        const tiled_steps& t = ex.tiled(i);
         if (wanted(stage::tiled_running_max)) out += fmt::format("Online softmax, {} keys per block\n", t.tile);
         for (const auto& [id, tab] : tiled_tables(r, b, h))
             if (wanted(id)) out += render(tab, st) + "\n";
@@ -186,8 +167,8 @@ std::string render_extras(const trace_run& r, std::size_t b, std::size_t h, cons
             out += fmt::format("extra memory: {} numbers (running max and sum per query, one block of scores) instead of "
                                "{} × {} = {} scores\n\n", t.extra_values, r.n_q(), r.n_k(), r.n_q() * r.n_k());
     }
-    if (!ex.grads.empty()) {
-        const attention_grads& g = ex.grads[i];
+    if (ex.has_backward()) {
+        const attention_grads& g = ex.grads(i);
         out += stage_tab(stage::grad_z, dims(g.grad_output), g.grad_output);
         out += stage_tab(stage::grad_v, dims(g.grad_v), g.grad_v);
         out += stage_tab(stage::grad_pattern, kt, g.grad_weights);
@@ -205,8 +186,8 @@ std::string explain_extras_query(const trace_run& r, std::size_t b, std::size_t 
     const auto& kt = r.labels.key_tokens;
     const std::string tok = r.labels.query_tokens.at(row);
     std::string out;
-    if (!ex.tiled.empty()) {
-        const tiled_steps& t = ex.tiled[i];
+    if (ex.has_tile()) {
+        const tiled_steps& t = ex.tiled(i);
         table s;
         s.title = fmt::format("Online softmax for '{}', blocks of {}", tok, t.tile);
         s.axes = "rows: key blocks";
@@ -234,8 +215,8 @@ std::string explain_extras_query(const trace_run& r, std::size_t b, std::size_t 
                "  o: Σ exp(s − m)·v over the keys so far, rescaled like l\n";
         out += "  o / l = " + bracketed(o, 4) + "\n\n";
     }
-    if (!ex.grads.empty()) {
-        const attention_grads& g = ex.grads[i];
+    if (ex.has_backward()) {
+        const attention_grads& g = ex.grads(i);
         const matrix& a = r.head_steps(b, h).weights;
         table s;
         s.title = fmt::format("Softmax backward for '{}', key by key", tok);

@@ -1,7 +1,8 @@
 // trace/trace_extras.hpp — what `attn trace` computes for the spec keys of lessons
-// 15–19 (io/trace_spec_extras.hpp), per batch item and head, next to the forward:
-// rotary embeddings of q and k (rope), the online-softmax forward (tile), every
-// gradient (backward), and which K/V head each query head reads (kv_heads).
+// 15–19 (io/trace_spec_extras.hpp), per batch item and head, next to the forward, as
+// options of the one recipe (core/recipe.hpp): rotary embeddings of q and k (rope),
+// the online-softmax forward (tile), every gradient (backward), and which K/V head
+// each query head reads (kv_heads); and how the tracer shows them.
 // Exported under these names (layouts as trace/export.hpp):
 //   hook_rot_q            [batch, query_pos, head, d_head]    q after the rotation
 //   hook_rot_k            [batch, key_pos, head, d_head]      k after the rotation (as head h read it)
@@ -27,39 +28,33 @@
 #include <vector>
 
 #include "core/attention.hpp"
-#include "core/backward.hpp"
-#include "core/rope.hpp"
-#include "core/tiled.hpp"
+#include "core/recipe.hpp"
 #include "io/trace_spec.hpp"
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 #include "trace/style.hpp"
 #include "trace/table.hpp"
 
 namespace attn::trace {
 
+// The options' stages of every head, as the recipe kept them (core/recipe.hpp).
 struct trace_extras {
-    std::vector<rope_steps> rope_q, rope_k;  // [batch·heads] when rope is on
-    std::vector<tiled_steps> tiled;          // [batch·heads] when tile is given
-    std::vector<attention_grads> grads;      // [batch·heads] when backward is given
-    std::vector<std::size_t> group;          // [heads] the K/V head each query head reads
+    std::vector<recipe_extras_head> heads;  // [batch·heads], item b·heads + h
 
-    bool any() const { return !rope_q.empty() || !tiled.empty() || !grads.empty(); }
+    bool has_rope() const { return !heads.empty() && heads.front().rope_q.has_value(); }
+    bool has_tile() const { return !heads.empty() && heads.front().tiled.has_value(); }
+    bool has_backward() const { return !heads.empty() && heads.front().grads.has_value(); }
+    const rope_steps& rope_q(std::size_t i) const { return *heads.at(i).rope_q; }
+    const rope_steps& rope_k(std::size_t i) const { return *heads.at(i).rope_k; }
+    const tiled_steps& tiled(std::size_t i) const { return *heads.at(i).tiled; }
+    const attention_grads& grads(std::size_t i) const { return *heads.at(i).grads; }
+    std::size_t group(std::size_t h) const { return heads.at(h).group; }  // the K/V head query head h reads
 };
 
 // True when the spec asks for anything the plain multi-head path does not compute.
 bool needs_extras(const io::trace_inputs& in);
 
-// Q, K, V of query head h as its attention sees them: its own Q columns, its
-// group's K/V columns, both rotated when rope is on (recorded in ex).
-struct head_inputs {
-    matrix q, k, v;  // [n_q, d_head], [n_k, d_head], [n_k, d_head_v]
-};
-head_inputs prepare_head(const io::trace_inputs& in, const matrix& q, const matrix& k, const matrix& v,
-                         std::size_t h, trace_extras& ex);
-
-// After the forward of head h of batch item b: the tiled forward and the backward pass.
-void finish_head(const io::trace_inputs& in, std::size_t b, std::size_t h, const head_inputs& hi,
-                 const attention_steps& forward, const attention_options& o, trace_extras& ex);
+// The recipe's options for batch item b of a spec (core/recipe.hpp).
+recipe_options recipe_options_of(const io::trace_inputs& in, std::size_t b);
 
 // One flat C-order stage, as export_stage holds it (names and axes: trace/stages.hpp).
 struct extra_stage {

@@ -61,7 +61,7 @@ void check_report_options(const trace_run& r, const report_options& o) {
     check_index(o.head, r.heads, "head");
     if (o.query) find_query_row(r.labels, *o.query);
     for (stage s : o.heatmaps)
-        if (!info(s).is_score) throw attn::error(std::string("--heatmap ") + info(s).hook + ": " + score_stage_note());
+        if (!stage_info_of(s).is_score) throw attn::error(std::string("--heatmap ") + stage_info_of(s).hook + ": " + score_stage_note());
     for (stage s : o.tables) check_available(r, s, "--stage");
 }
 
@@ -90,7 +90,7 @@ std::string head_report(const trace_run& r, const report_options& o, const std::
     if (notes > view_limit) out += fmt::format("note: {} more queries see no key at all\n\n", notes - view_limit);
     out += render_extras(r, b, h, o.st, wanted);  // rope, tile, backward, kv_heads (trace_extras.hpp)
     if (wanted(stage::result))
-        out += render(stage_view_table(r, stage::result, b, h, l, info(stage::result).decimals, limit), o.st) +
+        out += render(stage_view_table(r, stage::result, b, h, l, stage_info_of(stage::result).decimals, limit), o.st) +
                elision_note(r, stage::result, limit) + "\n";
     return out;
 }
@@ -127,7 +127,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
         if (r.has_result && !row && !o.head && (r.heads > 1 || !o.tables.empty()) && wanted(stage::attn_out)) {
             run_labels l = terminal_safe_labels(r.labels);  // names from files: shown, never sent raw
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
-            out += render(stage_view_table(r, stage::attn_out, b, 0, l, info(stage::attn_out).decimals, limit), o.st) +
+            out += render(stage_view_table(r, stage::attn_out, b, 0, l, stage_info_of(stage::attn_out).decimals, limit), o.st) +
                    elision_note(r, stage::attn_out, limit) + "\n";
         }
     }

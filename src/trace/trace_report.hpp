@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/stages.hpp"
+#include "core/stages.hpp"
 #include "trace/trace_run.hpp"
 
 namespace attn::trace {

@@ -1,7 +1,6 @@
-// trace/trace_run.cpp — see trace_run.hpp. Per batch item: the projections (X·W in
-// double, as the reference does), then per head: its columns of Q, K, V (its K/V
-// group's, rotated with rope — trace_extras.cpp), the fast forward into one reused
-// workspace, whose kept matrices move into the head's data, and z_h·W_O.
+// trace/trace_run.cpp — see trace_run.hpp. Per batch item: the recipe's projections
+// (X·W in double, as the reference does) and its fast path over every head
+// (core/recipe.hpp); then the stages read back row by row.
 #include "trace/trace_run.hpp"
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include <cblas.h>
 #include <xtensor/xview.hpp>
 
 #include "core/error.hpp"
@@ -22,16 +20,6 @@
 namespace attn::trace {
 
 namespace {
-
-// C [m, n] = A [m, kk] · B [kk, n], row-major.
-void gemm(std::size_t m, std::size_t n, std::size_t kk, const double* a, const double* b, double* c) {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kk),
-                1.0, a, static_cast<int>(kk), b, static_cast<int>(n), 0.0, c, static_cast<int>(n));
-}
-void gemm(std::size_t m, std::size_t n, std::size_t kk, const float* a, const float* b, float* c) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(kk),
-                1.0f, a, static_cast<int>(kk), b, static_cast<int>(n), 0.0f, c, static_cast<int>(n));
-}
 
 template <class T>
 const run_data<T>& data_of(const trace_run& r);
@@ -46,67 +34,20 @@ const run_data<float>& data_of<float>(const trace_run& r) {
     return *r.data32;
 }
 
-// The per-head forward of one batch item; appends to d.heads (and d.attn_out).
+// Every head of one batch item through the recipe's fast path; appends to d.heads
+// (and d.attn_out) and to the run's extras.
 template <class T>
 void run_batch_item(trace_run& r, std::size_t b, const trace_run_options& opt, fast_steps<T>& ws, run_data<T>& d) {
     const io::trace_inputs& in = r.inputs;
-    matrix q, k, v;  // [n_q, H·d_head], [n_k, G·d_head], [n_k, G·d_head_v]
-    if (in.projected) {
-        const matrix& src = in.kind == "cross" ? in.x_src[b] : in.x[b];
-        q = matmul(in.x[b], in.w_q);
-        k = matmul(src, in.w_k);
-        v = matmul(src, in.w_v);
-    } else {
-        q = in.q[b];
-        k = in.k[b];
-        v = in.v[b];
-    }
-    const std::size_t d_model = r.d_model();
+    projected_qkv p;  // [n_q, H·d_head], [n_k, G·d_head], [n_k, G·d_head_v]
+    if (in.projected) p = project_qkv(in.x[b], in.kind == "cross" ? in.x_src[b] : in.x[b], in.w_q, in.w_k, in.w_v);
+    else p = {in.q[b], in.k[b], in.v[b]};
+    fast_recipe_options f;
+    f.keep = opt.one_query ? keep_mode::one_query : keep_mode::all_stages;
+    f.query = opt.one_query.value_or(0);
+    f.threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
     fast_matrix<T> out_sum;  // [n_q, d_model]
-    for (std::size_t h = 0; h < in.heads; ++h) {
-        const head_inputs hi = prepare_head(in, q, k, v, h, r.extras);  // the group's K/V, rotated with rope
-        head_data<T> hd;
-        hd.q = xt::cast<T>(hi.q);
-        hd.k = xt::cast<T>(hi.k);
-        hd.v = xt::cast<T>(hi.v);
-        if (!in.bias.empty()) hd.bias = xt::cast<T>(in.bias.size() == 1 ? in.bias[0] : in.bias[h]);
-
-        fast_options<T> o;
-        o.keep = opt.one_query ? keep_mode::one_query : keep_mode::all_stages;
-        o.query = opt.one_query.value_or(0);
-        o.mask = in.has_mask ? &in.attend[b] : nullptr;
-        o.bias = in.bias.empty() ? nullptr : &hd.bias;
-        o.scale_divisor = in.scale;
-        o.threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-        fast_attention(hd.q, hd.k, hd.v, ws, o);
-        hd.scale = ws.scale;
-        hd.scores_raw = std::move(ws.scores_raw);
-        hd.weights = std::move(ws.weights);
-        hd.z = std::move(ws.output);
-        // A moved-from xtensor may keep its shape without its data: reset, so the next
-        // call's resize allocates.
-        ws.scores_raw = fast_matrix<T>();
-        ws.weights = fast_matrix<T>();
-        ws.output = fast_matrix<T>();
-        hd.fully_masked = ws.row_fully_masked;
-
-        if (r.has_result) {
-            const fast_matrix<T> w_o_h =
-                xt::cast<T>(xt::view(*in.w_o, xt::range(h * in.d_head_v, (h + 1) * in.d_head_v), xt::all()));
-            hd.result = fast_matrix<T>({hd.z.shape(0), d_model});
-            gemm(hd.z.shape(0), d_model, in.d_head_v, hd.z.data(), w_o_h.data(), hd.result.data());  // z_h · W_O[h rows]
-            if (h == 0) out_sum = hd.result;
-            else out_sum += hd.result;
-        }
-        d.heads.push_back(std::move(hd));
-        if (needs_extras(in)) {  // tiled forward and backward (small lesson sizes), on these very numbers
-            attention_options ao;
-            if (in.has_mask) ao.mask = in.attend[b];
-            if (!in.bias.empty()) ao.bias = in.bias.size() == 1 ? in.bias[0] : in.bias[h];
-            ao.scale_divisor = in.scale;
-            finish_head(in, b, h, hi, r.head_steps(b, h), ao, r.extras);
-        }
-    }
+    fast_recipe(p.q, p.k, p.v, recipe_options_of(in, b), f, ws, d.heads, r.extras.heads, out_sum);
     if (r.has_result) d.attn_out.push_back(std::move(out_sum));
 }
 
@@ -219,7 +160,7 @@ const T* stage_row(const trace_run& r, stage s, std::size_t b, std::size_t h, st
         case stage::grad_k:
             break;  // the extras keep their own matrices (trace_extras.hpp)
     }
-    throw internal_error(std::string("stage_row: ") + info(s).hook + " is not a forward stage");
+    throw internal_error(std::string("stage_row: ") + stage_info_of(s).hook + " is not a forward stage");
 }
 
 template const double* stage_row<double>(const trace_run&, stage, std::size_t, std::size_t, std::size_t, double*);
@@ -240,7 +181,7 @@ bool trace_run::row_fully_masked(std::size_t b, std::size_t h, std::size_t query
 
 std::size_t trace_run::rows(stage s) const {
     const std::size_t kept = one_query ? 1 : n_q();
-    switch (info(s).layout) {
+    switch (stage_info_of(s).layout) {
         case stage_layout::per_position: return s == stage::k || s == stage::v ? n_k() : s == stage::q ? n_q() : kept;
         case stage_layout::per_head:
         case stage_layout::per_block:
@@ -250,7 +191,7 @@ std::size_t trace_run::rows(stage s) const {
 }
 
 std::size_t trace_run::cols(stage s) const {
-    if (info(s).layout == stage_layout::per_head) return n_k();
+    if (stage_info_of(s).layout == stage_layout::per_head) return n_k();
     if (s == stage::q || s == stage::k) return inputs.d_head;
     if (s == stage::v || s == stage::z || s == stage::tiled_partial_output) return inputs.d_head_v;
     return d_model();
@@ -265,12 +206,12 @@ attention_steps trace_run::head_steps(std::size_t b, std::size_t h) const {
 }
 
 bool stage_available(const trace_run& r, stage s) {
-    switch (info(s).needs) {
+    switch (stage_info_of(s).needs) {
         case stage_needs::nothing: return true;
         case stage_needs::w_o: return r.has_result;
-        case stage_needs::rope: return !r.extras.rope_q.empty();
-        case stage_needs::tile: return !r.extras.tiled.empty();
-        case stage_needs::backward: return !r.extras.grads.empty();
+        case stage_needs::rope: return r.extras.has_rope();
+        case stage_needs::tile: return r.extras.has_tile();
+        case stage_needs::backward: return r.extras.has_backward();
     }
     return false;
 }
@@ -278,15 +219,15 @@ bool stage_available(const trace_run& r, stage s) {
 void check_available(const trace_run& r, stage s, const char* flag) {
     if (stage_available(r, s)) return;
     const char* key = "";
-    switch (info(s).needs) {
+    switch (stage_info_of(s).needs) {
         case stage_needs::nothing: return;
         case stage_needs::w_o: key = "W_O"; break;
         case stage_needs::rope: key = "rope"; break;
         case stage_needs::tile: key = "tile"; break;
         case stage_needs::backward: key = "backward"; break;
     }
-    throw attn::error(std::string(flag) + " " + info(s).hook + ": the spec has no " + key + ", so there is no " +
-                                info(s).hook);
+    throw attn::error(std::string(flag) + " " + stage_info_of(s).hook + ": the spec has no " + key + ", so there is no " +
+                                stage_info_of(s).hook);
 }
 
 std::size_t find_query_row(const run_labels& labels, const std::string& token) {

@@ -1,7 +1,7 @@
-// trace/trace_run.hpp — one `attn trace` computation: every batch item and every
-// head of a checked spec through the core's fast path (core/fast_attention.hpp), in
-// float64 (default) or float32, plus the per-head results through W_O and their sum
-// when W_O is given, and the extras of lessons 15–19 (trace_extras.hpp).
+// trace/trace_run.hpp — one `attn trace` computation: every batch item of a checked
+// spec through the fast path of attention's recipe (core/recipe.hpp: every head, with
+// the per-head results through W_O and their sum when W_O is given, and the options of
+// lessons 15–19, trace_extras.hpp), in float64 (default) or float32.
 //
 // What is kept per (batch, head): q, k, v, scores_raw, weights and z; the scaled and
 // masked scores are computed row by row when read (stage_row), so an export streams
@@ -15,6 +15,7 @@
 
 #include "core/attention.hpp"
 #include "core/fast_attention.hpp"
+#include "core/recipe.hpp"
 #include "io/trace_spec.hpp"
 #include "trace/stages.hpp"
 #include "trace/trace_extras.hpp"
@@ -29,18 +30,9 @@ struct trace_run_options {
     unsigned threads = 0;                  // 0 = every hardware thread
 };
 
-// One batch item and head as the fast path left it.
+// One batch item and head as the recipe's fast path left it (core/recipe.hpp).
 template <class T>
-struct head_data {
-    fast_matrix<T> q, k, v;          // [n_q, d_head], [n_k, d_head], [n_k, d_head_v] (rotated with rope)
-    fast_matrix<T> bias;             // [n_q, n_k], or empty without a bias
-    fast_matrix<T> scores_raw;       // [rows, n_k]  rows = n_q, or 1 in one-query mode
-    fast_matrix<T> weights;          // [rows, n_k]
-    fast_matrix<T> z;                // [rows, d_head_v]
-    fast_matrix<T> result;           // [n_q, d_model] with W_O, else empty
-    std::vector<bool> fully_masked;  // [rows]
-    T scale = 1;
-};
+using head_data = fast_recipe_head<T>;
 
 template <class T>
 struct run_data {

@@ -60,19 +60,17 @@ used = set(re.findall(r"^  \d\d-\S+\s+(\w+)\s+\d", out.stdout, re.M))
 check(used <= set(rows), f"exercise list names kinds {sorted(used - set(rows))} the registry lacks")
 check(used == set(rows), f"kinds no lesson uses: {sorted(set(rows) - used)}")
 
-# No stage name literal in src/grade: the grader names stages through the tracer's
-# vocabulary (trace/stage_words.hpp reads trace/stages.cpp's table and writes the quantities' words). The words are read
-# from that table here: every hook name and alias, and the quantities (scale, argmax).
-table = ""
-for name in ("stages.cpp", "stage_words.cpp"):
-    with open(os.path.join(src, "src", "trace", name), encoding="utf-8") as f:
-        table += f.read()
+# No stage name literal in src/grade: the grader names stages through the vocabulary
+# (core/stages.cpp: its table and the quantities' words). The words are read from that
+# table here: every hook name and alias, and the quantities (scale, argmax).
+with open(os.path.join(src, "src", "core", "stages.cpp"), encoding="utf-8") as f:
+    table = f.read()
 vocabulary = set()
 for hook, alias in re.findall(r'\{stage::\w+, "(\w+)", "(\w+)"', table):
     vocabulary.update((hook, alias))
 vocabulary.update(re.findall(r'case stage_quantity::\w+: return "(\w+)";', table))
 check({"raw", "weights", "output", "grad_pattern", "scale", "argmax"} <= vocabulary,
-      f"the stage vocabulary read from trace/ is incomplete: {sorted(vocabulary)}")
+      f"the stage vocabulary read from core/ is incomplete: {sorted(vocabulary)}")
 literal = re.compile(r'"((?:[^"\\]|\\.)*)"')
 for path in sources(os.path.join("src", "grade")):
     with open(path, encoding="utf-8") as f:

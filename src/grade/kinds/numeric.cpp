@@ -14,11 +14,11 @@
 #include "grade/show.hpp"
 #include "io/toml_read.hpp"
 #include "trace/number_format.hpp"
-#include "trace/stage_words.hpp"
+#include "core/stages.hpp"
 
 namespace attn::grade {
 
-namespace sw = trace::stage_word;
+namespace sw = stage_word;
 
 namespace {
 
@@ -40,10 +40,10 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
     check_stage(rd, t, x, p);
     const stage_dims d = dims_of(p.stage, x.setup);
     if (d.cols == 0) rd.fail(t.get("stage"), "stage '" + p.stage + "' needs 'tile' on the exercise");
-    const auto traced = trace::parse_stage(p.stage);  // what the tracer's vocabulary says the stage needs
-    const auto needs = traced ? trace::info(*traced).needs : trace::stage_needs::nothing;
-    if ((needs == trace::stage_needs::backward && !x.setup.grad_output) || (needs == trace::stage_needs::rope && !x.setup.rope_base))
-        rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (needs == trace::stage_needs::backward ? "grad" : "rope") +
+    const auto traced = parse_stage(p.stage);  // what the tracer's vocabulary says the stage needs
+    const auto needs = traced ? stage_info_of(*traced).needs : stage_needs::nothing;
+    if ((needs == stage_needs::backward && !x.setup.grad_output) || (needs == stage_needs::rope && !x.setup.rope_base))
+        rd.fail(t.get("stage"), "stage '" + p.stage + "' needs '" + (needs == stage_needs::backward ? "grad" : "rope") +
                                       "' on the exercise");
     p.rows = rd.indices(t, "rows", d.rows, d.key_rows ? x.setup.key_tokens : x.setup.query_tokens)
                  .value_or(std::vector<std::size_t>{});
