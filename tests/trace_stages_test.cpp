@@ -1,5 +1,5 @@
 // tests/trace_stages_test.cpp — what one head's matrix of a stage runs along, read off
-// the stage table's export axes, against the shapes the README's table gives by hand.
+// the stage table's export axes, against the shapes docs/trace.md's table gives by hand.
 #include <catch2/catch.hpp>
 
 #include "core/stages.hpp"

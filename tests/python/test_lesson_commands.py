@@ -10,7 +10,12 @@ check` of a fresh template may say 1: not yet right), and a file a command
 writes must be there for the next one (template, then check). Every lesson
 points at a trace example (`attn trace --example NAME`). And a command is
 never broken over two lines, at any width the width test uses (60, 80, 120): a
-student copies it from one line."""
+student copies it from one line. An `attn model train` command that the CTest fixture
+lesson_models.train.* already ran this test run, as printed (its MODEL.command file in
+$ATTN_LESSON_MODELS_DIR; the fixture's `--losses FILE` only adds a file), is not trained
+again: its checkpoint is taken from there; one
+too long to train in a test ($ATTN_LESSON_MODELS_LONG: the induction model) is taken from
+lessons/models/, which test_lesson_models.py checks is that command's output."""
 import os
 import re
 import shutil
@@ -18,9 +23,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import train_lesson_models as fixture  # noqa: E402
+
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SRC = os.environ.get("ATTN_SOURCE_DIR", ".")
 SLOW = os.environ.get("ATTN_SLOW_BUILD", "0") == "1"  # sanitizer build: no training runs
+TRAINED = os.environ.get("ATTN_LESSON_MODELS_DIR", "")
+LONG = os.environ.get("ATTN_LESSON_MODELS_LONG", "").split()  # too long to train in a test: shipped
 failures = []
 
 
@@ -38,6 +48,35 @@ def commands_of(text):
             seen.add(c)
             out.append(c)
     return out
+
+
+def trained_by_fixture(c, work):
+    """True when the fixture ran command c as printed: its outputs are copied into work."""
+    if not TRAINED or not c.startswith("attn model train "):
+        return False
+    for name in os.listdir(TRAINED):
+        if not name.endswith(".command"):
+            continue
+        with open(os.path.join(TRAINED, name), encoding="utf-8") as f:
+            ran = f.read().split()
+        if "--losses" in ran and "--losses" not in c.split():  # --losses only adds a file
+            at = ran.index("--losses")
+            ran = ran[:at] + ran[at + 2:]
+        if ran != c.split():
+            continue
+        argv = c.split()
+        outputs = [argv[argv.index(flag) + 1] for flag in ("--out", "--losses") if flag in argv]
+        for out in outputs:
+            shutil.copyfile(os.path.join(TRAINED, os.path.basename(out)), os.path.join(work, out))
+        print(f"`{c}`: trained once this run by the fixture lesson_models.train.{name[:-len('.command')]}")
+        return True
+    for model, (lesson, argv) in fixture.documented_commands().items():  # the shipped checkpoint
+        if model in LONG and argv == c.split():  # test_lesson_models.py checks it is this command's output
+            shutil.copyfile(os.path.join(SRC, "lessons", "models", model + ".safetensors"),
+                            os.path.join(work, model + ".safetensors"))
+            print(f"`{c}`: lessons/models/{model}.safetensors, the checkpoint this command writes")
+            return True
+    return False
 
 
 def main():
@@ -67,6 +106,10 @@ def main():
                 untrained |= set(re.findall(r"--out\s+(\S+)", c))
                 continue
             allowed = (0, 1) if c.startswith("attn exercise check") else (0,)
+            if trained_by_fixture(c, work):
+                ran += 1
+                written |= set(re.findall(r"--out\s*(\S+)", c))
+                continue
             p = subprocess.run("( " + c + " ) < /dev/null > out.txt 2> err.txt", shell=True, cwd=work, env=env)
             ran += 1
             err = open(os.path.join(work, "err.txt"), encoding="utf-8", errors="replace").read().strip()

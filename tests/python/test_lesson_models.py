@@ -3,8 +3,10 @@
 
   * Each built-in checkpoint (lessons/models/NAME.safetensors) is retrained from the
     command its lesson file documents (the header line "#   attn model train …") and
-    the bytes are the same. Release build only: under ATTN_SLOW_BUILD=1 (sanitizers,
-    Debug) training takes minutes, so it is skipped with a message.
+    the bytes are the same. The training runs once per test run, in the CTest fixture
+    lesson_models.train.NAME (tests/python/train_lesson_models.py, into
+    $ATTN_LESSON_MODELS_DIR); this test compares what it wrote. Release build only: under
+    ATTN_SLOW_BUILD=1 (sanitizers, Debug) training takes minutes, so it is skipped.
   * The numbers the lessons print are recomputed here by PyTorch reading the same
     checkpoint (tests/python/model_train_reference.py's minGPT, float64): lesson 20's
     greedy decoding table (tokens and probabilities) and its head's weights; lesson 21's
@@ -19,11 +21,14 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import model_train_reference as ref  # noqa: E402
+import train_lesson_models as fixture  # noqa: E402
 import torch  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SRC = os.environ.get("ATTN_SOURCE_DIR", ".")
 SLOW = os.environ.get("ATTN_SLOW_BUILD", "0") == "1"
+TRAINED = os.environ.get("ATTN_LESSON_MODELS_DIR", "")
+LONG = os.environ.get("ATTN_LESSON_MODELS_LONG", "").split()  # retrained by tools/run test, not a fixture
 failures = []
 
 
@@ -33,56 +38,38 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def documented_commands():
-    """(lesson file, model name, argv) of every '#   attn model train …' header line."""
-    out = []
-    for name in sorted(os.listdir(os.path.join(SRC, "lessons"))):
-        if not re.match(r"2[0-2]-.*\.toml$", name):
-            continue
-        with open(os.path.join(SRC, "lessons", name), encoding="utf-8") as f:
-            for line in f:
-                m = re.match(r"^#\s+(attn model train .*--out (\S+)\.safetensors.*)$", line.rstrip())
-                if m:
-                    out.append((name, m.group(2), m.group(1).split()))
-    return out
-
-
-def retrain():
-    cmds = {}
-    for c in documented_commands():  # a checkpoint two lessons document is made once: the longer command
-        if c[1] not in cmds or len(c[2]) > len(cmds[c[1]][2]):
-            cmds[c[1]] = c
-    cmds = list(cmds.values())
+def retrained():
+    """The checkpoints the fixture lesson_models.train.* retrained from the lessons' documented
+    commands (tests/python/train_lesson_models.py) against the built-in ones, byte for byte."""
+    cmds = fixture.documented_commands()
     check(len(cmds) >= 1, "no lesson documents an 'attn model train' command")
     if SLOW:
         print("skip: retraining the lesson checkpoints takes minutes in the sanitizer build")
         return
-    tmp = tempfile.mkdtemp(prefix="attn-lesson-models-")
-    try:
-        for lesson, model, argv in cmds:
-            out = os.path.join(tmp, model + ".safetensors")
-            argv = [ATTN] + argv[1:]
-            argv[argv.index("--out") + 1] = out
-            if "--losses" in argv:
-                argv[argv.index("--losses") + 1] = os.path.join(tmp, argv[argv.index("--losses") + 1])
-            r = subprocess.run(argv, cwd=SRC, capture_output=True, text=True, timeout=900)
-            check(r.returncode == 0, f"{lesson}: {' '.join(argv)} exited {r.returncode}: {r.stderr}")
-            with open(os.path.join(SRC, "lessons", "models", model + ".safetensors"), "rb") as f:
+    check(bool(TRAINED), "ATTN_LESSON_MODELS_DIR is not set: run through CTest (the lesson_models fixture)")
+    for model, (lesson, argv) in sorted(cmds.items()):
+        command = os.path.join(TRAINED, model + ".command")
+        if not os.path.exists(command) and model in LONG:
+            print(f"skip: {lesson}: {model} was not retrained this run (its training takes minutes: "
+                  f"tools/run test retrains it before the suite, tests/python/train_lesson_models.py)")
+            continue
+        if not os.path.exists(command):
+            check(False, f"{lesson}: the fixture did not retrain {model} (no {command})")
+            continue
+        with open(command, encoding="utf-8") as f:
+            ran = f.read().split()
+        check(ran == argv, f"{lesson}: the fixture ran `{' '.join(ran)}`, the lesson documents `{' '.join(argv)}`")
+        written = [argv[argv.index("--out") + 1]]
+        if "--losses" in argv:  # the loss history the lesson draws is the run's own
+            written.append(argv[argv.index("--losses") + 1])
+        for name in written:
+            with open(os.path.join(SRC, "lessons", "models", name), "rb") as f:
                 built_in = f.read()
-            with open(out, "rb") as f:
+            with open(os.path.join(TRAINED, name), "rb") as f:
                 again = f.read()
-            check(again == built_in, f"{lesson}: retraining {model} gave other bytes ({len(again)} vs {len(built_in)})")
-            if "--losses" in argv:  # the loss history the lesson draws is the run's own
-                written = argv[argv.index("--losses") + 1]
-                with open(os.path.join(SRC, "lessons", "models", os.path.basename(written)), "rb") as f:
-                    want = f.read()
-                with open(written, "rb") as f:
-                    got = f.read()
-                name = os.path.basename(written)
-                check(got == want, f"{lesson}: retraining wrote other losses than lessons/models/{name}")
-            print(f"ok: {lesson}: {model}.safetensors retrained to the same {len(again)} bytes")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+            check(again == built_in, f"{lesson}: retraining wrote other bytes than lessons/models/{name} "
+                  f"({len(again)} vs {len(built_in)})")
+        print(f"ok: {lesson}: {model} retrained to the same bytes as lessons/models/")
 
 
 def lesson_text(n, width=200):
@@ -350,7 +337,7 @@ def check_unused_kinds(sort):
 
 def main():
     torch.set_num_threads(1)
-    retrain()
+    retrained()
     sort = model("sort")
     text = lesson_text(20)
     check_greedy(text, sort, [2, 0, 1, 1, 0, 2])

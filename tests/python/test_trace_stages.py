@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""tests/python/test_trace_stages.py — the README's stage table against `attn`.
+"""tests/python/test_trace_stages.py — the stage table of docs/trace.md against `attn`.
 
-Every stage the README's **Stages** table lists must be described there once, and
+Every stage the **Stages** table of docs/trace.md lists must be described there once, and
 exactly as `attn trace --list-stages` (the vocabulary table in src/trace/stages.cpp)
 describes it; `--stage NAME` must accept it (its hook name and its short word) and
 print its table; `--npy` and `--json` must export it with the listed axes; the HTML
@@ -45,21 +45,21 @@ def table_rows(text):
 
 
 def readme_stage_rows():
-    readme = open(os.path.join(SRC, "README.md"), encoding="utf-8").read()
-    at = readme.index("**Stages**")
-    return table_rows(readme[at:])
+    doc = open(os.path.join(SRC, "docs", "trace.md"), encoding="utf-8").read()
+    at = doc.index("**Stages**")
+    return table_rows(doc[at:])
 
 
 def main():
     rows = readme_stage_rows()
-    check(len(rows) >= 10, f"README stage table has {len(rows)} rows")
+    check(len(rows) >= 10, f"docs/trace.md stage table has {len(rows)} rows")
     names = [r[0].strip("`") for r in rows]
-    check(len(names) == len(set(names)), f"a stage is listed twice in the README: {names}")
+    check(len(names) == len(set(names)), f"a stage is listed twice in docs/trace.md: {names}")
 
     code, listed, err = run(["--list-stages"])
     check(code == 0, f"--list-stages exit {code}: {err}")
     listed_rows = table_rows(listed)
-    check(listed_rows == rows, "README stage table differs from `attn trace --list-stages`:\n"
+    check(listed_rows == rows, "docs/trace.md stage table differs from `attn trace --list-stages`:\n"
           + "\n".join(" | ".join(r) for r in listed_rows))
 
     rng = np.random.default_rng(12)
@@ -96,7 +96,7 @@ def main():
             code, out, err = run([spec, "--stage", name, "--heatmap", "none", "--color", "never"])
             check(code == 0 and out.strip(), f"--stage {name}: exit {code}, {len(out)} bytes: {err}")
             check(name in stages and stages[name]["axes"] == axes,
-                  f"{name}: JSON axes {stages.get(name, {}).get('axes')} vs README {axes}")
+                  f"{name}: JSON axes {stages.get(name, {}).get('axes')} vs docs/trace.md {axes}")
             path = os.path.join(npy, name + ".npy")
             check(os.path.exists(path) and np.load(path).ndim == len(axes), f"{name}.npy missing or not {len(axes)}-D")
             check(page.count(f"<dt>{name} ") == 1, f"{name}: described {page.count(f'<dt>{name} ')} times in the HTML")
@@ -113,7 +113,7 @@ def main():
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
-    print(f"all {len(rows)} README stages are accepted, exported and described once")
+    print(f"all {len(rows)} stages of docs/trace.md are accepted, exported and described once")
 
 
 if __name__ == "__main__":
