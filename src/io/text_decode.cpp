@@ -48,7 +48,7 @@ std::string to_utf8(const std::string& t, const encoding& e, const std::string& 
                 i += 2;
             }
         }
-        if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) refuse(file, i, e, "holds a code unit that is no character");
+        if (!is_scalar_value(cp)) refuse(file, i, e, "holds a code unit that is no character");
         append_utf8(out, cp);
     }
     return out;

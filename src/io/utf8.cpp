@@ -130,4 +130,6 @@ std::size_t utf8_boundary(std::string_view s, std::size_t n) {
     return n;
 }
 
+bool is_scalar_value(std::uint32_t cp) { return cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF); }
+
 }  // namespace attn::io

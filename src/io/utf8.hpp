@@ -28,6 +28,10 @@ bool valid_utf8(std::string_view text, std::size_t* bad_offset = nullptr);
 // the character n falls inside, so a cut never splits a UTF-8 sequence.
 std::size_t utf8_boundary(std::string_view s, std::size_t n);
 
+// True for a Unicode scalar value: at most U+10FFFF and not a UTF-16 surrogate (what
+// a decoder of UTF-16 or UTF-32 may turn into UTF-8).
+bool is_scalar_value(std::uint32_t cp);
+
 // Appends the UTF-8 form of `cp` (a Unicode scalar value) to `out`: the one encoder,
 // used by the JSON readers (\u escapes) and the tokenizer's byte alphabet.
 void append_utf8(std::string& out, std::uint32_t cp);
