@@ -256,7 +256,7 @@ def check_scores(text, m, seq, what):
 
 
 def shade(w):
-    return "░" if w < 0.25 else "▒" if w < 0.5 else "▓" if w < 0.75 else "█"
+    return "░" if w < 0.3 else "▒" if w < 0.6 else "▓" if w < 0.75 else "█"  # the legend: 0.3, 0.6, 0.75
 
 
 def check_compact_heatmap(text, m, seq, layer, title):
