@@ -16,7 +16,8 @@ Only the rows the numbers decide count (after the softmax a row that sees one ke
 none is the same for every draw), and a part no draw changes is skipped. Before
 variants were redrawn against them, 03-causal-cat's weights or output were matched by
 such a placeholder on 8.4% of its variants; now: 0 hits. The redraw rate (students
-whose first draw was rejected, for a mistake or a placeholder) is printed per exercise.
+whose first draw was rejected, for a mistake or a placeholder) is printed per exercise. CTest runs it as shards (tests/python/shards.py): every shard
+sorts every exercise out, and draws the class for its share of them.
 """
 import json
 import os
@@ -29,6 +30,7 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 from attention_reference import softmax_rows  # noqa: E402
+import shards  # noqa: E402
 import core_tiled_reference as tiled  # noqa: E402
 
 attn = os.environ.get("ATTN_BIN", "build/attn")
@@ -108,6 +110,7 @@ exercises = [l.split()[0] for l in subprocess.run([attn, "exercise", "list", "--
                                                    text=True).stdout.splitlines() if " numeric " in l]
 names = [f"p{n:05d}" for n in range(N)]
 judged, fixed, hits, parts_seen, rates = [], [], {}, 0, {}
+infos = {}
 for ex in exercises:
     info = show(ex)
     if not info.get("variant"):
@@ -115,9 +118,12 @@ for ex in exercises:
         continue
     if info["inputs"].get("student_inputs"):
         continue  # the student chooses the inputs
+    judged.append(ex)
+    infos[ex] = info
+for ex in shards.mine(judged):
+    info = infos[ex]
     lesson, _, _ = stages(show(ex, "--no-variants")["inputs"])
     check(all(p["stage"] in lesson for p in info["parts"]), f"{ex}: every part's stage is computed here: {info['parts']}")
-    judged.append(ex)
     drawn = class_numbers(ex, names)
     redrawn = [d["numbers"]["redraws"] for d in drawn]
     rates[ex] = (sum(r > 0 for r in redrawn) / len(drawn), float(np.mean(redrawn)))
@@ -141,7 +147,8 @@ for ex in exercises:
                 if np.allclose(g[np.ix_(rows, cols)], want, rtol=p["rtol"], atol=p["atol"], equal_nan=True):
                     hits.setdefault(f"{ex} {p['id']}: {how}", []).append(d["student"])
 
-print(f"{len(judged)} exercises with numbers per student × {N} students, {parts_seen} parts judged")
+print(f"{len(judged)} exercises with numbers per student, {len(rates)} drawn here{shards.label()} × {N} students, "
+      f"{parts_seen} parts judged")
 print(f"the lesson's numbers for everyone (nothing drawn): {', '.join(fixed)}")
 for ex, (share, mean) in rates.items():
     print(f"  {ex:22s} first draw rejected for {100 * share:5.2f}% of students, {mean:.3f} redraws on average")

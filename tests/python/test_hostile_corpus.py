@@ -21,7 +21,8 @@ It prints clean/total per surface and fails below 97% clean or on any crash, han
 loss. Under ATTN_SLOW_BUILD=1 (the sanitizer build) the long texts are 64 KB instead of
 1 MB and one case in three is run (every surface keeps its small cases), to stay within
 about three minutes. ATTN_HOSTILE_FULL=1 runs every case with the 1 MB texts in any build
-(the sanitizer build's full run, by hand: see tests/hostile/README.md)."""
+(the sanitizer build's full run, by hand: see tests/hostile/README.md). CTest runs it as
+shards, each a share of the cases (tests/python/shards.py); the thresholds hold per shard."""
 import fcntl
 import hashlib
 import os
@@ -42,6 +43,8 @@ SLOW = os.environ.get("ATTN_SLOW_BUILD") == "1"
 FULL = os.environ.get("ATTN_HOSTILE_FULL") == "1"  # every case, full-size texts, even when SLOW
 sys.path.insert(0, os.path.join(SRC, "tests", "hostile"))
 import corpus  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shards  # noqa: E402
 
 RSS_LIMIT_KIB = (2 << 30) // 1024 * (3 if SLOW else 1)  # the default budget; ASan's shadow memory on top
 CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
@@ -252,6 +255,7 @@ def main():
             if k < 4 or k % 3 == 0:
                 kept.append(c)
         cases = kept
+    cases = shards.mine(cases)  # CTest runs the corpus as shards (tests/python/shards.py)
     only = os.environ.get("HOSTILE_ONLY")
     if only:
         cases = [c for c in cases if c["surface"] == only]
@@ -278,7 +282,7 @@ def main():
         print(f"{s:11} {t['clean']:4} / {t['total']:4} clean{extra}")
     grave = sum(t["crash"] + t["hang"] + t["loss"] for t in tally.values())
     print(f"total       {clean:4} / {total:4} clean ({100.0 * clean / max(total, 1):.1f}%), "
-          f"{grave} crash/hang/loss, {time.time() - start:.0f} s{' (sanitizer build: sampled)' if SLOW and not FULL else ''}{' (full)' if FULL else ''}")
+          f"{grave} crash/hang/loss, {time.time() - start:.0f} s{' (sanitizer build: sampled)' if SLOW and not FULL else ''}{' (full)' if FULL else ''}{shards.label()}")
     if grave or clean < 0.97 * total:
         print("FAIL: the corpus needs 0 crash, hang or loss and at least 97% clean")
         sys.exit(1)
