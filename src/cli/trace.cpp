@@ -136,7 +136,7 @@ void run_trace_verb(const trace_options& o) {
 void setup_trace(CLI::App& app) {
     auto o = std::make_shared<trace_options>();
     auto* sub = app.add_subcommand("trace", "Trace one attention computation on your own matrices (a spec file)");
-    sub->add_option("SPEC", o->spec, "Spec file (TOML): kind, tokens, Q/K/V or X with W_Q/W_K/W_V — see README");
+    sub->add_option("SPEC", o->spec, "Spec file (TOML): kind, tokens, Q/K/V or X with W_Q/W_K/W_V (docs/trace.md, \"Spec file\")");
     sub->add_flag("--list-stages", o->list_stages, "Print the stage vocabulary (name, axes, what) and exit");
     sub->add_option("--example", o->example, "Trace an example built into attn instead of a spec file (`attn examples` lists them)");
     sub->add_option("--query", o->query, "Per-token trace of this query (its token or 0-based index)");

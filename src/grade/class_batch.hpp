@@ -1,7 +1,7 @@
 // grade/class_batch.hpp — `attn grade --class DIR`: every submission in a folder (one
 // file or one folder per student), graded one at a time and handed to the caller
 // before the next is read, so memory stays flat however large the class (10,000
-// submissions: see README, Performance). What is kept is small: counts, the
+// submissions: bench/results/). What is kept is small: counts, the
 // misconception histogram (overall and per exercise), the not-gradable list, and the
 // copy finder's indexes (below: "matches the numbers of student X"). A
 // submission that cannot be read is listed as not gradable with its reason and the batch

@@ -12,7 +12,7 @@
 
 namespace attn::io {
 
-// The documented limit (README "Safety"): no attn file needs more than a handful.
+// The documented limit (docs/safety.md): no attn file needs more than a handful.
 constexpr int max_toml_nesting = 64;
 
 // Throws input_error (reason "too-deep", file:line:col of the first place past the limit).

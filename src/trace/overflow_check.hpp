@@ -3,7 +3,7 @@
 // overflow, a large X·W overflows Q. attn refuses such a run (exit 2) rather than
 // tracing it: an overflowed score is not a blocked key, and softmax over it would
 // show weights 0 with the note "every key is blocked" although nothing is masked.
-// (README "Safety": the decision, and why.)
+// (docs/safety.md: the decision, and why.)
 #pragma once
 
 #include <optional>

@@ -18,7 +18,7 @@
 
 namespace attn::trace {
 
-// Axes longer than this are elided (documented in README, "Trace your own matrices").
+// Axes longer than this are elided (docs/trace.md, "Stages").
 constexpr std::size_t view_limit = 12;
 // Rows (columns) shown at each end of an elided axis.
 constexpr std::size_t view_edge = 5;

@@ -1,5 +1,5 @@
 // trace/stages.cpp — see stages.hpp: the vocabulary of core/stages.cpp as tables,
-// frames and the README's Markdown.
+// frames and docs/trace.md's Markdown.
 #include "trace/stages.hpp"
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // trace/stages.hpp — the stage vocabulary (core/stages.hpp) as the tracer prints it:
-// the README's Markdown table (`attn trace --list-stages`), what a table of one head's
+// docs/trace.md's Markdown table (`attn trace --list-stages`), what a table of one head's
 // stage calls its rows, columns and corner (frame_of), the labels of a run made
 // terminal-safe, and one head stage of a run as a labeled table.
 #pragma once
@@ -15,7 +15,7 @@
 
 namespace attn::trace {
 
-// The vocabulary as the README's Markdown table: | stage | shape | what |.
+// The vocabulary as docs/trace.md's Markdown table: | stage | shape | what |.
 std::string stage_markdown_table();
 
 // How the two sequences of one attention run are called in its tables and traces.
