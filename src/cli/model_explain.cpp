@@ -289,7 +289,7 @@ void check_choice(const explain_options& o, const model::architecture& c, std::s
     if (static_cast<std::size_t>(o.layer) >= c.n_layer)
         throw attn::error(fmt::format("--layer {} does not exist: the model has {} layers (0..{})", o.layer, c.n_layer, c.n_layer - 1));
     if (static_cast<std::size_t>(o.head) >= c.n_head)
-        throw attn::error(fmt::format("--head {} does not exist: the model has {} heads (0..{})", o.head, c.n_head, c.n_head - 1));
+        throw attn::error(fmt::format("--head {} does not exist: the model has {} head{} (0..{})", o.head, c.n_head, c.n_head == 1 ? "" : "s", c.n_head - 1));
     if (static_cast<std::size_t>(o.query) >= P)
         throw attn::error(fmt::format("--query {} does not exist: the input has {} positions (0..{})", o.query, P, P - 1));
     if (o.key > o.query)

@@ -154,7 +154,7 @@ std::vector<std::vector<double>> projected(const std::vector<std::vector<double>
 
 void check_head(const architecture& c, std::size_t layer, std::size_t head) {
     if (layer >= c.n_layer) throw attn::error(fmt::format("layer {} does not exist: the model has {} layers (0..{})", layer, c.n_layer, c.n_layer - 1));
-    if (head >= c.n_head) throw attn::error(fmt::format("head {} does not exist: the model has {} heads (0..{})", head, c.n_head, c.n_head - 1));
+    if (head >= c.n_head) throw attn::error(fmt::format("head {} does not exist: the model has {} head{} (0..{})", head, c.n_head, c.n_head == 1 ? "" : "s", c.n_head - 1));
 }
 
 }  // namespace
