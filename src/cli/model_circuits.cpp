@@ -117,7 +117,7 @@ void circuits_with(const model::model_params<T>& p, const loaded_model& m, const
     const std::size_t L = static_cast<std::size_t>(o.layer), H = static_cast<std::size_t>(o.head);
     const std::size_t n = std::min(o.vocab, p.config.vocab_size);
     const auto qk = model::full_qk_circuit(p, L, H, n), ov = model::full_ov_circuit(p, L, H, n);
-    const auto all = model::composition_scores(p);
+    const auto all = model::composition_scores(p, L, H);
     if (!o.json.empty()) {
         write_json(qk, ov, all, o.json);
         if (io::is_stdout(o.json)) return;
@@ -158,7 +158,7 @@ void setup_model_circuits(CLI::App& model) {
     sub->add_option("--head", o->head, "The head (from 0)")->required()->check(CLI::NonNegativeNumber);
     sub->add_option("--vocab", o->vocab, "How many tokens (0..N-1) the QK and OV circuits show (default 16)")->check(CLI::Range(1, 64));
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer to label the tokens (a folder, a tokenizer.json or a GGUF)");
-    sub->add_option("--json", o->json, "Write the circuits and every composition score as JSON to FILE, or '-' for stdout");
+    sub->add_option("--json", o->json, "Write the circuits and the head's composition scores as JSON to FILE, or '-' for stdout");
     add_dtype_option(*sub, o->dtype);
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_circuits(*o); });

@@ -135,8 +135,9 @@ std::vector<std::vector<double>> full_ov_circuit(const model_params<T>& p, std::
 }
 
 template <class T>
-std::vector<composition> composition_scores(const model_params<T>& p) {
+std::vector<composition> composition_scores(const model_params<T>& p, std::size_t layer, std::size_t head) {
     const architecture& c = p.config;
+    check_head(c, layer, head);
     std::vector<std::vector<head_mats>> heads(c.n_layer);  // [layer][head]
     for (std::size_t l = 0; l < c.n_layer; ++l)
         for (std::size_t h = 0; h < c.n_head; ++h) heads[l].push_back(head_matrices(p, l, h));
@@ -148,6 +149,7 @@ std::vector<composition> composition_scores(const model_params<T>& p) {
             const double ov_a = frobenius(A.gv, I, A.go);
             for (std::size_t lb = la + 1; lb < c.n_layer; ++lb)
                 for (std::size_t hb = 0; hb < c.n_head; ++hb) {
+                    if (!(la == layer && ha == head) && !(lb == layer && hb == head)) continue;
                     const head_mats& B = heads[lb][hb];
                     const double qk_b = frobenius(B.gq, I, B.gk), ov_b = frobenius(B.gv, I, B.go);
                     composition s{la, ha, lb, hb, 0, 0, 0};
@@ -165,7 +167,7 @@ std::vector<composition> composition_scores(const model_params<T>& p) {
                                                                   std::size_t);                                         \
     template std::vector<std::vector<double>> full_ov_circuit<T>(const model_params<T>&, std::size_t, std::size_t,      \
                                                                   std::size_t);                                         \
-    template std::vector<composition> composition_scores<T>(const model_params<T>&);
+    template std::vector<composition> composition_scores<T>(const model_params<T>&, std::size_t, std::size_t);
 
 ATTN_CIRCUITS(float)
 ATTN_CIRCUITS(double)

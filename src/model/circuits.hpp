@@ -35,8 +35,11 @@ struct composition {
     double q = 0, k = 0, v = 0;  // Q-, K-, V-composition scores
 };
 
-// Every pair of heads in different layers (earlier first), in layer and head order.
+// Every pair of heads in different layers that holds head `head` of `layer` (as the
+// earlier or the later one), in the order of the earlier head, then the later.
+// (All pairs of GPT-2 small would be ~10⁴ products of 768 × 64 matrices; one head's
+// pairs take about a second.)
 template <class T>
-std::vector<composition> composition_scores(const model_params<T>& p);
+std::vector<composition> composition_scores(const model_params<T>& p, std::size_t layer, std::size_t head);
 
 }  // namespace attn::model

@@ -59,11 +59,15 @@ def check_model(cfg, p, path, what):
     n = min(6, cfg["vocab_size"])
     E = p["wte"][:n]
     U = (p["lnf_w"].unsqueeze(1) * p.get("lm_head", p["wte"]).T)[:, :n]
+    have = {}
     for L in range(cfg["n_layer"]):
         for h in range(cfg["n_head"]):
             got = circuits(path, L, h, "--vocab", str(n))
             if got is None:
                 return
+            mine = f"blocks.{L}.attn.head.{h}"
+            check(all(mine in (c["earlier"], c["later"]) for c in got["composition"]), f"{what}: pairs without {mine}")
+            have.update({(c["earlier"], c["later"]): (c["q"], c["k"], c["v"]) for c in got["composition"]})
             QK, OV, *_ = head_matrices(cfg, p, L, h)
             for key, want in (("qk_circuit", E @ QK @ E.T), ("ov_circuit", E @ OV @ U)):
                 err = float((torch.tensor(got[key], dtype=torch.float64) - want).abs().max())
@@ -77,7 +81,6 @@ def check_model(cfg, p, path, what):
                     QKb, OVb, *_ = head_matrices(cfg, p, Lb, hb)
                     want[(f"blocks.{La}.attn.head.{ha}", f"blocks.{Lb}.attn.head.{hb}")] = (
                         score(OVa, QKb), score(OVa, QKb.T), score(OVa, OVb))
-    have = {(c["earlier"], c["later"]): (c["q"], c["k"], c["v"]) for c in got["composition"]}
     check(set(have) == set(want), f"{what}: composition pairs {sorted(set(have) ^ set(want))}")
     err = max((abs(x - y) for k in want if k in have for x, y in zip(have[k], want[k])), default=0.0)
     check(err <= 1e-9, f"{what}: composition scores max |attn - PyTorch| = {err:.3g}")
