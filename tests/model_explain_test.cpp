@@ -51,7 +51,7 @@ std::vector<int> random_tokens(std::size_t n, std::size_t vocab, std::uint64_t s
 template <class T>
 void check_every_score(const architecture& c, std::uint64_t seed, double tol, bool relative) {
     const auto p = random_params<T>(c, seed);
-    const auto r = record_forward(p, random_tokens(c.n_positions, c.vocab_size, seed + 7));
+    const auto r = record_run(p, random_tokens(c.n_positions, c.vocab_size, seed + 7));
     double worst = 0;
     std::size_t count = 0;
     for (std::size_t l = 0; l < c.n_layer; ++l)
@@ -85,7 +85,7 @@ TEST_CASE("The residual components sum to hook_resid_pre and the DLA to the logi
     const bool mlp = GENERATE(true, false);
     const auto c = tiny(mlp, false, 2, 3);
     const auto p = random_params<double>(c, 11);
-    const auto r = record_forward(p, random_tokens(7, c.vocab_size, 12));
+    const auto r = record_run(p, random_tokens(7, c.vocab_size, 12));
     for (std::size_t l = 0; l <= c.n_layer; ++l) {
         const std::string name = l == c.n_layer ? "blocks." + std::to_string(l - 1) + ".hook_resid_post"
                                                 : "blocks." + std::to_string(l) + ".hook_resid_pre";
@@ -112,7 +112,7 @@ TEST_CASE("The residual components sum to hook_resid_pre and the DLA to the logi
 TEST_CASE("A head's per-key writes sum to its output, whose DLA matches the component's", "[model][explain]") {
     const auto c = tiny(true, true, 2, 2);
     const auto p = random_params<double>(c, 21);
-    const auto r = record_forward(p, random_tokens(8, c.vocab_size, 22));
+    const auto r = record_run(p, random_tokens(8, c.vocab_size, 22));
     for (std::size_t h = 0; h < 2; ++h)
         for (std::size_t q = 0; q < 8; ++q) {
             const auto ws = head_writes(p, r, 0, h, q);
@@ -135,10 +135,10 @@ TEST_CASE("train_forward with a patch that changes nothing gives the same bits",
     const auto c = tiny(true, false, 2, 2);
     const auto p = random_params<float>(c, 31);
     const auto tokens = random_tokens(9, c.vocab_size, 32);
-    const auto plain = record_forward(p, tokens);
+    const auto plain = record_run(p, tokens);
     std::vector<std::string> seen;
     const stage_patch<float> noop = [&](const std::string& stage, float*) { seen.push_back(stage); };
-    const auto patched = record_forward(p, tokens, &noop);
+    const auto patched = record_run(p, tokens, &noop);
     CHECK(seen == std::vector<std::string>{"blocks.0.hook_resid_pre", "blocks.0.attn.hook_z", "blocks.1.hook_resid_pre",
                                            "blocks.1.attn.hook_z"});
     CHECK(plain.acts.logits == patched.acts.logits);
@@ -148,11 +148,11 @@ TEST_CASE("train_forward with a patch that changes nothing gives the same bits",
 TEST_CASE("Explaining a masked key or a missing head is refused", "[model][explain]") {
     const auto c = tiny(false, true, 1, 2);
     const auto p = random_params<double>(c, 41);
-    const auto r = record_forward(p, random_tokens(5, c.vocab_size, 42));
+    const auto r = record_run(p, random_tokens(5, c.vocab_size, 42));
     CHECK_THROWS_AS(explain_score(p, r, 0, 0, 2, 3), attn::error);
     CHECK_THROWS_AS(explain_score(p, r, 1, 0, 2, 1), attn::error);
     CHECK_THROWS_AS(explain_score(p, r, 0, 2, 2, 1), attn::error);
     CHECK_THROWS_AS(explain_score(p, r, 0, 0, 5, 1), attn::error);
-    CHECK_THROWS_AS(record_forward(p, std::vector<int>{1, 11}), attn::error);
+    CHECK_THROWS_AS(record_run(p, std::vector<int>{1, 11}), attn::error);
     CHECK_THROWS_AS(attribute_logit(p, r, 0, 11), attn::error);
 }

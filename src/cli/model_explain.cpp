@@ -299,7 +299,7 @@ void check_choice(const explain_options& o, const model::architecture& c, std::s
 template <class T>
 void explain_with(const model::model_params<T>& p, const loaded_model& m, const token_input& in, const explain_options& o) {
     const bool f64 = std::is_same<T, double>::value;
-    const auto r = model::record_forward(p, in.ids[0]);
+    const auto r = model::record_run(p, in.ids[0]);
     const std::size_t L = static_cast<std::size_t>(o.layer), H = static_cast<std::size_t>(o.head), q = static_cast<std::size_t>(o.query);
     const int target = o.target.empty() ? -1 : token_id(in, o.target, "--target", p.config.vocab_size);
     std::vector<std::size_t> keys = o.key >= 0 ? std::vector<std::size_t>{static_cast<std::size_t>(o.key)}

@@ -1,4 +1,4 @@
-// model/explain.cpp — a forward kept for explaining (record_forward), the one accessor of
+// model/explain.cpp — a forward kept for explaining (record_run), the one accessor of
 // its stages by TransformerLens name, the residual stream split into components, a
 // score split into (query side × key side) terms, and direct logit attribution.
 #include "model/explain.hpp"
@@ -15,7 +15,7 @@
 namespace attn::model {
 
 template <class T>
-forward_record<T> record_forward(const model_params<T>& p, const std::vector<int>& tokens, const stage_patch<T>* patch) {
+forward_record<T> record_run(const model_params<T>& p, const std::vector<int>& tokens, const stage_patch<T>* patch) {
     const architecture& c = p.config;
     if (tokens.empty()) throw attn::error("the input holds no tokens");
     if (tokens.size() > c.n_positions)
@@ -282,7 +282,7 @@ logit_attribution attribute_logit(const model_params<T>& p, const forward_record
 }
 
 #define ATTN_EXPLAIN(T)                                                                                                \
-    template forward_record<T> record_forward<T>(const model_params<T>&, const std::vector<int>&, const stage_patch<T>*); \
+    template forward_record<T> record_run<T>(const model_params<T>&, const std::vector<int>&, const stage_patch<T>*); \
     template train_stage<T> stage_of<T>(const architecture&, const train_acts<T>&, const std::string&);                   \
     template const T* norm_rstd<T>(const train_acts<T>&, const std::string&);                                            \
     template std::vector<residual_component> residual_components<T>(const model_params<T>&, const forward_record<T>&,     \

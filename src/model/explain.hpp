@@ -42,7 +42,7 @@ struct forward_record {
 // Checks the ids against the model (each < vocab, 1 ≤ length ≤ n_positions) and runs
 // train_forward; patch, when given, may overwrite stages as they are computed.
 template <class T>
-forward_record<T> record_forward(const model_params<T>& p, const std::vector<int>& tokens,
+forward_record<T> record_run(const model_params<T>& p, const std::vector<int>& tokens,
                                  const stage_patch<T>* patch = nullptr);
 
 // The accessor: a stage of the record by its TransformerLens name (list_stages' names:

@@ -64,7 +64,7 @@ namespace {
 template <class T>
 double measured(const model_params<T>& p, const std::vector<int>& tokens, const stage_patch<T>& patch, const patch_metric& m,
                 const std::vector<std::int32_t>& clean_tokens) {
-    return metric_value(m, record_forward(p, tokens, &patch), clean_tokens, p.config);
+    return metric_value(m, record_run(p, tokens, &patch), clean_tokens, p.config);
 }
 
 // Head h's columns of hook_z [P, H·hs] set from `from` ([P, H·hs]) at every position.
@@ -99,7 +99,7 @@ patching_result run_patching(const model_params<T>& p, const std::vector<int>& c
     const architecture& c = p.config;
     check_inputs(c, clean, corrupt, m);
     const std::size_t P = clean.size(), C = c.n_embd, hs = c.d_head();
-    const auto rc = record_forward(p, clean), rx = record_forward(p, corrupt);
+    const auto rc = record_run(p, clean), rx = record_run(p, corrupt);
     patching_result out;
     out.clean = metric_value(m, rc, rc.tokens, c);
     out.corrupt = metric_value(m, rx, rc.tokens, c);
