@@ -18,7 +18,9 @@
 #include "core/error.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
+#include "core/types.hpp"
 #include "model/patching.hpp"
+#include "trace/heatmap.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
 
@@ -88,6 +90,29 @@ std::string largest_words(const std::vector<std::vector<double>>& values, double
     return fmt::format("Moves it most: layer {} {} {} ({}).\n", bl, what, bc, trace::signed_fixed(values[bl][bc] - base, 4));
 }
 
+// A grid of effects as a heatmap (rows: layers, columns: heads or positions by number).
+std::string effect_map(const std::string& title, const std::string& columns, const std::vector<std::vector<double>>& values,
+                       double base, const trace::style& st) {
+    const std::size_t P = values.front().size(), needed = 4 * P + 2 + std::to_string(values.size()).size();
+    if (needed > st.width)  // a cell is 3 characters and a space: the map would wrap
+        return fmt::format("(The heatmap of this table needs --width {} or more.)\n", needed);
+    std::vector<std::string> rows, cols;  // by number: narrow columns
+    for (std::size_t c = 0; c < P; ++c) cols.push_back(std::to_string(c));
+    matrix m = matrix::from_shape({values.size(), P});  // [layers, heads or positions]
+    for (std::size_t l = 0; l < values.size(); ++l) {
+        rows.push_back(std::to_string(l));
+        for (std::size_t c = 0; c < P; ++c) m(l, c) = values[l][c] - base;
+    }
+    trace::heatmap_input hi;
+    hi.title = title;
+    hi.row_labels = rows;
+    hi.col_labels = cols;
+    hi.values = &m;
+    hi.axes = "rows: layers · columns: " + columns + ", from 0";
+    hi.width = st.width;
+    return trace::render_heatmap(hi, trace::heatmap_style_for(st.color));
+}
+
 std::string grid_json(const std::vector<std::vector<double>>& g) {
     std::string s = "[";
     for (std::size_t i = 0; i < g.size(); ++i) {
@@ -132,9 +157,10 @@ void patch_with(const model::model_params<T>& p, const loaded_model& m, const to
     out += "\n" + baselines(r, metric, clean);
     out += effect_table("Patching each head's output (hook_z) from the clean run into the corrupted run: metric − corrupted",
                         r.head_patch, r.corrupt, heads, st) + largest_words(r.head_patch, r.corrupt, "head") + "\n";
+    if (p.config.n_head > 1) out += effect_map("metric − corrupted, patching hook_z", "heads", r.head_patch, r.corrupt, st) + "\n";
     out += effect_table("Patching the residual stream (hook_resid_pre) at one position from the clean run into the corrupted "
                         "run: metric − corrupted", r.resid_patch, r.corrupt, clean.labels[0], st) +
-           largest_words(r.resid_patch, r.corrupt, "position") + "\n";
+           largest_words(r.resid_patch, r.corrupt, "position") + "\n" + effect_map("metric − corrupted, patching hook_resid_pre", "positions", r.resid_patch, r.corrupt, st) + "\n";
     out += effect_table("Zero-ablating each head (hook_z = 0) on the clean run: metric − clean", r.zero_ablation, r.clean, heads, st) +
            largest_words(r.zero_ablation, r.clean, "head") + "\n";
     out += effect_table("Mean-ablating each head (hook_z = its mean over the clean run's positions): metric − clean",
