@@ -81,6 +81,21 @@ TEST_CASE("Every score of random tiny models is the sum of its terms in float32"
     check_every_score<float>(tiny(true, false, 3, 2), 5, 1e-5, true);
 }
 
+TEST_CASE("A difference of two scores is the sum of its terms", "[model][explain]") {
+    const auto c = tiny(true, true, 2, 2);
+    const auto p = random_params<double>(c, 51);
+    const auto r = record_run(p, random_tokens(6, c.vocab_size, 52));
+    for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t q = 0; q < 6; ++q)
+            for (std::size_t k = 0; k <= q; ++k)
+                for (std::size_t k2 = 0; k2 <= q; ++k2) {
+                    const auto d = explain_difference(p, r, 1, h, q, k, k2);
+                    const auto a = explain_score(p, r, 1, h, q, k), b = explain_score(p, r, 1, h, q, k2);
+                    CHECK(std::abs(d.sum - (a.model_score - b.model_score)) <= 1e-10);
+                    CHECK(d.model_score == a.model_score - b.model_score);
+                }
+}
+
 TEST_CASE("The residual components sum to hook_resid_pre and the DLA to the logit", "[model][explain]") {
     const bool mlp = GENERATE(true, false);
     const auto c = tiny(mlp, false, 2, 3);

@@ -34,7 +34,7 @@ namespace {
 
 struct explain_options {
     std::string checkpoint, tokens, text, tokenizer, json, target, dtype = "auto";
-    long layer = -1, head = -1, query = -1, key = -1;
+    long layer = -1, head = -1, query = -1, key = -1, versus = -1;
     bool writes = false;
     layout_options layout;
 };
@@ -149,6 +149,21 @@ std::string explain_one(const model::score_decomposition& d, const token_input& 
     return out + largest_in_words(d, 3);
 }
 
+// --versus: the same table for score(Q, K) − score(Q, other).
+std::string versus_one(const model::score_decomposition& d, std::size_t other, const token_input& in, const trace::style& st,
+                       bool f64) {
+    const int dec = f64 ? 12 : 6;
+    std::string out = fmt::format("Why key {} rather than key {}: score(query {}, key {}) − score(query {}, key {})\n",
+                                  position_words(in, d.key), position_words(in, other), d.query, d.key, d.query, other);
+    out += term_table(d, st) + "\n";
+    out += fmt::format("Sum of the terms:        {}\nThe model's difference:  {}\n", trace::fixed(d.sum, dec), trace::fixed(d.model_score, dec));
+    std::string words = largest_in_words(d, 3);
+    const std::string from = "of the score)";
+    for (std::size_t at = words.find(from); at != std::string::npos; at = words.find(from, at))
+        words.replace(at, from.size(), "of the difference)");
+    return out + words;
+}
+
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.17g}", v) : "null"; }
 
 std::string decomposition_json(const model::score_decomposition& d) {
@@ -165,11 +180,12 @@ std::string decomposition_json(const model::score_decomposition& d) {
     return s + "]";
 }
 
-// {"score": …, "terms": […]} for the first key; the runner-up (no --key) as "runner_up";
+// {"score": …, "terms": […]} for the first key; the runner-up (no --key) as "runner_up", or
+// --versus's difference as "versus" (its "score": the difference, "key": the first key);
 // extra: more members (",\n\"dla\": …") for --target and --writes.
-void write_json(const std::vector<model::score_decomposition>& ds, const std::string& extra, const std::string& path) {
+void write_json(const std::vector<model::score_decomposition>& ds, bool versus, const std::string& extra, const std::string& path) {
     std::string s = decomposition_json(ds[0]);
-    if (ds.size() > 1) s += ",\n\"runner_up\": " + decomposition_json(ds[1]) + "}";
+    if (ds.size() > 1) s += ",\n\"" + std::string(versus ? "versus" : "runner_up") + "\": " + decomposition_json(ds[1]) + "}";
     s += extra + "}\n";
     io::staged_file out(path);
     out.write(s);
@@ -292,6 +308,8 @@ void check_choice(const explain_options& o, const model::architecture& c, std::s
         throw attn::error(fmt::format("--head {} does not exist: the model has {} head{} (0..{})", o.head, c.n_head, c.n_head == 1 ? "" : "s", c.n_head - 1));
     if (static_cast<std::size_t>(o.query) >= P)
         throw attn::error(fmt::format("--query {} does not exist: the input has {} positions (0..{})", o.query, P, P - 1));
+    if (o.versus > o.query)
+        throw attn::error(fmt::format("--versus {} comes after --query {}: a causal model masks it (its score is -inf)", o.versus, o.query));
     if (o.key > o.query)
         throw attn::error(fmt::format("--key {} comes after --query {}: a causal model masks it (its score is -inf)", o.key, o.query));
 }
@@ -306,8 +324,12 @@ void explain_with(const model::model_params<T>& p, const loaded_model& m, const 
                                                : model::top_keys(r, p.config, L, H, q, 2);
     std::vector<model::score_decomposition> ds;
     for (auto k : keys) ds.push_back(model::explain_score(p, r, L, H, q, k));
+    if (o.versus >= 0) {  // the first key against --versus, in place of the runner-up
+        ds.resize(1);
+        ds.push_back(model::explain_difference(p, r, L, H, q, keys[0], static_cast<std::size_t>(o.versus)));
+    }
     if (!o.json.empty()) {
-        write_json(ds, (o.writes ? writes_json(p, r, L, H, q) : "") + (target >= 0 ? target_json(p, r, q, target) : ""), o.json);
+        write_json(ds, o.versus >= 0, (o.writes ? writes_json(p, r, L, H, q) : "") + (target >= 0 ? target_json(p, r, q, target) : ""), o.json);
         if (io::is_stdout(o.json)) return;
     }
     const trace::style st = make_style(o.layout);
@@ -317,7 +339,9 @@ void explain_with(const model::model_params<T>& p, const loaded_model& m, const 
            "the layer norm's scale at each position taken from the forward.\n"
            "L0H1: layer 0 head 1's output (hook_result); 0_mlp: layer 0's MLP;\n"
            "bias: the biases b_O, the norm's bias, b_Q and b_K.\n\n";
-    for (const auto& d : ds) out += explain_one(d, in, st, f64) + "\n";
+    for (std::size_t i = 0; i < ds.size(); ++i)
+        out += (o.versus >= 0 && i == 1 ? versus_one(ds[i], static_cast<std::size_t>(o.versus), in, st, f64)
+                                        : explain_one(ds[i], in, st, f64)) + "\n";
     if (o.writes) out += writes_view(p, r, in, L, H, q, st) + "\n";
     if (target >= 0) out += target_view(p, r, in, q, target, st, f64);
     print_fitted(out, st);
@@ -345,6 +369,8 @@ void setup_model_explain(CLI::App& model) {
     sub->add_option("--head", o->head, "The head (from 0)")->required()->check(CLI::NonNegativeNumber);
     sub->add_option("--query", o->query, "The query position (from 0)")->required()->check(CLI::NonNegativeNumber);
     sub->add_option("--key", o->key, "The key position (default: the key attended to most, and the runner-up)")->check(CLI::NonNegativeNumber);
+    sub->add_option("--versus", o->versus, "Also why the key rather than this one: the difference of the two scores split the same way")
+        ->check(CLI::NonNegativeNumber);
     sub->add_flag("--writes", o->writes, "Also what the head writes at the query: per key weight × (v·W_O) (hook_result) and its direct logit attribution");
     sub->add_option("--target", o->target, "Also every head's and MLP's direct logit attribution to this next token (an id or a token) at the query");
     sub->add_option("--json", o->json, "Write the decomposition as JSON to FILE, or '-' for stdout: {\"score\", \"terms\": [{\"query_side\", \"key_side\", \"value\"}]}");

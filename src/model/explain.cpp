@@ -192,6 +192,21 @@ score_decomposition explain_score(const model_params<T>& p, const forward_record
 }
 
 template <class T>
+score_decomposition explain_difference(const model_params<T>& p, const forward_record<T>& r, std::size_t layer,
+                                       std::size_t head, std::size_t query, std::size_t key, std::size_t other) {
+    score_decomposition d = explain_score(p, r, layer, head, query, key);
+    const score_decomposition o = explain_score(p, r, layer, head, query, other);
+    d.sum = 0;
+    for (std::size_t i = 0; i < d.terms.size(); ++i)
+        for (std::size_t j = 0; j < d.terms[i].size(); ++j) {
+            d.terms[i][j] -= o.terms[i][j];
+            d.sum += d.terms[i][j];
+        }
+    d.model_score -= o.model_score;
+    return d;
+}
+
+template <class T>
 std::vector<std::size_t> top_keys(const forward_record<T>& r, const architecture& c, std::size_t layer, std::size_t head,
                                   std::size_t query, std::size_t count) {
     const std::size_t P = r.tokens.size();
@@ -289,6 +304,8 @@ logit_attribution attribute_logit(const model_params<T>& p, const forward_record
                                                                     std::size_t, std::size_t);                           \
     template score_decomposition explain_score<T>(const model_params<T>&, const forward_record<T>&, std::size_t,          \
                                                   std::size_t, std::size_t, std::size_t);                                \
+    template score_decomposition explain_difference<T>(const model_params<T>&, const forward_record<T>&, std::size_t,     \
+                                                       std::size_t, std::size_t, std::size_t, std::size_t);             \
     template std::vector<std::size_t> top_keys<T>(const forward_record<T>&, const architecture&, std::size_t,            \
                                                   std::size_t, std::size_t, std::size_t);                                \
     template std::vector<double> direct_logits<T>(const model_params<T>&, const forward_record<T>&, std::size_t,         \

@@ -83,6 +83,13 @@ template <class T>
 score_decomposition explain_score(const model_params<T>& p, const forward_record<T>& r, std::size_t layer,
                                   std::size_t head, std::size_t query, std::size_t key);
 
+// Why key rather than other: score(query, key) − score(query, other) split the same way
+// (terms of the first minus terms of the second; model_score the two scores' difference,
+// weight the first key's). Softmax sees only such differences within a row.
+template <class T>
+score_decomposition explain_difference(const model_params<T>& p, const forward_record<T>& r, std::size_t layer,
+                                       std::size_t head, std::size_t query, std::size_t key, std::size_t other);
+
 // The keys a query attends to most, in order of weight (ties: the earlier key first).
 template <class T>
 std::vector<std::size_t> top_keys(const forward_record<T>& r, const architecture& c, std::size_t layer,

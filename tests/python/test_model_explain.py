@@ -5,7 +5,8 @@ hooks (a function per TransformerLens hook name that may replace the activation)
 random tiny float64 models in Hugging Face layout (written with gpt_reference's file
 helpers only). Checked to 1e-9 (float64 files):
   - explain --json: every (query-side, key-side) term of a score, the score itself, for
-    several layers, heads, queries and keys; the terms sum to the score;
+    several layers, heads, queries and keys; the terms sum to the score; --versus's terms
+    of a difference of two scores;
   - --target: each component's direct logit attribution through ln_final with its scale
     frozen; --writes: each key's weight and the tokens its write promotes and demotes;
   - patch --json: clean/corrupted baselines, hook_z patching of each head, hook_resid_pre
@@ -176,6 +177,15 @@ def check_explain(path, ref, tokens, what):
                 check(abs(got["model_score"] - score) <= TOL, f"{what}: the model's score {got['model_score']} vs {score}")
                 check(abs(got["score"] - score) <= 1e-10, f"{what} L{L}H{h} q{q} k{k}: Σ terms {got['score']} vs {score}")
                 check(abs(sum(have.values()) - score) <= 1e-10, f"{what}: the JSON terms do not sum to the score")
+                if k == 0 or q == 0:
+                    continue
+                got = attn_json("explain", path, "--tokens", ids, "--layer", str(L), "--head", str(h), "--query", str(q),
+                                "--key", str(k), "--versus", "0")
+                _, other = ref.score_terms(cache, tokens, L, h, q, 0)
+                diff = {(a, b): float(terms[i, j] - other[i, j]) for i, a in enumerate(names) for j, b in enumerate(names)}
+                have = {(t["query_side"], t["key_side"]): t["value"] for t in got["versus"]["terms"]} if got else {}
+                err = max((abs(have.get(x, 1e9) - diff[x]) for x in diff), default=0.0)
+                check(err <= TOL, f"{what} L{L}H{h} q{q} k{k} --versus 0: max |term - PyTorch| = {err:.3g}")
 
 
 def check_dla_and_writes(path, ref, tokens, what):
