@@ -123,11 +123,21 @@ std::string grid_json(const std::vector<std::vector<double>>& g) {
     return s + "]";
 }
 
-void write_json(const model::patching_result& r, const std::string& metric, const std::string& path) {
+// The metric as data: {"kind": "logit-diff", "a": 5, "b": 2} (token ids), {"kind": "loss", "from": 0}.
+std::string metric_json(const model::patch_metric& m) {
+    switch (m.kind) {
+        case model::metric_kind::logit_diff: return fmt::format("{{\"kind\": \"logit-diff\", \"a\": {}, \"b\": {}}}", m.a, m.b);
+        case model::metric_kind::prob: return fmt::format("{{\"kind\": \"prob\", \"token\": {}}}", m.a);
+        case model::metric_kind::loss: break;
+    }
+    return fmt::format("{{\"kind\": \"loss\", \"from\": {}}}", m.from);
+}
+
+void write_json(const model::patching_result& r, const model::patch_metric& metric, const std::string& path) {
     io::staged_file out(path);
-    out.write(fmt::format("{{\"metric\": \"{}\", \"clean\": {:.17g}, \"corrupt\": {:.17g},\n\"head_patch\": {},\n\"resid_patch\": {},\n"
+    out.write(fmt::format("{{\"metric\": {}, \"clean\": {:.17g}, \"corrupt\": {:.17g},\n\"head_patch\": {},\n\"resid_patch\": {},\n"
                           "\"zero_ablation\": {},\n\"mean_ablation\": {}}}\n",
-                          io::terminal_safe(metric), r.clean, r.corrupt, grid_json(r.head_patch), grid_json(r.resid_patch),
+                          metric_json(metric), r.clean, r.corrupt, grid_json(r.head_patch), grid_json(r.resid_patch),
                           grid_json(r.zero_ablation), grid_json(r.mean_ablation)));
     out.commit();
     if (!io::is_stdout(path)) std::cerr << "attn model patch: wrote " << io::terminal_safe(path) << "\n";
@@ -144,7 +154,7 @@ void patch_with(const model::model_params<T>& p, const loaded_model& m, const to
     const model::patch_metric metric = parse_metric(o.metric, clean, p.config.vocab_size);
     const model::patching_result r = model::run_patching(p, clean.ids[0], corrupt.ids[0], metric);
     if (!o.json.empty()) {
-        write_json(r, o.metric, o.json);
+        write_json(r, metric, o.json);
         if (io::is_stdout(o.json)) return;
     }
     const trace::style st = make_style(o.layout);
