@@ -2,7 +2,8 @@
 // on random tiny GPT-2-family models: for every layer, head, query and key the terms sum
 // to the forward's own score (1e-10 in float64, 1e-5 relative in float32); the residual
 // components sum to hook_resid_pre; the per-component DLA sums to the logit; a head's
-// per-key writes sum to its output. (The PyTorch reference is test_model_explain.py.)
+// per-key writes sum to its output. The shipped lesson models (induction, sort): every
+// score, float64 and float32. (The PyTorch reference is test_model_explain.py.)
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/prng.hpp"
+#include "model/checkpoint.hpp"
 #include "model/explain.hpp"
 #include "model/init.hpp"
 
@@ -69,7 +71,34 @@ void check_every_score(const architecture& c, std::uint64_t seed, double tol, bo
     CHECK(worst <= tol);
 }
 
+// Every score of a model on given tokens against the sum of its terms.
+template <class T>
+double worst_score_error(const model_params<T>& p, const std::vector<int>& tokens, bool relative) {
+    const auto r = record_run(p, tokens);
+    double worst = 0;
+    for (std::size_t l = 0; l < p.config.n_layer; ++l)
+        for (std::size_t h = 0; h < p.config.n_head; ++h)
+            for (std::size_t q = 0; q < tokens.size(); ++q)
+                for (std::size_t k = 0; k <= q; ++k) {
+                    const auto d = explain_score(p, r, l, h, q, k);
+                    worst = std::max(worst, std::abs(d.sum - d.model_score) / (relative ? std::max(1.0, std::abs(d.model_score)) : 1.0));
+                }
+    return worst;
+}
+
 }  // namespace
+
+TEST_CASE("Every score of the shipped lesson models is the sum of its terms", "[model][explain]") {
+    const std::string dir = std::string(ATTN_SOURCE_DIR) + "/lessons/models/";
+    const std::vector<int> induction{0, 5, 17, 33, 9, 41, 22, 8, 60, 3, 14, 5, 17, 33, 9, 41, 22, 8, 60, 3, 14};
+    const std::vector<int> sort{2, 0, 1, 1, 0, 2, 0, 0, 1, 1, 2};
+    for (const auto& [file, tokens] : {std::pair<std::string, std::vector<int>>{"induction.safetensors", induction},
+                                       {"sort.safetensors", sort}}) {
+        INFO(file);
+        CHECK(worst_score_error(read_checkpoint<double>(dir + file), tokens, false) <= 1e-10);
+        CHECK(worst_score_error(read_checkpoint<float>(dir + file), tokens, true) <= 1e-5);
+    }
+}
 
 TEST_CASE("Every score of random tiny models is the sum of its terms in float64", "[model][explain]") {
     const bool mlp = GENERATE(true, false);
