@@ -80,7 +80,7 @@ std::string term_table(const model::score_decomposition& d, const trace::style& 
             row_size[i] = std::max(row_size[i], std::abs(d.terms[i][j]));
             col_size[j] = std::max(col_size[j], std::abs(d.terms[i][j]));
         }
-    const std::size_t fit = st.width > 30 ? (st.width - 14) / 9 : 2;  // columns of ~9 characters beside the labels
+    const std::size_t fit = st.width > 36 ? (st.width - 14) / 11 : 3;  // columns of up to 11 characters beside the labels
     const std::size_t ncol = n <= fit - 1 ? n : std::max<std::size_t>(1, fit - 2);
     const std::size_t nrow = n <= 12 ? n : 10;
     const auto rows = largest(row_size, nrow), cols = largest(col_size, ncol);
