@@ -87,6 +87,35 @@ std::string composition_view(const std::vector<model::composition>& all, std::si
                        best_kind == 'Q' ? "queries" : best_kind == 'K' ? "keys" : "values");
 }
 
+// One kind of composition (Q, K or V) of the chosen head with every head as a [layer ×
+// head] heatmap; its own layer's cells, where no composition exists, shown blocked.
+std::string composition_map(const std::vector<model::composition>& all, std::size_t L, std::size_t H, char kind,
+                            std::size_t n_layer, std::size_t n_head, const trace::style& st) {
+    matrix m = matrix::from_shape({n_layer, n_head});  // [layer, head]
+    bool_matrix attend = bool_matrix::from_shape({n_layer, n_head});
+    m.fill(0.0);
+    attend.fill(false);
+    for (const auto& s : all) {
+        const bool later = s.later_layer == L && s.later_head == H;
+        const std::size_t l = later ? s.earlier_layer : s.later_layer, h = later ? s.earlier_head : s.later_head;
+        m(l, h) = kind == 'Q' ? s.q : kind == 'K' ? s.k : s.v;
+        attend(l, h) = true;
+    }
+    std::vector<std::string> rows, cols;
+    for (std::size_t l = 0; l < n_layer; ++l) rows.push_back(std::to_string(l));
+    for (std::size_t h = 0; h < n_head; ++h) cols.push_back(std::to_string(h));
+    trace::heatmap_input hi;
+    hi.title = fmt::format("{}-composition of L{}H{} with each head", kind, L, H);
+    hi.row_labels = rows;
+    hi.col_labels = cols;
+    hi.values = &m;
+    hi.attend = &attend;
+    hi.axes = "rows: layers · columns: heads, from 0";
+    hi.legend_note = "blocked: the head's own layer (heads of one layer do not compose)";
+    hi.width = st.width;
+    return trace::render_heatmap(hi, trace::heatmap_style_for(st.color));
+}
+
 std::string grid_json(const std::vector<std::vector<double>>& g) {
     std::string s = "[";
     for (std::size_t i = 0; i < g.size(); ++i) {
@@ -135,7 +164,10 @@ void circuits_with(const model::model_params<T>& p, const loaded_model& m, const
     out += circuit_map(fmt::format("Full OV circuit W_E·W_OV·W_U (tokens 0..{})", n - 1),
                        "rows: token attended to · columns: logit raised", ov, labels, st);
     out += fmt::format("Copying: {} of {} tokens raise their own logit most (the diagonal).\n\n", diagonal_wins(ov), n);
-    print_fitted(out + composition_view(all, L, H, st), st);
+    out += composition_view(all, L, H, st);
+    if (p.config.n_head > 1 && !all.empty())
+        for (char kind : {'Q', 'K', 'V'}) out += "\n" + composition_map(all, L, H, kind, p.config.n_layer, p.config.n_head, st);
+    print_fitted(out, st);
 }
 
 void run_model_circuits(const circuits_options& o) {
