@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/tokenizer.hpp"
+#include "io/terminal_safe.hpp"
 #include "model/utf8.hpp"
 #include "trace/model_head.hpp"
 
@@ -107,6 +108,17 @@ token_input read_tokens(const std::vector<std::string>& tokens, const std::strin
         if (tok) in.texts.push_back(texts);
     }
     return in;
+}
+
+int token_id(const token_input& in, const std::string& word, const std::string& flag, std::size_t vocab_size) {
+    for (std::size_t id = 0; id < in.vocabulary_labels.size(); ++id)
+        if (in.vocabulary_labels[id] == word) return static_cast<int>(id);
+    const bool digits = !word.empty() && word.size() <= 9 && word.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && std::stoul(word) < vocab_size) return static_cast<int>(std::stoul(word));
+    if (digits)
+        throw attn::error(fmt::format("{} {}: token id {} is not in the vocabulary (ids 0..{})", flag, word, word, vocab_size - 1));
+    throw attn::error(fmt::format("{} '{}': no such token in the vocabulary{}", flag, io::terminal_safe(word),
+                                  in.vocabulary_labels.empty() ? " (give a token id, or --tokenizer to name tokens)" : ""));
 }
 
 std::string model_summary(const loaded_model& m) {

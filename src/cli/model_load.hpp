@@ -52,6 +52,10 @@ struct token_input {
 token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_path,
                         const std::string& checkpoint = "");
 
+// A token named on the command line (--target, --metric): its id ("17"), or its text or
+// readable label in the tokenizer's vocabulary ("␣mat"). Throws attn::error naming flag.
+int token_id(const token_input& in, const std::string& word, const std::string& flag, std::size_t vocab_size);
+
 // A one-line summary: "GPT-2 (Hugging Face) · 2 layers × 4 heads · d_model 64 · …".
 std::string model_summary(const loaded_model& m);
 

@@ -89,12 +89,13 @@ namespace {
 
 template <class T>
 void block_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, const T* x, std::size_t B,
-                   std::size_t Tn) {
+                   std::size_t Tn, const stage_patch<T>* patch, std::size_t l) {
     const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
     layer_norm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p.ln1_w.data(), p.ln1_b.data(), N, C,
                       c.ln_eps);
     linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), p.b_qkv.data(), N, C, 3 * C);
     attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), a.qkv.data(), B, Tn, C, c.n_head);
+    if (patch) (*patch)("blocks." + std::to_string(l) + ".attn.hook_z", a.z.data());
     linear_forward(a.attn_out.data(), a.z.data(), p.w_out.data(), p.b_out.data(), N, C, C);
     residual_forward(a.resid_mid.data(), x, a.attn_out.data(), N * C);
     if (!c.has_mlp()) {  // attention-only: the block's output is resid_mid
@@ -118,12 +119,14 @@ const T* unembedding(const model_params<T>& p) {
 
 template <class T>
 double train_forward(const model_params<T>& p, train_acts<T>& a, const std::int32_t* tokens,
-                     const std::int32_t* targets) {
+                     const std::int32_t* targets, const stage_patch<T>* patch) {
     const architecture& c = p.config;
     const std::size_t B = a.B, Tn = a.Tn, N = B * Tn, C = c.n_embd, V = c.vocab_size;
     embed_forward(a.embed.data(), tokens, p.wte.data(), p.wpe.data(), B, Tn, C);
-    for (std::size_t l = 0; l < c.n_layer; ++l)
-        block_forward(c, p.blocks[l], a.blocks[l], resid_pre(a, l).data(), B, Tn);
+    for (std::size_t l = 0; l < c.n_layer; ++l) {
+        if (patch) (*patch)("blocks." + std::to_string(l) + ".hook_resid_pre", resid_pre(a, l).data());
+        block_forward(c, p.blocks[l], a.blocks[l], resid_pre(a, l).data(), B, Tn, patch, l);
+    }
     const T* last = resid_pre(a, c.n_layer).data();  // [N, C]
     layer_norm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), last, p.lnf_w.data(), p.lnf_b.data(), N,
                       C, c.ln_eps);
@@ -222,7 +225,7 @@ std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<
     template void zero_acts<T>(train_acts<T>&);                                                                  \
     template void zero_params_in_place<T>(model_params<T>&);                                                       \
     template double train_forward<T>(const model_params<T>&, train_acts<T>&, const std::int32_t*,                  \
-                                     const std::int32_t*);                                                       \
+                                     const std::int32_t*, const stage_patch<T>*);                                \
     template void train_backward<T>(const model_params<T>&, model_params<T>&, const train_acts<T>&, train_acts<T>&, \
                                     const std::int32_t*, const std::int32_t*);                                   \
     template std::vector<train_stage<T>> list_stages<T>(const architecture&, const train_acts<T>&, const std::string&);

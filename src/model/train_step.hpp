@@ -57,10 +57,18 @@ void zero_acts(train_acts<T>& acts);
 template <class T>
 void zero_params_in_place(model_params<T>& params);
 
+// An optional callback of train_forward for activation patching (model/patching): called
+// with a stage's TransformerLens name and its buffer right after the forward computed it,
+// before anything reads it; it may overwrite the values. Called for
+// blocks.L.hook_resid_pre [B, Tn, C] (before block L) and blocks.L.attn.hook_z
+// [B, Tn, NH, hs] (before W_O) only. Null (the default): nothing is called, same bits.
+template <class T>
+using stage_patch = std::function<void(const std::string& stage, T* data)>;
+
 // The forward: tokens and targets [B, Tn] (targets < 0 ignored). Returns the mean loss.
 template <class T>
 double train_forward(const model_params<T>& params, train_acts<T>& acts, const std::int32_t* tokens,
-                     const std::int32_t* targets);
+                     const std::int32_t* targets, const stage_patch<T>* patch = nullptr);
 
 // The backward of the last train_forward: zeroes grads and grad_acts, then fills them
 // (grads: dLoss/dparameter, same shapes as params; grad_acts: dLoss/dstage).
