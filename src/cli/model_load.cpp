@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "model/gguf.hpp"
+#include "model/gguf_checkpoint.hpp"
 #include "model/tokenizer.hpp"
 #include "model/utf8.hpp"
 #include "trace/model_head.hpp"
@@ -15,6 +17,11 @@ namespace attn::cli {
 
 loaded_model load_model(const std::string& path, const std::string& dtype) {
     loaded_model m;
+    if (model::is_gguf_file(path)) {  // GGUF: float32 unless float64 is asked for
+        if (dtype == "float64") m.f64 = model::read_gguf_checkpoint<double>(path, &m.info);
+        else m.f32 = model::read_gguf_checkpoint<float>(path, &m.info);
+        return m;
+    }
     if (dtype == "float64") {
         m.f64 = model::read_checkpoint<double>(path, &m.info);
         return m;

@@ -24,7 +24,8 @@ struct loaded_model {
     const char* dtype_name() const { return f64 ? "float64" : "float32"; }
 };
 
-// dtype: "auto" | "float32" | "float64".
+// dtype: "auto" | "float32" | "float64". A GGUF file (model/gguf_checkpoint) or a
+// safetensors checkpoint (model/checkpoint).
 loaded_model load_model(const std::string& path, const std::string& dtype);
 
 // Calls fn(params) with the parameters in the dtype they were read in.

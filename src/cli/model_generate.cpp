@@ -1,0 +1,193 @@
+// cli/model_generate.cpp — `attn model generate CKPT (--prompt TEXT | --tokens IDS)
+// [--max-new-tokens N] [--temperature T [--seed S] [--top-k K]] [--tokenizer PATH]
+// [--json FILE|-] [--logits] [--threads N] [--dtype …] [--width N]`: text generated
+// token by token through a KV cache (model/decode: each new token one decoding step per
+// layer against the cached keys and values). Greedy unless --temperature is above 0;
+// stops at the tokenizer's end-of-sequence token. Prints the prompt and the text it
+// continues into (decoded by the model's tokenizer, terminal-safe), the speed on stderr;
+// --json writes {"prompt_ids", "ids", "text", "stopped_at"} (with --logits every step's
+// logits too). GGUF files, GPT-2-family safetensors checkpoints.
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/layout.hpp"
+#include "cli/model_load.hpp"
+#include "cli/model_verbs.hpp"
+#include "core/error.hpp"
+#include "io/output_writer.hpp"
+#include "io/terminal_safe.hpp"
+#include "model/decode.hpp"
+#include "model/tokenizer.hpp"
+#include "model/train.hpp"
+#include "model/utf8.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct generate_options {
+    std::string checkpoint;
+    std::string prompt, tokens, tokenizer;
+    std::size_t max_new = 40;
+    model::sampling how;
+    std::string json;
+    bool logits = false;
+    unsigned threads = 1;
+    std::string dtype = "auto";
+    layout_options layout;
+};
+
+// The tokenizer to decode with: --tokenizer, else a GGUF checkpoint's own, else none.
+std::optional<model::tokenizer> load_tokenizer(const generate_options& o) {
+    if (!o.tokenizer.empty()) return model::tokenizer::load(o.tokenizer);
+    if (model::tokenizer::is_gguf(o.checkpoint)) return model::tokenizer::load(o.checkpoint);
+    return std::nullopt;
+}
+
+// --prompt's ids (the tokenizer adds BOS when it does) or --tokens'.
+std::vector<int> prompt_ids(const generate_options& o, const std::optional<model::tokenizer>& tok) {
+    if (o.prompt.empty() == o.tokens.empty()) throw attn::error("give the prompt: --prompt \"…\" or --tokens 1,2,3 (one of the two)");
+    if (!o.tokens.empty()) return read_tokens({o.tokens}, "", "").ids.front();
+    if (!tok)
+        throw attn::error("--prompt needs a tokenizer: --tokenizer PATH (a folder with tokenizer.json or vocab.json + merges.txt, a "
+                          "tokenizer.json or a GGUF); a GGUF checkpoint brings its own");
+    std::vector<int> ids;
+    try {
+        for (const auto id : tok->encode(o.prompt)) ids.push_back(static_cast<int>(id));
+    } catch (const model::invalid_utf8& e) {
+        throw attn::error("--prompt: " + std::string(e.what()));
+    } catch (const model::untokenizable_text& e) {
+        throw attn::error("--prompt: " + std::string(e.what()));
+    }
+    if (ids.empty()) throw attn::error("--prompt: the text holds no tokens");
+    return ids;
+}
+
+// Refuses ids outside the vocabulary and a sequence longer than the model's context.
+void check_lengths(const model::architecture& a, const std::vector<int>& prompt, const generate_options& o) {
+    for (std::size_t i = 0; i < prompt.size(); ++i)
+        if (static_cast<std::size_t>(prompt[i]) >= a.vocab_size)
+            throw attn::error(fmt::format("{}: token {} (id {}) is outside the model's vocabulary of {} ids (0 … {})",
+                                          o.tokens.empty() ? "--prompt" : "--tokens", i, prompt[i], a.vocab_size, a.vocab_size - 1));
+    if (prompt.size() > a.n_positions)
+        throw attn::error(fmt::format("the prompt is {} tokens, longer than the model's context of {} positions", prompt.size(), a.n_positions));
+    if (prompt.size() + o.max_new > a.n_positions)
+        throw attn::error(fmt::format("--max-new-tokens {}: the prompt's {} tokens and {} new ones would be {} positions, beyond the "
+                                      "model's context of {} (at most {} new tokens after this prompt)",
+                                      o.max_new, prompt.size(), o.max_new, prompt.size() + o.max_new, a.n_positions,
+                                      a.n_positions - prompt.size()));
+}
+
+std::vector<std::uint32_t> unsigned_ids(const std::vector<int>& ids) { return {ids.begin(), ids.end()}; }
+
+// The ids as words: the tokenizer's text, terminal-safe (new lines kept), else "#id" labels.
+std::string words(const std::optional<model::tokenizer>& tok, const std::vector<int>& ids) {
+    if (!tok) {
+        std::string s;
+        for (const int id : ids) s += (s.empty() ? "#" : " #") + std::to_string(id);
+        return s;
+    }
+    return io::terminal_safe_text(tok->decode(unsigned_ids(ids)));
+}
+
+// The prompt as its tokens' readable labels ("<s> ▁Once ▁upon"), else "#id" labels.
+std::string prompt_labels(const std::optional<model::tokenizer>& tok, const std::vector<int>& ids) {
+    if (!tok) return words(tok, ids);
+    std::string s;
+    for (const int id : ids) s += (s.empty() ? "" : " ") + tok->token_label(static_cast<std::uint32_t>(id));
+    return s;
+}
+
+std::string decoding_words(const generate_options& o) {
+    if (o.how.temperature == 0) return "greedy (the most likely token each step)";
+    return fmt::format("sampled at temperature {:g}{}, seed {}", o.how.temperature,
+                       o.how.top_k ? fmt::format(" from the {} most likely", o.how.top_k) : std::string(), o.how.seed);
+}
+
+void write_json(const generate_options& o, const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt,
+                const model::generation& g) {
+    nlohmann::ordered_json j;
+    j["prompt_ids"] = prompt;
+    j["ids"] = g.ids;
+    if (tok) j["text"] = tok->decode(unsigned_ids(g.ids));
+    j["stopped_at"] = g.stopped_at_eos ? "end-of-sequence" : "max-new-tokens";
+    if (o.logits) j["logits"] = g.logits;  // [steps][vocab]: after each fed token, prompt included
+    const std::string text = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    io::staged_file out(o.json);
+    out.write(text.data(), text.size());
+    out.commit();
+    if (!io::is_stdout(o.json)) std::cerr << "attn model generate: wrote " << io::terminal_safe(o.json) << "\n";
+}
+
+template <class T>
+void generate_with(const model::model_params<T>& p, const loaded_model& m, const generate_options& o,
+                   const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt) {
+    model::decoder<T> d = model::make_decoder(p, prompt.size() + o.max_new);
+    std::optional<int> eos;
+    if (tok && tok->eos_id()) eos = static_cast<int>(*tok->eos_id());
+    const auto start = std::chrono::steady_clock::now();
+    const model::generation g = model::generate(d, prompt, o.max_new, o.how, eos, o.logits);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << fmt::format("attn model generate: {} prompt + {} new tokens in {:.1f} ms, {:.0f} tokens/s ({} thread{})\n",
+                             prompt.size(), g.ids.size(), seconds * 1e3, static_cast<double>(prompt.size() + g.ids.size()) / seconds,
+                             o.threads, o.threads == 1 ? "" : "s");
+    if (!o.json.empty()) write_json(o, tok, prompt, g);
+    if (io::is_stdout(o.json)) return;
+    std::string out = "Model: " + model_summary(m) + "\n";
+    out += fmt::format("Prompt ({} token{}): {}\n", prompt.size(), prompt.size() == 1 ? "" : "s", prompt_labels(tok, prompt));
+    out += fmt::format("Generated {} token{}, {}, through a KV cache: each new token one query row per head against the "
+                       "cached keys and values.\n\n",
+                       g.ids.size(), g.ids.size() == 1 ? "" : "s", decoding_words(o));
+    std::vector<int> all = prompt;
+    all.insert(all.end(), g.ids.begin(), g.ids.end());
+    out += words(tok, all) + "\n\n";
+    out += g.stopped_at_eos ? "Stopped at the end-of-sequence token.\n"
+                            : fmt::format("Stopped after --max-new-tokens {}.\n", o.max_new);
+    print_fitted(out, make_style(o.layout));
+}
+
+void run_model_generate(const generate_options& o) {
+    const std::optional<model::tokenizer> tok = load_tokenizer(o);
+    const std::vector<int> prompt = prompt_ids(o, tok);
+    const loaded_model m = load_model(o.checkpoint, o.dtype);
+    check_lengths(m.config(), prompt, o);
+    model::set_train_threads(o.threads);
+    with_params(m, [&](const auto& p) { generate_with(p, m, o, tok, prompt); });
+}
+
+void setup_model_generate(CLI::App& model) {
+    auto o = std::make_shared<generate_options>();
+    auto* sub = model.add_subcommand("generate", "Generate text token by token through a KV cache (GGUF, GPT-2-family checkpoints)");
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint: a GGUF file or a .safetensors (config in __metadata__ or config.json)")->required();
+    sub->add_option("--prompt,--text", o->prompt, "Text to continue, tokenized with the model's tokenizer");
+    sub->add_option("--tokens", o->tokens, "The prompt as token ids, comma-separated");
+    sub->add_option("--max-new-tokens,--new", o->max_new, "How many tokens to generate at most (default 40)")->check(CLI::PositiveNumber);
+    sub->add_option("--temperature", o->how.temperature, "Sample from softmax(logits / T) instead of greedy (default 0: greedy)")
+        ->check(CLI::NonNegativeNumber);
+    sub->add_option("--top-k", o->how.top_k, "With --temperature: sample among the K most likely tokens only (default: all)");
+    sub->add_option("--seed", o->how.seed, "With --temperature: the seed of the draws (default 0; the same seed, the same text)");
+    sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder, a tokenizer.json or a GGUF (default: a GGUF checkpoint's own)");
+    sub->add_option("--json", o->json, "Write {\"prompt_ids\", \"ids\", \"text\", \"stopped_at\"} as JSON to FILE, or '-' for stdout");
+    sub->add_flag("--logits", o->logits, "With --json: also the logits after every fed token, [steps][vocab]");
+    sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")->check(CLI::Range(1u, 256u));
+    add_dtype_option(*sub, o->dtype);
+    add_layout_options(*sub, o->layout, false);
+    sub->callback([o] {
+        if (o->logits && o->json.empty()) throw attn::error("--logits goes into the JSON: give --json FILE|- too");
+        run_model_generate(*o);
+    });
+}
+
+}  // namespace
+
+static const bool registered = register_model_verb({"generate", 25, setup_model_generate});
+
+}  // namespace attn::cli
