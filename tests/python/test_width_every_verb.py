@@ -74,6 +74,8 @@ SAMPLES = {
                        "stdout"),
     ("model", "info"): ([model], (0,), "stdout"),
     ("model", "heads"): ([model, "--color", "never"], (0,), "stdout"),
+    ("model", "generate"): ([os.path.join(SRC, "lessons", "models", "stories260K.gguf"), "--tokens", "1", "--new", "60"], (0,),
+                            "stdout"),
     ("model", "tokenize"): (["--tokenizer", tok, long_text], (0,), "stdout"),
     ("model", "train"): (["sort", "--iters", "2", "--batch", "2", "--layers", "1", "--heads", "1", "--d-model", "8",
                           "--out", os.path.join(tmp, "{w}", "m.safetensors")], (0,), "stderr"),
