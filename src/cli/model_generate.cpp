@@ -8,6 +8,7 @@
 // --json writes {"prompt_ids", "ids", "text", "stopped_at"} (with --logits every step's
 // logits too). GGUF files, GPT-2-family safetensors checkpoints.
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -45,10 +46,16 @@ struct generate_options {
     layout_options layout;
 };
 
-// The tokenizer to decode with: --tokenizer, else a GGUF checkpoint's own, else none.
+// The tokenizer to decode with: --tokenizer, else a GGUF checkpoint's own, else a
+// Hugging Face folder's (tokenizer.json, or vocab.json + merges.txt), else none.
 std::optional<model::tokenizer> load_tokenizer(const generate_options& o) {
     if (!o.tokenizer.empty()) return model::tokenizer::load(o.tokenizer);
     if (model::tokenizer::is_gguf(o.checkpoint)) return model::tokenizer::load(o.checkpoint);
+    std::error_code ec;
+    const std::filesystem::path dir(o.checkpoint);
+    if (std::filesystem::is_directory(dir, ec) &&
+        (std::filesystem::exists(dir / "tokenizer.json", ec) || std::filesystem::exists(dir / "vocab.json", ec)))
+        return model::tokenizer::load(o.checkpoint);
     return std::nullopt;
 }
 
@@ -166,7 +173,8 @@ void run_model_generate(const generate_options& o) {
 void setup_model_generate(CLI::App& model) {
     auto o = std::make_shared<generate_options>();
     auto* sub = model.add_subcommand("generate", "Generate text token by token through a KV cache (GGUF, GPT-2-family checkpoints)");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint: a GGUF file or a .safetensors (config in __metadata__ or config.json)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint: a GGUF file, a .safetensors (config in __metadata__ or config.json) or a "
+                                           "Hugging Face folder (model.safetensors, config.json, tokenizer.json)")->required();
     sub->add_option("--prompt,--text", o->prompt, "Text to continue, tokenized with the model's tokenizer");
     sub->add_option("--tokens", o->tokens, "The prompt as token ids, comma-separated");
     sub->add_option("--max-new-tokens,--new", o->max_new, "How many tokens to generate at most (default 40)")->check(CLI::PositiveNumber);

@@ -18,6 +18,10 @@ Checks:
     greedy tokens are the reference's;
   * a GPT-2-family safetensors checkpoint (a lesson's trained model): the cached logits
     equal `attn model run`'s full forward (model/gpt_forward) at every position;
+  * a Hugging Face folder written here (config.json, model.safetensors in GPT-2's names,
+    vocab.json + merges.txt): `generate FOLDER --prompt` uses the folder's tokenizer, its
+    float64 logits equal gpt_reference.py's forward within 1e-9; a folder with shards only
+    is refused;
   * sampling is deterministic for a seed and changes with it; --top-k 1 is greedy;
   * bad input exits 2 with a clear message: a truncated GGUF, heads that do not divide
     the embedding, key/value heads that do not divide the query heads, a max beyond the
@@ -236,6 +240,48 @@ def safetensors_model():
         check(err <= 1e-5, f"{os.path.basename(path)}: cached logits differ from attn model run's full forward by {err:.3g}")
 
 
+# ---- a Hugging Face folder (GPT-2 names, config.json, vocab.json + merges.txt) --------------
+
+def byte_units():
+    """GPT-2's bytes_to_unicode: each byte as the printable character its BPE files spell it with."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
+    chars, n = list(keep), 0
+    for b in range(256):
+        if b not in keep:
+            keep.append(b)
+            chars.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(keep, chars)}
+
+
+def hf_folder(tmp):
+    import gpt_reference as gpt
+    units = byte_units()
+    vocab = {units[b]: b for b in range(256)}
+    merges = [("\u0120", "a"), ("\u0120a", "b"), ("a", "b")]
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    cfg = dict(n_layer=2, n_head=2, n_embd=16, vocab_size=len(vocab), n_positions=32, has_mlp=True, tied=True)
+    params = gpt.random_params(cfg, 7)
+    folder = os.path.join(tmp, "hf-gpt2")
+    gpt.save_model(folder, cfg, params, "hf", dtype=torch.float64)
+    with open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    with open(os.path.join(folder, "merges.txt"), "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
+    out = generate_json(folder, "--prompt", "ab ab", "--max-new-tokens", "10")
+    check(out["prompt_ids"] == [258, 257], f"HF folder: the folder's tokenizer gave {out['prompt_ids']} for 'ab ab' (want ab, ␣ab: [258, 257])")
+    want = gpt.forward(cfg, params, torch.tensor([fed_tokens(out)]))["logits"][0].numpy()
+    got = np.array(out["logits"])
+    err = np.abs(got - want).max() if got.shape == want.shape else float("inf")
+    check(err <= 1e-9, f"HF folder (GPT-2, F64): cached logits differ from gpt_reference's forward by {err:.3g}")
+    check(out["ids"] == [int(r.argmax()) for r in want[1:]], f"HF folder: greedy ids {out['ids']}")
+    check(isinstance(out.get("text"), str) and len(out["text"]) > 0, "HF folder: no text decoded by the folder's tokenizer")
+    os.remove(os.path.join(folder, "model.safetensors"))
+    open(os.path.join(folder, "model.safetensors.index.json"), "w").write("{}")
+    refused(["generate", folder, "--tokens", "1"], ["shards", "model.safetensors"], "a folder with shards only")
+
+
 # ---- sampling and bad input --------------------------------------------------------------
 
 def sampling():
@@ -280,6 +326,7 @@ with tempfile.TemporaryDirectory() as tmp:
     stories()
     tiny_models(tmp)
     safetensors_model()
+    hf_folder(tmp)
     sampling()
     bad_input(tmp)
 
