@@ -94,6 +94,39 @@ def torch_run(path, new, threads):
     return ms, ids
 
 
+def random_llama(path, d, layers, heads, kv, d_mlp, vocab, context):
+    """A random GGUF `llama` model of this shape (F32, weights scaled 1/√fan-in), for speed only."""
+    import numpy as np
+    import gguf_reference as g
+    rng = np.random.default_rng(0)
+    dh = d // heads
+    md = [("general.architecture", "string", "llama"), ("llama.block_count", "u32", layers),
+          ("llama.context_length", "u32", context), ("llama.embedding_length", "u32", d),
+          ("llama.feed_forward_length", "u32", d_mlp), ("llama.attention.head_count", "u32", heads),
+          ("llama.attention.head_count_kv", "u32", kv), ("llama.rope.freq_base", "f32", 10000.0),
+          ("llama.attention.layer_norm_rms_epsilon", "f32", 1e-5),
+          ("tokenizer.ggml.model", "string", "llama"),
+          ("tokenizer.ggml.tokens", ("array", "string"), ["<unk>", "<s>", "</s>"] + ["\u2581w%d" % i for i in range(3, vocab)]),
+          ("tokenizer.ggml.scores", ("array", "f32"), [0.0] * vocab),
+          ("tokenizer.ggml.token_type", ("array", "i32"), [2, 3, 3] + [1] * (vocab - 3)),
+          ("tokenizer.ggml.bos_token_id", "u32", 1), ("tokenizer.ggml.eos_token_id", "u32", 2)]
+
+    def t(name, dims, scale):
+        x = (rng.standard_normal(int(np.prod(dims)), dtype=np.float32) * np.float32(scale)).astype(np.float32)
+        return (name, dims, "F32", x.tobytes())
+    ones = lambda name: (name, [d], "F32", np.ones(d, np.float32).tobytes())  # noqa: E731
+    tensors = [t("token_embd.weight", [d, vocab], 1.0)]
+    for layer in range(layers):
+        b = "blk.%d." % layer
+        tensors += [ones(b + "attn_norm.weight"), t(b + "attn_q.weight", [d, d], d ** -0.5),
+                    t(b + "attn_k.weight", [d, kv * dh], d ** -0.5), t(b + "attn_v.weight", [d, kv * dh], d ** -0.5),
+                    t(b + "attn_output.weight", [d, d], d ** -0.5), ones(b + "ffn_norm.weight"),
+                    t(b + "ffn_gate.weight", [d, d_mlp], d ** -0.5), t(b + "ffn_up.weight", [d, d_mlp], d ** -0.5),
+                    t(b + "ffn_down.weight", [d_mlp, d], d_mlp ** -0.5)]
+    tensors += [ones("output_norm.weight"), t("output.weight", [d, vocab], d ** -0.5)]
+    g.write_gguf(path, md, tensors)
+
+
 def machine():
     try:
         with open("/proc/cpuinfo") as f:
@@ -111,7 +144,13 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out", default="")
+    ap.add_argument("--random", default="", help="d_model,layers,heads,kv_heads,d_mlp,vocab: a random Llama of that shape instead")
     o = ap.parse_args()
+    if o.random:
+        import tempfile
+        d, layers, heads, kv, d_mlp, vocab = (int(x) for x in o.random.split(","))
+        o.model = os.path.join(tempfile.mkdtemp(prefix="decode-bench-"), f"llama-{d}x{layers}-{heads}q{kv}kv-v{vocab}.gguf")
+        random_llama(o.model, d, layers, heads, kv, d_mlp, vocab, o.new + 8)
     a_ms, a_ids, t_ms, t_ids = [], None, [], None
     for _ in range(o.rounds):
         ms, a_ids = attn_run(o.attn, o.model, o.new, o.threads)
@@ -127,7 +166,7 @@ def main():
     text = (f"## Decode through a KV cache — {datetime.date.today().isoformat()}\n\n"
             f"Machine: {machine()}. Median of {o.rounds} runs; both sides generate the same {n} tokens.\n"
             f"Command: `/usr/bin/python3 bench/decode_bench.py --attn {o.attn} --new {o.new} --threads {o.threads} "
-            f"--rounds {o.rounds}`\n\n"
+            f"--rounds {o.rounds}{' --random ' + o.random if o.random else ''}`\n\n"
             "| case | threads | attn model generate | PyTorch cached loop | PyTorch time ÷ attn time |\n|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n")
     print(text)

@@ -20,6 +20,35 @@ auto ptr(const Tensor& t) -> const typename Tensor::value_type* {
     return t.size() == 0 ? nullptr : t.data();
 }
 
+constexpr std::size_t column_block = 512;  // output columns per task of a packed product
+
+// W [in, out] (or Wᵀ of W [out, in] when transposed) packed in blocks of columns.
+template <class T>
+packed_weight<T> pack_weight(const T* w, std::size_t in, std::size_t out, bool transposed) {
+    packed_weight<T> p;
+    p.in = in, p.out = out;
+    for (std::size_t c0 = 0; c0 < out; c0 += column_block) {
+        const std::size_t n = std::min(column_block, out - c0);
+        p.first.push_back(c0);
+        p.blocks.emplace_back();
+        if (transposed) pack_once(p.blocks.back(), true, in, n, w + c0 * in, in);  // rows c0 … of W [out, in]
+        else pack_once(p.blocks.back(), false, in, n, w + c0, out);               // columns c0 … of W [in, out]
+    }
+    return p;
+}
+
+// out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
+// weight packed once, its column blocks over the threads.
+template <class T>
+void packed_linear(T* out, const T* x, const packed_weight<T>& w, const T* b) {
+    training::for_tasks(w.blocks.size(), [&](std::size_t i) {
+        const std::size_t c0 = w.first[i], n = w.blocks[i].n;
+        matmul_packed(false, 1, T(1), x, w.in, w.blocks[i], T(0), out + c0, w.out);
+        if (b)
+            for (std::size_t o = c0; o < c0 + n; ++o) out[o] += b[o];
+    });
+}
+
 // out = norm(x) with the weight (and LayerNorm's bias) of one norm.
 template <class T, class P1>
 void norm(decoder<T>& d, T* out, const T* x, const P1& w, const P1& b) {
@@ -40,12 +69,12 @@ void attention_step(decoder<T>& d, std::size_t l) {
     const block_params<T>& b = d.params->blocks[l];
     const std::size_t C = a.n_embd, H = a.n_head, KV = a.kv_heads(), dh = a.d_head();
     norm(d, d.a.data(), d.x.data(), b.ln1_w, b.ln1_b);
-    training::linear_forward(d.qkv.data(), d.a.data(), b.w_qkv.data(), ptr(b.b_qkv), 1, C, a.qkv_width());
+    packed_linear(d.qkv.data(), d.a.data(), d.packed[l].qkv, ptr(b.b_qkv));
     const T* q = d.qkv.data();           // [H, dh]
     const T* k = q + H * dh;             // [KV, dh]
     const T* v = k + KV * dh;            // [KV, dh]
     llama::gqa_decode_step<T>(d.z.data(), nullptr, nullptr, d.rot_q.data(), d.caches[l], q, k, v, d.table, H);
-    training::linear_forward(d.o.data(), d.z.data(), b.w_out.data(), ptr(b.b_out), 1, H * dh, C);
+    packed_linear(d.o.data(), d.z.data(), d.packed[l].out, ptr(b.b_out));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
 }
 
@@ -55,15 +84,16 @@ void mlp_step(decoder<T>& d, std::size_t l) {
     const architecture& a = d.params->config;
     const block_params<T>& b = d.params->blocks[l];
     const std::size_t C = a.n_embd, F = a.d_mlp();
+    const packed_block<T>& w = d.packed[l];
     norm(d, d.a.data(), d.x.data(), b.ln2_w, b.ln2_b);
-    if (a.mlp == mlp_kind::swiglu) {
-        const llama::swiglu_weights<T> w{b.w_gate.data(), nullptr, b.w_fc.data(), ptr(b.b_fc), b.w_proj.data(), ptr(b.b_proj)};
-        llama::swiglu_forward(d.o.data(), d.gate.data(), d.up.data(), d.post.data(), d.a.data(), w, 1, C, F);
+    packed_linear(d.up.data(), d.a.data(), w.fc, ptr(b.b_fc));
+    if (a.mlp == mlp_kind::swiglu) {  // llama::swiglu_forward's steps, on packed weights
+        packed_linear(d.gate.data(), d.a.data(), w.gate, static_cast<const T*>(nullptr));
+        llama::silu_gate_forward(d.post.data(), d.gate.data(), d.up.data(), F);
     } else {  // GELU (make_decoder refused the rest)
-        training::linear_forward(d.up.data(), d.a.data(), b.w_fc.data(), ptr(b.b_fc), 1, C, F);
         training::gelu_forward(d.post.data(), d.tanh_out.data(), d.up.data(), F);
-        training::linear_forward(d.o.data(), d.post.data(), b.w_proj.data(), ptr(b.b_proj), 1, F, C);
     }
+    packed_linear(d.o.data(), d.post.data(), w.proj, ptr(b.b_proj));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
 }
 
@@ -123,6 +153,15 @@ decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity) {
     const std::size_t C = a.n_embd, F = a.has_mlp() ? a.d_mlp() : 0, HD = a.n_head * a.d_head();
     for (std::size_t l = 0; l < a.n_layer; ++l) d.caches.push_back(llama::make_kv_cache<T>(1, capacity, a.kv_heads(), a.d_head()));
     d.table = position_table(a, capacity);
+    for (const auto& b : p.blocks) {
+        packed_block<T> w;
+        w.qkv = pack_weight(b.w_qkv.data(), C, a.qkv_width(), false);
+        w.out = pack_weight(b.w_out.data(), HD, C, false);
+        if (a.mlp == mlp_kind::swiglu) w.gate = pack_weight(b.w_gate.data(), C, F, false);
+        if (a.has_mlp()) w.fc = pack_weight(b.w_fc.data(), C, F, false), w.proj = pack_weight(b.w_proj.data(), F, C, false);
+        d.packed.push_back(std::move(w));
+    }
+    d.unembed = pack_weight((a.tied ? p.wte : p.lm_head).data(), C, a.vocab_size, true);
     d.x.resize(C), d.a.resize(C), d.o.resize(C), d.zero_bias.assign(C, T(0));
     d.qkv.resize(a.qkv_width()), d.rot_q.resize(HD), d.z.resize(HD);
     d.gate.resize(F), d.up.resize(F), d.post.resize(F), d.tanh_out.resize(F);
@@ -150,7 +189,7 @@ const std::vector<T>& decode_step(decoder<T>& d, int token) {
     }
     const T* f = d.x.data();
     if (a.final_norm) norm(d, d.a.data(), d.x.data(), p.lnf_w, p.lnf_b), f = d.a.data();
-    training::unembed_forward(d.logits.data(), f, (a.tied ? p.wte : p.lm_head).data(), 1, C, a.vocab_size);
+    packed_linear(d.logits.data(), f, d.unembed, static_cast<const T*>(nullptr));  // training::unembed_forward's x · W_Uᵀ
     return d.logits;
 }
 
