@@ -6,7 +6,11 @@
 // stops at the tokenizer's end-of-sequence token. Prints the prompt and the text it
 // continues into (decoded by the model's tokenizer, terminal-safe), the speed on stderr;
 // --json writes {"prompt_ids", "ids", "text", "stopped_at"} (with --logits every step's
-// logits too). GGUF files, GPT-2-family safetensors checkpoints.
+// logits too). --trace L.H shows, for each new token, that head's weights over the cache
+// (the newest query's row of lesson 13's cached attention) and the cache's size.
+// GGUF files, GPT-2-family safetensors checkpoints, Hugging Face folders.
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -29,6 +33,7 @@
 #include "model/tokenizer.hpp"
 #include "model/train.hpp"
 #include "model/utf8.hpp"
+#include "trace/table.hpp"
 
 namespace attn::cli {
 
@@ -41,6 +46,7 @@ struct generate_options {
     model::sampling how;
     std::string json;
     bool logits = false;
+    std::string trace;  // --trace L.H, "" = none
     unsigned threads = 1;
     std::string dtype = "auto";
     layout_options layout;
@@ -119,6 +125,52 @@ std::string decoding_words(const generate_options& o) {
                        o.how.top_k ? fmt::format(" from the {} most likely", o.how.top_k) : std::string(), o.how.seed);
 }
 
+// --trace L.H → (layer, head), counted from 0 as --layer/--head of `attn model run`.
+std::pair<std::size_t, std::size_t> trace_choice(const std::string& text, const model::architecture& a) {
+    const std::size_t dot = text.find('.');
+    std::size_t l = 0, h = 0, used_l = 0, used_h = 0;
+    try {
+        if (dot != std::string::npos) l = std::stoul(text.substr(0, dot), &used_l), h = std::stoul(text.substr(dot + 1), &used_h);
+    } catch (const std::exception&) {
+        used_l = 0;
+    }
+    if (dot == std::string::npos || used_l != dot || used_h != text.size() - dot - 1 || !std::isdigit(static_cast<unsigned char>(text[0])))
+        throw attn::error("--trace '" + io::terminal_safe(text) + "': expected LAYER.HEAD, both counted from 0 (e.g. 0.1)");
+    if (l >= a.n_layer) throw attn::error(fmt::format("--trace {}: the model has {} layers (0 … {})", text, a.n_layer, a.n_layer - 1));
+    if (h >= a.n_head) throw attn::error(fmt::format("--trace {}: the model has {} heads per layer (0 … {})", text, a.n_head, a.n_head - 1));
+    return {l, h};
+}
+
+// One row per new token: the query that chose it (the newest token in the cache), the
+// cache's size, the traced head's three largest weights over the cache, the token chosen.
+std::string trace_table(const model::generation& g, const std::vector<int>& prompt, const std::optional<model::tokenizer>& tok,
+                        const std::pair<std::size_t, std::size_t>& lh, const model::architecture& a, const trace::style& st) {
+    const auto label = [&](int id) { return tok ? tok->token_label(static_cast<std::uint32_t>(id)) : "#" + std::to_string(id); };
+    std::vector<int> all = prompt;
+    all.insert(all.end(), g.ids.begin(), g.ids.end());
+    trace::table t;
+    t.title = fmt::format("Layer {} of {}, head {} of {} (--trace {}.{}): each new token's query against the KV cache",
+                          lh.first + 1, a.n_layer, lh.second + 1, a.n_head, lh.first, lh.second);
+    t.axes = "rows: the query's position · the cache holds every token fed so far, token@position";
+    t.corner = "position";
+    t.col_labels = {"query", "cache", "largest weights over the cache", "next"};
+    for (std::size_t j = 0; j < g.ids.size(); ++j) {
+        const std::size_t step = prompt.size() - 1 + j;  // the step whose logits chose new token j
+        if (step >= g.trace.size()) break;
+        const std::vector<double>& w = g.trace[step];  // [step + 1]
+        std::vector<std::size_t> order(w.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return w[x] > w[y]; });
+        std::string top;
+        for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i)
+            top += fmt::format("{}{}@{} {:.2f}", i ? "  " : "", label(all[order[i]]), order[i], w[order[i]]);
+        t.row_labels.push_back(std::to_string(step));
+        t.cells.push_back({label(all[step]), std::to_string(w.size()), top, label(g.ids[j])});
+    }
+    t.shape = fmt::format("[{} × 4]", t.cells.size());
+    return trace::render(t, st);
+}
+
 void write_json(const generate_options& o, const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt,
                 const model::generation& g) {
     nlohmann::ordered_json j;
@@ -127,6 +179,7 @@ void write_json(const generate_options& o, const std::optional<model::tokenizer>
     if (tok) j["text"] = tok->decode(unsigned_ids(g.ids));
     j["stopped_at"] = g.stopped_at_eos ? "end-of-sequence" : "max-new-tokens";
     if (o.logits) j["logits"] = g.logits;  // [steps][vocab]: after each fed token, prompt included
+    if (!o.trace.empty()) j["trace"] = {{"head", o.trace}, {"weights", g.trace}};  // [steps][t + 1]
     const std::string text = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     io::staged_file out(o.json);
     out.write(text.data(), text.size());
@@ -138,6 +191,8 @@ template <class T>
 void generate_with(const model::model_params<T>& p, const loaded_model& m, const generate_options& o,
                    const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt) {
     model::decoder<T> d = model::make_decoder(p, prompt.size() + o.max_new);
+    std::pair<std::size_t, std::size_t> traced{0, 0};
+    if (!o.trace.empty()) traced = trace_choice(o.trace, p.config), d.trace_layer = traced.first, d.trace_head = traced.second;
     std::optional<int> eos;
     if (tok && tok->eos_id()) eos = static_cast<int>(*tok->eos_id());
     const auto start = std::chrono::steady_clock::now();
@@ -158,7 +213,9 @@ void generate_with(const model::model_params<T>& p, const loaded_model& m, const
     out += words(tok, all) + "\n\n";
     out += g.stopped_at_eos ? "Stopped at the end-of-sequence token.\n"
                             : fmt::format("Stopped after --max-new-tokens {}.\n", o.max_new);
-    print_fitted(out, make_style(o.layout));
+    const trace::style st = make_style(o.layout);
+    if (!o.trace.empty()) out += "\n" + trace_table(g, prompt, tok, traced, p.config, st);
+    print_fitted(out, st);
 }
 
 void run_model_generate(const generate_options& o) {
@@ -184,6 +241,7 @@ void setup_model_generate(CLI::App& model) {
     sub->add_option("--seed", o->how.seed, "With --temperature: the seed of the draws (default 0; the same seed, the same text)");
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder, a tokenizer.json or a GGUF (default: a GGUF checkpoint's own)");
     sub->add_option("--json", o->json, "Write {\"prompt_ids\", \"ids\", \"text\", \"stopped_at\"} as JSON to FILE, or '-' for stdout");
+    sub->add_option("--trace", o->trace, "Show head L.H (from 0): each new token's query weights over the KV cache");
     sub->add_flag("--logits", o->logits, "With --json: also the logits after every fed token, [steps][vocab]");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")->check(CLI::Range(1u, 256u));
     add_dtype_option(*sub, o->dtype);

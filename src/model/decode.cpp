@@ -73,7 +73,8 @@ void attention_step(decoder<T>& d, std::size_t l) {
     const T* q = d.qkv.data();           // [H, dh]
     const T* k = q + H * dh;             // [KV, dh]
     const T* v = k + KV * dh;            // [KV, dh]
-    llama::gqa_decode_step<T>(d.z.data(), nullptr, nullptr, d.rot_q.data(), d.caches[l], q, k, v, d.table, H);
+    T* pattern = l == d.trace_layer ? d.trace_pattern.data() : nullptr;  // [H, t + 1] when traced
+    llama::gqa_decode_step<T>(d.z.data(), nullptr, pattern, d.rot_q.data(), d.caches[l], q, k, v, d.table, H);
     packed_linear(d.o.data(), d.z.data(), d.packed[l].out, ptr(b.b_out));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
 }
@@ -167,6 +168,7 @@ decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity) {
     d.gate.resize(F), d.up.resize(F), d.post.resize(F), d.tanh_out.resize(F);
     d.mean.resize(1), d.rstd.resize(1);
     d.logits.resize(a.vocab_size);
+    d.trace_pattern.resize(a.n_head * capacity);
     return d;
 }
 
@@ -202,6 +204,11 @@ generation generate(decoder<T>& d, const std::vector<int>& prompt, std::size_t m
     prng rng(how.seed);
     const auto keep = [&](const std::vector<T>& logits) {
         if (keep_logits) g.logits.emplace_back(logits.begin(), logits.end());
+        if (d.trace_layer < d.params->config.n_layer) {  // row trace_head of [H, t + 1]
+            const std::size_t n = d.position();
+            const T* row = d.trace_pattern.data() + d.trace_head * n;
+            g.trace.emplace_back(row, row + n);
+        }
     };
     for (const int id : prompt) keep(decode_step(d, id));
     while (g.ids.size() < max_new) {

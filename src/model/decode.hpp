@@ -68,6 +68,10 @@ struct decoder {
     std::vector<T> mean, rstd; // [1]          the norm's statistics of the row
     std::vector<T> zero_bias;  // [C]          LayerNorm without a bias adds these
     std::vector<T> logits;     // [vocab]      the next token's logits after the last step
+    // A head traced (set before the first step; layer ≥ n_layer: none): its attention
+    // weights over the cache at the last step, positions 0 … position() − 1.
+    std::size_t trace_layer = static_cast<std::size_t>(-1), trace_head = 0;
+    std::vector<T> trace_pattern;  // [H, capacity] the traced layer's pattern rows (row h: t + 1 weights)
     std::size_t position() const { return caches.empty() ? 0 : caches.front().length; }
 };
 
@@ -95,6 +99,7 @@ struct generation {
     std::vector<int> ids;             // the new tokens, in order
     bool stopped_at_eos = false;      // the last new token is the end-of-sequence token
     std::vector<std::vector<double>> logits;  // [fed tokens][vocab] when kept: after each step
+    std::vector<std::vector<double>> trace;   // [fed tokens][t + 1] the traced head's weights over the cache
 };
 
 // Feeds the prompt one step at a time, then chooses up to max_new tokens, each fed back,

@@ -22,6 +22,8 @@ Checks:
     vocab.json + merges.txt): `generate FOLDER --prompt` uses the folder's tokenizer, its
     float64 logits equal gpt_reference.py's forward within 1e-9; a folder with shards only
     is refused;
+  * --trace L.H: that head's weights over the cache at every step equal row t of the
+    reference's full attention pattern; the table shows each new token's query;
   * sampling is deterministic for a seed and changes with it; --top-k 1 is greedy;
   * bad input exits 2 with a clear message: a truncated GGUF, heads that do not divide
     the embedding, key/value heads that do not divide the query heads, a max beyond the
@@ -100,6 +102,9 @@ def stories():
     check(r.returncode == 0 and "Once upon a time, there was a little girl" in r.stdout and "<s> ␣Once ␣upon" in r.stdout,
           f"stories260K --prompt: exit {r.returncode}\n{r.stdout}{r.stderr}")
     check("tokens/s" in r.stderr, f"no speed on stderr: {r.stderr!r}")
+    r = attn("generate", STORIES, "--prompt", "Once upon a time", "--max-new-tokens", "3", "--trace", "2.5")
+    check(r.returncode == 0 and "Layer 3 of 5, head 6 of 8 (--trace 2.5)" in r.stdout and "␣time" in r.stdout,
+          f"stories260K --trace: exit {r.returncode}\n{r.stdout}{r.stderr}")
     check(all(len(line) <= 80 for line in r.stdout.splitlines()), "a line wider than --width 80")
 
 
@@ -167,7 +172,7 @@ def tiny_file(path, arch, ty, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=256, voca
     return values
 
 
-def llama_logits(values, arch, tokens, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=256, vocab=48):
+def llama_logits(values, arch, tokens, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=256, vocab=48, stages=None):
     cfg = ref.LlamaConfig(d_model=d, n_layers=n_layer, n_heads=n_head, n_kv_heads=n_kv, d_head=d // n_head, d_mlp=d_mlp,
                           vocab=vocab, eps=float(np.float32(1e-6)), pairing="adjacent" if arch == "llama" else "half_split")
     t = {k: torch.from_numpy(v) for k, v in values.items()}
@@ -176,7 +181,10 @@ def llama_logits(values, arch, tokens, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=
         for part, hf in (("attn_q", "q_proj"), ("attn_k", "k_proj"), ("attn_v", "v_proj")):
             if f"blk.{layer}.{part}.bias" in t:
                 w[f"model.layers.{layer}.self_attn.{hf}.bias"] = t[f"blk.{layer}.{part}.bias"]
-    return ref.forward(w, cfg, [tokens])["logits"][0].numpy()
+    out = ref.forward(w, cfg, [tokens])
+    if stages is not None:
+        stages.update(out)
+    return out["logits"][0].numpy()
 
 
 def gpt2_logits(values, tokens, n_layer=2, n_head=4, eps=float(np.float32(1e-5))):
@@ -207,9 +215,15 @@ def tiny_models(tmp):
     for arch, ty in [("llama", "F32"), ("llama", "Q8_0"), ("llama", "Q4_K"), ("llama", "Q6_K"), ("qwen2", "F16"), ("gpt2", "F32")]:
         path = os.path.join(tmp, f"{arch}-{ty}.gguf")
         values = tiny_file(path, arch, ty, seed=len(ty) + len(arch))
-        out = generate_json(path, "--tokens", "1,7,30,4", "--max-new-tokens", "12", "--dtype", "float64")
+        out = generate_json(path, "--tokens", "1,7,30,4", "--max-new-tokens", "12", "--dtype", "float64", "--trace", "1.3")
         fed = fed_tokens(out)
-        want = gpt2_logits(values, fed) if arch == "gpt2" else llama_logits(values, arch, fed)
+        stages = {}
+        want = gpt2_logits(values, fed) if arch == "gpt2" else llama_logits(values, arch, fed, stages=stages)
+        if stages:  # --trace 1.3: head 3 of layer 1 over the cache at each step = row t of the full pattern
+            pattern = stages["blocks.1.attn.hook_pattern"][0, 3].numpy()
+            rows = out["trace"]["weights"]
+            err = max(np.abs(np.array(r) - pattern[t, :t + 1]).max() for t, r in enumerate(rows)) if len(rows) == len(fed) else 1.0
+            check(err <= 1e-12, f"{arch} {ty}: --trace 1.3's weights over the cache differ from the full pattern by {err:.3g}")
         got = np.array(out["logits"])
         err = np.abs(got - want).max() if got.shape == want.shape else float("inf")
         check(err <= 1e-9, f"{arch} {ty}: cached float64 logits differ from the reference forward by {err:.3g}")
@@ -320,6 +334,8 @@ def bad_input(tmp):
     refused(["generate", good, "--tokens", "1,48"], ["id 48", "vocabulary"], "an id outside the vocabulary")
     refused(["generate", os.path.join(tmp, "absent.gguf"), "--tokens", "1"], ["absent.gguf"], "a missing file")
     refused(["generate", good, "--tokens", "1", "--prompt", "w3"], ["--prompt", "--tokens"], "both --prompt and --tokens")
+    refused(["generate", good, "--tokens", "1", "--trace", "2.0"], ["--trace 2.0", "2 layers"], "--trace of a layer past the last")
+    refused(["generate", good, "--tokens", "1", "--trace", "1"], ["LAYER.HEAD"], "--trace without a head")
 
 
 with tempfile.TemporaryDirectory() as tmp:
