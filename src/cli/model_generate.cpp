@@ -26,6 +26,7 @@
 #include "cli/layout.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
+#include "cli/text_stream.hpp"
 #include "core/error.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
@@ -171,6 +172,40 @@ std::string trace_table(const model::generation& g, const std::vector<int>& prom
     return trace::render(t, st);
 }
 
+// The prompt's text, then each new token's as it comes (cli/text_stream), from the
+// tokenizer's decoding of the whole sequence so far (so a token's bytes read as decode
+// reads them: SentencePiece's first space dropped, byte tokens joined into characters).
+class streamed_text {
+public:
+    streamed_text(const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt, std::size_t width, bool on)
+        : tok_(tok), ids_(prompt), out_(std::cout, width), on_(on) {
+        if (on_) emit();
+    }
+    void add(int id) {
+        ids_.push_back(id);
+        if (on_) emit();
+    }
+    void finish() {
+        if (on_) out_.finish();
+    }
+
+private:
+    void emit() {
+        if (!tok_) {  // ids without a tokenizer: "#5 #17 …"
+            for (; done_ < ids_.size(); ++done_) out_.add((done_ ? " #" : "#") + std::to_string(ids_[done_]));
+            return;
+        }
+        const std::string all = tok_->decode(unsigned_ids(ids_));
+        if (all.size() > done_) out_.add(all.substr(done_));
+        done_ = std::max(done_, all.size());
+    }
+    const std::optional<model::tokenizer>& tok_;
+    std::vector<int> ids_;
+    text_stream out_;
+    bool on_;
+    std::size_t done_ = 0;  // bytes of the decoded text already written (without a tokenizer: ids)
+};
+
 void write_json(const generate_options& o, const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt,
                 const model::generation& g) {
     nlohmann::ordered_json j;
@@ -195,25 +230,28 @@ void generate_with(const model::model_params<T>& p, const loaded_model& m, const
     if (!o.trace.empty()) traced = trace_choice(o.trace, p.config), d.trace_layer = traced.first, d.trace_head = traced.second;
     std::optional<int> eos;
     if (tok && tok->eos_id()) eos = static_cast<int>(*tok->eos_id());
+    const bool text = !io::is_stdout(o.json);  // --json - takes standard output
+    const trace::style st = make_style(o.layout);
+    if (text)
+        print_fitted("Model: " + model_summary(m) + "\n" +
+                         fmt::format("Prompt ({} token{}): {}\n", prompt.size(), prompt.size() == 1 ? "" : "s", prompt_labels(tok, prompt)) +
+                         fmt::format("Generating up to {} token{}, {}, through a KV cache: each new token one query row per head "
+                                     "against the cached keys and values.\n\n",
+                                     o.max_new, o.max_new == 1 ? "" : "s", decoding_words(o)),
+                     st);
+    streamed_text shown(tok, prompt, st.width, text);
     const auto start = std::chrono::steady_clock::now();
-    const model::generation g = model::generate(d, prompt, o.max_new, o.how, eos, o.logits);
+    const model::generation g = model::generate(d, prompt, o.max_new, o.how, eos, o.logits,
+                                                [&](int id) { shown.add(id); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    shown.finish();
     std::cerr << fmt::format("attn model generate: {} prompt + {} new tokens in {:.1f} ms, {:.0f} tokens/s ({} thread{})\n",
                              prompt.size(), g.ids.size(), seconds * 1e3, static_cast<double>(prompt.size() + g.ids.size()) / seconds,
                              o.threads, o.threads == 1 ? "" : "s");
     if (!o.json.empty()) write_json(o, tok, prompt, g);
-    if (io::is_stdout(o.json)) return;
-    std::string out = "Model: " + model_summary(m) + "\n";
-    out += fmt::format("Prompt ({} token{}): {}\n", prompt.size(), prompt.size() == 1 ? "" : "s", prompt_labels(tok, prompt));
-    out += fmt::format("Generated {} token{}, {}, through a KV cache: each new token one query row per head against the "
-                       "cached keys and values.\n\n",
-                       g.ids.size(), g.ids.size() == 1 ? "" : "s", decoding_words(o));
-    std::vector<int> all = prompt;
-    all.insert(all.end(), g.ids.begin(), g.ids.end());
-    out += words(tok, all) + "\n\n";
-    out += g.stopped_at_eos ? "Stopped at the end-of-sequence token.\n"
-                            : fmt::format("Stopped after --max-new-tokens {}.\n", o.max_new);
-    const trace::style st = make_style(o.layout);
+    if (!text) return;
+    std::string out = g.stopped_at_eos ? fmt::format("\nStopped at the end-of-sequence token, after {} new tokens.\n", g.ids.size())
+                                       : fmt::format("\nStopped after --max-new-tokens {}.\n", o.max_new);
     if (!o.trace.empty()) out += "\n" + trace_table(g, prompt, tok, traced, p.config, st);
     print_fitted(out, st);
 }

@@ -112,6 +112,7 @@ def stories():
 
 def tokenizer_md(vocab):
     pieces = ["<unk>", "<s>", "</s>"] + ["\u2581w%d" % i for i in range(3, vocab)]
+    pieces[5] = "\u2581\x1b[31mred"  # a control character inside a piece: shown escaped, never raw
     return [("tokenizer.ggml.model", "string", "llama"), ("tokenizer.ggml.tokens", ("array", "string"), pieces),
             ("tokenizer.ggml.scores", ("array", "f32"), [0.0, 0.0, 0.0] + [-float(i) for i in range(3, vocab)]),
             ("tokenizer.ggml.token_type", ("array", "i32"), [2, 3, 3] + [1] * (vocab - 3)),
@@ -334,6 +335,9 @@ def bad_input(tmp):
     refused(["generate", good, "--tokens", "1,48"], ["id 48", "vocabulary"], "an id outside the vocabulary")
     refused(["generate", os.path.join(tmp, "absent.gguf"), "--tokens", "1"], ["absent.gguf"], "a missing file")
     refused(["generate", good, "--tokens", "1", "--prompt", "w3"], ["--prompt", "--tokens"], "both --prompt and --tokens")
+    r = attn("generate", good, "--tokens", "1,5,5,9", "--max-new-tokens", "4", "--width", "40")
+    check(r.returncode == 0 and "\x1b" not in r.stdout and "\\x1b[31mred" in r.stdout,
+          f"a piece with ESC: exit {r.returncode}, stdout {r.stdout!r}")
     refused(["generate", good, "--tokens", "1", "--trace", "2.0"], ["--trace 2.0", "2 layers"], "--trace of a layer past the last")
     refused(["generate", good, "--tokens", "1", "--trace", "1"], ["LAYER.HEAD"], "--trace without a head")
 
