@@ -64,7 +64,11 @@ std::string types_text(const gguf_architecture& g) {
 template <class T>
 model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info) {
     const gguf_file f(path);
-    const gguf_header& h = f.header();
+    return read_gguf_params<T>(f.header(), info);
+}
+
+template <class T>
+model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info) {
     const gguf_architecture g = read_gguf_architecture(h);
     model_params<T> p = zero_params<T>(gguf_model_architecture(h, g));
     for_each_param(p, [&](const std::string& name, param_kind, auto& tensor) {
@@ -85,5 +89,7 @@ model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* i
 
 template model_params<float> read_gguf_checkpoint<float>(const std::string&, checkpoint_info*);
 template model_params<double> read_gguf_checkpoint<double>(const std::string&, checkpoint_info*);
+template model_params<float> read_gguf_params<float>(const gguf_header&, checkpoint_info*);
+template model_params<double> read_gguf_params<double>(const gguf_header&, checkpoint_info*);
 
 }  // namespace attn::model

@@ -20,4 +20,9 @@ namespace attn::model {
 template <class T>
 model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info = nullptr);
 
+class gguf_header;
+// The same from a parsed header (its bytes alive): the fuzz target and tests.
+template <class T>
+model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info = nullptr);
+
 }  // namespace attn::model
