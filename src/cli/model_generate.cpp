@@ -286,6 +286,8 @@ void setup_model_generate(CLI::App& model) {
     add_layout_options(*sub, o->layout, false);
     sub->callback([o] {
         if (o->logits && o->json.empty()) throw attn::error("--logits goes into the JSON: give --json FILE|- too");
+        if (o->how.top_k > 0 && o->how.temperature == 0)
+            throw attn::error("--top-k chooses among the likeliest tokens when sampling: give --temperature T above 0 too");
         run_model_generate(*o);
     });
 }

@@ -124,8 +124,13 @@ template <class T>
 int sampled_choice(const std::vector<T>& logits, const sampling& how, prng& rng) {
     std::vector<std::size_t> ids(logits.size());  // [V] ids, most likely first (ties: lower id)
     for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
-    std::stable_sort(ids.begin(), ids.end(), [&](std::size_t x, std::size_t y) { return logits[x] > logits[y]; });
-    if (how.top_k > 0 && how.top_k < ids.size()) ids.resize(how.top_k);
+    const auto before = [&](std::size_t x, std::size_t y) { return logits[x] > logits[y] || (logits[x] == logits[y] && x < y); };
+    if (how.top_k > 0 && how.top_k < ids.size()) {  // only the k most likely need an order
+        std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(how.top_k), ids.end(), before);
+        ids.resize(how.top_k);
+    } else {
+        std::sort(ids.begin(), ids.end(), before);
+    }
     std::vector<double> w(ids.size());  // [kept] exp((logit − max) / temperature)
     double total = 0;
     for (std::size_t i = 0; i < ids.size(); ++i)

@@ -340,6 +340,7 @@ def bad_input(tmp):
           f"a piece with ESC: exit {r.returncode}, stdout {r.stdout!r}")
     refused(["generate", good, "--tokens", "1", "--trace", "2.0"], ["--trace 2.0", "2 layers"], "--trace of a layer past the last")
     refused(["generate", good, "--tokens", "1", "--trace", "1"], ["LAYER.HEAD"], "--trace without a head")
+    refused(["generate", good, "--tokens", "1", "--top-k", "3"], ["--top-k", "--temperature"], "--top-k without sampling")
 
 
 with tempfile.TemporaryDirectory() as tmp:
