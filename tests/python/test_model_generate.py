@@ -7,8 +7,8 @@ Checks:
   * stories260K.gguf (the shipped real Llama): greedy from BOS, 40 tokens, equal token
     for token to llama_reference's greedy decode (a full forward every step) and to
     llama2.c's pinned story; the logits after every cached step equal the rows of one
-    full PyTorch float32 forward over the whole sequence within 1e-5; the text printed is
-    the story's words;
+    full PyTorch forward over the whole sequence: float32 within 1e-5 of the largest logit,
+    float64 within 1e-10; the text printed is the story's words;
   * random tiny GGUF files written by this test (gguf_reference.py's writer and
     quantizer, whose block values are exact): llama (grouped-query, adjacent pairs) in
     F32 and in Q8_0 / Q4_K / Q6_K, qwen2 (q/k/v biases, half-split pairs) in F16, gpt2
@@ -98,6 +98,12 @@ def stories():
         err = np.abs(got - full).max() / max(1.0, np.abs(full).max())  # relative to the logits' scale (about 15)
         print(f"stories260K: float32 cached logits vs PyTorch float32 full forward: max difference {err:.3g} of the largest logit")
         check(err <= 1e-5, f"stories260K: cached float32 logits differ from the full forward by {err:.3g} of the largest (> 1e-5)")
+    # float64: the same steps against PyTorch's float64 forward, absolute (attn float32 and PyTorch
+    # float32 are each about 1.4e-5 from it on logits up to 22: the float32 check above is relative).
+    out64 = generate_json(STORIES, "--tokens", "1", "--max-new-tokens", "40", "--dtype", "float64")
+    full64 = ref.forward(w64, cfg, [fed_tokens(out64)])["logits"][0].numpy()
+    err64 = np.abs(np.array(out64["logits"]) - full64).max() if len(out64["logits"]) == len(full64) else float("inf")
+    check(err64 <= 1e-10, f"stories260K: cached float64 logits differ from PyTorch's float64 full forward by {err64:.3g}")
     r = attn("generate", STORIES, "--prompt", "Once upon a time", "--max-new-tokens", "12", "--width", "80")
     check(r.returncode == 0 and "Once upon a time, there was a little girl" in r.stdout and "<s> ␣Once ␣upon" in r.stdout,
           f"stories260K --prompt: exit {r.returncode}\n{r.stdout}{r.stderr}")
