@@ -75,7 +75,8 @@ struct decoder {
     std::size_t position() const { return caches.empty() ? 0 : caches.front().length; }
 };
 
-// A decoder for up to `capacity` positions (1 … the model's n_positions). Throws
+// A decoder for up to `capacity` positions (1 … the model's n_positions); it reads `p`,
+// which must outlive it, and packs a copy of every weight. Throws
 // attn::error for a capacity beyond the model's context or an MLP kind it cannot run.
 template <class T>
 decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity);
