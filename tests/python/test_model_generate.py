@@ -11,7 +11,8 @@ Checks:
     float64 within 1e-10; the text printed is the story's words;
   * random tiny GGUF files written by this test (gguf_reference.py's writer and
     quantizer, whose block values are exact): llama (grouped-query, adjacent pairs) in
-    F32 and in Q8_0 / Q4_K / Q6_K, qwen2 (q/k/v biases, half-split pairs) in F16, gpt2
+    F32 and in Q8_0 / Q4_K / Q6_K, tied in Q4_0, qwen2 (q/k/v biases, half-split pairs) in
+    F16 and tied in BF16, gpt2
     (learned positions, LayerNorm, GELU, fused qkv) in F32 — attn's float64 logits at every
     step equal the reference forward on the exact dequantized weights within 1e-9 (any
     weight mapped wrong, transposed or turned in the wrong pairs moves them), and the
@@ -219,9 +220,10 @@ def gpt2_logits(values, tokens, n_layer=2, n_head=4, eps=float(np.float32(1e-5))
 
 
 def tiny_models(tmp):
-    for arch, ty in [("llama", "F32"), ("llama", "Q8_0"), ("llama", "Q4_K"), ("llama", "Q6_K"), ("qwen2", "F16"), ("gpt2", "F32")]:
+    for arch, ty, tied in [("llama", "F32", False), ("llama", "Q8_0", False), ("llama", "Q4_K", False), ("llama", "Q6_K", False),
+                           ("llama", "Q4_0", True), ("qwen2", "F16", False), ("qwen2", "BF16", True), ("gpt2", "F32", False)]:
         path = os.path.join(tmp, f"{arch}-{ty}.gguf")
-        values = tiny_file(path, arch, ty, seed=len(ty) + len(arch))
+        values = tiny_file(path, arch, ty, seed=len(ty) + len(arch), tied=tied)
         out = generate_json(path, "--tokens", "1,7,30,4", "--max-new-tokens", "12", "--dtype", "float64", "--trace", "1.3")
         fed = fed_tokens(out)
         stages = {}
