@@ -206,8 +206,8 @@ private:
     std::size_t done_ = 0;  // bytes of the decoded text already written (without a tokenizer: ids)
 };
 
-void write_json(const generate_options& o, const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt,
-                const model::generation& g) {
+void write_json(io::staged_file& out, const generate_options& o, const std::optional<model::tokenizer>& tok,
+                const std::vector<int>& prompt, const model::generation& g) {
     nlohmann::ordered_json j;
     j["prompt_ids"] = prompt;
     j["ids"] = g.ids;
@@ -216,7 +216,6 @@ void write_json(const generate_options& o, const std::optional<model::tokenizer>
     if (o.logits) j["logits"] = g.logits;  // [steps][vocab]: after each fed token, prompt included
     if (!o.trace.empty()) j["trace"] = {{"head", o.trace}, {"weights", g.trace}};  // [steps][t + 1]
     const std::string text = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    io::staged_file out(o.json);
     out.write(text.data(), text.size());
     out.commit();
     if (!io::is_stdout(o.json)) std::cerr << "attn model generate: wrote " << io::terminal_safe(o.json) << "\n";
@@ -231,6 +230,8 @@ void generate_with(const model::model_params<T>& p, const loaded_model& m, const
     std::optional<int> eos;
     if (tok && tok->eos_id()) eos = static_cast<int>(*tok->eos_id());
     const bool text = !io::is_stdout(o.json);  // --json - takes standard output
+    std::unique_ptr<io::staged_file> json;     // opened first: an output that may not be written is refused before any work
+    if (!o.json.empty()) json = std::make_unique<io::staged_file>(o.json);
     const trace::style st = make_style(o.layout);
     if (text)
         print_fitted("Model: " + model_summary(m) + "\n" +
@@ -248,7 +249,7 @@ void generate_with(const model::model_params<T>& p, const loaded_model& m, const
     std::cerr << fmt::format("attn model generate: {} prompt + {} new tokens in {:.1f} ms, {:.0f} tokens/s ({} thread{})\n",
                              prompt.size(), g.ids.size(), seconds * 1e3, static_cast<double>(prompt.size() + g.ids.size()) / seconds,
                              o.threads, o.threads == 1 ? "" : "s");
-    if (!o.json.empty()) write_json(o, tok, prompt, g);
+    if (json) write_json(*json, o, tok, prompt, g);
     if (!text) return;
     std::string out = g.stopped_at_eos ? fmt::format("\nStopped at the end-of-sequence token, after {} new tokens.\n", g.ids.size())
                                        : fmt::format("\nStopped after --max-new-tokens {}.\n", o.max_new);

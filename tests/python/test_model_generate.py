@@ -28,7 +28,8 @@ Checks:
   * sampling is deterministic for a seed and changes with it; --top-k 1 is greedy;
   * bad input exits 2 with a clear message: a truncated GGUF, heads that do not divide
     the embedding, key/value heads that do not divide the query heads, a max beyond the
-    context, a prompt longer than the context, an id outside the vocabulary, a missing file.
+    context, a prompt longer than the context, an id outside the vocabulary, a missing file;
+    --json over the checkpoint is refused before any work, the file untouched.
 """
 import json
 import os
@@ -349,6 +350,9 @@ def bad_input(tmp):
     refused(["generate", good, "--tokens", "1", "--trace", "2.0"], ["--trace 2.0", "2 layers"], "--trace of a layer past the last")
     refused(["generate", good, "--tokens", "1", "--trace", "1"], ["LAYER.HEAD"], "--trace without a head")
     refused(["generate", good, "--tokens", "1", "--top-k", "3"], ["--top-k", "--temperature"], "--top-k without sampling")
+    r = attn("generate", good, "--tokens", "1", "--json", good)
+    check(r.returncode == 2 and "input" in r.stderr and r.stdout == "" and open(good, "rb").read() == data,
+          f"--json over the checkpoint: exit {r.returncode}, stdout {r.stdout[:80]!r}, stderr {r.stderr!r}")
 
 
 with tempfile.TemporaryDirectory() as tmp:
