@@ -26,6 +26,15 @@ bool register_model_verb(const model_verb& verb) {
 void setup_model(CLI::App& app) {
     auto* model = app.add_subcommand("model", "Real models: load a GPT checkpoint, trace its heads, train a small one");
     model->require_subcommand(1);
+    model->footer(
+        "Where to get files (attn never downloads):\n"
+        "  GGUF: from llama.cpp, a Hugging Face GGUF repository, or Ollama's own:\n"
+        "    the blob its manifest (~/.ollama/models/manifests/...) lists as\n"
+        "    application/vnd.ollama.image.model, in ~/.ollama/models/blobs/sha256-...\n"
+        "  Hugging Face folders: config.json, model.safetensors, tokenizer.json.\n"
+        "Read: GGUF llama, qwen2 and gpt2 with F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K\n"
+        "tensors (Q4_K_M files); GPT-2, minGPT and nanoGPT safetensors. Anything else\n"
+        "is refused by name, never guessed.");
     auto verbs = model_verbs();
     std::sort(verbs.begin(), verbs.end(), [](const model_verb& a, const model_verb& b) { return a.order < b.order; });
     for (const auto& v : verbs) v.setup(*model);

@@ -48,6 +48,7 @@ void run_model_info(const info_options& o) {
     std::string out;
     out += "Checkpoint:  " + io::terminal_safe(o.checkpoint) + "\n";
     out += "Layout:      " + m.info.layout + "\n";
+    out += "Summary:     " + model::describe(c) + "\n";
     out += "dtype:       " + io::terminal_safe(m.info.dtype) + "\n";
     out += "Config from: " + io::terminal_safe(m.info.config_source) + "\n";
     out += fmt::format("Layers:      {} (n_layer)\n", c.n_layer);

@@ -51,6 +51,7 @@ std::string summary(const model::gguf_header& h, const model::gguf_architecture&
     out += "Checkpoint:  " + io::terminal_safe(file) + "\n";
     out += fmt::format("Format:      GGUF version {}, {} metadata keys, data aligned to {} bytes\n", h.version, h.metadata.size(), h.alignment);
     out += "Family:      " + a.name + (a.model_name.empty() ? "" : " ('" + model::shown(a.model_name) + "')") + "\n";
+    out += "Summary:     " + model::describe(model::gguf_model_architecture(h, a)) + "\n";
     out += fmt::format("Layers:      {} (block_count)\n", a.n_layer);
     if (a.n_head_kv == a.n_head) out += fmt::format("Heads:       {} per layer, d_head {}\n", a.n_head, a.d_head);
     else
@@ -60,8 +61,8 @@ std::string summary(const model::gguf_header& h, const model::gguf_architecture&
     out += fmt::format("d_mlp:       {} (feed_forward_length), {}\n", a.d_mlp, a.gated_mlp ? "SwiGLU (gate, up, down)" : "GELU (up, down)");
     out += fmt::format("Vocabulary:  {} tokens\n", a.vocab_size);
     out += fmt::format("Context:     {} tokens (context_length)\n", a.context);
-    if (a.rotary == model::rotary_pairing::none) out += "Positions:   learned (position_embd)\n";
-    else out += fmt::format("RoPE:        theta {:g}, {} of {} dims rotated, {}\n", a.rope_theta, a.rope_dims, a.d_head, pairing_words(a.rotary));
+    if (!a.rotary) out += "Positions:   learned (position_embd)\n";
+    else out += fmt::format("RoPE:        theta {:g}, {} of {} dims rotated, {}\n", a.rope_theta, a.rope_dims, a.d_head, pairing_words(a.pairing));
     out += fmt::format("Norm:        {}, epsilon {:g}\n", a.rms_norm ? "RMSNorm" : "LayerNorm", a.eps);
     out += std::string("Unembedding: ") + (a.tied ? "tied to token_embd (no output.weight)" : "output.weight, its own matrix") + "\n";
     out += fmt::format("Tensors:     {} ({})\n", h.tensors.size(), type_counts_text(a));

@@ -2,11 +2,14 @@
 #include "cli/model_load.hpp"
 #include "core/error.hpp"
 
+#include <filesystem>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "model/gguf.hpp"
+#include "model/gguf_checkpoint.hpp"
 #include "model/tokenizer.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/utf8.hpp"
@@ -14,8 +17,25 @@
 
 namespace attn::cli {
 
-loaded_model load_model(const std::string& path, const std::string& dtype) {
+std::string checkpoint_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) return path;
+    const std::string file = (std::filesystem::path(path) / "model.safetensors").string();
+    if (std::filesystem::is_regular_file(file, ec)) return file;
+    if (std::filesystem::exists(std::filesystem::path(path) / "model.safetensors.index.json", ec))
+        throw attn::error(path + ": a checkpoint in shards (model.safetensors.index.json) is not read yet; attn reads one "
+                                 "model.safetensors (beside its config.json)");
+    throw attn::error(path + ": a folder without model.safetensors; give the checkpoint file (.safetensors or .gguf)");
+}
+
+loaded_model load_model(const std::string& given, const std::string& dtype) {
     loaded_model m;
+    const std::string path = checkpoint_file(given);
+    if (model::is_gguf_file(path)) {  // GGUF: float32 unless float64 is asked for
+        if (dtype == "float64") m.f64 = model::read_gguf_checkpoint<double>(path, &m.info);
+        else m.f32 = model::read_gguf_checkpoint<float>(path, &m.info);
+        return m;
+    }
     if (dtype == "float64") {
         m.f64 = model::read_checkpoint<double>(path, &m.info);
         return m;

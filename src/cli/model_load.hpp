@@ -24,8 +24,14 @@ struct loaded_model {
     const char* dtype_name() const { return f64 ? "float64" : "float32"; }
 };
 
-// dtype: "auto" | "float32" | "float64".
+// dtype: "auto" | "float32" | "float64". A GGUF file (model/gguf_checkpoint), a
+// safetensors checkpoint (model/checkpoint), or a Hugging Face folder (its
+// model.safetensors, with the config.json beside it).
 loaded_model load_model(const std::string& path, const std::string& dtype);
+
+// The checkpoint file of `path`: the path itself, or a folder's model.safetensors.
+// Throws attn::error for a folder without one (or with shards only).
+std::string checkpoint_file(const std::string& path);
 
 // Calls fn(params) with the parameters in the dtype they were read in.
 template <class Fn>

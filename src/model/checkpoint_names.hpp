@@ -2,11 +2,15 @@
 // model/params (for_each_param's names, TransformerLens's vocabulary), one file per
 // family as TransformerLens's weight conversions are:
 //   model/names_gpt2.cpp   Hugging Face GPT-2 (Conv1D) and minGPT / nanoGPT (nn.Linear)
+//   model/names_gguf.cpp   GGUF (llama.cpp's names: token_embd, blk.N.attn_q …, output)
 // A new family is one more file here, with its row in model/architecture.cpp.
 #pragma once
 
 #include <set>
 #include <string>
+#include <vector>
+
+#include "model/architecture.hpp"
 
 namespace attn::model {
 
@@ -22,5 +26,17 @@ const std::set<std::string>& gpt2_block_parts();
 bool gpt2_mlp_part(const std::string& part);
 // The names a GPT-2 family file may hold, for an error message.
 std::string gpt2_names_expected();
+
+// GGUF (llama.cpp's names, every architecture of model/gguf_family): the tensors a
+// parameter is read from and how. Linear weights are stored [out, in] (nn.Linear's
+// order; GGUF's dims innermost first are [in, out]), so `transposed` turns each part into
+// [in, out]; several parts stand side by side along the output columns (attn_q | attn_k
+// | attn_v → W_qkv, their biases → b_qkv). Embeddings, norms, biases and the
+// unembedding (output.weight, [vocab, d_model] as model_params keeps W_Uᵀ) are copied.
+struct gguf_source {
+    std::vector<std::string> tensors;  // GGUF tensor names, in column order
+    bool transposed = false;           // each part [out_i, in] → [in, out_i]
+};
+gguf_source gguf_param_source(const std::string& name, const architecture& a);
 
 }  // namespace attn::model

@@ -55,7 +55,7 @@ void read_norm_and_rope(const gguf_header& h, gguf_architecture& a) {
     if (a.rms_norm) a.eps = h.require_float(p + "attention.layer_norm_rms_epsilon", "a " + a.name + " model needs it");
     else a.eps = h.require_float(p + "attention.layer_norm_epsilon", "a gpt2 model needs it");
     if (!(a.eps > 0)) throw file_error("invalid", h.file, h.metadata_at, "expected a positive normalisation epsilon, found " + std::to_string(a.eps));
-    if (a.rotary == rotary_pairing::none) return;
+    if (!a.rotary) return;
     a.rope_theta = h.get_float(p + "rope.freq_base").value_or(10000.0);
     if (!(a.rope_theta > 1)) throw file_error("invalid", h.file, h.find(p + "rope.freq_base")->at, "expected rope.freq_base above 1");
     a.rope_dims = h.find(p + "rope.dimension_count") ? count_key(h, p + "rope.dimension_count", a.d_head, "") : a.d_head;
@@ -127,13 +127,30 @@ void read_vocab_size(const gguf_header& h, gguf_architecture& a) {
 
 const char* gguf_supported_architectures() { return "llama, qwen2, gpt2"; }
 
+architecture gguf_model_architecture(const gguf_header& h, const gguf_architecture& g) {
+    const architecture_row* row = find_architecture(g.name);
+    if (!row) throw file_error("unsupported", h.file, h.metadata_at, "GGUF architecture '" + shown(g.name) + "' has no row in attn's architectures");
+    if (g.d_head * g.n_head != g.d_model)
+        throw file_error("unsupported", h.file, h.find(g.name + ".attention.key_length")->at,
+                         "attention.key_length " + num(g.d_head) + " is not embedding_length / head_count (" + num(g.d_model) + " / " +
+                             num(g.n_head) + "); attn's models have d_head = d_model / heads");
+    architecture a = row->defaults;
+    a.n_layer = g.n_layer, a.n_head = g.n_head, a.n_kv_head = g.n_head_kv, a.n_embd = g.d_model;
+    a.vocab_size = g.vocab_size, a.n_positions = g.context, a.ln_eps = g.eps, a.tied = g.tied;
+    a.qkv_bias = g.qkv_bias;
+    if (g.rotary) a.rope_theta = g.rope_theta, a.rotary_dims = g.rope_dims == g.d_head ? 0 : g.rope_dims, a.pairing = g.pairing;
+    a.mlp_width = 0;
+    if (a.d_mlp() != g.d_mlp) a.mlp_width = g.d_mlp;
+    return a;
+}
+
 std::string gguf_block_tensor(std::uint64_t layer, const std::string& part) { return "blk." + num(layer) + "." + part; }
 
 gguf_architecture read_gguf_architecture(const gguf_header& h) {
     gguf_architecture a;
     a.name = h.require_string("general.architecture", "it names the model's architecture");
-    if (a.name == "qwen2") a.qkv_bias = true, a.rotary = rotary_pairing::half_split;
-    else if (a.name == "gpt2") a.rms_norm = false, a.qkv_bias = true, a.gated_mlp = false, a.rotary = rotary_pairing::none;
+    if (a.name == "qwen2") a.qkv_bias = true, a.pairing = rotary_pairing::half_split;
+    else if (a.name == "gpt2") a.rms_norm = false, a.qkv_bias = true, a.gated_mlp = false, a.rotary = false;
     else if (a.name != "llama")
         throw file_error("unsupported", h.file, h.find("general.architecture")->at,
                          "GGUF architecture '" + shown(a.name) + "' is not supported; supported: " + gguf_supported_architectures());

@@ -10,8 +10,11 @@
 //
 // Rotary pairing: GGUF `llama` q/k rows are in adjacent pairs (2i, 2i + 1) — llama.cpp's
 // converter undoes Hugging Face's permutation — while `qwen2` keeps Hugging Face's
-// half-split pairs (i, i + d/2); gpt2 has learned positions and no rotary.
-// (The model floor's one architecture description maps this struct onto its own.)
+// half-split pairs (i, i + d/2); gpt2 has learned positions and no rotary. So attn
+// reads `llama` q and k as stored and turns them in adjacent pairs (the same numbers
+// as undoing the permutation and turning half-split pairs).
+// gguf_model_architecture turns this struct into the model floor's one description
+// (model/architecture.hpp), the one the forward, the decoder and `attn model info` read.
 #pragma once
 
 #include <cstdint>
@@ -19,11 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "model/architecture.hpp"
+
 namespace attn::model {
 
 class gguf_header;
-
-enum class rotary_pairing { none, adjacent, half_split };
 
 struct gguf_architecture {
     std::string name;              // "llama", "qwen2", "gpt2"
@@ -43,7 +46,8 @@ struct gguf_architecture {
     bool qkv_bias = false;         // qwen2: q, k, v have biases; gpt2: every linear
     bool gated_mlp = true;         // llama, qwen2: SwiGLU (gate, up, down); gpt2: GELU (up, down)
     bool tied = false;             // no output.weight: the unembedding is token_embd
-    rotary_pairing rotary = rotary_pairing::adjacent;
+    bool rotary = true;            // gpt2: learned positions
+    rotary_pairing pairing = rotary_pairing::adjacent;  // rotary: which columns turn together
     std::map<std::string, std::uint64_t> type_counts;  // "Q4_K" → tensors of that type
     std::uint64_t parameters = 0;  // elements of every tensor
 };
@@ -54,6 +58,12 @@ const char* gguf_supported_architectures();
 // Reads and checks the architecture of a parsed file: its keys, every tensor its
 // blocks need (names and shapes), no tensor of a type attn cannot dequantize.
 gguf_architecture read_gguf_architecture(const gguf_header& h);
+
+// The model floor's description of the same model (family row, sizes, norm, rotary
+// pairing, biases, MLP, tying; n_positions = the context length). Refuses (file_error
+// at the key) what the description cannot hold: attention.key_length other than
+// embedding_length / head_count.
+architecture gguf_model_architecture(const gguf_header& h, const gguf_architecture& g);
 
 // llama.cpp's name of layer L's tensor ("blk.3.attn_q.weight").
 std::string gguf_block_tensor(std::uint64_t layer, const std::string& part);

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""tests/python/test_gguf_hostile.py — hostile GGUF files against `attn model info`:
+"""tests/python/test_gguf_hostile.py — hostile GGUF files against `attn model info` (and
+`attn model generate`, which reads the tokenizer and every weight):
 truncated (the first 40 prefixes of a small file and every 7th after, a cut in its data), lying counts
 (tensors, keys, array lengths, string lengths up to 2^64 - 1), huge strings, misaligned
 and overlapping tensors, offsets past the end, unknown value and tensor types, dims
@@ -125,6 +126,15 @@ def run_case(folder, name, data, words):
     check(re.search(r"internal error|std::|terminate|Sanitizer", text) is None, f"{name}: crash: {text}")
     check(took < 5, f"{name}: took {took:.1f} s")
     check(sorted(os.listdir(folder)) == before, f"{name}: files appeared or vanished")
+    # The same file given to `attn model generate` (the tokenizer, then the weights read into
+    # model_params): refused the same way, whatever it trips on first.
+    r = subprocess.run([ATTN, "model", "generate", path, "--tokens", "1"], capture_output=True, text=True, timeout=20)
+    text = r.stdout + r.stderr
+    check(r.returncode == 2 and re.search(re.escape(path) + r": byte \d+: ", r.stderr) is not None,
+          f"{name}: generate: expected exit 2 with '{path}: byte N: ', got {r.returncode}: {r.stderr.strip()[:300]}")
+    check(not CONTROL.search(text.replace("\n", "")) and re.search(r"internal error|std::|terminate|Sanitizer", text) is None,
+          f"{name}: generate: {text!r}")
+    check(sorted(os.listdir(folder)) == before, f"{name}: generate: files appeared or vanished")
     os.remove(path)
 
 

@@ -79,6 +79,8 @@ SAMPLES = {
     ("model", "circuits"): ([model, "--layer", "1", "--head", "0", "--color", "never"], (0,), "stdout"),
     ("model", "patch"): ([model, "--clean-tokens", "2,0,1,1,0,2", "--corrupt-tokens", "1,0,2,1,0,2", "--metric", "loss",
                          "--color", "never"], (0,), "stdout"),
+    ("model", "generate"): ([os.path.join(SRC, "lessons", "models", "stories260K.gguf"), "--tokens", "1", "--new", "60"], (0,),
+                            "stdout"),
     ("model", "tokenize"): (["--tokenizer", tok, long_text], (0,), "stdout"),
     ("model", "train"): (["sort", "--iters", "2", "--batch", "2", "--layers", "1", "--heads", "1", "--d-model", "8",
                           "--out", os.path.join(tmp, "{w}", "m.safetensors")], (0,), "stderr"),

@@ -1,10 +1,12 @@
 // tests/support/fuzz_gguf.cpp — the fuzz target of the GGUF reader (model/gguf*.cpp):
 // the bytes as a whole GGUF file — header, metadata and tensor table checks, the typed
 // getters over every key (as the tokenizers and families read them), the architecture,
-// and every tensor of a readable type dequantized to float.
+// every tensor of a readable type dequantized to float, and the whole model read into
+// model_params (model/gguf_checkpoint: names_gguf's mapping, transposes, W_qkv side by side).
 #include <vector>
 
 #include "model/gguf.hpp"
+#include "model/gguf_checkpoint.hpp"
 #include "model/gguf_family.hpp"
 #include "model/gguf_quant.hpp"
 #include "support/fuzz_targets.hpp"
@@ -35,6 +37,7 @@ int gguf(const std::uint8_t* data, std::size_t size) {
         const model::gguf_header h = model::parse_gguf(data, size, "fuzz.gguf");
         read_every_value(h);
         refusals_are_fine([&] { (void)model::read_gguf_architecture(h); });
+        refusals_are_fine([&] { (void)model::read_gguf_params<float>(h); });
         for (const auto& t : h.tensors)
             refusals_are_fine([&] {
                 std::vector<float> out(t.count);  // [count]

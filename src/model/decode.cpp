@@ -1,0 +1,241 @@
+// model/decode.cpp — one decoding step through the KV cache (see decode.hpp), composed
+// of the layer functions of model/train_layers and model/llama_layers.
+#include "model/decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/prng.hpp"
+#include "model/train_layers.hpp"
+
+namespace attn::model {
+
+namespace {
+
+template <class Tensor>
+auto ptr(const Tensor& t) -> const typename Tensor::value_type* {
+    return t.size() == 0 ? nullptr : t.data();
+}
+
+constexpr std::size_t column_block = 512;  // output columns per task of a packed product
+
+// W [in, out] (or Wᵀ of W [out, in] when transposed) packed in blocks of columns.
+template <class T>
+packed_weight<T> pack_weight(const T* w, std::size_t in, std::size_t out, bool transposed) {
+    packed_weight<T> p;
+    p.in = in, p.out = out;
+    for (std::size_t c0 = 0; c0 < out; c0 += column_block) {
+        const std::size_t n = std::min(column_block, out - c0);
+        p.first.push_back(c0);
+        p.blocks.emplace_back();
+        if (transposed) pack_once(p.blocks.back(), true, in, n, w + c0 * in, in);  // rows c0 … of W [out, in]
+        else pack_once(p.blocks.back(), false, in, n, w + c0, out);               // columns c0 … of W [in, out]
+    }
+    return p;
+}
+
+// out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
+// weight packed once, its column blocks over the threads.
+template <class T>
+void packed_linear(T* out, const T* x, const packed_weight<T>& w, const T* b) {
+    training::for_tasks(w.blocks.size(), [&](std::size_t i) {
+        const std::size_t c0 = w.first[i], n = w.blocks[i].n;
+        matmul_packed(false, 1, T(1), x, w.in, w.blocks[i], T(0), out + c0, w.out);
+        if (b)
+            for (std::size_t o = c0; o < c0 + n; ++o) out[o] += b[o];
+    });
+}
+
+// out = norm(x) with the weight (and LayerNorm's bias) of one norm.
+template <class T, class P1>
+void norm(decoder<T>& d, T* out, const T* x, const P1& w, const P1& b) {
+    const architecture& a = d.params->config;
+    const std::size_t C = a.n_embd;
+    if (a.norm == norm_kind::rms_norm) {
+        llama::rms_norm_forward<T>(out, nullptr, d.rstd.data(), x, w.data(), 1, C, a.ln_eps);
+        return;
+    }
+    training::layer_norm_forward(out, d.mean.data(), d.rstd.data(), x, w.data(), b.size() ? b.data() : d.zero_bias.data(), 1, C,
+                                 a.ln_eps);
+}
+
+// x += attention of the token's row against layer l's cache.
+template <class T>
+void attention_step(decoder<T>& d, std::size_t l) {
+    const architecture& a = d.params->config;
+    const block_params<T>& b = d.params->blocks[l];
+    const std::size_t C = a.n_embd, H = a.n_head, KV = a.kv_heads(), dh = a.d_head();
+    norm(d, d.a.data(), d.x.data(), b.ln1_w, b.ln1_b);
+    packed_linear(d.qkv.data(), d.a.data(), d.packed[l].qkv, ptr(b.b_qkv));
+    const T* q = d.qkv.data();           // [H, dh]
+    const T* k = q + H * dh;             // [KV, dh]
+    const T* v = k + KV * dh;            // [KV, dh]
+    T* pattern = l == d.trace_layer ? d.trace_pattern.data() : nullptr;  // [H, t + 1] when traced
+    llama::gqa_decode_step<T>(d.z.data(), nullptr, pattern, d.rot_q.data(), d.caches[l], q, k, v, d.table, H);
+    packed_linear(d.o.data(), d.z.data(), d.packed[l].out, ptr(b.b_out));
+    training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
+}
+
+// x += the MLP of norm2(x).
+template <class T>
+void mlp_step(decoder<T>& d, std::size_t l) {
+    const architecture& a = d.params->config;
+    const block_params<T>& b = d.params->blocks[l];
+    const std::size_t C = a.n_embd, F = a.d_mlp();
+    const packed_block<T>& w = d.packed[l];
+    norm(d, d.a.data(), d.x.data(), b.ln2_w, b.ln2_b);
+    packed_linear(d.up.data(), d.a.data(), w.fc, ptr(b.b_fc));
+    if (a.mlp == mlp_kind::swiglu) {  // llama::swiglu_forward's steps, on packed weights
+        packed_linear(d.gate.data(), d.a.data(), w.gate, static_cast<const T*>(nullptr));
+        llama::silu_gate_forward(d.post.data(), d.gate.data(), d.up.data(), F);
+    } else {  // GELU (make_decoder refused the rest)
+        training::gelu_forward(d.post.data(), d.tanh_out.data(), d.up.data(), F);
+    }
+    packed_linear(d.o.data(), d.post.data(), w.proj, ptr(b.b_proj));
+    training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
+}
+
+// The table a cache turns keys and queries with: rotary frequencies, or none at all.
+llama::rotary_table position_table(const architecture& a, std::size_t capacity) {
+    if (a.positions == position_kind::rotary) {
+        llama::rotary_spec spec;
+        spec.theta = a.rope_theta;
+        spec.dims = a.rotary_dims;
+        spec.pairing = a.pairing == rotary_pairing::adjacent ? llama::rotary_pairing::adjacent : llama::rotary_pairing::half_split;
+        return llama::make_rotary_table(spec, a.d_head(), capacity);
+    }
+    llama::rotary_table none;  // learned positions: no pair turns (dims 0), every column passes through
+    none.d_head = a.d_head();
+    none.positions = capacity;
+    return none;
+}
+
+// The greedy choice: the first of the largest logits.
+template <class T>
+int greedy_choice(const std::vector<T>& logits) {
+    return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+// A draw from softmax(logits / temperature) over the top_k most likely ids.
+template <class T>
+int sampled_choice(const std::vector<T>& logits, const sampling& how, prng& rng) {
+    std::vector<std::size_t> ids(logits.size());  // [V] ids, most likely first (ties: lower id)
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+    const auto before = [&](std::size_t x, std::size_t y) { return logits[x] > logits[y] || (logits[x] == logits[y] && x < y); };
+    if (how.top_k > 0 && how.top_k < ids.size()) {  // only the k most likely need an order
+        std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(how.top_k), ids.end(), before);
+        ids.resize(how.top_k);
+    } else {
+        std::sort(ids.begin(), ids.end(), before);
+    }
+    std::vector<double> w(ids.size());  // [kept] exp((logit − max) / temperature)
+    double total = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        total += w[i] = std::exp((static_cast<double>(logits[ids[i]]) - static_cast<double>(logits[ids[0]])) / how.temperature);
+    double u = rng.uniform() * total;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (u < w[i]) return static_cast<int>(ids[i]);
+        u -= w[i];
+    }
+    return static_cast<int>(ids.back());  // rounding left u at the very end
+}
+
+}  // namespace
+
+template <class T>
+decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity) {
+    const architecture& a = p.config;
+    if (capacity == 0 || capacity > a.n_positions)
+        throw attn::error("the model's context is " + std::to_string(a.n_positions) + " positions; " + std::to_string(capacity) +
+                          " asked for");
+    if (a.mlp != mlp_kind::none && a.mlp != mlp_kind::swiglu && a.mlp != mlp_kind::gelu_tanh)
+        throw attn::error("generation runs GELU and SwiGLU MLPs; the model is " + describe(a));
+    decoder<T> d;
+    d.params = &p;
+    d.capacity = capacity;
+    const std::size_t C = a.n_embd, F = a.has_mlp() ? a.d_mlp() : 0, HD = a.n_head * a.d_head();
+    for (std::size_t l = 0; l < a.n_layer; ++l) d.caches.push_back(llama::make_kv_cache<T>(1, capacity, a.kv_heads(), a.d_head()));
+    d.table = position_table(a, capacity);
+    for (const auto& b : p.blocks) {
+        packed_block<T> w;
+        w.qkv = pack_weight(b.w_qkv.data(), C, a.qkv_width(), false);
+        w.out = pack_weight(b.w_out.data(), HD, C, false);
+        if (a.mlp == mlp_kind::swiglu) w.gate = pack_weight(b.w_gate.data(), C, F, false);
+        if (a.has_mlp()) w.fc = pack_weight(b.w_fc.data(), C, F, false), w.proj = pack_weight(b.w_proj.data(), F, C, false);
+        d.packed.push_back(std::move(w));
+    }
+    d.unembed = pack_weight((a.tied ? p.wte : p.lm_head).data(), C, a.vocab_size, true);
+    d.x.resize(C), d.a.resize(C), d.o.resize(C), d.zero_bias.assign(C, T(0));
+    d.qkv.resize(a.qkv_width()), d.rot_q.resize(HD), d.z.resize(HD);
+    d.gate.resize(F), d.up.resize(F), d.post.resize(F), d.tanh_out.resize(F);
+    d.mean.resize(1), d.rstd.resize(1);
+    d.logits.resize(a.vocab_size);
+    d.trace_pattern.resize(a.n_head * capacity);
+    return d;
+}
+
+template <class T>
+const std::vector<T>& decode_step(decoder<T>& d, int token) {
+    const model_params<T>& p = *d.params;
+    const architecture& a = p.config;
+    const std::size_t C = a.n_embd, t = d.position();
+    if (token < 0 || static_cast<std::size_t>(token) >= a.vocab_size)
+        throw attn::error("token id " + std::to_string(token) + " is outside the vocabulary (0 … " + std::to_string(a.vocab_size - 1) + ")");
+    if (t >= d.capacity) throw attn::error("the KV cache is full at " + std::to_string(d.capacity) + " positions");
+    const std::int32_t id = token;
+    if (a.positions == position_kind::learned)
+        training::embed_forward(d.x.data(), &id, p.wte.data(), p.wpe.data() + t * C, 1, 1, C);  // W_E[token] + W_pos[t]
+    else
+        std::copy_n(p.wte.data() + static_cast<std::size_t>(token) * C, C, d.x.data());  // W_E[token]
+    for (std::size_t l = 0; l < a.n_layer; ++l) {
+        attention_step(d, l);
+        if (a.has_mlp()) mlp_step(d, l);
+    }
+    const T* f = d.x.data();
+    if (a.final_norm) norm(d, d.a.data(), d.x.data(), p.lnf_w, p.lnf_b), f = d.a.data();
+    packed_linear(d.logits.data(), f, d.unembed, static_cast<const T*>(nullptr));  // training::unembed_forward's x · W_Uᵀ
+    return d.logits;
+}
+
+template <class T>
+generation generate(decoder<T>& d, const std::vector<int>& prompt, std::size_t max_new, const sampling& how,
+                    std::optional<int> eos, bool keep_logits, const std::function<void(int)>& on_token) {
+    if (prompt.empty()) throw attn::error("generation needs a prompt of at least one token");
+    if (!(how.temperature >= 0) || !std::isfinite(how.temperature)) throw attn::error("the temperature must be a number ≥ 0");
+    generation g;
+    prng rng(how.seed);
+    const auto keep = [&](const std::vector<T>& logits) {
+        if (keep_logits) g.logits.emplace_back(logits.begin(), logits.end());
+        if (d.trace_layer < d.params->config.n_layer) {  // row trace_head of [H, t + 1]
+            const std::size_t n = d.position();
+            const T* row = d.trace_pattern.data() + d.trace_head * n;
+            g.trace.emplace_back(row, row + n);
+        }
+    };
+    for (const int id : prompt) keep(decode_step(d, id));
+    while (g.ids.size() < max_new) {
+        const int next = how.temperature == 0 ? greedy_choice(d.logits) : sampled_choice(d.logits, how, rng);
+        g.ids.push_back(next);
+        if (on_token) on_token(next);
+        if (eos && next == *eos) {
+            g.stopped_at_eos = true;
+            break;
+        }
+        if (g.ids.size() < max_new) keep(decode_step(d, next));  // the last token needs no step: nothing follows it
+    }
+    return g;
+}
+
+template decoder<float> make_decoder<float>(const model_params<float>&, std::size_t);
+template decoder<double> make_decoder<double>(const model_params<double>&, std::size_t);
+template const std::vector<float>& decode_step<float>(decoder<float>&, int);
+template const std::vector<double>& decode_step<double>(decoder<double>&, int);
+template generation generate<float>(decoder<float>&, const std::vector<int>&, std::size_t, const sampling&, std::optional<int>, bool,
+                                    const std::function<void(int)>&);
+template generation generate<double>(decoder<double>&, const std::vector<int>&, std::size_t, const sampling&, std::optional<int>,
+                                     bool, const std::function<void(int)>&);
+
+}  // namespace attn::model

@@ -1,0 +1,95 @@
+// model/gguf_checkpoint.cpp — GGUF tensors into model_params (see gguf_checkpoint.hpp):
+// each parameter's source tensors found by names_gguf.cpp, dequantized, transposed
+// when they are linear weights, and written side by side.
+#include "model/gguf_checkpoint.hpp"
+
+#include <vector>
+
+#include "model/checkpoint_names.hpp"
+#include "model/file_error.hpp"
+#include "model/gguf.hpp"
+#include "model/gguf_family.hpp"
+#include "model/gguf_quant.hpp"
+
+namespace attn::model {
+
+namespace {
+
+// The tensor `name` of the file (read_gguf_architecture checked every expected one).
+const gguf_tensor& tensor_of(const gguf_header& h, const std::string& name) {
+    const gguf_tensor* t = h.tensor(name);
+    if (!t) throw file_error("invalid", h.file, h.data_start, "the file has no tensor '" + shown(name) + "'");
+    return *t;
+}
+
+// Fills `out` ([in, out] for a transposed source, else flat) from the source tensors.
+template <class Tensor>
+void fill_param(const gguf_header& h, const gguf_source& src, Tensor& out, const std::string& name) {
+    using T = typename Tensor::value_type;
+    const std::size_t width = out.dimension() == 2 ? out.shape()[1] : 1;  // columns of [in, out]
+    std::size_t at = 0;                                                   // elements (flat) or columns (transposed) filled
+    for (const auto& tn : src.tensors) {
+        const gguf_tensor& t = tensor_of(h, tn);
+        std::vector<T> v(static_cast<std::size_t>(t.count));  // [count], the file's order (innermost dim fastest)
+        dequantize(h, t, v.data());
+        if (!src.transposed) {
+            if (at + v.size() > out.size())
+                throw file_error("invalid", h.file, t.entry_at, "tensor '" + shown(tn) + "' is larger than " + name + " holds");
+            std::copy(v.begin(), v.end(), out.data() + at);
+            at += v.size();
+            continue;
+        }
+        // [rows = out_i, cols = in] stored row-major → columns at … at + rows − 1 of [in, width]
+        const std::size_t in = t.dims.empty() ? 0 : static_cast<std::size_t>(t.dims[0]), rows = in ? v.size() / in : 0;
+        if (out.dimension() != 2 || in != out.shape()[0] || at + rows > width)
+            throw file_error("invalid", h.file, t.entry_at, "tensor '" + shown(tn) + "' does not fit " + name);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < in; ++c) out.data()[c * width + at + r] = v[r * in + c];
+        at += rows;
+    }
+    const std::size_t filled = src.transposed ? at * (out.dimension() == 2 ? out.shape()[0] : 0) : at;
+    if (filled != out.size())
+        throw file_error("invalid", h.file, h.data_start, name + ": the file's tensors hold " + std::to_string(filled) + " of its " +
+                                                              std::to_string(out.size()) + " values");
+}
+
+std::string types_text(const gguf_architecture& g) {
+    std::string s;
+    for (const auto& [type, n] : g.type_counts) s += (s.empty() ? "" : ", ") + type;
+    return s;
+}
+
+}  // namespace
+
+template <class T>
+model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info) {
+    const gguf_file f(path);
+    return read_gguf_params<T>(f.header(), info);
+}
+
+template <class T>
+model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info) {
+    const gguf_architecture g = read_gguf_architecture(h);
+    model_params<T> p = zero_params<T>(gguf_model_architecture(h, g));
+    for_each_param(p, [&](const std::string& name, param_kind, auto& tensor) {
+        fill_param(h, gguf_param_source(name, p.config), tensor, name);
+    });
+    if (info) {
+        info->layout = "GGUF " + g.name;
+        info->dtype = types_text(g);
+        info->config_source = "GGUF metadata";
+        if (!g.model_name.empty()) info->metadata["general.name"] = g.model_name;
+        if (g.rotary)
+            info->notes.push_back(g.pairing == rotary_pairing::adjacent
+                                      ? "q and k rows as llama.cpp stores them: rotary turns adjacent pairs (2i, 2i + 1)"
+                                      : "rotary turns half-split pairs (i, i + d/2), as Hugging Face stores q and k");
+    }
+    return p;
+}
+
+template model_params<float> read_gguf_checkpoint<float>(const std::string&, checkpoint_info*);
+template model_params<double> read_gguf_checkpoint<double>(const std::string&, checkpoint_info*);
+template model_params<float> read_gguf_params<float>(const gguf_header&, checkpoint_info*);
+template model_params<double> read_gguf_params<double>(const gguf_header&, checkpoint_info*);
+
+}  // namespace attn::model
