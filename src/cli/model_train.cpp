@@ -142,7 +142,7 @@ probe_batch make_probe(const model::train_task& task) {
 
 template <class T>
 std::string watch_view(model::trainer<T>& tr, const probe_batch& probe, head_ref h, const std::vector<double>& losses,
-                       std::size_t width) {
+                       watch_area area) {
     const auto& acts = tr.probe(probe.tokens, probe.targets, 1, nullptr);
     const std::size_t n = probe.tokens.size(), H = tr.params().config.n_head;
     matrix m({n, n});
@@ -164,9 +164,7 @@ std::string watch_view(model::trainer<T>& tr, const probe_batch& probe, head_ref
     in.values = &m;
     in.attend = &attend;
     in.unit_range = true;
-    in.width = std::min<std::size_t>(48, width);
-    const std::string map = trace::render_heatmap(in, trace::heatmap_style{});
-    return trace::fit_lines(side_by_side(map, loss_curve(losses, 30, 8), width), width);
+    return watch_frame(in, losses, area);
 }
 
 // A message fitted to --width (unchanged without it).
@@ -296,7 +294,7 @@ int train_loop(const train_cli& o, const model::train_task& task) {
         if (s % every != 0 && s != to.iters) continue;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string line = fitted(progress_text(s, to.iters, losses.back(), secs > 0 ? static_cast<double>(s) / secs : 0), o.width);
-        std::string frame = watch ? watch_view(tr, probe, *watch, losses, o.width ? o.width : 80) : std::string();
+        std::string frame = watch ? watch_view(tr, probe, *watch, losses, watch_area_for(o.width)) : std::string();
         if (tty) {
             if (drawn > 0) std::cerr << "\x1b[" << drawn << "A\x1b[J";
             std::cerr << frame << "\r\x1b[K" << line << (s == to.iters ? "\n" : "") << std::flush;

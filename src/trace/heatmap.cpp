@@ -7,6 +7,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <xtensor/xbuilder.hpp>
 
 #include "io/terminal_safe.hpp"
 #include "trace/number_format.hpp"
@@ -153,6 +154,38 @@ std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
     out += pack_legend(parts, in.width);
     if (!in.legend_note.empty()) out += "  " + in.legend_note + "\n";
     return out;
+}
+
+heatmap_input block_max(const heatmap_input& in, std::size_t row_block, std::size_t col_block, matrix& values,
+                        bool_matrix& attend) {
+    const matrix& m = *in.values;
+    const std::size_t n_q = m.shape(0), n_k = m.shape(1);
+    row_block = std::max<std::size_t>(row_block, 1);
+    col_block = std::max<std::size_t>(col_block, 1);
+    const std::size_t rows = (n_q + row_block - 1) / row_block, cols = (n_k + col_block - 1) / col_block;
+    values = xt::zeros<double>({rows, cols});   // [rows, cols] block maxima
+    attend = xt::zeros<bool>({rows, cols});     // [rows, cols] some cell of the block is visible
+    for (std::size_t i = 0; i < n_q; ++i)
+        for (std::size_t j = 0; j < n_k; ++j) {
+            if ((in.attend && !(*in.attend)(i, j)) || !std::isfinite(m(i, j))) continue;
+            const std::size_t bi = i / row_block, bj = j / col_block;
+            if (!attend(bi, bj) || m(i, j) > values(bi, bj)) values(bi, bj) = m(i, j);
+            attend(bi, bj) = true;
+        }
+    heatmap_input out = in;
+    out.row_labels.clear();
+    out.col_labels.clear();
+    for (std::size_t i = 0; i < rows; ++i) out.row_labels.push_back(in.row_labels[i * row_block]);
+    for (std::size_t j = 0; j < cols; ++j) out.col_labels.push_back(in.col_labels[j * col_block]);
+    out.values = &values;
+    out.attend = &attend;
+    if (row_block > 1 || col_block > 1) out.legend_note = block_max_note(row_block, col_block);
+    return out;
+}
+
+std::string block_max_note(std::size_t row_block, std::size_t col_block) {
+    return "each cell is the block max of " + std::to_string(row_block) + " queries × " + std::to_string(col_block) +
+           " keys, labelled by its first token";
 }
 
 }  // namespace attn::trace

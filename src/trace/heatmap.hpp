@@ -37,6 +37,16 @@ struct heatmap_input {
 
 std::string render_heatmap(const heatmap_input& in, const heatmap_style& st);
 
+// A map made smaller: each cell the largest visible value of a block of row_block queries ×
+// col_block keys (blocked when no cell of the block is visible), labelled by the block's first
+// row and column; values and attend receive the cells ([⌈n_q / row_block⌉, ⌈n_k / col_block⌉])
+// and the returned input points at them, its legend_note saying how it was made.
+heatmap_input block_max(const heatmap_input& in, std::size_t row_block, std::size_t col_block, matrix& values,
+                        bool_matrix& attend);
+
+// "each cell is the block max of R queries × C keys, labelled by its first token"
+std::string block_max_note(std::size_t row_block, std::size_t col_block);
+
 // The colour ramp at t in [0, 1] (dark blue → teal → yellow), shared with the HTML report.
 struct rgb_color {
     int r, g, b;

@@ -150,9 +150,7 @@ std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std:
     in.attend = &attend;
     in.width = width;
     if (row_block > 1 || col_block > 1)
-        in.legend_note = fmt::format("downsampled to fit {} columns: each cell is the block max of {} queries × {} keys, "
-                                     "labelled by its first token",
-                                     width, row_block, col_block);
+        in.legend_note = fmt::format("downsampled to fit {} columns: {}", width, block_max_note(row_block, col_block));
     return render_heatmap(in, st);
 }
 
