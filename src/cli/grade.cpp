@@ -63,6 +63,7 @@ struct grade_cli {
     std::string lms_column = "attn";  // the assignment's column name in those files
     bool item_analysis = false;     // with --class: the item analysis in the summary (text or JSON)
     std::string item_analysis_csv;  // with --class: and as CSV to this file
+    std::string submitted_at;       // the submission times (CSV student,submitted_at) for the assignment's late policy
 };
 
 // The teacher's check that hand-out and autograder share a secret (standard error).
@@ -72,6 +73,24 @@ void say_fingerprint(const grade_cli& o, const std::string& secret) {
                                               : "course secret fingerprint " + secret_fingerprint(secret) + " (from " +
                                                     (o.secret_file.empty() ? std::string("ATTN_COURSE_SECRET") : o.secret_file) + ")")
               << "\n";
+}
+
+// The assignment's late policy with its times: --submitted-at's CSV, or (a Gradescope
+// run without it) the metadata's created_at, which run_gradescope adds.
+void attach_late(const grade_cli& o, const std::optional<grade::late_policy>& policy, grade::grade_options& g) {
+    if (!policy) {
+        if (!o.submitted_at.empty())
+            throw attn::error("--submitted-at needs an assignment with a [late] table (docs/teaching.md, \"Late work\")");
+        return;
+    }
+    if (o.gradescope && o.submitted_at.empty()) return;
+    if (o.submitted_at.empty())
+        throw attn::error(o.assignment + ": its [late] policy needs the submission times: --submitted-at FILE (a CSV student,submitted_at)");
+    auto w = std::make_shared<grade::late_work>();
+    w->policy = *policy;
+    w->times_file = o.submitted_at;
+    w->times = grade::read_times_csv(o.submitted_at, "submitted_at", "submission times file");
+    g.late = std::move(w);
 }
 
 // The default feedback level: a teacher's own run shows everything; a Gradescope run,
@@ -99,10 +118,12 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     const auto forced = o.feedback.empty() ? std::nullopt : grade::feedback_level_from(o.feedback);
     if (o.assignment.empty()) {
         if (forced) g.feedback = *forced;
+        attach_late(o, std::nullopt, g);  // refuses --submitted-at
     } else {
         if (!g.exercise_ids.empty()) throw attn::error("--assignment names the exercises: drop --exercises and --lesson");
         const grade::assignment a = grade::read_assignment(o.assignment, set);
         grade::apply_assignment(a, g, forced);
+        attach_late(o, a.late, g);
         if (read) *read = a;
     }
     // A review sheet's points are out of the assignment's points for the part (its `max`).
@@ -200,14 +221,14 @@ int run_class(const grade_cli& o) {
         if (!header) {  // the columns are known once grading starts
             ids.clear();
             for (const auto& x : r.exercises) ids.push_back(x.id);
-            book->write(grade::gradebook_header(ids));
+            book->write(grade::gradebook_header(ids, g.late != nullptr));
             if (o.item_analysis || !o.item_analysis_csv.empty()) items.emplace(set, g, ids);
             if (canvas) canvas->write(canvas_header(o, r.max));
             if (moodle) moodle->write(moodle_header(o));
             if (junit) junit->write(grade::junit_open());
             header = true;
         }
-        book->write(grade::gradebook_row(r, ids));
+        book->write(grade::gradebook_row(r, ids, g.late != nullptr));
         if (items) items->add(r);
         if (canvas) canvas->write(canvas_row(r));
         if (moodle) moodle->write(moodle_row(r));
@@ -216,7 +237,7 @@ int run_class(const grade_cli& o) {
         if (o.format == "json") summary << grade::class_json_student(r, first_json);
         first_json = false;
     });
-    if (!header) book->write(grade::gradebook_header(c.exercise_ids));
+    if (!header) book->write(grade::gradebook_header(c.exercise_ids, g.late != nullptr));
     book->commit();
     if (canvas) {
         if (!header) canvas->write(canvas_header(o, 0.0));
@@ -253,6 +274,20 @@ int run_class(const grade_cli& o) {
     return strict_code(o, c.students > 0 && c.all_full);
 }
 
+// A Gradescope run's late policy: each submitter submitted at the metadata's created_at
+// (none readable: no time, and apply_late notes it for the teacher).
+void late_from_metadata(const grade_cli& o, const grade::late_policy& policy, const grade::gradescope_metadata& meta,
+                        grade::grade_options& g) {
+    auto w = std::make_shared<grade::late_work>();
+    w->policy = policy;
+    w->times_file = o.metadata + " (created_at)";
+    std::string why;
+    if (const auto us = grade::parse_time(meta.created_at, &why))
+        for (const auto& s : g.student.empty() ? meta.students : std::vector<std::string>{g.student})
+            w->times[grade::normalize_student_id(s)] = {*us, meta.created_at, {}};
+    g.late = std::move(w);
+}
+
 // Gradescope: results.json is written whatever happens, so the student always sees why.
 int run_gradescope(const grade_cli& o) {
     grade::grade_report r;
@@ -267,6 +302,7 @@ int run_gradescope(const grade_cli& o) {
         g.practice_ok = false;
         const grade::gradescope_metadata meta = grade::read_gradescope_metadata(o.metadata);
         const std::string tries = grade::apply_tries(a, meta.previous_submissions, g);
+        if (a.late && !g.late) late_from_metadata(o, *a.late, meta, g);
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
         // Who submitted: Gradescope's metadata (every member of a group), or --student
@@ -335,6 +371,8 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--moodle", o->moodle, "With --class: also write the totals as a Moodle grade import CSV");
     sub->add_option("--lms-column", o->lms_column, "The assignment's column name in --canvas and --moodle files (default attn)");
     sub->add_option("--item-analysis-csv", o->item_analysis_csv, "With --class: also write the item analysis as CSV");
+    sub->add_option("--submitted-at", o->submitted_at,
+                    "When each student submitted (CSV student,submitted_at), for the assignment's [late] policy");
     sub->add_flag("--time", o->time, "With --class: say on standard error how long grading took");
     sub->add_flag("--gradescope", o->gradescope, "Gradescope: read the submission folder, always write results.json");
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");

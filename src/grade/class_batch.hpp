@@ -95,8 +95,9 @@ void make_paths_relative(grade_report& r, const std::string& dir);
 
 // student,<exercise ids…>,total,max,percent,status,reason,mistakes,variant,notes — RFC 4180
 // quoting; text cells that a spreadsheet would run as a formula (=, +, -, @) get a leading '.
-std::string gradebook_header(const std::vector<std::string>& exercise_ids);
-std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids);
+// With a late policy (late): then before_late,hours_late,late_deduction (total is after it).
+std::string gradebook_header(const std::vector<std::string>& exercise_ids, bool late = false);
+std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids, bool late = false);
 // mistake,name,parts,students,by_exercise ("04-cross-the:3 06-padded:1")
 std::string histogram_csv(const class_result& c);
 

@@ -104,6 +104,16 @@ std::string shown_feedback(const exercise_result& x, const part_result& p);
 // Whether the mistake's name is shown (mistakes and full levels).
 bool shows_mistakes(const exercise_result& x);
 
+// What an assignment's late policy did to a report (grade/late.hpp).
+struct late_result {
+    std::string due, submitted;  // as written (the student's own due date when extended)
+    bool extended = false;
+    double hours = 0.0;          // hours after the due date; 0 when on time
+    long long periods = 0;       // started days (or hours) late
+    double before = 0.0, deduction = 0.0;  // the score before; what was deducted (the score after is score)
+    std::string note;            // "26.50 hours late (due …): 2 started days × 10% of 10 points: 8.5 − 2 = 6.5"
+};
+
 struct grade_report {
     std::string student;
     std::vector<std::string> files;
@@ -115,6 +125,7 @@ struct grade_report {
     std::vector<std::string> notes;  // read but ignored (unknown exercise ids, extra keys ...)
     std::string claimed_student;     // the file's `student` when it names someone else (never obeyed)
     std::vector<std::string> flags;  // for the teacher: "student key says 'bob'", "matches the numbers of student carol"
+    std::optional<late_result> late;  // the late policy's deduction, when an assignment has one
     bool answered_only = false;      // no assignment named the exercises: only the answered ones were graded
 
     bool full_marks() const;
@@ -162,10 +173,11 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
 // Gradescope's submission_metadata.json: the submitters' ids, one per user (a group
 // submission has several): each user's sid, else email, else id — an empty or blank
 // field falls through to the next; and how many submissions the student made before
-// this one (previous_submissions). None and 0 when the file is missing or unusable.
+// this one (previous_submissions), and when it was made (created_at). None and 0 when the file is missing or unusable.
 struct gradescope_metadata {
     std::vector<std::string> students;
     std::size_t previous_submissions = 0;
+    std::string created_at;  // when this submission was made (ISO 8601), "" when absent
 };
 gradescope_metadata read_gradescope_metadata(const std::string& path);
 

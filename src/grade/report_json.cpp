@@ -68,6 +68,11 @@ nlohmann::json report_json(const grade_report& r) {
     j["notes"] = r.notes;
     j["flags"] = r.teacher_view() ? r.flags : std::vector<std::string>{};  // teacher-only: never at a student's level
     if (!r.claimed_student.empty()) j["claimed_student"] = r.claimed_student;
+    if (r.late)
+        j["late"] = {{"due", r.late->due}, {"submitted", r.late->submitted}, {"extended", r.late->extended},
+                     {"hours_late", json_score(r.late->hours)}, {"periods", r.late->periods},
+                     {"score_before", json_score(r.late->before)}, {"deduction", json_score(r.late->deduction)},
+                     {"score_after", json_score(r.score)}, {"note", r.late->note}};
     return j;
 }
 

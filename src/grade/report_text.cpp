@@ -55,6 +55,7 @@ std::string report_text(const grade_report& r) {
         }
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
+    if (r.late) out += "\n" + trace::wrap_words("Late policy: " + io::terminal_safe(r.late->note), "  ");
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
     if (r.teacher_view())  // flags are the teacher's: never at a student's feedback level
         for (const auto& f : r.flags) out += trace::wrap_words("FLAG: " + io::terminal_safe(f), "");
