@@ -21,6 +21,7 @@
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
 #include "grade/item_analysis.hpp"
+#include "grade/regrade.hpp"
 #include "grade/reviews.hpp"
 #include "io/csv_cell.hpp"
 #include "io/input_read.hpp"
@@ -63,6 +64,7 @@ struct grade_cli {
     std::string lms_column = "attn";  // the assignment's column name in those files
     bool item_analysis = false;     // with --class: the item analysis in the summary (text or JSON)
     std::string item_analysis_csv;  // with --class: and as CSV to this file
+    std::string regrade;            // with --class: the previous class JSON to compare with
     std::string submitted_at;       // the submission times (CSV student,submitted_at) for the assignment's late policy
 };
 
@@ -204,6 +206,10 @@ int run_class(const grade_cli& o) {
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = io::is_stdout(o.gradebook) ? std::cerr : std::cout;
+    std::optional<grade::regrade_base> base;    // --regrade: read before anything is written
+    std::vector<grade::regrade_entry> changed;   // the students whose grade moved, in id order
+    std::size_t compared = 0;
+    if (!o.regrade.empty()) base = grade::regrade_base::read(o.regrade);
     std::optional<streamed_file> book, junit, json, sheet, canvas, moodle;
     if (!o.canvas.empty()) canvas.emplace(o.canvas);
     if (!o.moodle.empty()) moodle.emplace(o.moodle);
@@ -230,6 +236,10 @@ int run_class(const grade_cli& o) {
         }
         book->write(grade::gradebook_row(r, ids, g.late != nullptr));
         if (items) items->add(r);
+        if (base) {
+            ++compared;
+            if (auto e = base->compare(r)) changed.push_back(std::move(*e));
+        }
         if (canvas) canvas->write(canvas_row(r));
         if (moodle) moodle->write(moodle_row(r));
         if (sheet) sheet->write(grade::review_sheet_rows(r, set));
@@ -259,10 +269,12 @@ int run_class(const grade_cli& o) {
     if (o.format == "json") {
         std::string close = grade::class_json_close(c);  // ends "\n}\n"
         if (o.item_analysis) close.insert(close.size() - 3, ",\n\"item_analysis\": " + items->json().dump(2));
+        if (base) close.insert(close.size() - 3, ",\n\"regrade\": " + grade::regrade_json(*base, changed).dump(2));
         summary << close;
     } else {
         summary << grade::class_summary_text(c);
         if (o.item_analysis) summary << items->text();
+        if (base) summary << grade::regrade_text(*base, changed, compared);
         if (!g.secret.empty()) summary << "Course secret fingerprint: " << secret_fingerprint(g.secret) << "\n";
         if (!io::is_stdout(o.gradebook)) summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
     }
@@ -371,6 +383,8 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--moodle", o->moodle, "With --class: also write the totals as a Moodle grade import CSV");
     sub->add_option("--lms-column", o->lms_column, "The assignment's column name in --canvas and --moodle files (default attn)");
     sub->add_option("--item-analysis-csv", o->item_analysis_csv, "With --class: also write the item analysis as CSV");
+    sub->add_option("--regrade", o->regrade,
+                    "With --class: compare with a previous class JSON (--format json) and list what changed for whom, and why");
     sub->add_option("--submitted-at", o->submitted_at,
                     "When each student submitted (CSV student,submitted_at), for the assignment's [late] policy");
     sub->add_flag("--time", o->time, "With --class: say on standard error how long grading took");

@@ -75,6 +75,8 @@ struct part_result {
     std::string answer_text;     // open parts: the student's text, for the review sheet
     std::string review_comment;  // open parts: the teacher's comment, once reviewed
     std::string review_note;     // open parts: why a review in the sheet was not applied
+    std::string answer_digest;   // a digest of the student's answer, "" when none (what --regrade compares)
+    std::string tolerance;       // "rtol 0.001, atol 0.001" (numeric parts, in the JSON: what --regrade compares)
     bool other_numbers = false;        // right given an earlier part that is not an attempt at these numbers
     bool placeholder = false;          // a constant, uniform weights or the mean of V: no computation
     bool own_rows = false;             // other rows of the student's own numbers (or carried from them): not a copy

@@ -42,8 +42,10 @@ with tempfile.TemporaryDirectory() as d:
     for cmd in commands:
         p = subprocess.run(["sh", "-c", cmd], cwd=work, env=env, capture_output=True, text=True)
         check(p.returncode == 0, f"`{cmd}` exits {p.returncode}: {p.stderr[:300]}")
+        if "--regrade" in cmd:  # nothing changed since week3.json
+            check("Regrade against week3.json: 0 of 1 students changed" in p.stdout, f"the regrade says: {p.stdout[-300:]}")
     for f in ("course.secret", "assignment.toml", "ana.toml", "gradebook.csv", "reviews.csv", "items.csv", "canvas.csv",
-              "moodle.csv"):
+              "moodle.csv", "week3.json"):
         check(os.path.exists(os.path.join(work, f)), f"the doc's commands make {f}")
     if os.path.exists(os.path.join(work, "gradebook.csv")):  # the late policy of section 5: 9.5 hours, one day
         rows = list(csv.DictReader(open(os.path.join(work, "gradebook.csv"), encoding="utf-8")))
