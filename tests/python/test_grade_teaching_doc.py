@@ -45,7 +45,7 @@ with tempfile.TemporaryDirectory() as d:
         if "--regrade" in cmd:  # nothing changed since week3.json
             check("Regrade against week3.json: 0 of 1 students changed" in p.stdout, f"the regrade says: {p.stdout[-300:]}")
     for f in ("course.secret", "assignment.toml", "ana.toml", "gradebook.csv", "reviews.csv", "items.csv", "canvas.csv",
-              "moodle.csv", "week3.json"):
+              "moodle.csv", "week3.json", "handouts/ana.toml", "handouts/bo.toml"):
         check(os.path.exists(os.path.join(work, f)), f"the doc's commands make {f}")
     if os.path.exists(os.path.join(work, "gradebook.csv")):  # the late policy of section 5: 9.5 hours, one day
         rows = list(csv.DictReader(open(os.path.join(work, "gradebook.csv"), encoding="utf-8")))
