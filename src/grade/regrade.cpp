@@ -31,12 +31,6 @@ void canonical(const io::value_node& v, std::string& out) {
     out += "]";
 }
 
-const nlohmann::json& field(const nlohmann::json& j, const char* key, const std::string& where) {
-    const auto it = j.find(key);
-    if (it == j.end()) throw error(where + ": expected attn's class JSON (`attn grade --class DIR --format json`); no '" + key + "' found");
-    return *it;
-}
-
 double number_or(const nlohmann::json& j, const char* key, double fallback = 0.0) {
     const auto it = j.find(key);
     return it != j.end() && it->is_number() ? it->get<double>() : fallback;
@@ -58,16 +52,22 @@ std::string answer_digest(const io::value_node& v) {
 }
 
 regrade_base regrade_base::read(const std::string& path) {
-    const std::string text = io::read_input_file(path, {io::default_max_input_bytes * 64, false, "old class JSON"});
+    // Up to 1 GiB; only the keys compared stay in memory (the callback drops the rest as it reads).
+    const std::string text = io::read_input_file(path, {io::default_max_input_bytes * 16, false, "old class JSON"});
     regrade_base b;
     b.path_ = path;
     nlohmann::json j;
+    static const std::set<std::string> kept = {"students", "student", "score", "gradable", "late", "deduction", "exercises", "id",
+                                               "kind", "numbers", "variant", "parts", "max_score", "answer_digest", "tolerance"};
+    const auto keep = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        return depth == 0 || event != nlohmann::json::parse_event_t::key || kept.count(parsed.get<std::string>()) > 0;
+    };
     try {
-        j = nlohmann::json::parse(text);
+        j = nlohmann::json::parse(text, keep);
     } catch (const nlohmann::json::parse_error& e) {
         throw error(source_pos::at_offset(path, static_cast<std::int64_t>(e.byte)), "not JSON; expected attn's class JSON (`attn grade --class DIR --format json`)");
     }
-    if (!j.is_object() || !field(j, "students", path).is_array())
+    if (!j.is_object() || !j.contains("students") || !j["students"].is_array())
         throw error(path + ": expected attn's class JSON (`attn grade --class DIR --format json`), with a 'students' list");
     for (const auto& s : j["students"]) {
         if (!s.is_object()) continue;
