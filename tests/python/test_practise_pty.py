@@ -170,6 +170,27 @@ def student_path(state):
           '"01-scale" = "right"' in saved and '"01-self-weights" = "right"' in saved, saved)
 
 
+def solution_after_a_remembered_try(state):
+    """A try the progress file remembers (an earlier session) opens the worked solution at once."""
+    os.makedirs(os.path.join(state, "attn"))
+    with open(os.path.join(state, "attn", "progress.toml"), "w") as f:
+        f.write('[questions]\n"01-self-cat" = "tried"\n')
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    s.read_until("a: answer")
+    s.send("a")
+    s.read_until("Which question (")
+    s.send("2\r")
+    s.read_until("answer> ")
+    s.send("s\r")
+    check("s after a try the progress file remembers shows the worked solution",
+          s.read_until("Worked solution (the practice numbers)") and "comes after a try" not in s.screen, s.screen[-600:])
+    s.read_until("Which question (")
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
+
+
 def interrupt_at_answer(state):
     s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
     check("SIGINT: prompt shown", s.read_until("a: answer"), s.screen[-300:])
@@ -355,6 +376,7 @@ with tempfile.TemporaryDirectory() as tmp:
     student_path(os.path.join(tmp, "a"))
     unsaved_progress(tmp)
     interrupt_at_answer(os.path.join(tmp, "b"))
+    solution_after_a_remembered_try(os.path.join(tmp, "g"))
     corrupt_progress(os.path.join(tmp, "c"))
     three_wrong_tries(os.path.join(tmp, "d"))
     colour_marks(os.path.join(tmp, "e"))
