@@ -81,6 +81,10 @@ void tally(class_result& out, std::map<std::string, misconception>& mistakes, co
     if (r.gradable) ++out.graded;
     else out.not_gradable.push_back({r.student, r.reason_word + ": " + r.reason});
     out.score_sum += r.score;
+    if (r.late && r.late->periods > 0) {
+        ++out.late;
+        out.late_points += r.late->deduction;
+    }
     out.max = std::max(out.max, r.max);
     out.all_full = out.all_full && r.full_marks();
     std::set<std::string> mine;

@@ -75,6 +75,8 @@ struct class_result {
     std::vector<std::string> exercise_ids;  // the gradebook's columns
     std::size_t students = 0, graded = 0;
     double score_sum = 0.0, max = 0.0;
+    std::size_t late = 0;      // submissions the late policy found late
+    double late_points = 0.0;  // what it deducted from them in all
     bool all_full = true;
     std::vector<misconception> histogram;  // most frequent first (then by id, for a stable order)
     std::vector<std::pair<std::string, std::string>> not_gradable;  // student, "reason: message"

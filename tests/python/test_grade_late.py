@@ -14,6 +14,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -135,6 +136,12 @@ def check_class(d, per, deduction, floor):
               abs(late.get("hours_late", -1) - hours) < 1e-5 and abs(late.get("deduction", -1) - ded) < 1e-6,
               f"{tag}: {s} JSON late {late}, expected {before} → {after}, {hours} h")
         check(late.get("extended") == (s in EXTENSIONS), f"{tag}: {s} extended {late.get('extended')}")
+    late = [expected(s, right, t, per == "hour", deduction, floor) for s, (right, t) in CLASS.items()]
+    late = [e for e in late if e[2] is not None and e[2] > 0]
+    p = run("grade", "--class", "class", "--assignment", "a.toml", "--submitted-at", "times.csv", "--gradebook", "book2.csv", cwd=d)
+    said = re.search(r"^Late: (\d+) submissions?, ([\d.]+) points deducted in all", p.stdout, re.M)
+    check(said and int(said.group(1)) == len(late) and abs(float(said.group(2)) - sum(e[3] for e in late)) < 0.006,
+          f"{tag}: the summary's late line {said and said.group(0)}, expected {len(late)} and {sum(e[3] for e in late):.2f}")
     possible = [r for r in csv.reader(open(os.path.join(d, "canvas.csv"), encoding="utf-8")) if r[0].strip() == "Points Possible"]
     check(len(possible) == 1 and possible[0][5] == str(MAX), f"{tag}: canvas.csv's Points Possible row: {possible}")
 
