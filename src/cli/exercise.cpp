@@ -4,8 +4,10 @@
 // lessons' exercise declarations. The grade library does the work; this file parses
 // options and prints.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -24,7 +26,9 @@
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
+#include "io/text_decode.hpp"
 #include "io/toml_read.hpp"
+#include "io/utf8.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "lessons/progress.hpp"
 #include "trace/text_width.hpp"
@@ -47,20 +51,52 @@ struct exercise_options {
     bool guessable_secret_ok = false;  // accept a secret grade/secret.hpp calls guessable (as `grade` does)
     std::vector<std::string> answer_files;
     std::string students_file;
+    std::string assignment;  // template: the assignment's exercises
+    std::string roster;      // template: one hand-out per student of this list, into out_dir
+    std::string out_dir;
     std::size_t width = 0;  // template --width: comment lines fitted to it (0: as written)
 };
 
-// Student ids, one a line (blank lines and # comments skipped), for the teacher's batch.
-std::vector<std::string> read_student_ids(const std::string& path) {
+// Student ids, one a line (blank lines and # comments skipped), for the teacher's batch
+// (show --students, template --roster), each with its line: UTF-8, or UTF-16/32 with a
+// byte-order mark; a NUL byte (UTF-16 without the mark) or bytes that are not UTF-8 are
+// refused at file:line:col, and an id listed twice at its second line.
+struct roster_entry {
+    std::string id;  // normalised (grade::normalize_student_id)
+    int line = 0;
+};
+std::vector<roster_entry> read_roster(const std::string& path, const std::string& what) {
     io::input_limits limits;
-    limits.what = "student list";
-    std::istringstream in(io::read_input_file(path, limits));
-    std::vector<std::string> out;
+    limits.what = what;
+    const std::string file = path == "-" ? io::stdin_name : path;
+    std::istringstream in(io::decoded_text(io::read_input_file(path, limits), file));
+    std::vector<roster_entry> out;
+    std::map<std::string, int> seen;
+    int n = 0;
     for (std::string line; std::getline(in, line);) {
+        ++n;
+        std::size_t bad = line.find('\0');
+        if (bad != std::string::npos || !io::valid_utf8(line, &bad))
+            throw attn::error({file, n, static_cast<int>(bad) + 1},
+                              "the " + what + " is not UTF-8 text (UTF-16 needs its byte-order mark); save it as UTF-8, one student id a line");
         const std::string id = grade::normalize_student_id(line);
-        if (!id.empty() && id[0] != '#') out.push_back(id);
+        if (id.empty() || id[0] == '#') continue;
+        if (const auto [it, fresh] = seen.emplace(id, n); !fresh)
+            throw attn::error({file, n, 1}, "student '" + io::terminal_safe(id) + "' is listed twice (also at line " + std::to_string(it->second) + ")");
+        out.push_back({id, n});
     }
     return out;
+}
+
+// Why an id cannot name its hand-out file (the file's name is the id `attn grade --class`
+// reads back), or "": a path separator, a character some systems refuse, a control
+// character, a leading '.' or '-', or a name too long.
+std::string unusable_file_name(const std::string& id) {
+    if (id.find_first_of("/\\:*?\"<>|") != std::string::npos) return "it holds a character file names cannot: / \\ : * ? \" < > |";
+    if (io::terminal_safe(id) != id) return "it holds a control character";
+    if (id[0] == '.' || id[0] == '-') return "a file name starting with '.' or '-' is hidden or read as an option";
+    if (id.size() > 200) return "it is over 200 bytes";
+    return "";
 }
 
 grade::variant_request request_of(const exercise_options& o) {
@@ -150,6 +186,46 @@ void emit(const exercise_options& o, const std::string& text) {
     io::output_writer(o.force).write_file(o.output.empty() ? "-" : o.output, text, io::existing::keep);
 }
 
+std::string answer_file(const exercise_options& o, const std::vector<const grade::exercise*>& xs, const grade::variant_request& req) {
+    return o.format == "json" ? grade::template_json(xs, req)
+                              : o.width ? comments_fitted(grade::template_toml(xs, req), o.width) : grade::template_toml(xs, req);
+}
+
+// template --roster R --out DIR: every student's answer file, their own numbers, named
+// by their id. The roster is checked whole first (an id that cannot be a file name is
+// refused at its line, nothing written); a file already there is kept, never replaced,
+// and named.
+void hand_out(const exercise_options& o, const std::vector<const grade::exercise*>& xs) {
+    if (o.out_dir.empty() || !o.output.empty() || !o.student.empty())
+        throw attn::error("--roster writes one file per student into --out DIR (no -o, no --student)");
+    const auto roster = read_roster(o.roster, "roster");
+    for (const auto& e : roster)
+        if (const std::string why = unusable_file_name(e.id); !why.empty())
+            throw attn::error({o.roster, e.line, 1}, "student '" + io::terminal_safe(e.id) + "' cannot name a hand-out file: " + why);
+    auto req = request_of(o);
+    if (req.secret.empty() || req.lesson_numbers)
+        throw attn::error("--roster hands out each student's own numbers: give the course secret (--secret-file or ATTN_COURSE_SECRET)");
+    req.practice_ok = false;
+    std::filesystem::create_directories(o.out_dir);
+    const std::string ext = o.format == "json" ? ".json" : ".toml";
+    std::size_t written = 0;
+    std::vector<std::string> kept;
+    for (const auto& e : roster) {
+        const std::filesystem::path path = std::filesystem::path(o.out_dir) / (e.id + ext);
+        std::error_code ec;
+        if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+            kept.push_back(e.id + ext);
+            continue;
+        }
+        req.student = e.id;
+        io::output_writer(false).write_file(path.string(), answer_file(o, xs, req), io::existing::keep);
+        ++written;
+    }
+    std::cout << "wrote " << written << (written == 1 ? " answer file" : " answer files") << " to "
+              << io::terminal_safe(o.out_dir) << " (" << xs.size() << (xs.size() == 1 ? " exercise" : " exercises") << " each)\n";
+    for (const auto& k : kept) std::cout << "kept " << io::terminal_safe(k) << ": it exists (a student's work is never replaced)\n";
+}
+
 }  // namespace
 
 void setup_exercise(CLI::App& app) {
@@ -193,8 +269,8 @@ void setup_exercise(CLI::App& app) {
         auto req = request_of(*o);
         if (!o->students_file.empty()) {  // JSON Lines, one per student and exercise
             req.practice_ok = false;
-            for (const auto& id : read_student_ids(o->students_file)) {
-                req.student = id;
+            for (const auto& e : read_roster(o->students_file, "student list")) {
+                req.student = e.id;
                 for (const auto* x : xs) std::cout << grade::show_json(*x, req).dump() << "\n";
             }
             return;
@@ -207,18 +283,23 @@ void setup_exercise(CLI::App& app) {
     add_layout_options(*show, *layout, false);
 
     auto* tmpl = sub->add_subcommand("template", "An answer file to fill in, for one or more exercises (or a lesson number)");
-    tmpl->add_option("ID", o->ids, "Exercise ids, or lesson numbers for all of a lesson's exercises")->required();
+    tmpl->add_option("ID", o->ids, "Exercise ids, or lesson numbers for all of a lesson's exercises");
     variant_flags(tmpl);
     tmpl->add_option("--format", o->format, "toml (default) or json")->check(CLI::IsMember({"toml", "json"}));
     tmpl->add_option("-o,--output", o->output, "Write to this file (default: standard output); an existing file is kept");
     tmpl->add_flag("--force", o->force, "With -o: replace an existing answer file");
+    tmpl->add_option("--assignment", o->assignment, "The exercises of this assignment file (instead of IDs)");
+    tmpl->add_option("--roster", o->roster, "Teachers: a file of student ids (one a line): one answer file each, into --out DIR");
+    tmpl->add_option("--out", o->out_dir, "With --roster: the folder of the answer files (STUDENT.toml); existing files are kept");
     tmpl->callback([o] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
-        const auto xs = pick(set, o->ids);
+        if (!o->assignment.empty() && !o->ids.empty()) throw attn::error("--assignment names the exercises: drop the IDs");
+        if (o->assignment.empty() && o->ids.empty()) throw attn::error("give exercise IDs (or lesson numbers), or --assignment FILE");
+        const auto xs = pick(set, o->assignment.empty() ? o->ids : grade::read_assignment(o->assignment, set).exercise_ids);
+        if (!o->roster.empty()) return hand_out(*o, xs);
+        if (!o->out_dir.empty()) throw attn::error("--out DIR goes with --roster; for one student use -o FILE");
         const auto req = request_of(*o);
-        emit(*o, o->format == "json" ? grade::template_json(xs, req)
-                                     : o->width ? comments_fitted(grade::template_toml(xs, req), o->width)
-                                                : grade::template_toml(xs, req));
+        emit(*o, answer_file(*o, xs, req));
     });
     add_width_option(*tmpl, o->width);
 

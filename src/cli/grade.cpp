@@ -21,6 +21,7 @@
 #include "grade/class_batch.hpp"
 #include "grade/grader.hpp"
 #include "grade/item_analysis.hpp"
+#include "grade/regrade.hpp"
 #include "grade/reviews.hpp"
 #include "io/csv_cell.hpp"
 #include "io/input_read.hpp"
@@ -63,6 +64,8 @@ struct grade_cli {
     std::string lms_column = "attn";  // the assignment's column name in those files
     bool item_analysis = false;     // with --class: the item analysis in the summary (text or JSON)
     std::string item_analysis_csv;  // with --class: and as CSV to this file
+    std::string regrade;            // with --class: the previous class JSON to compare with
+    std::string submitted_at;       // the submission times (CSV student,submitted_at) for the assignment's late policy
 };
 
 // The teacher's check that hand-out and autograder share a secret (standard error).
@@ -72,6 +75,24 @@ void say_fingerprint(const grade_cli& o, const std::string& secret) {
                                               : "course secret fingerprint " + secret_fingerprint(secret) + " (from " +
                                                     (o.secret_file.empty() ? std::string("ATTN_COURSE_SECRET") : o.secret_file) + ")")
               << "\n";
+}
+
+// The assignment's late policy with its times: --submitted-at's CSV, or (a Gradescope
+// run without it) the metadata's created_at, which run_gradescope adds.
+void attach_late(const grade_cli& o, const std::optional<grade::late_policy>& policy, grade::grade_options& g) {
+    if (!policy) {
+        if (!o.submitted_at.empty())
+            throw attn::error("--submitted-at needs an assignment with a [late] table (docs/teaching.md, \"Late work\")");
+        return;
+    }
+    if (o.gradescope && o.submitted_at.empty()) return;
+    if (o.submitted_at.empty())
+        throw attn::error(o.assignment + ": its [late] policy needs the submission times: --submitted-at FILE (a CSV student,submitted_at)");
+    auto w = std::make_shared<grade::late_work>();
+    w->policy = *policy;
+    w->times_file = o.submitted_at;
+    w->times = grade::read_times_csv(o.submitted_at, "submitted_at", "submission times file");
+    g.late = std::move(w);
 }
 
 // The default feedback level: a teacher's own run shows everything; a Gradescope run,
@@ -99,10 +120,12 @@ grade::grade_options options_of(const grade_cli& o, const grade::exercise_set& s
     const auto forced = o.feedback.empty() ? std::nullopt : grade::feedback_level_from(o.feedback);
     if (o.assignment.empty()) {
         if (forced) g.feedback = *forced;
+        attach_late(o, std::nullopt, g);  // refuses --submitted-at
     } else {
         if (!g.exercise_ids.empty()) throw attn::error("--assignment names the exercises: drop --exercises and --lesson");
         const grade::assignment a = grade::read_assignment(o.assignment, set);
         grade::apply_assignment(a, g, forced);
+        attach_late(o, a.late, g);
         if (read) *read = a;
     }
     // A review sheet's points are out of the assignment's points for the part (its `max`).
@@ -183,6 +206,10 @@ int run_class(const grade_cli& o) {
     // temporary file renamed at the end), JSON students and JUnit suites one by one.
     // With the gradebook on standard output, the summary goes to standard error.
     std::ostream& summary = io::is_stdout(o.gradebook) ? std::cerr : std::cout;
+    std::optional<grade::regrade_base> base;    // --regrade: read before anything is written
+    std::vector<grade::regrade_entry> changed;   // the students whose grade moved, in id order
+    std::size_t compared = 0;
+    if (!o.regrade.empty()) base = grade::regrade_base::read(o.regrade);
     std::optional<streamed_file> book, junit, json, sheet, canvas, moodle;
     if (!o.canvas.empty()) canvas.emplace(o.canvas);
     if (!o.moodle.empty()) moodle.emplace(o.moodle);
@@ -200,15 +227,19 @@ int run_class(const grade_cli& o) {
         if (!header) {  // the columns are known once grading starts
             ids.clear();
             for (const auto& x : r.exercises) ids.push_back(x.id);
-            book->write(grade::gradebook_header(ids));
+            book->write(grade::gradebook_header(ids, g.late != nullptr));
             if (o.item_analysis || !o.item_analysis_csv.empty()) items.emplace(set, g, ids);
             if (canvas) canvas->write(canvas_header(o, r.max));
             if (moodle) moodle->write(moodle_header(o));
             if (junit) junit->write(grade::junit_open());
             header = true;
         }
-        book->write(grade::gradebook_row(r, ids));
+        book->write(grade::gradebook_row(r, ids, g.late != nullptr));
         if (items) items->add(r);
+        if (base) {
+            ++compared;
+            if (auto e = base->compare(r)) changed.push_back(std::move(*e));
+        }
         if (canvas) canvas->write(canvas_row(r));
         if (moodle) moodle->write(moodle_row(r));
         if (sheet) sheet->write(grade::review_sheet_rows(r, set));
@@ -216,7 +247,7 @@ int run_class(const grade_cli& o) {
         if (o.format == "json") summary << grade::class_json_student(r, first_json);
         first_json = false;
     });
-    if (!header) book->write(grade::gradebook_header(c.exercise_ids));
+    if (!header) book->write(grade::gradebook_header(c.exercise_ids, g.late != nullptr));
     book->commit();
     if (canvas) {
         if (!header) canvas->write(canvas_header(o, 0.0));
@@ -238,10 +269,12 @@ int run_class(const grade_cli& o) {
     if (o.format == "json") {
         std::string close = grade::class_json_close(c);  // ends "\n}\n"
         if (o.item_analysis) close.insert(close.size() - 3, ",\n\"item_analysis\": " + items->json().dump(2));
+        if (base) close.insert(close.size() - 3, ",\n\"regrade\": " + grade::regrade_json(*base, changed).dump(2));
         summary << close;
     } else {
         summary << grade::class_summary_text(c);
         if (o.item_analysis) summary << items->text();
+        if (base) summary << grade::regrade_text(*base, changed, compared);
         if (!g.secret.empty()) summary << "Course secret fingerprint: " << secret_fingerprint(g.secret) << "\n";
         if (!io::is_stdout(o.gradebook)) summary << "\nGradebook: " << o.gradebook << " (" << c.students << " students)\n";
     }
@@ -251,6 +284,20 @@ int run_class(const grade_cli& o) {
         std::cerr << "graded " << c.students << " submissions in " << s << " s\n";
     }
     return strict_code(o, c.students > 0 && c.all_full);
+}
+
+// A Gradescope run's late policy: each submitter submitted at the metadata's created_at
+// (none readable: no time, and apply_late notes it for the teacher).
+void late_from_metadata(const grade_cli& o, const grade::late_policy& policy, const grade::gradescope_metadata& meta,
+                        grade::grade_options& g) {
+    auto w = std::make_shared<grade::late_work>();
+    w->policy = policy;
+    w->times_file = o.metadata + " (created_at)";
+    std::string why;
+    if (const auto us = grade::parse_time(meta.created_at, &why))
+        for (const auto& s : g.student.empty() ? meta.students : std::vector<std::string>{g.student})
+            w->times[grade::normalize_student_id(s)] = {*us, meta.created_at, {}};
+    g.late = std::move(w);
 }
 
 // Gradescope: results.json is written whatever happens, so the student always sees why.
@@ -267,6 +314,7 @@ int run_gradescope(const grade_cli& o) {
         g.practice_ok = false;
         const grade::gradescope_metadata meta = grade::read_gradescope_metadata(o.metadata);
         const std::string tries = grade::apply_tries(a, meta.previous_submissions, g);
+        if (a.late && !g.late) late_from_metadata(o, *a.late, meta, g);
         grade::read_limits limits;
         limits.max_bytes = o.max_bytes;
         // Who submitted: Gradescope's metadata (every member of a group), or --student
@@ -335,6 +383,10 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--moodle", o->moodle, "With --class: also write the totals as a Moodle grade import CSV");
     sub->add_option("--lms-column", o->lms_column, "The assignment's column name in --canvas and --moodle files (default attn)");
     sub->add_option("--item-analysis-csv", o->item_analysis_csv, "With --class: also write the item analysis as CSV");
+    sub->add_option("--regrade", o->regrade,
+                    "With --class: compare with a previous class JSON (--format json) and list what changed for whom, and why");
+    sub->add_option("--submitted-at", o->submitted_at,
+                    "When each student submitted (CSV student,submitted_at), for the assignment's [late] policy");
     sub->add_flag("--time", o->time, "With --class: say on standard error how long grading took");
     sub->add_flag("--gradescope", o->gradescope, "Gradescope: read the submission folder, always write results.json");
     sub->add_option("--submission", o->submission_dir, "With --gradescope: the submission folder (default /autograder/submission)");

@@ -214,7 +214,8 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
         return;
     }
     print_fitted("\n" + io::terminal_safe_text(shown) + "\n\n" + how_to_type(x) +
-                     " Press Enter after each part. s then Enter: the worked solution. Enter alone (or q): back to the lesson.\n",
+                     " Press Enter after each part. s then Enter: the worked solution (after a try). Enter alone (or q): back to "
+                     "the lesson.\n",
                  st);
     grade::exercise_set set;
     set.all = all;
@@ -223,10 +224,20 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
     std::vector<std::string> right_parts;
     io::value_node answers;
     answers.kind = io::value_node::type::table;
+    // The worked solution comes after a try (here, or one the progress file remembers):
+    // before it, `s` would hand out the answer to anyone who has not attempted it.
+    bool tried = store.p.of(x.id) != lessons::question_state::untried;
     for (int wrong = 0;;) {
         const typed t = ask_parts(x, right_parts, answers, st);
         if (t == typed::back) return;
-        if (t == typed::solution) break;
+        if (t == typed::solution && tried) break;
+        if (t == typed::solution) {
+            print_fitted("The worked solution comes after a try: answer first (a wrong answer counts as a try). "
+                         "Enter alone: back to the lesson.\n",
+                         st);
+            keep_right(answers, right_parts);
+            continue;
+        }
         grade::submission sub;
         sub.answers = {{x.id, answers}};
         const grade::grade_report report = grade::grade_submission(sub, set, g);
@@ -238,6 +249,7 @@ void answer_one(const grade::exercise& x, const std::vector<grade::exercise>& al
             keep_right(answers, right_parts);
             continue;
         }
+        tried = true;
         const bool saved = store.record(x.id, report.full_marks());
         if (report.full_marks()) {
             // "Saved" only when it was: right after "(progress not saved: ...)" it would contradict it.

@@ -2,7 +2,8 @@
 // step viewer's prompt): pick a question, see its numbers (the lesson's own, or the
 // practice variant, labelled), type each part on one line, and have it graded by the
 // grader `attn exercise check` uses; a wrong try shows the grader's feedback and the
-// exercise's hint, `s` or a third wrong try shows the worked solution. A try is one
+// exercise's hint, `s` (after a try: here, or one the progress file remembers) or a
+// third wrong try shows the worked solution. A try is one
 // submission of every part asked; only parts right on their own (✓) are kept, and a
 // part right only given a wrong earlier part (↳) is asked again with it. Every graded
 // try is saved to the progress file (lessons/progress.hpp). Terminal only: the step

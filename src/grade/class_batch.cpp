@@ -81,6 +81,10 @@ void tally(class_result& out, std::map<std::string, misconception>& mistakes, co
     if (r.gradable) ++out.graded;
     else out.not_gradable.push_back({r.student, r.reason_word + ": " + r.reason});
     out.score_sum += r.score;
+    if (r.late && r.late->periods > 0) {
+        ++out.late;
+        out.late_points += r.late->deduction;
+    }
     out.max = std::max(out.max, r.max);
     out.all_full = out.all_full && r.full_marks();
     std::set<std::string> mine;
@@ -257,13 +261,13 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     return out;
 }
 
-std::string gradebook_header(const std::vector<std::string>& exercise_ids) {
+std::string gradebook_header(const std::vector<std::string>& exercise_ids, bool late) {
     std::string out = "student";
     for (const auto& id : exercise_ids) out += "," + io::csv_text_cell(id);
-    return out + ",total,max,percent,status,reason,mistakes,variant,notes\n";
+    return out + ",total,max,percent,status,reason,mistakes,variant,notes" + (late ? ",before_late,hours_late,late_deduction" : "") + "\n";
 }
 
-std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids) {
+std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids, bool late) {
     std::string out = io::csv_text_cell(r.student);
     for (const auto& id : exercise_ids) {
         std::string cell = "0";
@@ -282,6 +286,8 @@ std::string gradebook_row(const grade_report& r, const std::vector<std::string>&
                                     std::string(r.gradable ? "graded" : "not gradable"), io::csv_text_cell(reason),
                                     io::csv_text_cell(mistakes), io::csv_text_cell(variants), io::csv_text_cell(notes)})
         out += "," + cell;
+    if (late)  // empty cells: not gradable, or no submission time
+        out += r.late ? "," + points_str(r.late->before) + "," + fmt::format("{:.2f}", r.late->hours) + "," + points_str(r.late->deduction) : ",,,";
     return out + "\n";
 }
 

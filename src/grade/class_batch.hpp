@@ -75,6 +75,8 @@ struct class_result {
     std::vector<std::string> exercise_ids;  // the gradebook's columns
     std::size_t students = 0, graded = 0;
     double score_sum = 0.0, max = 0.0;
+    std::size_t late = 0;      // submissions the late policy found late
+    double late_points = 0.0;  // what it deducted from them in all
     bool all_full = true;
     std::vector<misconception> histogram;  // most frequent first (then by id, for a stable order)
     std::vector<std::pair<std::string, std::string>> not_gradable;  // student, "reason: message"
@@ -95,8 +97,9 @@ void make_paths_relative(grade_report& r, const std::string& dir);
 
 // student,<exercise ids…>,total,max,percent,status,reason,mistakes,variant,notes — RFC 4180
 // quoting; text cells that a spreadsheet would run as a formula (=, +, -, @) get a leading '.
-std::string gradebook_header(const std::vector<std::string>& exercise_ids);
-std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids);
+// With a late policy (late): then before_late,hours_late,late_deduction (total is after it).
+std::string gradebook_header(const std::vector<std::string>& exercise_ids, bool late = false);
+std::string gradebook_row(const grade_report& r, const std::vector<std::string>& exercise_ids, bool late = false);
 // mistake,name,parts,students,by_exercise ("04-cross-the:3 06-padded:1")
 std::string histogram_csv(const class_result& c);
 

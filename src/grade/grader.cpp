@@ -177,6 +177,7 @@ grade_report grade_submission(const submission& sub, const exercise_set& set, co
         exercise_result r = o.points ? grade_exercise(with_points(*x, *o.points), answer, g) : grade_exercise(*x, answer, g);
         add_exercise(rep, std::move(r), o, options);
     }
+    if (options.late) apply_late(rep, *options.late);
     io::cap_lines(rep.notes, max_notes, max_note_bytes, "notes");
     io::cap_lines(rep.flags, max_notes, max_note_bytes, "flags");
     return rep;

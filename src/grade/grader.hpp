@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "grade/exercise.hpp"
+#include "grade/late.hpp"
 #include "grade/report.hpp"
 #include "grade/submission.hpp"
 #include "grade/variant.hpp"
@@ -36,6 +37,7 @@ struct grade_options : variant_request {
     std::shared_ptr<const review_table> reviews;  // the teacher's points for open parts (--reviews), or none
     feedback_level feedback = feedback_level::full;       // every exercise's level unless per_exercise says
     std::map<std::string, exercise_override> per_exercise;  // from the assignment file
+    std::shared_ptr<const late_work> late;  // the assignment's late policy with the submission times, or none
 
     variant_request request(const std::string& for_student) const;  // whose numbers, as these options draw them
 };
@@ -56,6 +58,7 @@ struct assignment {
     // above; from submission N + 1 on every exercise is shown at `score` (points only),
     // so repeated tries cannot mine the feedback. Absent = every try alike.
     std::optional<int> detailed_tries;
+    std::optional<late_policy> late;        // [late]: due date, deduction, floor, extensions
     std::vector<std::string> exercise_ids;  // in the file's order
     std::map<std::string, exercise_override> per_exercise;
 };

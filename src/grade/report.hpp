@@ -75,6 +75,8 @@ struct part_result {
     std::string answer_text;     // open parts: the student's text, for the review sheet
     std::string review_comment;  // open parts: the teacher's comment, once reviewed
     std::string review_note;     // open parts: why a review in the sheet was not applied
+    std::string answer_digest;   // a digest of the student's answer, "" when none (what --regrade compares)
+    std::string tolerance;       // "rtol 0.001, atol 0.001" (numeric parts, in the JSON: what --regrade compares)
     bool other_numbers = false;        // right given an earlier part that is not an attempt at these numbers
     bool placeholder = false;          // a constant, uniform weights or the mean of V: no computation
     bool own_rows = false;             // other rows of the student's own numbers (or carried from them): not a copy
@@ -104,6 +106,16 @@ std::string shown_feedback(const exercise_result& x, const part_result& p);
 // Whether the mistake's name is shown (mistakes and full levels).
 bool shows_mistakes(const exercise_result& x);
 
+// What an assignment's late policy did to a report (grade/late.hpp).
+struct late_result {
+    std::string due, submitted;  // as written (the student's own due date when extended)
+    bool extended = false;
+    double hours = 0.0;          // hours after the due date; 0 when on time
+    long long periods = 0;       // started days (or hours) late
+    double before = 0.0, deduction = 0.0;  // the score before; what was deducted (the score after is score)
+    std::string note;            // "26.50 hours late (due …): 2 started days × 10% of 10 points: 8.5 − 2 = 6.5"
+};
+
 struct grade_report {
     std::string student;
     std::vector<std::string> files;
@@ -115,6 +127,7 @@ struct grade_report {
     std::vector<std::string> notes;  // read but ignored (unknown exercise ids, extra keys ...)
     std::string claimed_student;     // the file's `student` when it names someone else (never obeyed)
     std::vector<std::string> flags;  // for the teacher: "student key says 'bob'", "matches the numbers of student carol"
+    std::optional<late_result> late;  // the late policy's deduction, when an assignment has one
     bool answered_only = false;      // no assignment named the exercises: only the answered ones were graded
 
     bool full_marks() const;
@@ -162,10 +175,11 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
 // Gradescope's submission_metadata.json: the submitters' ids, one per user (a group
 // submission has several): each user's sid, else email, else id — an empty or blank
 // field falls through to the next; and how many submissions the student made before
-// this one (previous_submissions). None and 0 when the file is missing or unusable.
+// this one (previous_submissions), and when it was made (created_at). None and 0 when the file is missing or unusable.
 struct gradescope_metadata {
     std::vector<std::string> students;
     std::size_t previous_submissions = 0;
+    std::string created_at;  // when this submission was made (ISO 8601), "" when absent
 };
 gradescope_metadata read_gradescope_metadata(const std::string& path);
 

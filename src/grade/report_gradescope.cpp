@@ -102,6 +102,8 @@ nlohmann::json gradescope_results(const grade_report& r, const gradescope_visibi
     // Flags (copies, a file naming another student) are the teacher's: they go to the
     // autograder's stdout (run_gradescope prints the text report there, and
     // stdout_visibility is hidden), never into what the student reads.
+    // The late deduction: the total above (score) is after it; the tests keep the points earned.
+    if (r.late) output += "\nLate policy: " + io::terminal_safe(r.late->note);
     for (const auto& n : r.notes) output += "\nNote: " + io::terminal_safe(n);  // a sid may hold a newline
     j["output"] = output;  // not a stage: Gradescope's field
     return j;
@@ -117,6 +119,7 @@ gradescope_metadata read_gradescope_metadata(const std::string& path) {
     const auto meta = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (meta.is_discarded() || !meta.is_object()) return out;
     if (const auto p = meta.find("previous_submissions"); p != meta.end() && p->is_array()) out.previous_submissions = p->size();
+    if (const auto c = meta.find("created_at"); c != meta.end() && c->is_string()) out.created_at = c->get<std::string>();
     if (!meta.contains("users") || !meta["users"].is_array()) return out;
     for (const auto& u : meta["users"]) {  // a group submission lists every member
         if (!u.is_object()) continue;

@@ -59,6 +59,7 @@ nlohmann::json report_json(const grade_report& r) {
                               {"feedback", shown_feedback(x, p)}};
             if (!p.mistake.empty() && shows_mistakes(x)) pj["mistake"] = {{"id", p.mistake}, {"name", p.mistake_name}};
             if (p.where.line > 0) pj["where"] = p.where.str();
+
             e["parts"].push_back(pj);
         }
         j["exercises"].push_back(e);
@@ -68,6 +69,11 @@ nlohmann::json report_json(const grade_report& r) {
     j["notes"] = r.notes;
     j["flags"] = r.teacher_view() ? r.flags : std::vector<std::string>{};  // teacher-only: never at a student's level
     if (!r.claimed_student.empty()) j["claimed_student"] = r.claimed_student;
+    if (r.late)
+        j["late"] = {{"due", r.late->due}, {"submitted", r.late->submitted}, {"extended", r.late->extended},
+                     {"hours_late", json_score(r.late->hours)}, {"periods", r.late->periods},
+                     {"score_before", json_score(r.late->before)}, {"deduction", json_score(r.late->deduction)},
+                     {"score_after", json_score(r.score)}, {"note", r.late->note}};
     return j;
 }
 
@@ -75,7 +81,19 @@ nlohmann::json report_json(const grade_report& r) {
 // {"students": [...], "exercises": [...], "histogram": {...}}.
 std::string class_json_open() { return "{\n\"students\": [\n"; }
 
-std::string class_json_student(const grade_report& r, bool first) { return (first ? "" : ",\n") + report_json(r).dump(2); }
+// A student of the class JSON: the report, and per part what a later --regrade compares
+// (the answer's digest; numeric parts: the tolerance).
+std::string class_json_student(const grade_report& r, bool first) {
+    nlohmann::json j = report_json(r);
+    for (std::size_t i = 0; i < r.exercises.size(); ++i)
+        for (std::size_t k = 0; k < r.exercises[i].parts.size(); ++k) {
+            const part_result& p = r.exercises[i].parts[k];
+            auto& pj = j["exercises"][i]["parts"][k];
+            if (!p.answer_digest.empty()) pj["answer_digest"] = p.answer_digest;
+            if (r.exercises[i].kind == "numeric") pj["tolerance"] = p.tolerance;
+        }
+    return (first ? "" : ",\n") + j.dump(2);
+}
 
 std::string class_json_close(const class_result& c) {
     nlohmann::json histogram = nlohmann::json::array();

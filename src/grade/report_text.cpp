@@ -55,6 +55,7 @@ std::string report_text(const grade_report& r) {
         }
     }
     const double pct = r.max > 0 ? 100.0 * r.score / r.max : 0.0;
+    if (r.late) out += "\n" + trace::wrap_words("Late policy: " + io::terminal_safe(r.late->note), "  ");
     out += "\n" + fmt::format("Total {} / {} ({:.1f}%)\n", points_str(r.score), points_str(r.max), pct);
     if (r.teacher_view())  // flags are the teacher's: never at a student's feedback level
         for (const auto& f : r.flags) out += trace::wrap_words("FLAG: " + io::terminal_safe(f), "");
@@ -72,6 +73,9 @@ std::string class_summary_text(const class_result& c) {
     out += "Exercises: " + (ids.empty() ? std::string("none") : ids) + "\n";
     if (c.students)
         out += "Mean score: " + points_str(c.score_sum / static_cast<double>(c.students)) + " / " + points_str(c.max) + "\n";
+    if (c.late)
+        out += fmt::format("Late: {} {}, {} points deducted in all (gradebook: before_late, hours_late, late_deduction)\n", c.late,
+                           c.late == 1 ? "submission" : "submissions", points_str(c.late_points));
     out += "\nMisconceptions (wrong parts that match a known mistake):\n";
     if (c.histogram.empty()) out += "  none recognised\n";
     std::size_t top = c.histogram.empty() ? 1 : c.histogram.front().parts;

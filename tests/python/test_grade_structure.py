@@ -163,8 +163,11 @@ check(scanned > 200, f"the scan found only {scanned} functions in src/grade")
 # The line budget of src/grade (issue 20 aims at 5,000; the budget only ever goes down,
 # but for new features: issue 36's robust inputs raised it by 44, its item analysis,
 # grade/item_analysis.*, by 162; the mistakes named in words, not ids, in practice, checks and
-# the histogram, by 28 with the stage vocabulary moved to core).
-GRADE_LINE_BUDGET = 5231
+# the histogram, by 28 with the stage vocabulary moved to core; the late policy, grade/late.*
+# and its place in the assignment, the reports and the gradebook, by 287; the regrade diff,
+# grade/regrade.* and the answer digest and tolerance each part records, by 269; the late
+# line of the class summary, by 9).
+GRADE_LINE_BUDGET = 5796
 grade_lines = sum(sum(1 for _ in open(p, encoding="utf-8")) for p in sources(os.path.join("src", "grade")))
 print(f"src/grade: {grade_lines} lines (budget {GRADE_LINE_BUDGET}, aim 5000), {scanned} functions")
 check(grade_lines <= GRADE_LINE_BUDGET, f"src/grade has {grade_lines} lines, over its budget of {GRADE_LINE_BUDGET}")

@@ -4,7 +4,7 @@
 to the questions, `a` (named on the prompt line), pick a question, a wrong answer
 (the grader's feedback and the hint), then the right one (computed here with NumPy
 from the lesson file, not taken from attn), ✓; `attn lessons` then shows the
-progress. Also: `s` shows the worked solution, SIGINT at the answer prompt leaves the
+progress. Also: `s` shows the worked solution only after a try, SIGINT at the answer prompt leaves the
 terminal's settings as they were, a corrupt progress file is reported and ignored,
 a resize redraws the step at the new width, and a pipe is unchanged. A two-part
 question answered wrong then right: a part right only given a wrong earlier part
@@ -136,8 +136,15 @@ def student_path(state):
     check("question 2 (practice numbers) is labelled as practice",
           s.read_until("answer> ") and "PRACTICE numbers" in s.screen, s.screen[-600:])
     q2 = s.screen
+    s.send("s\r")  # before any try: no solution (issue 36), the question is asked again
+    check("s before a try is refused, the part asked again",
+          s.read_until("comes after a try") and s.read_until("answer> ") and "Worked solution" not in s.screen, s.screen[-600:])
+    for zeros in (5, 5, 5, 4):  # a wrong try: raw, scaled, weights (5 keys) and output (4 features)
+        s.send(" ".join(["0"] * zeros) + "\r")
+        s.read_until("answer> ")
+    check("a wrong try of every part uses one try", "Try again (1 of 3" in s.screen, s.screen[-600:])
     s.send("s\r")
-    check("s shows the worked solution", s.read_until("Worked solution (the practice numbers)") and
+    check("s after a try shows the worked solution", s.read_until("Worked solution (the practice numbers)") and
           s.read_until("Which question ("), s.screen[-600:])
     check_solution_numbers(q2, s.screen)
     s.send("\r")
@@ -151,8 +158,8 @@ def student_path(state):
     out = subprocess.run([ATTN, "lessons"], capture_output=True, text=True, env=env)
     lines = out.stdout.splitlines()
     under1 = lines[lines.index(next(ln for ln in lines if re.match(r"\s*1\s", ln))) + 1]
-    check("attn lessons shows 2 of 3 questions right under lesson 1, each question marked",
-          out.returncode == 0 and re.fullmatch(r"\s+2/3 questions right:\s+1 ✓\s+2 ·\s+3 ✓", under1) is not None,
+    check("attn lessons shows 2 of 3 questions right under lesson 1 (2 tried before its solution), each marked",
+          out.returncode == 0 and re.fullmatch(r"\s+2/3 questions right:\s+1 ✓\s+2 tried\s+3 ✓", under1) is not None,
           out.stdout[:400])
     check("attn lessons: a lesson without answers keeps its one line",
           re.match(r"\s*3\s", lines[lines.index(next(ln for ln in lines if re.match(r"\s*2\s", ln))) + 1]) is not None,
@@ -161,6 +168,27 @@ def student_path(state):
         saved = f.read()
     check("progress.toml holds the graded questions",
           '"01-scale" = "right"' in saved and '"01-self-weights" = "right"' in saved, saved)
+
+
+def solution_after_a_remembered_try(state):
+    """A try the progress file remembers (an earlier session) opens the worked solution at once."""
+    os.makedirs(os.path.join(state, "attn"))
+    with open(os.path.join(state, "attn", "progress.toml"), "w") as f:
+        f.write('[questions]\n"01-self-cat" = "tried"\n')
+    s = Session("lesson", "1", "--no-pager", "--color", "never", env={"XDG_STATE_HOME": state})
+    s.read_until("a: answer")
+    s.send("a")
+    s.read_until("Which question (")
+    s.send("2\r")
+    s.read_until("answer> ")
+    s.send("s\r")
+    check("s after a try the progress file remembers shows the worked solution",
+          s.read_until("Worked solution (the practice numbers)") and "comes after a try" not in s.screen, s.screen[-600:])
+    s.read_until("Which question (")
+    s.send("\r")
+    s.read_until("a: answer")
+    s.send("q")
+    s.wait()
 
 
 def interrupt_at_answer(state):
@@ -348,6 +376,7 @@ with tempfile.TemporaryDirectory() as tmp:
     student_path(os.path.join(tmp, "a"))
     unsaved_progress(tmp)
     interrupt_at_answer(os.path.join(tmp, "b"))
+    solution_after_a_remembered_try(os.path.join(tmp, "g"))
     corrupt_progress(os.path.join(tmp, "c"))
     three_wrong_tries(os.path.join(tmp, "d"))
     colour_marks(os.path.join(tmp, "e"))

@@ -9,6 +9,7 @@
 
 #include "grade/exercise.hpp"
 #include "grade/grader.hpp"
+#include "grade/regrade.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/report.hpp"
 #include "io/text_fold.hpp"
@@ -74,8 +75,13 @@ part_result start_part(const part_spec& p, const std::string& what, const io::va
     r.id = p.id;
     r.what = what;
     r.max = p.points;
-    if (is_unanswered(a)) r.feedback = "not answered";
-    else r.where = a->where;
+    r.tolerance = p.tol.str();
+    if (is_unanswered(a)) {
+        r.feedback = "not answered";
+    } else {
+        r.where = a->where;
+        r.answer_digest = answer_digest(*a);
+    }
     return r;
 }
 
