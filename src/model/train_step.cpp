@@ -38,10 +38,11 @@ namespace {
 template <class T>
 void make_llama_block(const architecture& c, train_block_acts<T>& k, std::size_t N) {
     const std::size_t C = c.n_embd, Hd = c.n_head * c.d_head(), KVd = c.kv_heads() * c.d_head();
+    k.ln1_normalized.assign(N * C, T(0));  // hook_normalized of either norm
+    if (c.has_mlp()) k.ln2_normalized.assign(N * C, T(0));
     if (c.norm == norm_kind::rms_norm) {
-        k.ln1_normalized.assign(N * C, T(0));
         k.ln1_scale.assign(N, T(0));
-        if (c.has_mlp()) k.ln2_normalized.assign(N * C, T(0)), k.ln2_scale.assign(N, T(0));
+        if (c.has_mlp()) k.ln2_scale.assign(N, T(0));
     }
     if (parts::split_attention(c)) {
         k.q.assign(N * Hd, T(0));
@@ -96,7 +97,8 @@ train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t 
     a.lnf.assign(N * C, T(0));
     a.lnf_mean.assign(N, T(0));
     a.lnf_rstd.assign(N, T(0));
-    if (c.norm == norm_kind::rms_norm) a.lnf_normalized.assign(N * C, T(0)), a.lnf_scale.assign(N, T(0));
+    a.lnf_normalized.assign(N * C, T(0));
+    if (c.norm == norm_kind::rms_norm) a.lnf_scale.assign(N, T(0));
     a.logits.assign(N * V, T(0));
     a.probs.assign(N * V, T(0));
     a.losses.assign(N, T(0));
@@ -246,15 +248,13 @@ struct stage_list {
     }
 };
 
-// A norm's stages: RMSNorm's hook_scale [B, T, 1] and hook_normalized (forward only: the
-// backward fills neither), then its output after the weight.
+// A norm's stages: RMSNorm's hook_scale [B, T, 1] and either norm's hook_normalized
+// (forward only: the backward fills neither), then its output after the weight.
 template <class T>
 void add_norm(const architecture& c, const stage_list<T>& s, const std::string& name, std::size_t B, std::size_t Tn,
               const std::vector<T>& out, const std::vector<T>& normalized, const std::vector<T>& scale) {
-    if (c.norm == norm_kind::rms_norm && s.prefix.empty()) {
-        s.add(name + ".hook_scale", {B, Tn, 1}, scale);
-        s.add(name + ".hook_normalized", {B, Tn, c.n_embd}, normalized);
-    }
+    if (c.norm == norm_kind::rms_norm && s.prefix.empty()) s.add(name + ".hook_scale", {B, Tn, 1}, scale);
+    if (s.prefix.empty()) s.add(name + ".hook_normalized", {B, Tn, c.n_embd}, normalized);
     s.add(name + ".out", {B, Tn, c.n_embd}, out);
 }
 

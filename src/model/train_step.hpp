@@ -37,11 +37,11 @@ struct train_block_acts {
     std::vector<T> mlp_tanh;                 // [N, 4C]             GELU's tanh, kept for the backward
     std::vector<T> mlp_out;                  // [N, C]              hook_mlp_out
     std::vector<T> resid_post;               // [N, C]              hook_resid_post
+    std::vector<T> ln1_normalized, ln2_normalized;  // [N, C]  ln1/ln2.hook_normalized (before weight and bias)
     // The Llama family only (empty for GPT-2):
-    std::vector<T> ln1_normalized, ln1_scale;  // [N, C], [N]       ln1.hook_normalized, ln1.hook_scale = 1/rstd
+    std::vector<T> ln1_scale, ln2_scale;       // [N]               ln1/ln2.hook_scale = 1/rstd (RMSNorm)
     std::vector<T> q, k, v;                    // [N, H·dh], [N, KV·dh], [N, KV·dh]  attn.hook_q, hook_k, hook_v
     std::vector<T> rot_q, rot_k;               // [N, H·dh], [N, KV·dh]  attn.hook_rot_q, hook_rot_k (rotary only)
-    std::vector<T> ln2_normalized, ln2_scale;  // [N, C], [N]       ln2.hook_normalized, ln2.hook_scale
     std::vector<T> mlp_pre_linear;             // [N, F]            mlp.hook_pre_linear (SwiGLU's up; hook_pre is the gate)
 };
 
@@ -55,8 +55,8 @@ struct train_acts {
     std::vector<T> lnf, lnf_mean, lnf_rstd; // [N, C], [N], [N]  ln_final.out
     std::vector<T> logits, probs;           // [N, V]
     std::vector<T> losses;                  // [N]     per-position cross-entropy (0 where ignored)
-    // RMSNorm only: ln_final.hook_normalized [N, C] and ln_final.hook_scale [N].
-    std::vector<T> lnf_normalized, lnf_scale;
+    std::vector<T> lnf_normalized;          // [N, C]  ln_final.hook_normalized
+    std::vector<T> lnf_scale;               // [N]     ln_final.hook_scale (RMSNorm only)
     llama::rotary_table rotary;             // rotary positions only: cos, sin [Tn, rotated_dims/2]
 };
 

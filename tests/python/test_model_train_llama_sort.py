@@ -5,7 +5,8 @@ __metadata__), judged by code that is not attn's: tests/python/llama_reference.p
 PyTorch forward of the written weights sorts at least 999 of 1,000 fresh inputs by greedy
 decoding (release build; the sanitizer build trains a few steps and checks the reading).
 Also: the same checkpoint bytes with 1 and 2 threads; --arch llama with --kv-heads 1
-writes a grouped-query model (k_proj narrower than q_proj); bad --kv-heads refused, exit 2.
+writes a grouped-query model (k_proj narrower than q_proj) whose every stage `attn model run
+--json` prints equals the PyTorch forward's (1e-5 relative, float32); bad --kv-heads refused, exit 2.
 The release build's sort model is trained once per CTest run by the fixture
 model_train.llama_sort (tests/python/train_llama_sort.py), found in ATTN_LLAMA_SORT_MODEL."""
 import filecmp
@@ -50,6 +51,26 @@ assert filecmp.cmp(outs[0], outs[1], shallow=False), "checkpoints differ between
 w, cfg, meta = load(outs[0])
 assert cfg.n_kv_heads == 1 and w["model.layers.0.self_attn.k_proj.weight"].shape == (16, 48), meta
 assert "lm_head.weight" in w and "model.layers.0.mlp.gate_proj.weight" in w and not any("wpe" in n for n in w)
+
+# ---- attn reads its own checkpoint back: `attn model run --json` against PyTorch ---------------
+tokens = [0, 2, 1, 1, 0, 2, 0, 1]
+r = ref.attn("model", "run", outs[0], "--tokens", ",".join(map(str, tokens)), "--json", "-", check=False)
+assert r.returncode == 0, r.stderr
+got = json.loads(r.stdout)["stages"]
+expected = lref.forward(w, cfg, [tokens])
+expected["blocks.0.hook_resid_pre"] = expected["hook_embed"]
+assert "hook_pos_embed" not in got and "blocks.0.attn.hook_rot_q" in got and "blocks.0.mlp.hook_pre_linear" in got
+compared, worst = 0, 0.0
+for name, e in expected.items():
+    data = got[name]["data"]
+    flat = torch.tensor(json.loads(json.dumps(data).replace("null", "-1e308")), dtype=torch.float64).reshape(e.shape)
+    fin = ~torch.isinf(e)
+    assert torch.equal(flat[~fin], torch.full_like(flat[~fin], -1e308)), name  # the masked future is null
+    diff = (flat[fin] - e[fin]).abs().max().item()
+    worst = max(worst, diff / max(1.0, e[fin].abs().max().item()))
+    compared += 1
+assert compared == len(expected) and worst < 1e-5, (compared, worst)
+print(f"attn model run on the GQA checkpoint: {compared} stages within {worst:.1e} (relative) of PyTorch")
 
 # ---- refusals -------------------------------------------------------------------------------
 for bad, why in [(["--kv-heads", "2"], "groups"), (["--arch", "gpt2", "--kv-heads", "1"], "llama")]:
