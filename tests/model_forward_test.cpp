@@ -95,7 +95,7 @@ TEST_CASE("The GPT forward keeps every hook as core's layer norm, causal attenti
     const auto p = random_model(has_mlp, tied, 7u + (has_mlp ? 1u : 0u) + (tied ? 2u : 0u));
     const architecture& c = p.config;
     const std::vector<std::vector<int>> tokens = {{3, 1, 4, 1, 5}, {9, 2, 6, 5, 10}};
-    const auto a = gpt_forward(p, tokens);
+    const auto a = trace_stages(p, tokens);
     const std::size_t P = 5, d = c.n_embd, H = c.n_head, dh = c.d_head();
     REQUIRE(a.batch == 2);
     REQUIRE(a.n_pos == P);
@@ -168,8 +168,8 @@ TEST_CASE("The float32 forward agrees with the float64 forward to 1e-5 on every 
     const auto p = random_model(true, GENERATE(true, false), 3u);
     const auto p32 = cast_params<float>(p);
     const std::vector<std::vector<int>> tokens = {{0, 10, 4, 4, 2, 7, 1}};
-    const auto a = gpt_forward(p, tokens);
-    const auto a32 = gpt_forward(p32, tokens);
+    const auto a = trace_stages(p, tokens);
+    const auto a32 = trace_stages(p32, tokens);
     const auto names = hook_names(p.config);
     REQUIRE(names.size() == 2 + 2 * 15 + 3);
     for (const auto& h : names) {
@@ -196,7 +196,7 @@ TEST_CASE("The forward refuses a batch it cannot run and says which sequence and
     const auto p = random_model(false, true, 1u);
     const auto refuses = [&](const std::vector<std::vector<int>>& t, const std::string& words) {
         try {
-            gpt_forward(p, t);
+            trace_stages(p, t);
             FAIL("accepted");
         } catch (const attn::error& e) {
             INFO(e.what());

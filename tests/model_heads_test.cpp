@@ -88,7 +88,7 @@ TEST_CASE("One head of a model's forward is a trace run of the model's own numbe
     for_each_param(p, [&](const std::string&, param_kind, auto& t) {
         for (auto& x : t) x += u(rng);
     });
-    const auto a = gpt_forward(p, {{1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1}});
+    const auto a = trace_stages(p, {{1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1}});
     trace::model_head_choice ch;
     ch.layer = 1;
     ch.head = 1;
@@ -159,7 +159,7 @@ TEST_CASE("The model JSON holds every hook with masked scores null and byte toke
         float x = 0.1f;
         for (auto& v : t) v += (x = -x * 1.3f);
     });
-    const auto a = gpt_forward(p, {{1, 2, 3}});
+    const auto a = trace_stages(p, {{1, 2, 3}});
     trace::model_run_meta meta{"test layout", {{"a", "\xe2\x80", "\x9c"}}};  // one character cut in two tokens
     std::string text;
     trace::write_model_json(a, c, meta, [&](const char* d, std::size_t n) { text.append(d, n); });

@@ -29,6 +29,7 @@ _attn() {
         --stage) COMPREPLY=($(compgen -W "q k v raw scaled masked weights output" -- "$cur")); return ;;
         --lessons|--npy|--csv|--class|--submission|--tokenizer) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --dtype) COMPREPLY=($(compgen -W "auto float32 float64" -- "$cur")); return ;;
+        --arch) COMPREPLY=($(compgen -W "gpt2 llama qwen2" -- "$cur")); return ;;
         --json|--html|--junit|--gradebook|--histogram|--review-sheet|--reviews|--secret-file|--results|--metadata|-o|--output)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac

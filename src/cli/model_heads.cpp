@@ -60,7 +60,7 @@ void run_model_heads(const heads_options& o) {
     }
     model::check_tokens(c, ids);
     model::head_scores s;
-    with_params(m, [&](const auto& p) { s = model::detect_heads(model::gpt_forward(p, ids), c); });
+    with_params(m, [&](const auto& p) { s = model::detect_heads(model::trace_stages(p, ids), c); });
     const trace::style st = make_style(o.layout);
     print_fitted("Model: " + model_summary(m) + "\n" + trace::render_head_scores(s, note, st), st);
 }

@@ -158,7 +158,7 @@ std::string grad_view(const model::model_params<T>& p, const token_input& in, co
 
 template <class T>
 void run_with(const model::model_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
-    const model::gpt_acts<T> a = model::gpt_forward(p, in.ids);
+    const model::gpt_acts<T> a = model::trace_stages(p, in.ids);
     if (!o.json.empty() || !o.npy.empty()) {
         write_exports(a, m, in, o);
         return;

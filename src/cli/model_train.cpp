@@ -45,8 +45,8 @@ namespace attn::cli {
 namespace {
 
 struct train_cli {
-    std::string task, out, data, init, watch, dtype = "float32", losses, grads, keep_steps;
-    std::optional<std::size_t> iters, batch, layers, heads, d_model;
+    std::string task, out, data, init, watch, dtype = "float32", losses, grads, keep_steps, arch = "gpt2";
+    std::optional<std::size_t> iters, batch, layers, heads, d_model, kv_heads;
     std::uint64_t seed = 1;
     unsigned threads = 1;
     std::optional<double> lr;
@@ -89,9 +89,18 @@ head_ref parse_watch(const std::string& s, const model::architecture& c) {
     return h;
 }
 
-// The task's model, with the sizes asked for on the command line.
+// The task's model in the family asked for (--arch: its row of model/architecture), with
+// the sizes asked for on the command line.
 model::architecture model_config(const train_cli& o, const model::train_task& task) {
     model::architecture c = task.model;
+    if (o.arch != "gpt2") {  // the family's components, the task's sizes
+        c = model::find_architecture(o.arch)->defaults;
+        c.n_layer = task.model.n_layer, c.n_head = task.model.n_head, c.n_embd = task.model.n_embd;
+        c.vocab_size = task.model.vocab_size, c.n_positions = task.model.n_positions;
+    }
+    if (o.kv_heads && o.arch == "gpt2")
+        throw attn::error(attn::source_pos{"--kv-heads"}, "grouped-query attention needs --arch llama or qwen2");
+    if (o.kv_heads) c.n_kv_head = *o.kv_heads;
     if (o.layers) c.n_layer = *o.layers;
     if (o.heads) c.n_head = *o.heads;
     if (o.d_model) c.n_embd = *o.d_model;
@@ -100,6 +109,13 @@ model::architecture model_config(const train_cli& o, const model::train_task& ta
     if (c.n_embd < 1 || c.n_embd > 2048) throw attn::error(attn::source_pos{"--d-model"}, "expected a width of 1 … 2048");
     if (c.n_embd % c.n_head != 0)
         throw attn::error(attn::source_pos{"--d-model"}, fmt::format("d_model {} is not a multiple of the {} heads", c.n_embd, c.n_head));
+    if (c.n_kv_head != 0 && (c.n_kv_head > c.n_head || c.n_head % c.n_kv_head != 0))
+        throw attn::error(attn::source_pos{"--kv-heads"},
+                          fmt::format("{} heads do not split into groups of {} key/value heads", c.n_head, c.n_kv_head));
+    if (c.positions == model::position_kind::rotary && c.d_head() % 2 != 0)
+        throw attn::error(attn::source_pos{"--d-model"},
+                          fmt::format("rotary positions turn pairs of columns: d_head = {} / {} = {} is odd", c.n_embd,
+                                      c.n_head, c.d_head()));
     return c;
 }
 
@@ -112,7 +128,10 @@ std::string shown_number(double v) {
 
 model::adamw_config optim_config(const train_cli& o, const model::train_task& task, std::size_t iters) {
     model::adamw_config a;
-    a.lr = o.lr.value_or(task.lr);
+    // The Llama family on the digit tasks: twice the rate, decayed along a cosine (measured:
+    // sort at 5e-4 constant sorts 985 of 1,000; at 1e-3 with the cosine, 1,000).
+    const bool llama_digits = o.arch != "gpt2" && task.digits != 0;
+    a.lr = o.lr.value_or(llama_digits ? 2 * task.lr : task.lr);
     if (!(a.lr > 0 && a.lr < 10)) throw attn::error(attn::source_pos{"--lr"}, "expected a learning rate in (0, 10)");
     // NaN passes CLI11's Range (every comparison is false): refused here, by name.
     if (!(o.weight_decay >= 0 && o.weight_decay <= 1))
@@ -122,7 +141,7 @@ model::adamw_config optim_config(const train_cli& o, const model::train_task& ta
     a.weight_decay = o.weight_decay;
     a.clip = o.clip;
     a.warmup = o.warmup;
-    a.cosine = o.cosine || task.cosine;
+    a.cosine = o.cosine || task.cosine || llama_digits;
     a.total_steps = iters;
     a.min_lr = a.lr / 10;  // nanoGPT's floor for the cosine decay
     return a;
@@ -336,17 +355,17 @@ void run_model_train(const train_cli& o) {
 void setup_model_train(CLI::App& model) {
     auto o = std::make_shared<train_cli>();
     auto* sub = model.add_subcommand(
-        "train", "Train a small GPT on a task (sort, reverse, copy, induction) or your own token sequences");
+        "train", "Train a small GPT or Llama-family model on a task (sort, reverse, copy, induction) or your own token sequences");
     sub->add_option("TASK", o->task, "sort | reverse | copy | induction (or give --data FILE)")
         ->check(CLI::IsMember({"sort", "reverse", "copy", "induction"}));
-    sub->add_option("--out", o->out, "The checkpoint to write (safetensors, minGPT naming)")->required();
+    sub->add_option("--out", o->out, "The checkpoint to write (safetensors: minGPT naming; --arch llama: Hugging Face Llama naming)")->required();
     sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
     sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 8000)")->check(CLI::Range(1, 10000000));
     sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
     sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
         ->check(CLI::Range(1, 256));
-    sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4; induction: 2e-3)");
+    sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4; induction: 2e-3; --arch llama/qwen2 on sort, reverse, copy: 1e-3 with --cosine)");
     sub->add_option("--weight-decay", o->weight_decay, "AdamW's weight decay, linear weights only (default 0.1)")
         ->check(CLI::Range(0.0, 1.0));
     sub->add_option("--clip", o->clip, "Clip the gradients to this global norm; 0: no clipping (default 1.0)")
@@ -356,6 +375,10 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--layers", o->layers, "Blocks of the model (sort: 3, induction: 2)");
     sub->add_option("--heads", o->heads, "Attention heads per block (sort: 3, induction: 1)");
     sub->add_option("--d-model", o->d_model, "Width of the residual stream (sort: 48, induction: 64)");
+    sub->add_option("--arch", o->arch, "The model's family: gpt2 (default), llama or qwen2 (RMSNorm, rotary, SwiGLU)")
+        ->check(CLI::IsMember({"gpt2", "llama", "qwen2"}));
+    sub->add_option("--kv-heads", o->kv_heads, "Key/value heads (llama, qwen2: grouped-query attention; default: --heads)")
+        ->check(CLI::Range(1, 64));
     sub->add_option("--dtype", o->dtype, "float32 (default, faster) or float64")
         ->check(CLI::IsMember({"float32", "float64"}));
     sub->add_option("--init", o->init, "Start from this checkpoint's weights instead of fresh ones");

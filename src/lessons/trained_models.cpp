@@ -60,7 +60,7 @@ const trained_model& find_trained_model(const std::string& name) {
 
 model::gpt_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids) {
     model::check_tokens(p.config, {ids});
-    return model::gpt_forward(p, std::vector<std::vector<int>>{ids});
+    return model::trace_stages(p, std::vector<std::vector<int>>{ids});
 }
 
 double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to) {

@@ -14,6 +14,7 @@
 
 #include "io/mapped_file.hpp"
 #include "model/checkpoint_layout.hpp"
+#include "model/checkpoint_llama.hpp"
 #include "model/checkpoint_names.hpp"
 #include "model/file_error.hpp"
 
@@ -80,12 +81,18 @@ struct checked_file {
     st_header h;
     layout_scan s;
     architecture c;
+    bool llama = false;  // the Llama family's names (checkpoint_llama.cpp)
 };
 
 checked_file check_file(const unsigned char* bytes, std::size_t size, const std::string& name, const std::string& config_json,
                         checkpoint_info& out) {
     out = checkpoint_info{};
     checked_file f{parse_safetensors(bytes, size, name), {}, {}};
+    if (is_llama_file(f.h)) {
+        f.llama = true;
+        f.c = check_llama_file(f.h, config_json, out);
+        return f;
+    }
     f.s = scan_layout(f.h);
     f.c = resolve_config(f.h, f.s, config_json, out);
     std::set<std::string> dtypes;
@@ -106,6 +113,7 @@ std::string config_json_beside(const std::string& path) {
 // after each tensor.
 template <class T>
 model_params<T> fill(const checked_file& f, const unsigned char* bytes, const std::function<void(std::uint64_t, std::uint64_t)>& done) {
+    if (f.llama) return fill_llama<T>(f.h, f.c, bytes, done);
     model_params<T> p;
     p.config = f.c;
     p.blocks.resize(f.c.n_layer);

@@ -1,5 +1,6 @@
-// model/checkpoint.hpp — GPT checkpoints in safetensors files, read into model_params
-// and written from them.
+// model/checkpoint.hpp — checkpoints in safetensors files, read into model_params and
+// written from them: the GPT-2 family (below) and the Llama family (Hugging Face Llama /
+// Qwen2 names, told apart by them: model/checkpoint_llama.hpp, model/names_llama.cpp).
 //
 // Reading takes both layouts people have, told apart by the tensor shapes:
 //   * Hugging Face GPT-2: "h.N.attn.c_attn.weight" … with or without a "transformer."
@@ -58,7 +59,8 @@ template <class T>
 model_params<T> read_checkpoint_bytes(const unsigned char* bytes, std::size_t size, const std::string& name,
                                     const std::string& config_json, checkpoint_info* info = nullptr);
 
-// Writes F32 (float) or F64 (double) in the minGPT/nanoGPT naming and layout
+// Writes F32 (float) or F64 (double); a Llama-family model in Hugging Face's names and
+// config keys (checkpoint_llama.hpp), a GPT-2 family one in the minGPT/nanoGPT naming and layout
 // (nn.Linear weights [out, in]; lm_head.weight only when untied), the config in
 // __metadata__ as strings (n_layer, n_head, n_embd, vocab_size, n_positions,
 // layer_norm_epsilon, format = "pt") with extra_metadata beside it (the config's keys

@@ -2,6 +2,7 @@
 // model/params (for_each_param's names, TransformerLens's vocabulary), one file per
 // family as TransformerLens's weight conversions are:
 //   model/names_gpt2.cpp   Hugging Face GPT-2 (Conv1D) and minGPT / nanoGPT (nn.Linear)
+//   model/names_llama.cpp  Hugging Face Llama, Mistral, SmolLM, TinyLlama, Qwen2
 //   model/names_gguf.cpp   GGUF (llama.cpp's names: token_embd, blk.N.attn_q …, output)
 // A new family is one more file here, with its row in model/architecture.cpp.
 #pragma once
@@ -38,5 +39,20 @@ struct gguf_source {
     bool transposed = false;           // each part [out_i, in] → [in, out_i]
 };
 gguf_source gguf_param_source(const std::string& name, const architecture& a);
+
+// ---- the Llama family (model/names_llama.cpp): Hugging Face Llama, Mistral, Qwen2 ----
+// nn.Linear weights [out, in] (transposed against model_params' [in, out]); the fused
+// attn.W_qkv / attn.b_qkv are three tensors (q_proj, k_proj, v_proj, in that order).
+
+// A parameter's tensor names ("blocks.0.attn.W_qkv" → the layer's q_proj.weight,
+// k_proj.weight, v_proj.weight; "blocks.0.ln1.w" → {"model.layers.0.input_layernorm.weight"}).
+std::vector<std::string> llama_keys(const std::string& name);
+// Whether the file stores this parameter transposed (every nn.Linear weight but lm_head,
+// which model_params keeps [vocab, d_model] as the file does).
+bool llama_transposed(const std::string& name);
+// Whether a tensor name is one of the Llama family's (tells a Llama file from a GPT-2 one).
+bool llama_name(const std::string& key);
+// The names a Llama family file may hold, for an error message.
+std::string llama_names_expected();
 
 }  // namespace attn::model

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "model/checkpoint.hpp"
+#include "model/checkpoint_llama.hpp"
 #include "model/checkpoint_names.hpp"
 #include "model/safetensors.hpp"
 
@@ -44,6 +45,7 @@ std::vector<T> transposed(const T* src, std::size_t rows, std::size_t cols) {
 template <class T>
 void write_checkpoint(const std::string& path, const model_params<T>& params, const std::map<std::string, std::string>& extra_metadata) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "F32 or F64");
+    if (!params.config.is_gpt2_family()) return write_llama_checkpoint(path, params, extra_metadata);
     std::vector<st_out> tensors;
     std::deque<std::vector<T>> copies;  // the transposed linear weights, alive until written
     for_each_param(params, [&](const std::string& name, param_kind kind, const auto& t) {

@@ -1,21 +1,21 @@
-// model/gpt_forward.cpp — the GPT forward (see gpt_forward.hpp): allocation of every
-// kept buffer, then the passes of model/layers.hpp in order, block by block.
+// model/gpt_forward.cpp — the traced forward as a view (see gpt_forward.hpp): runs
+// model/train_step's train_forward and copies each kept stage into its hook's buffer. No
+// arithmetic here: every number is the training forward's.
 #include "model/gpt_forward.hpp"
-#include "core/error.hpp"
 
 #include <algorithm>
-#include <stdexcept>
+#include <cstdint>
 #include <string>
 
+#include "core/error.hpp"
 #include "model/hooks.hpp"
-#include "model/layers.hpp"
-#include "core/matmul.hpp"
+#include "model/train_parts.hpp"
+#include "model/train_step.hpp"
 
 namespace attn::model {
 
 void check_tokens(const architecture& c, const std::vector<std::vector<int>>& tokens) {
-    if (!c.is_gpt2_family())
-        throw attn::error("this forward runs the GPT-2 family only; the model is " + describe(c));
+    parts::check_trainable(c);
     if (tokens.empty()) throw attn::error("no tokens: give at least one sequence");
     const std::size_t n = tokens[0].size();
     for (std::size_t b = 0; b < tokens.size(); ++b) {
@@ -37,102 +37,119 @@ void check_tokens(const architecture& c, const std::vector<std::vector<int>>& to
 
 namespace {
 
+// A buffer of train_acts → a new container of `shape` (the same elements, in order).
+template <class Tensor, class T>
+Tensor copy_of(const std::vector<T>& v, const typename Tensor::shape_type& shape) {
+    Tensor t = Tensor::from_shape(shape);
+    std::copy(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(t.size()), t.begin());
+    return t;
+}
+
+// Columns [col0, col0 + w) of rows of width ld → [B, P, w / dh, dh].
 template <class T>
-void alloc_norm(norm_acts<T>& a, std::size_t B, std::size_t P, std::size_t d) {
-    a.normalized = act3<T>::from_shape({B, P, d});
-    a.mean = act2<T>::from_shape({B, P});
-    a.rstd = act2<T>::from_shape({B, P});
-    a.out = act3<T>::from_shape({B, P, d});
+act4<T> columns_of(const std::vector<T>& v, std::size_t B, std::size_t P, std::size_t ld, std::size_t col0,
+                   std::size_t w, std::size_t dh) {
+    act4<T> t = act4<T>::from_shape({B, P, w / dh, dh});
+    for (std::size_t r = 0; r < B * P; ++r)
+        std::copy(v.begin() + static_cast<std::ptrdiff_t>(r * ld + col0),
+                  v.begin() + static_cast<std::ptrdiff_t>(r * ld + col0 + w), t.begin() + static_cast<std::ptrdiff_t>(r * w));
+    return t;
 }
 
 template <class T>
-void alloc_block(block_acts<T>& a, const architecture& c, std::size_t B, std::size_t P) {
-    const std::size_t d = c.n_embd, H = c.n_head, dh = c.d_head(), m = c.d_mlp();
-    a.resid_pre = act3<T>::from_shape({B, P, d});
-    alloc_norm(a.ln1, B, P, d);
-    a.q = act4<T>::from_shape({B, P, H, dh});
-    a.k = act4<T>::from_shape({B, P, H, dh});
-    a.v = act4<T>::from_shape({B, P, H, dh});
-    a.scores = act4<T>::from_shape({B, H, P, P});
-    a.pattern = act4<T>::from_shape({B, H, P, P});
-    a.z = act4<T>::from_shape({B, P, H, dh});
-    a.attn_out = act3<T>::from_shape({B, P, d});
-    a.resid_post = act3<T>::from_shape({B, P, d});
-    if (!c.has_mlp()) return;
-    a.resid_mid = act3<T>::from_shape({B, P, d});
-    alloc_norm(a.ln2, B, P, d);
-    a.mlp_pre = act3<T>::from_shape({B, P, m});
-    a.mlp_post = act3<T>::from_shape({B, P, m});
-    a.mlp_out = act3<T>::from_shape({B, P, d});
+norm_acts<T> norm_view(const architecture& c, const std::vector<T>& out, const std::vector<T>& normalized,
+                       const std::vector<T>& mean, const std::vector<T>& rstd, const std::vector<T>& scale,
+                       std::size_t B, std::size_t P) {
+    const std::size_t d = c.n_embd;
+    norm_acts<T> n;
+    if (c.norm == norm_kind::rms_norm) n.scale = copy_of<act3<T>>(scale, {B, P, 1});
+    n.normalized = copy_of<act3<T>>(normalized, {B, P, d});
+    n.mean = copy_of<act2<T>>(mean, {B, P});
+    n.rstd = copy_of<act2<T>>(rstd, {B, P});
+    n.out = copy_of<act3<T>>(out, {B, P, d});
+    return n;
 }
 
 template <class T>
-void norm_pass(norm_acts<T>& a, const T* x, const param1<T>& w, const param1<T>& b, std::size_t n, std::size_t d,
-               double eps) {
-    layer_norm_forward(a.normalized.data(), a.mean.data(), a.rstd.data(), a.out.data(), x, w.data(), b.data(), n, d, eps);
-}
-
-// One block: attention sub-layer, then (with MLP) the MLP sub-layer. x: [N, d] its input.
-template <class T>
-void block_forward(block_acts<T>& a, const block_params<T>& w, const architecture& c, const T* x, std::size_t B,
-                   std::size_t P) {
-    const std::size_t N = B * P, d = c.n_embd, m = c.d_mlp();
-    std::copy(x, x + N * d, a.resid_pre.data());
-    norm_pass(a.ln1, x, w.ln1_w, w.ln1_b, N, d, c.ln_eps);
-    // the fused c_attn as three column slices: q | k | v
-    linear_forward(a.q.data(), a.ln1.out.data(), w.w_qkv.data(), w.b_qkv.data(), N, d, d, 3 * d, 0);
-    linear_forward(a.k.data(), a.ln1.out.data(), w.w_qkv.data(), w.b_qkv.data(), N, d, d, 3 * d, d);
-    linear_forward(a.v.data(), a.ln1.out.data(), w.w_qkv.data(), w.b_qkv.data(), N, d, d, 3 * d, 2 * d);
-    attention_forward(a.scores.data(), a.pattern.data(), a.z.data(), a.q.data(), a.k.data(), a.v.data(), B, P,
-                      c.n_head, c.d_head());
-    linear_forward(a.attn_out.data(), a.z.data(), w.w_out.data(), w.b_out.data(), N, d, d, d, 0);
-    if (!c.has_mlp()) {
-        residual_forward(a.resid_post.data(), x, a.attn_out.data(), N * d);
-        return;
+void attention_view(const architecture& c, block_acts<T>& a, const train_block_acts<T>& k, std::size_t B,
+                    std::size_t P) {
+    const std::size_t H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
+    if (!parts::split_attention(c)) {  // GPT-2: q | k | v side by side in one buffer
+        const std::size_t d = c.n_embd;
+        a.q = columns_of(k.qkv, B, P, 3 * d, 0, d, dh);
+        a.k = columns_of(k.qkv, B, P, 3 * d, d, d, dh);
+        a.v = columns_of(k.qkv, B, P, 3 * d, 2 * d, d, dh);
+    } else {
+        a.q = copy_of<act4<T>>(k.q, {B, P, H, dh});
+        a.k = copy_of<act4<T>>(k.k, {B, P, KV, dh});
+        a.v = copy_of<act4<T>>(k.v, {B, P, KV, dh});
+        if (c.positions == position_kind::rotary) {
+            a.rot_q = copy_of<act4<T>>(k.rot_q, {B, P, H, dh});
+            a.rot_k = copy_of<act4<T>>(k.rot_k, {B, P, KV, dh});
+        }
     }
-    residual_forward(a.resid_mid.data(), x, a.attn_out.data(), N * d);
-    norm_pass(a.ln2, a.resid_mid.data(), w.ln2_w, w.ln2_b, N, d, c.ln_eps);
-    linear_forward(a.mlp_pre.data(), a.ln2.out.data(), w.w_fc.data(), w.b_fc.data(), N, d, m, m, 0);
-    gelu_forward(a.mlp_post.data(), a.mlp_pre.data(), N * m);
-    linear_forward(a.mlp_out.data(), a.mlp_post.data(), w.w_proj.data(), w.b_proj.data(), N, m, d, d, 0);
-    residual_forward(a.resid_post.data(), a.resid_mid.data(), a.mlp_out.data(), N * d);
+    a.scores = copy_of<act4<T>>(k.scores, {B, H, P, P});
+    a.pattern = copy_of<act4<T>>(k.pattern, {B, H, P, P});
+    a.z = copy_of<act4<T>>(k.z, {B, P, H, dh});
+}
+
+template <class T>
+block_acts<T> block_view(const architecture& c, const train_block_acts<T>& k, const std::vector<T>& x, std::size_t B,
+                         std::size_t P) {
+    const std::size_t d = c.n_embd, m = c.d_mlp();
+    block_acts<T> a;
+    a.resid_pre = copy_of<act3<T>>(x, {B, P, d});
+    a.ln1 = norm_view(c, k.ln1, k.ln1_normalized, k.ln1_mean, k.ln1_rstd, k.ln1_scale, B, P);
+    attention_view(c, a, k, B, P);
+    a.attn_out = copy_of<act3<T>>(k.attn_out, {B, P, d});
+    a.resid_post = copy_of<act3<T>>(k.resid_post, {B, P, d});
+    if (!c.has_mlp()) return a;
+    a.resid_mid = copy_of<act3<T>>(k.resid_mid, {B, P, d});
+    a.ln2 = norm_view(c, k.ln2, k.ln2_normalized, k.ln2_mean, k.ln2_rstd, k.ln2_scale, B, P);
+    a.mlp_pre = copy_of<act3<T>>(k.mlp_pre, {B, P, m});
+    if (c.mlp == mlp_kind::swiglu) a.mlp_pre_linear = copy_of<act3<T>>(k.mlp_pre_linear, {B, P, m});
+    a.mlp_post = copy_of<act3<T>>(k.mlp_post, {B, P, m});
+    a.mlp_out = copy_of<act3<T>>(k.mlp_out, {B, P, d});
+    return a;
+}
+
+// hook_embed and hook_pos_embed: rows of wte and wpe, gathered (the stream entering block
+// 0 is their sum, train_acts::embed).
+template <class T>
+void embed_view(const model_params<T>& p, gpt_acts<T>& a, const std::vector<std::int32_t>& flat) {
+    const std::size_t B = a.batch, P = a.n_pos, d = p.config.n_embd;
+    a.embed = act3<T>::from_shape({B, P, d});
+    for (std::size_t r = 0; r < B * P; ++r)
+        std::copy(p.wte.data() + static_cast<std::size_t>(flat[r]) * d, p.wte.data() + (static_cast<std::size_t>(flat[r]) + 1) * d,
+                  a.embed.data() + r * d);
+    if (p.config.positions != position_kind::learned) return;
+    a.pos_embed = act3<T>::from_shape({B, P, d});
+    for (std::size_t r = 0; r < B * P; ++r)
+        std::copy(p.wpe.data() + (r % P) * d, p.wpe.data() + (r % P + 1) * d, a.pos_embed.data() + r * d);
 }
 
 }  // namespace
 
 template <class T>
-gpt_acts<T> gpt_forward(const model_params<T>& p, const std::vector<std::vector<int>>& tokens) {
+gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens) {
     const architecture& c = p.config;
     check_tokens(c, tokens);
+    const std::size_t B = tokens.size(), P = tokens[0].size(), d = c.n_embd, V = c.vocab_size;
+    std::vector<std::int32_t> flat, targets(B * P, -1);  // [B, P]; no targets: the loss is not asked for
+    for (const auto& row : tokens) flat.insert(flat.end(), row.begin(), row.end());
+    train_acts<T> t = make_train_acts<T>(c, B, P);
+    train_forward(p, t, flat.data(), targets.data());
     gpt_acts<T> a;
-    const std::size_t B = tokens.size(), P = tokens[0].size(), N = B * P, d = c.n_embd, V = c.vocab_size;
     a.batch = B;
     a.n_pos = P;
     a.tokens = tokens;
-    std::vector<int> flat;  // [N]
-    for (const auto& row : tokens) flat.insert(flat.end(), row.begin(), row.end());
-
-    a.embed = act3<T>::from_shape({B, P, d});
-    a.pos_embed = act3<T>::from_shape({B, P, d});
-    embed_forward(a.embed.data(), a.pos_embed.data(), flat.data(), p.wte.data(), p.wpe.data(), N, P, d);
-    std::vector<T> x0(N * d);  // [N, d] the residual stream entering block 0
-    residual_forward(x0.data(), a.embed.data(), a.pos_embed.data(), N * d);
-
-    a.blocks.resize(c.n_layer);
-    const T* x = x0.data();  // [N, d] the stream entering the next block
-    for (std::size_t l = 0; l < c.n_layer; ++l) {
-        alloc_block(a.blocks[l], c, B, P);
-        block_forward(a.blocks[l], p.blocks[l], c, x, B, P);
-        x = a.blocks[l].resid_post.data();
-    }
-
-    alloc_norm(a.ln_final, B, P, d);
-    norm_pass(a.ln_final, x, p.lnf_w, p.lnf_b, N, d, c.ln_eps);
-    a.logits = act3<T>::from_shape({B, P, V});
-    const param2<T>& unembed = c.tied ? p.wte : p.lm_head;  // [V, d]
-    matmul(false, true, N, V, d, T(1), a.ln_final.out.data(), d, unembed.data(), d, T(0), a.logits.data(), V);
-    a.probs = act3<T>::from_shape({B, P, V});
-    softmax_rows_forward(a.probs.data(), a.logits.data(), N, V);
+    embed_view(p, a, flat);
+    for (std::size_t l = 0; l < c.n_layer; ++l)
+        a.blocks.push_back(block_view(c, t.blocks[l], l == 0 ? t.embed : t.blocks[l - 1].resid_post, B, P));
+    a.ln_final = norm_view(c, t.lnf, t.lnf_normalized, t.lnf_mean, t.lnf_rstd, t.lnf_scale, B, P);
+    a.logits = copy_of<act3<T>>(t.logits, {B, P, V});
+    a.probs = copy_of<act3<T>>(t.probs, {B, P, V});
+    (void)d;
     return a;
 }
 
@@ -148,6 +165,7 @@ const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::si
     if (h.info->scope == hook_scope::model) {
         if (n == "hook_embed") return give(a.embed);
         if (n == "hook_pos_embed") return give(a.pos_embed);
+        if (n == "ln_final.hook_scale") return give(a.ln_final.scale);
         if (n == "ln_final.hook_normalized") return give(a.ln_final.normalized);
         if (n == "logits") return give(a.logits);
         if (n == "probs") return give(a.probs);
@@ -156,25 +174,30 @@ const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::si
     if (h.layer >= a.blocks.size()) return nullptr;
     const block_acts<T>& b = a.blocks[h.layer];
     if (n == "hook_resid_pre") return give(b.resid_pre);
+    if (n == "ln1.hook_scale") return give(b.ln1.scale);
     if (n == "ln1.hook_normalized") return give(b.ln1.normalized);
     if (n == "attn.hook_q") return give(b.q);
     if (n == "attn.hook_k") return give(b.k);
     if (n == "attn.hook_v") return give(b.v);
+    if (n == "attn.hook_rot_q") return give(b.rot_q);
+    if (n == "attn.hook_rot_k") return give(b.rot_k);
     if (n == "attn.hook_attn_scores") return give(b.scores);
     if (n == "attn.hook_pattern") return give(b.pattern);
     if (n == "attn.hook_z") return give(b.z);
     if (n == "hook_attn_out") return give(b.attn_out);
     if (n == "hook_resid_mid") return give(b.resid_mid);
+    if (n == "ln2.hook_scale") return give(b.ln2.scale);
     if (n == "ln2.hook_normalized") return give(b.ln2.normalized);
     if (n == "mlp.hook_pre") return give(b.mlp_pre);
+    if (n == "mlp.hook_pre_linear") return give(b.mlp_pre_linear);
     if (n == "mlp.hook_post") return give(b.mlp_post);
     if (n == "hook_mlp_out") return give(b.mlp_out);
     if (n == "hook_resid_post") return give(b.resid_post);
     return nullptr;
 }
 
-template gpt_acts<float> gpt_forward<float>(const model_params<float>&, const std::vector<std::vector<int>>&);
-template gpt_acts<double> gpt_forward<double>(const model_params<double>&, const std::vector<std::vector<int>>&);
+template gpt_acts<float> trace_stages<float>(const model_params<float>&, const std::vector<std::vector<int>>&);
+template gpt_acts<double> trace_stages<double>(const model_params<double>&, const std::vector<std::vector<int>>&);
 template const float* hook_data<float>(const gpt_acts<float>&, const hook_name&, std::vector<std::size_t>*);
 template const double* hook_data<double>(const gpt_acts<double>&, const hook_name&, std::vector<std::size_t>*);
 

@@ -1,6 +1,9 @@
-// model/gpt_forward.hpp — the forward pass of a GPT-style decoder (GPT-2, minGPT,
-// nanoGPT) over a batch of token sequences, keeping every intermediate under its
-// TransformerLens name (model/hooks.hpp), in float32 or float64.
+// model/gpt_forward.hpp — the traced forward of a decoder of any family (GPT-2, minGPT,
+// nanoGPT, the Llama family) over a batch of token sequences, every intermediate under its
+// TransformerLens name (model/hooks.hpp), in float32 or float64. It is a view, not a second
+// forward: model/train_step's train_forward computes (the one forward of the model floor,
+// the backward beside it) and gpt_forward copies its stages into these buffers, shaped as
+// the hooks are. For the GPT-2 family (the Llama family: RMSNorm, rotary q/k, SwiGLU):
 //
 //   x = wte[token] + wpe[pos]                                  hook_embed + hook_pos_embed
 //   for each block L (pre-norm):
@@ -41,7 +44,8 @@ using act4 = xt::xtensor<T, 4>;
 // One layer norm's kept rows: the hook and what the backward reads.
 template <class T>
 struct norm_acts {
-    act3<T> normalized;  // [B, P, d]  hook_normalized: (x − mean) · rstd
+    act3<T> scale;       // [B, P, 1]  hook_scale: √(mean(x²) + ε) (RMSNorm only; else empty)
+    act3<T> normalized;  // [B, P, d]  hook_normalized: (x − mean) · rstd (RMSNorm: x / scale)
     act2<T> mean;        // [B, P]     mean over d of the input row
     act2<T> rstd;        // [B, P]     1 / √(var + ε), var the biased (1/d) variance
     act3<T> out;         // [B, P, d]  normalized · weight + bias: the next product's input
@@ -51,7 +55,8 @@ template <class T>
 struct block_acts {
     act3<T> resid_pre;  // [B, P, d]          hook_resid_pre
     norm_acts<T> ln1;   //                    ln1.hook_normalized (+ mean, rstd, out)
-    act4<T> q, k, v;    // [B, P, H, d_head]  attn.hook_q, hook_k, hook_v (biases added)
+    act4<T> q, k, v;    // [B, P, H, d_head]  attn.hook_q, hook_k, hook_v (biases added; k, v: KV heads)
+    act4<T> rot_q, rot_k;  // [B, P, H | KV, d_head]  attn.hook_rot_q, hook_rot_k (rotary only; else empty)
     act4<T> scores;     // [B, H, P, P]       attn.hook_attn_scores: scaled, −inf above the diagonal
     act4<T> pattern;    // [B, H, P, P]       attn.hook_pattern: softmax over keys, 0 where masked
     act4<T> z;          // [B, P, H, d_head]  attn.hook_z = pattern · v per head
@@ -59,7 +64,8 @@ struct block_acts {
     // MLP blocks only (empty when config.has_mlp() is false):
     act3<T> resid_mid;  // [B, P, d]          hook_resid_mid = resid_pre + attn_out
     norm_acts<T> ln2;   //                    ln2.hook_normalized (+ mean, rstd, out)
-    act3<T> mlp_pre;    // [B, P, d_mlp]      mlp.hook_pre = ln2.out W_fc + b_fc
+    act3<T> mlp_pre;    // [B, P, d_mlp]      mlp.hook_pre = ln2.out W_fc + b_fc (SwiGLU: the gate)
+    act3<T> mlp_pre_linear;  // [B, P, d_mlp] mlp.hook_pre_linear: SwiGLU's up projection (else empty)
     act3<T> mlp_post;   // [B, P, d_mlp]      mlp.hook_post = gelu_tanh(mlp_pre)
     act3<T> mlp_out;    // [B, P, d]          hook_mlp_out = mlp_post W_proj + b_proj
     act3<T> resid_post; // [B, P, d]          hook_resid_post
@@ -70,7 +76,7 @@ struct gpt_acts {
     std::size_t batch = 0, n_pos = 0;       // B, P
     std::vector<std::vector<int>> tokens;   // [B][P] the input ids
     act3<T> embed;                          // [B, P, d]      hook_embed = wte[token]
-    act3<T> pos_embed;                      // [B, P, d]      hook_pos_embed = wpe[pos]
+    act3<T> pos_embed;                      // [B, P, d]      hook_pos_embed = wpe[pos] (empty with rotary positions)
     std::vector<block_acts<T>> blocks;      // [n_layer]
     norm_acts<T> ln_final;                  //                ln_final.hook_normalized (+ mean, rstd, out)
     act3<T> logits;                         // [B, P, V]      logits
@@ -78,16 +84,13 @@ struct gpt_acts {
 };
 
 // Checks the batch (at least one row, rows of one length 1 … n_positions, ids below
-// vocab_size) and throws std::invalid_argument saying which row and token is wrong.
+// vocab_size) and throws attn::error saying which row and token is wrong; also refuses an
+// architecture the forward does not compute (model/train_parts' check_trainable).
 void check_tokens(const architecture& config, const std::vector<std::vector<int>>& tokens);
 
-// The forward of `tokens` ([B][P]) through `p`, every hook kept.
+// The forward of `tokens` ([B][P]) through `p` (train_forward, no targets), every hook kept.
 template <class T>
-gpt_acts<T> gpt_forward(const model_params<T>& p, const std::vector<std::vector<int>>& tokens);
-
-// GPT-2's GELU: 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))).
-template <class T>
-T gelu_tanh(T x);
+gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens);
 
 // The kept buffer of one hook (from hook_names / find_hook, model/hooks.hpp) with its
 // shape, or nullptr when the model has no such hook.

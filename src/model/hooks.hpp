@@ -15,8 +15,13 @@
 //   blocks.L.hook_mlp_out, hook_resid_post                       [batch, pos, d_model]
 //   ln_final.hook_normalized                                     [batch, pos, d_model]
 //   logits, probs                                                [batch, pos, d_vocab]
+// The Llama family adds (and has no hook_pos_embed):
+//   blocks.L.ln1.hook_scale, ln2.hook_scale, ln_final.hook_scale  [batch, pos, one]  RMSNorm's √(mean(x²) + ε)
+//   blocks.L.attn.hook_rot_q | hook_rot_k                        [batch, pos, head, d_head]  after the rotation
+//   blocks.L.mlp.hook_pre_linear                                 [batch, pos, d_mlp]  SwiGLU's up projection
+// and its hook_k / hook_v have the key/value heads (grouped-query attention).
 // hook_normalized is TransformerLens's: (x − mean) / √(var + ε), before the layer
-// norm's own weight and bias. probs (softmax of logits) is not a TransformerLens hook.
+// norm's own weight and bias (RMSNorm: x / hook_scale). probs (softmax of logits) is not a TransformerLens hook.
 // An attention-only model (config.mlp = mlp_kind::none) has no hook_resid_mid, ln2 or mlp
 // hooks: its hook_resid_post = hook_resid_pre + hook_attn_out.
 #pragma once
@@ -37,6 +42,9 @@ struct hook_info {
     std::vector<const char*> axes;  // {"batch", "head", "query_pos", "key_pos"}
     const char* what;               // one line for people
     bool needs_mlp;                 // only in models with MLP blocks
+    // Only in the architectures this says yes to (RMSNorm's hook_scale, rotary's hook_rot_q,
+    // SwiGLU's hook_pre_linear, learned positions' hook_pos_embed); null: every model.
+    bool (*applies)(const architecture&) = nullptr;
 };
 
 // Every hook in forward order (block hooks once, in the order a block computes them).

@@ -77,6 +77,10 @@ void embed_forward(T* out, const std::int32_t* tokens, const T* wte, const T* wp
         for (std::size_t t = 0; t < Tn; ++t) {
             T* o = out + (b * Tn + t) * C;                                 // [C]
             const T* e = wte + static_cast<std::size_t>(tokens[b * Tn + t]) * C;  // [C]
+            if (wpe == nullptr) {  // rotary positions: no learned position embedding
+                std::copy(e, e + C, o);
+                continue;
+            }
             const T* p = wpe + t * C;                                      // [C]
             for (std::size_t i = 0; i < C; ++i) o[i] = e[i] + p[i];
         }
@@ -90,6 +94,10 @@ void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens,
         for (std::size_t t = 0; t < Tn; ++t) {
             const T* d = dout + (b * Tn + t) * C;
             T* de = dwte + static_cast<std::size_t>(tokens[b * Tn + t]) * C;
+            if (dwpe == nullptr) {  // rotary positions
+                for (std::size_t i = 0; i < C; ++i) de[i] += d[i];
+                continue;
+            }
             T* dp = dwpe + t * C;
             for (std::size_t i = 0; i < C; ++i) {
                 de[i] += d[i];

@@ -26,7 +26,7 @@ void set_threads(unsigned threads);
 // thread runs it, nor on the other tasks.
 void for_tasks(std::size_t n, const std::function<void(std::size_t)>& task);
 
-// hook_embed + hook_pos_embed: out[b,t] = wte[tokens[b,t]] + wpe[t].
+// hook_embed + hook_pos_embed: out[b,t] = wte[tokens[b,t]] + wpe[t] (wpe null: rotary positions, none added).
 template <class T>
 void embed_forward(T* out, const std::int32_t* tokens, const T* wte, const T* wpe, std::size_t B,
                      std::size_t Tn, std::size_t C);  // out [N, C]

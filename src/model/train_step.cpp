@@ -1,10 +1,12 @@
 // model/train_step.cpp — the whole model's training forward and backward, in named
-// passes over model/train_layers, and the list of the stages they keep.
+// passes over the components of model/train_parts (chosen by the architecture), and the
+// list of the stages they keep.
 #include "model/train_step.hpp"
 
 #include <algorithm>
 
 #include "model/train_layers.hpp"
+#include "model/train_parts.hpp"
 #include "core/error.hpp"
 
 namespace attn::model {
@@ -30,9 +32,41 @@ std::vector<T>& resid_pre(train_acts<T>& a, std::size_t l) {
 
 }  // namespace
 
+namespace {
+
+// The buffers the Llama family's components add to one block (see train_block_acts).
+template <class T>
+void make_llama_block(const architecture& c, train_block_acts<T>& k, std::size_t N) {
+    const std::size_t C = c.n_embd, Hd = c.n_head * c.d_head(), KVd = c.kv_heads() * c.d_head();
+    k.ln1_normalized.assign(N * C, T(0));  // hook_normalized of either norm
+    if (c.has_mlp()) k.ln2_normalized.assign(N * C, T(0));
+    if (c.norm == norm_kind::rms_norm) {
+        k.ln1_scale.assign(N, T(0));
+        if (c.has_mlp()) k.ln2_scale.assign(N, T(0));
+    }
+    if (parts::split_attention(c)) {
+        k.q.assign(N * Hd, T(0));
+        k.k.assign(N * KVd, T(0));
+        k.v.assign(N * KVd, T(0));
+        if (c.positions == position_kind::rotary) k.rot_q.assign(N * Hd, T(0)), k.rot_k.assign(N * KVd, T(0));
+    }
+    if (c.mlp == mlp_kind::swiglu) k.mlp_pre_linear.assign(N * c.d_mlp(), T(0));
+}
+
+llama::rotary_table rotary_of(const architecture& c, std::size_t Tn) {
+    llama::rotary_spec spec;
+    spec.theta = c.rope_theta;
+    spec.dims = c.rotated_dims();
+    spec.pairing = c.pairing == rotary_pairing::adjacent ? llama::rotary_pairing::adjacent
+                                                         : llama::rotary_pairing::half_split;
+    return llama::make_rotary_table(spec, c.d_head(), Tn);
+}
+
+}  // namespace
+
 template <class T>
 train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t Tn) {
-    if (!c.is_gpt2_family()) throw attn::error("training runs the GPT-2 family only; the model is " + describe(c));
+    parts::check_trainable(c);
     const std::size_t N = B * Tn, C = c.n_embd, V = c.vocab_size, H = c.n_head;
     train_acts<T> a;
     a.B = B;
@@ -43,28 +77,32 @@ train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t 
         k.ln1.assign(N * C, T(0));
         k.ln1_mean.assign(N, T(0));
         k.ln1_rstd.assign(N, T(0));
-        k.qkv.assign(N * 3 * C, T(0));
+        k.qkv.assign(N * c.qkv_width(), T(0));
         k.scores.assign(B * H * Tn * Tn, T(0));
         k.pattern.assign(B * H * Tn * Tn, T(0));
         k.z.assign(N * C, T(0));
         k.attn_out.assign(N * C, T(0));
         k.resid_mid.assign(N * C, T(0));
         k.resid_post.assign(N * C, T(0));
+        make_llama_block(c, k, N);
         if (!c.has_mlp()) continue;
         k.ln2.assign(N * C, T(0));
         k.ln2_mean.assign(N, T(0));
         k.ln2_rstd.assign(N, T(0));
         k.mlp_pre.assign(N * c.d_mlp(), T(0));
         k.mlp_post.assign(N * c.d_mlp(), T(0));
-        k.mlp_tanh.assign(N * c.d_mlp(), T(0));
+        if (c.mlp == mlp_kind::gelu_tanh) k.mlp_tanh.assign(N * c.d_mlp(), T(0));
         k.mlp_out.assign(N * C, T(0));
     }
     a.lnf.assign(N * C, T(0));
     a.lnf_mean.assign(N, T(0));
     a.lnf_rstd.assign(N, T(0));
+    a.lnf_normalized.assign(N * C, T(0));
+    if (c.norm == norm_kind::rms_norm) a.lnf_scale.assign(N, T(0));
     a.logits.assign(N * V, T(0));
     a.probs.assign(N * V, T(0));
     a.losses.assign(N, T(0));
+    if (c.positions == position_kind::rotary) a.rotary = rotary_of(c, Tn);
     return a;
 }
 
@@ -73,7 +111,7 @@ void zero_acts(train_acts<T>& a) {
     std::vector<std::vector<T>*> buffers{&a.embed, &a.lnf, &a.logits};  // one task each, on the training's threads
     for (auto& k : a.blocks)
         for (auto* v : {&k.ln1, &k.qkv, &k.z, &k.attn_out, &k.resid_mid, &k.ln2, &k.mlp_pre, &k.mlp_post, &k.mlp_out,
-                        &k.resid_post})  // not scores and pattern: attention_backward writes them whole
+                        &k.resid_post, &k.q, &k.k, &k.v, &k.rot_q, &k.rot_k, &k.mlp_pre_linear})  // not scores and pattern: attention_backward writes them whole
             buffers.push_back(v);
     for_tasks(buffers.size(), [&](std::size_t i) { fill0(*buffers[i]); });
 }
@@ -88,25 +126,42 @@ void zero_params_in_place(model_params<T>& p) {
 namespace {
 
 template <class T>
-void block_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, const T* x, std::size_t B,
-                   std::size_t Tn, const stage_patch<T>* patch, std::size_t l) {
-    const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
-    layer_norm_forward(a.ln1.data(), a.ln1_mean.data(), a.ln1_rstd.data(), x, p.ln1_w.data(), p.ln1_b.data(), N, C,
-                      c.ln_eps);
-    linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), p.b_qkv.data(), N, C, 3 * C);
-    attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), a.qkv.data(), B, Tn, C, c.n_head);
+parts::norm_buffers<T> ln1_of(train_block_acts<T>& a) {
+    return {a.ln1, a.ln1_mean, a.ln1_rstd, a.ln1_normalized, a.ln1_scale};
+}
+template <class T>
+parts::norm_buffers<T> ln2_of(train_block_acts<T>& a) {
+    return {a.ln2, a.ln2_mean, a.ln2_rstd, a.ln2_normalized, a.ln2_scale};
+}
+template <class T>
+parts::norm_buffers<T> lnf_of(train_acts<T>& a) {
+    return {a.lnf, a.lnf_mean, a.lnf_rstd, a.lnf_normalized, a.lnf_scale};
+}
+// The backward reads the forward's buffers through the same view (never writing them).
+template <class T>
+parts::norm_buffers<T> ln1_of(const train_block_acts<T>& a) { return ln1_of(const_cast<train_block_acts<T>&>(a)); }
+template <class T>
+parts::norm_buffers<T> ln2_of(const train_block_acts<T>& a) { return ln2_of(const_cast<train_block_acts<T>&>(a)); }
+template <class T>
+parts::norm_buffers<T> lnf_of(const train_acts<T>& a) { return lnf_of(const_cast<train_acts<T>&>(a)); }
+
+template <class T>
+void block_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, const T* x,
+                   const llama::rotary_table& rot, std::size_t B, std::size_t Tn, const stage_patch<T>* patch,
+                   std::size_t l) {
+    const std::size_t N = B * Tn, C = c.n_embd, Hd = c.n_head * c.d_head();
+    parts::norm_forward(c, ln1_of(a), x, p.ln1_w, p.ln1_b, N);
+    parts::attention_forward(c, p, a, rot, B, Tn);
     if (patch) (*patch)("blocks." + std::to_string(l) + ".attn.hook_z", a.z.data());
-    linear_forward(a.attn_out.data(), a.z.data(), p.w_out.data(), p.b_out.data(), N, C, C);
+    linear_forward(a.attn_out.data(), a.z.data(), p.w_out.data(), p.b_out.size() ? p.b_out.data() : nullptr, N, Hd,
+                   C);
     residual_forward(a.resid_mid.data(), x, a.attn_out.data(), N * C);
     if (!c.has_mlp()) {  // attention-only: the block's output is resid_mid
         std::copy(a.resid_mid.begin(), a.resid_mid.end(), a.resid_post.begin());
         return;
     }
-    layer_norm_forward(a.ln2.data(), a.ln2_mean.data(), a.ln2_rstd.data(), a.resid_mid.data(), p.ln2_w.data(),
-                      p.ln2_b.data(), N, C, c.ln_eps);
-    linear_forward(a.mlp_pre.data(), a.ln2.data(), p.w_fc.data(), p.b_fc.data(), N, C, M);
-    gelu_forward(a.mlp_post.data(), a.mlp_tanh.data(), a.mlp_pre.data(), N * M);
-    linear_forward(a.mlp_out.data(), a.mlp_post.data(), p.w_proj.data(), p.b_proj.data(), N, M, C);
+    parts::norm_forward(c, ln2_of(a), a.resid_mid.data(), p.ln2_w, p.ln2_b, N);
+    parts::mlp_forward(c, p, a, N);
     residual_forward(a.resid_post.data(), a.resid_mid.data(), a.mlp_out.data(), N * C);
 }
 
@@ -122,14 +177,14 @@ double train_forward(const model_params<T>& p, train_acts<T>& a, const std::int3
                      const std::int32_t* targets, const stage_patch<T>* patch) {
     const architecture& c = p.config;
     const std::size_t B = a.B, Tn = a.Tn, N = B * Tn, C = c.n_embd, V = c.vocab_size;
-    embed_forward(a.embed.data(), tokens, p.wte.data(), p.wpe.data(), B, Tn, C);
+    const bool learned = c.positions == position_kind::learned;
+    embed_forward(a.embed.data(), tokens, p.wte.data(), learned ? p.wpe.data() : nullptr, B, Tn, C);
     for (std::size_t l = 0; l < c.n_layer; ++l) {
         if (patch) (*patch)("blocks." + std::to_string(l) + ".hook_resid_pre", resid_pre(a, l).data());
-        block_forward(c, p.blocks[l], a.blocks[l], resid_pre(a, l).data(), B, Tn, patch, l);
+        block_forward(c, p.blocks[l], a.blocks[l], resid_pre(a, l).data(), a.rotary, B, Tn, patch, l);
     }
     const T* last = resid_pre(a, c.n_layer).data();  // [N, C]
-    layer_norm_forward(a.lnf.data(), a.lnf_mean.data(), a.lnf_rstd.data(), last, p.lnf_w.data(), p.lnf_b.data(), N,
-                      C, c.ln_eps);
+    parts::norm_forward(c, lnf_of(a), last, p.lnf_w, p.lnf_b, N);
     unembed_forward(a.logits.data(), a.lnf.data(), unembedding(p), N, C, V);
     return crossentropy_forward(a.probs.data(), a.losses.data(), a.logits.data(), targets, N, V);
 }
@@ -140,29 +195,22 @@ namespace {
 
 template <class T>
 void block_backward(const architecture& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
-                    train_block_acts<T>& ga, const T* x, T* dx, std::size_t B, std::size_t Tn) {
-    const std::size_t N = B * Tn, C = c.n_embd, M = c.d_mlp();
+                    train_block_acts<T>& ga, const T* x, T* dx, const llama::rotary_table& rot, std::size_t B,
+                    std::size_t Tn) {
+    const std::size_t N = B * Tn, C = c.n_embd, Hd = c.n_head * c.d_head();
     if (c.has_mlp()) {
         residual_backward(ga.resid_mid.data(), ga.mlp_out.data(), ga.resid_post.data(), N * C);
-        linear_backward(ga.mlp_post.data(), g.w_proj.data(), g.b_proj.data(), ga.mlp_out.data(), a.mlp_post.data(),
-                        p.w_proj.data(), N, M, C);
-        gelu_backward(ga.mlp_pre.data(), a.mlp_pre.data(), a.mlp_tanh.data(), ga.mlp_post.data(), N * M);
-        linear_backward(ga.ln2.data(), g.w_fc.data(), g.b_fc.data(), ga.mlp_pre.data(), a.ln2.data(), p.w_fc.data(),
-                        N, C, M);
-        layer_norm_backward(ga.resid_mid.data(), g.ln2_w.data(), g.ln2_b.data(), ga.ln2.data(), a.resid_mid.data(),
-                           p.ln2_w.data(), a.ln2_mean.data(), a.ln2_rstd.data(), N, C);
+        parts::mlp_backward(c, p, g, a, ga, N);
+        parts::norm_backward(c, ga.resid_mid.data(), g.ln2_w, g.ln2_b, ga.ln2, a.resid_mid.data(), p.ln2_w, ln2_of(a),
+                             N);
     } else {
         for (std::size_t i = 0; i < N * C; ++i) ga.resid_mid[i] += ga.resid_post[i];
     }
     residual_backward(dx, ga.attn_out.data(), ga.resid_mid.data(), N * C);
-    linear_backward(ga.z.data(), g.w_out.data(), g.b_out.data(), ga.attn_out.data(), a.z.data(), p.w_out.data(), N,
-                    C, C);
-    attention_backward(ga.qkv.data(), ga.scores.data(), ga.pattern.data(), ga.z.data(), a.qkv.data(),
-                       a.pattern.data(), B, Tn, C, c.n_head);
-    linear_backward(ga.ln1.data(), g.w_qkv.data(), g.b_qkv.data(), ga.qkv.data(), a.ln1.data(), p.w_qkv.data(), N,
-                    C, 3 * C);
-    layer_norm_backward(dx, g.ln1_w.data(), g.ln1_b.data(), ga.ln1.data(), x, p.ln1_w.data(), a.ln1_mean.data(),
-                       a.ln1_rstd.data(), N, C);
+    linear_backward(ga.z.data(), g.w_out.data(), g.b_out.size() ? g.b_out.data() : nullptr, ga.attn_out.data(),
+                    a.z.data(), p.w_out.data(), N, Hd, C);
+    parts::attention_backward(c, p, g, a, ga, rot, B, Tn);
+    parts::norm_backward(c, dx, g.ln1_w, g.ln1_b, ga.ln1, x, p.ln1_w, ln1_of(a), N);
 }
 
 }  // namespace
@@ -177,47 +225,91 @@ void train_backward(const model_params<T>& p, model_params<T>& g, const train_ac
     crossentropy_softmax_backward(ga.logits.data(), a.probs.data(), targets, N, V);
     T* dunembed = c.tied ? g.wte.data() : g.lm_head.data();
     unembed_backward(ga.lnf.data(), dunembed, ga.logits.data(), a.lnf.data(), unembedding(p), N, C, V);
-    layer_norm_backward(resid_pre(ga, c.n_layer).data(), g.lnf_w.data(), g.lnf_b.data(), ga.lnf.data(),
-                       resid_pre(a, c.n_layer).data(), p.lnf_w.data(), a.lnf_mean.data(), a.lnf_rstd.data(), N, C);
+    parts::norm_backward(c, resid_pre(ga, c.n_layer).data(), g.lnf_w, g.lnf_b, ga.lnf, resid_pre(a, c.n_layer).data(),
+                         p.lnf_w, lnf_of(a), N);
     for (std::size_t l = c.n_layer; l-- > 0;)
         block_backward(c, p.blocks[l], g.blocks[l], a.blocks[l], ga.blocks[l], resid_pre(a, l).data(),
-                       resid_pre(ga, l).data(), B, Tn);
-    embed_backward(g.wte.data(), g.wpe.data(), ga.embed.data(), tokens, B, Tn, C);
+                       resid_pre(ga, l).data(), a.rotary, B, Tn);
+    const bool learned = c.positions == position_kind::learned;
+    embed_backward(g.wte.data(), learned ? g.wpe.data() : nullptr, ga.embed.data(), tokens, B, Tn, C);
 }
 
 // ---- the stages, named -----------------------------------------------------------
 
+namespace {
+
+// Adds one stage: its name (prefix + name), shape and buffer.
+template <class T>
+struct stage_list {
+    std::vector<train_stage<T>>& out;
+    const std::string& prefix;
+    void add(const std::string& name, std::vector<std::size_t> shape, const std::vector<T>& v) const {
+        out.push_back({prefix + name, std::move(shape), v.data()});
+    }
+};
+
+// A norm's stages: RMSNorm's hook_scale [B, T, 1] and either norm's hook_normalized
+// (forward only: the backward fills neither), then its output after the weight.
+template <class T>
+void add_norm(const architecture& c, const stage_list<T>& s, const std::string& name, std::size_t B, std::size_t Tn,
+              const std::vector<T>& out, const std::vector<T>& normalized, const std::vector<T>& scale) {
+    if (c.norm == norm_kind::rms_norm && s.prefix.empty()) s.add(name + ".hook_scale", {B, Tn, 1}, scale);
+    if (s.prefix.empty()) s.add(name + ".hook_normalized", {B, Tn, c.n_embd}, normalized);
+    s.add(name + ".out", {B, Tn, c.n_embd}, out);
+}
+
+template <class T>
+void add_attention(const architecture& c, const stage_list<T>& s, const std::string& b, const train_block_acts<T>& k,
+                   std::size_t B, std::size_t Tn) {
+    const std::size_t H = c.n_head, KV = c.kv_heads(), hs = c.d_head();
+    if (!parts::split_attention(c)) {
+        s.add(b + "attn.hook_qkv", {B, Tn, c.qkv_width()}, k.qkv);
+    } else {
+        s.add(b + "attn.hook_q", {B, Tn, H, hs}, k.q);
+        s.add(b + "attn.hook_k", {B, Tn, KV, hs}, k.k);
+        s.add(b + "attn.hook_v", {B, Tn, KV, hs}, k.v);
+        if (c.positions == position_kind::rotary) {
+            s.add(b + "attn.hook_rot_q", {B, Tn, H, hs}, k.rot_q);
+            s.add(b + "attn.hook_rot_k", {B, Tn, KV, hs}, k.rot_k);
+        }
+    }
+    s.add(b + "attn.hook_attn_scores", {B, H, Tn, Tn}, k.scores);
+    s.add(b + "attn.hook_pattern", {B, H, Tn, Tn}, k.pattern);
+    s.add(b + "attn.hook_z", {B, Tn, H, hs}, k.z);
+}
+
+template <class T>
+void add_mlp(const architecture& c, const stage_list<T>& s, const std::string& b, const train_block_acts<T>& k,
+             std::size_t B, std::size_t Tn) {
+    add_norm(c, s, b + "ln2", B, Tn, k.ln2, k.ln2_normalized, k.ln2_scale);
+    s.add(b + "mlp.hook_pre", {B, Tn, c.d_mlp()}, k.mlp_pre);
+    if (c.mlp == mlp_kind::swiglu) s.add(b + "mlp.hook_pre_linear", {B, Tn, c.d_mlp()}, k.mlp_pre_linear);
+    s.add(b + "mlp.hook_post", {B, Tn, c.d_mlp()}, k.mlp_post);
+    s.add(b + "hook_mlp_out", {B, Tn, c.n_embd}, k.mlp_out);
+}
+
+}  // namespace
+
 template <class T>
 std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<T>& a, const std::string& prefix) {
-    const std::size_t B = a.B, Tn = a.Tn, C = c.n_embd, H = c.n_head, hs = c.d_head();
-    const bool grad = !prefix.empty();
-    std::vector<train_stage<T>> s;
-    auto add = [&](const std::string& name, std::vector<std::size_t> shape, const std::vector<T>& v) {
-        s.push_back({prefix + name, std::move(shape), v.data()});
-    };
-    add("blocks.0.hook_resid_pre", {B, Tn, C}, a.embed);
+    const std::size_t B = a.B, Tn = a.Tn, C = c.n_embd;
+    std::vector<train_stage<T>> out;
+    const stage_list<T> s{out, prefix};
+    s.add("blocks.0.hook_resid_pre", {B, Tn, C}, a.embed);
     for (std::size_t l = 0; l < c.n_layer; ++l) {
         const auto& k = a.blocks[l];
         const std::string b = "blocks." + std::to_string(l) + ".";
-        add(b + "ln1.out", {B, Tn, C}, k.ln1);  // after weight and bias (the forward's norm_acts::out)
-        add(b + "attn.hook_qkv", {B, Tn, 3 * C}, k.qkv);
-        add(b + "attn.hook_attn_scores", {B, H, Tn, Tn}, k.scores);
-        add(b + "attn.hook_pattern", {B, H, Tn, Tn}, k.pattern);
-        add(b + "attn.hook_z", {B, Tn, H, hs}, k.z);
-        add(b + "hook_attn_out", {B, Tn, C}, k.attn_out);
-        add(b + "hook_resid_mid", {B, Tn, C}, k.resid_mid);
-        if (c.has_mlp()) {
-            add(b + "ln2.out", {B, Tn, C}, k.ln2);
-            add(b + "mlp.hook_pre", {B, Tn, c.d_mlp()}, k.mlp_pre);
-            add(b + "mlp.hook_post", {B, Tn, c.d_mlp()}, k.mlp_post);
-            add(b + "hook_mlp_out", {B, Tn, C}, k.mlp_out);
-        }
-        add(b + "hook_resid_post", {B, Tn, C}, k.resid_post);
+        add_norm(c, s, b + "ln1", B, Tn, k.ln1, k.ln1_normalized, k.ln1_scale);  // ln1.out: after weight and bias
+        add_attention(c, s, b, k, B, Tn);
+        s.add(b + "hook_attn_out", {B, Tn, C}, k.attn_out);
+        s.add(b + "hook_resid_mid", {B, Tn, C}, k.resid_mid);
+        if (c.has_mlp()) add_mlp(c, s, b, k, B, Tn);
+        s.add(b + "hook_resid_post", {B, Tn, C}, k.resid_post);
     }
-    add("ln_final.out", {B, Tn, C}, a.lnf);
-    add("logits", {B, Tn, c.vocab_size}, a.logits);
-    if (!grad) add("probs", {B, Tn, c.vocab_size}, a.probs);
-    return s;
+    add_norm(c, s, "ln_final", B, Tn, a.lnf, a.lnf_normalized, a.lnf_scale);
+    s.add("logits", {B, Tn, c.vocab_size}, a.logits);
+    if (prefix.empty()) s.add("probs", {B, Tn, c.vocab_size}, a.probs);
+    return out;
 }
 
 #define ATTN_TRAIN_STEP(T)                                                                                       \

@@ -1,5 +1,8 @@
 // model/train_step.hpp — one training step's forward and backward through a whole
-// GPT-style decoder (model/model_params), layer by layer with model/train_layers, every
+// decoder of any family of model/architecture (GPT-2, the Llama family), layer by layer
+// with model/train_layers and model/llama_layers (each component chosen by the
+// architecture: LayerNorm | RMSNorm, learned | rotary positions, multi-head | grouped-
+// query attention, GELU | SwiGLU MLP, tied | untied unembedding), every
 // activation and every activation gradient kept in buffers allocated once for a batch
 // shape and reused every step (this VM charges ~12 µs per newly touched page).
 //
@@ -13,15 +16,17 @@
 #include <string>
 #include <vector>
 
+#include "model/llama_layers.hpp"
 #include "model/params.hpp"
 
 namespace attn::model {
 
-// One block's stages. Sizes: N = batch·pos rows, C = d_model, NH heads, T positions.
+// One block's stages. Sizes: N = batch·pos rows, C = d_model, NH heads, T positions;
+// the Llama family: H = NH query heads, KV key/value heads, dh = d_head, F = d_mlp.
 template <class T>
 struct train_block_acts {
-    std::vector<T> ln1, ln1_mean, ln1_rstd;  // [N, C], [N], [N]   ln1.out (after weight and bias)
-    std::vector<T> qkv;                      // [N, 3C]             q | k | v (hook_q/k/v side by side)
+    std::vector<T> ln1, ln1_mean, ln1_rstd;  // [N, C], [N], [N]   ln1.out (after weight and bias; RMSNorm: mean unused)
+    std::vector<T> qkv;                      // [N, qkv_width]      q | k | v (GPT-2: 3C, hook_q/k/v side by side)
     std::vector<T> scores;                   // [B, NH, T, T]       attn.hook_attn_scores
     std::vector<T> pattern;                  // [B, NH, T, T]       attn.hook_pattern
     std::vector<T> z;                        // [N, C]              attn.hook_z (heads side by side)
@@ -32,6 +37,12 @@ struct train_block_acts {
     std::vector<T> mlp_tanh;                 // [N, 4C]             GELU's tanh, kept for the backward
     std::vector<T> mlp_out;                  // [N, C]              hook_mlp_out
     std::vector<T> resid_post;               // [N, C]              hook_resid_post
+    std::vector<T> ln1_normalized, ln2_normalized;  // [N, C]  ln1/ln2.hook_normalized (before weight and bias)
+    // The Llama family only (empty for GPT-2):
+    std::vector<T> ln1_scale, ln2_scale;       // [N]               ln1/ln2.hook_scale = 1/rstd (RMSNorm)
+    std::vector<T> q, k, v;                    // [N, H·dh], [N, KV·dh], [N, KV·dh]  attn.hook_q, hook_k, hook_v
+    std::vector<T> rot_q, rot_k;               // [N, H·dh], [N, KV·dh]  attn.hook_rot_q, hook_rot_k (rotary only)
+    std::vector<T> mlp_pre_linear;             // [N, F]            mlp.hook_pre_linear (SwiGLU's up; hook_pre is the gate)
 };
 
 // The whole model's stages for a batch of B sequences of T positions. The same type
@@ -44,6 +55,9 @@ struct train_acts {
     std::vector<T> lnf, lnf_mean, lnf_rstd; // [N, C], [N], [N]  ln_final.out
     std::vector<T> logits, probs;           // [N, V]
     std::vector<T> losses;                  // [N]     per-position cross-entropy (0 where ignored)
+    std::vector<T> lnf_normalized;          // [N, C]  ln_final.hook_normalized
+    std::vector<T> lnf_scale;               // [N]     ln_final.hook_scale (RMSNorm only)
+    llama::rotary_table rotary;             // rotary positions only: cos, sin [Tn, rotated_dims/2]
 };
 
 // Buffers for batches of B sequences of Tn ≤ n_positions tokens.
@@ -84,7 +98,13 @@ struct train_stage {
     const T* data;
 };
 
-// Every stage kept, in the model's order; prefix "grad." for the gradients.
+// Every stage kept, in the model's order; prefix "grad." for the gradients. GPT-2's are
+// ln1.out, attn.hook_qkv, …; the Llama family's TransformerLens's hooks (ln1.hook_scale,
+// ln1.hook_normalized, attn.hook_q [batch, pos, head, d_head], hook_k / hook_v with the
+// key/value heads, hook_rot_q, hook_rot_k, hook_attn_scores, hook_pattern, hook_z,
+// hook_attn_out, mlp.hook_pre (gate), mlp.hook_pre_linear (up), mlp.hook_post, …,
+// ln_final.hook_normalized, logits). The gradient list leaves out what the backward does
+// not fill (hook_scale, hook_normalized).
 template <class T>
 std::vector<train_stage<T>> list_stages(const architecture& config, const train_acts<T>& acts,
                                        const std::string& prefix = "");

@@ -80,9 +80,13 @@ trace_run model_head_run(const model::gpt_acts<T>& a, const model::architecture&
 
     auto d = std::make_shared<run_data<T>>();
     head_data<T> hd;
-    hd.q = head_rows(blk.q, c.batch, c.head);
-    hd.k = head_rows(blk.k, c.batch, c.head);
-    hd.v = head_rows(blk.v, c.batch, c.head);
+    // The rows the scores came from: rotated q and k with rotary positions; the query head's
+    // key/value head with grouped-query attention (query head h reads h / (H / KV)).
+    const bool rotary = blk.rot_q.size() != 0;
+    const std::size_t kv_head = c.head / (cfg.n_head / cfg.kv_heads());
+    hd.q = head_rows(rotary ? blk.rot_q : blk.q, c.batch, c.head);
+    hd.k = head_rows(rotary ? blk.rot_k : blk.k, c.batch, kv_head);
+    hd.v = head_rows(blk.v, c.batch, kv_head);
     hd.scale = std::sqrt(static_cast<T>(dh));
     hd.scores_raw = fast_matrix<T>::from_shape({P, P});  // Q Kᵀ, every cell (the model keeps only the causal ones)
     matmul(false, true, P, P, dh, T(1), hd.q.data(), dh, hd.k.data(), dh, T(0), hd.scores_raw.data(), P);

@@ -8,10 +8,10 @@
 - One name-mapping file per checkpoint family: GPT-2's tensor names (c_attn, c_fc,
   c_proj) appear as string literals only in src/model/names_gpt2.cpp, Llama's
   (q_proj … down_proj) only in src/model/names_llama*.cpp.
-- One forward: the whole-model forwards (a `*_forward` taking `model_params`) declared
-  in src/model are counted. The traced forward (gpt_forward) is still listed below as
-  the one known second forward: this test fails if any other appears, and fails once
-  gpt_forward is gone while still listed, so the allowance is removed with it.
+- One forward: exactly one whole-model forward (a `*_forward` taking `model_params`)
+  is declared in src/model (train_forward, the backward beside it). The traced stages
+  (`trace_stages`, src/model/gpt_forward.cpp) are a view that copies train_forward's
+  stages: that file computes nothing (no product, exponential, root or kernel call).
 """
 import os
 import re
@@ -20,10 +20,6 @@ import sys
 src = os.environ.get("ATTN_SOURCE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 model_dir = os.path.join(src, "src", "model")
 failures = []
-
-# Issue 32, Build 3: the traced forward is to be folded into the training forward.
-KNOWN_SECOND_FORWARD = {"gpt_forward"}
-
 
 def check(cond, what):
     if not cond:
@@ -117,10 +113,12 @@ for rel, code in texts.items():
     if rel.startswith(os.path.join("src", "model")) and rel.endswith(".hpp"):
         for m in re.finditer(r"\b(\w+_forward)\s*\(\s*const\s+model_params\s*<", code):
             forwards.add(m.group(1))
-check(len(forwards - KNOWN_SECOND_FORWARD) == 1,
-      f"whole-model forwards in src/model: {sorted(forwards)} (one besides {sorted(KNOWN_SECOND_FORWARD)} expected)")
-for name in KNOWN_SECOND_FORWARD:
-    check(name in forwards, f"{name} is gone: remove it from KNOWN_SECOND_FORWARD in this test")
+check(forwards == {"train_forward"}, f"whole-model forwards in src/model: {sorted(forwards)} (train_forward alone expected)")
+view = texts.get(os.path.join("src", "model", "gpt_forward.cpp"), "")
+check(view != "", "src/model/gpt_forward.cpp (the traced stages' view) is missing")
+for word in ("matmul", "exp(", "sqrt(", "tanh(", "layer_norm", "linear_forward", "attention_forward", "softmax", "gelu", "rotary_forward"):
+    check(word not in view, f"src/model/gpt_forward.cpp computes ('{word}'): it should only copy train_forward's stages")
+check(not os.path.exists(os.path.join(model_dir, "layers.cpp")), "src/model/layers.cpp (the second forward's layers) is back")
 
 print("model structure:", "ok" if not failures else f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

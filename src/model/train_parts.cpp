@@ -1,0 +1,180 @@
+// model/train_parts.cpp — the components of a block of model/train_step, each forward
+// beside its backward (see train_parts.hpp).
+#include "model/train_parts.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "model/train_layers.hpp"
+
+namespace attn::model::parts {
+
+namespace {
+
+// A parameter the architecture may not have: its data, or null when it is empty.
+template <class Tensor>
+auto maybe(Tensor& t) -> decltype(t.data()) {
+    return t.size() == 0 ? nullptr : t.data();
+}
+
+// Columns [col0, col0 + w) of src [N, ld] → dst [N, w], or back (scatter).
+template <class T>
+void copy_columns(T* dst, const T* src, std::size_t N, std::size_t ld, std::size_t col0, std::size_t w) {
+    for (std::size_t r = 0; r < N; ++r) std::copy(src + r * ld + col0, src + r * ld + col0 + w, dst + r * w);
+}
+template <class T>
+void put_columns(T* dst, const T* src, std::size_t N, std::size_t ld, std::size_t col0, std::size_t w) {
+    for (std::size_t r = 0; r < N; ++r) std::copy(src + r * w, src + (r + 1) * w, dst + r * ld + col0);
+}
+
+}  // namespace
+
+void check_trainable(const architecture& c) {
+    const auto refuse = [&](const std::string& why) {
+        throw attn::error("this model's forward is not computed by attn: " + why + " (" + describe(c) + ")");
+    };
+    if (c.mlp == mlp_kind::relu) refuse("a ReLU MLP");
+    if (c.norm == norm_kind::layer_norm && !c.norm_bias) refuse("LayerNorm without bias");
+    if (!c.final_norm) refuse("no final norm");
+    if (c.n_head == 0 || c.kv_heads() == 0 || c.n_head % c.kv_heads() != 0)
+        refuse(std::to_string(c.n_head) + " query heads in groups of " + std::to_string(c.kv_heads()) +
+               " key/value heads");
+    if (c.n_head * c.d_head() != c.n_embd) refuse("d_model not a multiple of the heads");
+}
+
+bool split_attention(const architecture& c) {
+    return c.positions == position_kind::rotary || c.kv_heads() != c.n_head;
+}
+
+// ---- norms -----------------------------------------------------------------------
+
+template <class T>
+void norm_forward(const architecture& c, norm_buffers<T> a, const T* x, const param1<T>& w, const param1<T>& b,
+                  std::size_t N) {
+    const std::size_t C = c.n_embd;
+    if (c.norm == norm_kind::layer_norm) {
+        training::layer_norm_forward(a.out.data(), a.mean.data(), a.rstd.data(), x, w.data(), b.data(), N, C, c.ln_eps);
+        if (a.normalized.empty()) return;  // a gradient's buffers
+        for (std::size_t r = 0; r < N; ++r)  // hook_normalized: (x − mean) · rstd, before the weight and bias
+            for (std::size_t i = 0; i < C; ++i) a.normalized[r * C + i] = (x[r * C + i] - a.mean[r]) * a.rstd[r];
+        return;
+    }
+    llama::rms_norm_forward(a.out.data(), a.normalized.data(), a.rstd.data(), x, w.data(), N, C, c.ln_eps);
+    for (std::size_t r = 0; r < N; ++r) a.scale[r] = T(1) / a.rstd[r];  // √(mean(x²) + eps)
+}
+
+template <class T>
+void norm_backward(const architecture& c, T* dx, param1<T>& dw, param1<T>& db, const std::vector<T>& dout,
+                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N) {
+    const std::size_t C = c.n_embd;
+    if (c.norm == norm_kind::layer_norm)
+        return training::layer_norm_backward(dx, dw.data(), db.data(), dout.data(), x, w.data(), a.mean.data(),
+                                             a.rstd.data(), N, C);
+    llama::rms_norm_backward(dx, dw.data(), dout.data(), x, w.data(), a.rstd.data(), N, C);
+}
+
+// ---- attention -------------------------------------------------------------------
+
+template <class T>
+void attention_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a,
+                       const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
+    const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
+    training::linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), maybe(p.b_qkv), N, C, W);
+    if (!split_attention(c))  // GPT-2: heads read the fused buffer
+        return training::attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), a.qkv.data(), B, Tn, C, H);
+    copy_columns(a.q.data(), a.qkv.data(), N, W, 0, H * dh);
+    copy_columns(a.k.data(), a.qkv.data(), N, W, H * dh, KV * dh);
+    copy_columns(a.v.data(), a.qkv.data(), N, W, (H + KV) * dh, KV * dh);
+    const T* q = a.q.data();
+    const T* k = a.k.data();
+    if (c.positions == position_kind::rotary) {
+        llama::rotary_forward(a.rot_q.data(), a.q.data(), rot, B, Tn, H);
+        llama::rotary_forward(a.rot_k.data(), a.k.data(), rot, B, Tn, KV);
+        q = a.rot_q.data();
+        k = a.rot_k.data();
+    }
+    llama::gqa_attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), q, k, a.v.data(), B, Tn, H, KV, dh);
+}
+
+template <class T>
+void attention_backward(const architecture& c, const block_params<T>& p, block_params<T>& g,
+                        const train_block_acts<T>& a, train_block_acts<T>& ga, const llama::rotary_table& rot,
+                        std::size_t B, std::size_t Tn) {
+    const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
+    if (!split_attention(c)) {
+        training::attention_backward(ga.qkv.data(), ga.scores.data(), ga.pattern.data(), ga.z.data(), a.qkv.data(),
+                                     a.pattern.data(), B, Tn, C, H);
+    } else {
+        const bool rotary = c.positions == position_kind::rotary;
+        const T* q = rotary ? a.rot_q.data() : a.q.data();
+        const T* k = rotary ? a.rot_k.data() : a.k.data();
+        T* dq = rotary ? ga.rot_q.data() : ga.q.data();
+        T* dk = rotary ? ga.rot_k.data() : ga.k.data();
+        llama::gqa_attention_backward(dq, dk, ga.v.data(), ga.scores.data(), ga.pattern.data(), ga.z.data(), q, k,
+                                      a.v.data(), a.pattern.data(), B, Tn, H, KV, dh);
+        if (rotary) {
+            llama::rotary_backward(ga.q.data(), ga.rot_q.data(), rot, B, Tn, H);
+            llama::rotary_backward(ga.k.data(), ga.rot_k.data(), rot, B, Tn, KV);
+        }
+        put_columns(ga.qkv.data(), ga.q.data(), N, W, 0, H * dh);
+        put_columns(ga.qkv.data(), ga.k.data(), N, W, H * dh, KV * dh);
+        put_columns(ga.qkv.data(), ga.v.data(), N, W, (H + KV) * dh, KV * dh);
+    }
+    training::linear_backward(ga.ln1.data(), g.w_qkv.data(), maybe(g.b_qkv), ga.qkv.data(), a.ln1.data(),
+                              p.w_qkv.data(), N, C, W);
+}
+
+// ---- MLP -------------------------------------------------------------------------
+
+template <class T>
+void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N) {
+    const std::size_t C = c.n_embd, M = c.d_mlp();
+    if (c.mlp == mlp_kind::gelu_tanh) {
+        training::linear_forward(a.mlp_pre.data(), a.ln2.data(), p.w_fc.data(), maybe(p.b_fc), N, C, M);
+        training::gelu_forward(a.mlp_post.data(), a.mlp_tanh.data(), a.mlp_pre.data(), N * M);
+    } else {  // SwiGLU: hook_pre is the gate, hook_pre_linear the up projection
+        training::linear_forward(a.mlp_pre.data(), a.ln2.data(), p.w_gate.data(), static_cast<const T*>(nullptr), N,
+                                 C, M);
+        training::linear_forward(a.mlp_pre_linear.data(), a.ln2.data(), p.w_fc.data(), maybe(p.b_fc), N, C, M);
+        llama::silu_gate_forward(a.mlp_post.data(), a.mlp_pre.data(), a.mlp_pre_linear.data(), N * M);
+    }
+    training::linear_forward(a.mlp_out.data(), a.mlp_post.data(), p.w_proj.data(), maybe(p.b_proj), N, M, C);
+}
+
+template <class T>
+void mlp_backward(const architecture& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
+                  train_block_acts<T>& ga, std::size_t N) {
+    const std::size_t C = c.n_embd, M = c.d_mlp();
+    training::linear_backward(ga.mlp_post.data(), g.w_proj.data(), maybe(g.b_proj), ga.mlp_out.data(),
+                              a.mlp_post.data(), p.w_proj.data(), N, M, C);
+    if (c.mlp == mlp_kind::gelu_tanh) {
+        training::gelu_backward(ga.mlp_pre.data(), a.mlp_pre.data(), a.mlp_tanh.data(), ga.mlp_post.data(), N * M);
+        return training::linear_backward(ga.ln2.data(), g.w_fc.data(), maybe(g.b_fc), ga.mlp_pre.data(), a.ln2.data(),
+                                         p.w_fc.data(), N, C, M);
+    }
+    llama::silu_gate_backward(ga.mlp_pre.data(), ga.mlp_pre_linear.data(), ga.mlp_post.data(), a.mlp_pre.data(),
+                              a.mlp_pre_linear.data(), N * M);
+    training::linear_backward(ga.ln2.data(), g.w_gate.data(), static_cast<T*>(nullptr), ga.mlp_pre.data(),
+                              a.ln2.data(), p.w_gate.data(), N, C, M);
+    training::linear_backward(ga.ln2.data(), g.w_fc.data(), maybe(g.b_fc), ga.mlp_pre_linear.data(), a.ln2.data(),
+                              p.w_fc.data(), N, C, M);
+}
+
+#define ATTN_TRAIN_PARTS(T)                                                                                       \
+    template void norm_forward<T>(const architecture&, norm_buffers<T>, const T*, const param1<T>&,               \
+                                  const param1<T>&, std::size_t);                                                 \
+    template void norm_backward<T>(const architecture&, T*, param1<T>&, param1<T>&, const std::vector<T>&,        \
+                                   const T*, const param1<T>&, norm_buffers<T>, std::size_t);                     \
+    template void attention_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&,         \
+                                       const llama::rotary_table&, std::size_t, std::size_t);                     \
+    template void attention_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,            \
+                                        const train_block_acts<T>&, train_block_acts<T>&,                         \
+                                        const llama::rotary_table&, std::size_t, std::size_t);                    \
+    template void mlp_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&, std::size_t); \
+    template void mlp_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,                  \
+                                  const train_block_acts<T>&, train_block_acts<T>&, std::size_t);
+
+ATTN_TRAIN_PARTS(float)
+ATTN_TRAIN_PARTS(double)
+
+}  // namespace attn::model::parts
