@@ -1,29 +1,26 @@
 // cli/text_stream.cpp — text placed as it comes (see text_stream.hpp).
 #include "cli/text_stream.hpp"
 
+#include <cstdint>
+
 #include "io/terminal_safe.hpp"
+#include "io/utf8.hpp"
 #include "trace/text_width.hpp"
 
 namespace attn::cli {
-
-namespace {
-
-// Bytes of the UTF-8 character that starts with `lead` (1 for a stray byte).
-std::size_t char_length(unsigned char lead) {
-    if (lead >= 0xF0 && lead <= 0xF4) return 4;
-    if (lead >= 0xE0 && lead <= 0xEF) return 3;
-    if (lead >= 0xC2 && lead <= 0xDF) return 2;
-    return 1;
-}
-
-}  // namespace
 
 void text_stream::add(const std::string& bytes) {
     pending_ += bytes;
     std::size_t i = 0;
     while (i < pending_.size()) {
-        const std::size_t n = char_length(static_cast<unsigned char>(pending_[i]));
-        if (i + n > pending_.size()) break;  // the rest of the character comes with the next token
+        std::uint32_t cp = 0;
+        std::size_t n = io::utf8_at(pending_, i, &cp);  // io/utf8: the one place that knows UTF-8
+        if (n == 0) {
+            std::size_t at = 0;
+            io::utf8_problem(pending_, i, &at);
+            if (at >= pending_.size()) break;  // the rest of the character comes with the next token
+            n = 1;                             // a stray byte: shown alone, as its escape
+        }
         put_char(pending_.substr(i, n));
         i += n;
     }
