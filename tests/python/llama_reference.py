@@ -337,3 +337,17 @@ def gguf_llama_to_hf(t, n_layers):
         for g, h in parts.items():
             w[f"model.layers.{L}.{h}.weight"] = t[f"blk.{L}.{g}.weight"]
     return w
+
+
+def read_gguf_llama(path):
+    """(cfg, weights) of an F32 GGUF `llama` file: the config from its metadata (llama.cpp
+    stores q/k rows for adjacent pairs), the weights under Hugging Face's names, float64."""
+    meta, tensors = read_gguf_f32(path)
+    d, heads = meta["llama.embedding_length"], meta["llama.attention.head_count"]
+    cfg = LlamaConfig(d_model=d, n_layers=meta["llama.block_count"], n_heads=heads,
+                      n_kv_heads=meta["llama.attention.head_count_kv"], d_head=d // heads,
+                      d_mlp=meta["llama.feed_forward_length"], vocab=len(meta["tokenizer.ggml.tokens"]),
+                      eps=meta["llama.attention.layer_norm_rms_epsilon"],
+                      theta=meta.get("llama.rope.freq_base", 10000.0), pairing="adjacent")
+    return cfg, gguf_llama_to_hf(tensors, cfg.n_layers)
+

@@ -77,14 +77,7 @@ def fed_tokens(out):
 # ---- stories260K ------------------------------------------------------------------
 
 def stories():
-    meta, tensors = ref.read_gguf_f32(STORIES)
-    cfg = ref.LlamaConfig(d_model=meta["llama.embedding_length"], n_layers=meta["llama.block_count"],
-                          n_heads=meta["llama.attention.head_count"], n_kv_heads=meta["llama.attention.head_count_kv"],
-                          d_head=meta["llama.embedding_length"] // meta["llama.attention.head_count"],
-                          d_mlp=meta["llama.feed_forward_length"], vocab=len(meta["tokenizer.ggml.tokens"]),
-                          eps=meta["llama.attention.layer_norm_rms_epsilon"], theta=meta.get("llama.rope.freq_base", 10000.0),
-                          pairing="adjacent")
-    w64 = ref.gguf_llama_to_hf(tensors, cfg.n_layers)
+    cfg, w64 = ref.read_gguf_llama(STORIES)
     out = generate_json(STORIES, "--tokens", "1", "--max-new-tokens", "40")
     expected = ref.greedy(w64, cfg, [1], 40)
     check([1] + out["ids"] == expected, f"stories260K: attn's greedy ids {out['ids']} differ from the reference's {expected[1:]}")
