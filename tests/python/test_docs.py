@@ -18,7 +18,8 @@
     GPT-2's files written here: a random GPT-2-layout checkpoint with a config.json, and a
     byte-level vocabulary whose merges make each word of the pages' texts one token. The real
     files are a 548 MB download the docs tell the reader to make; the stand-in has their names,
-    layout and formats, so each command is checked to parse and run, not GPT-2's answers."""
+    layout and formats, so each command is checked to parse and run, not GPT-2's answers.
+CTest runs the pages as shards (tests/python/shards.py), each page whole and in order."""
 import os
 import re
 import shlex
@@ -26,8 +27,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shards  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
@@ -220,10 +224,11 @@ def main():
                                                                 "ATTN_ALLOW_GUESSABLE_SECRET")}
         env.update({"PATH": bindir + os.pathsep + os.environ["PATH"], "XDG_STATE_HOME": state, "COLUMNS": "100"})
         total = 0
-        for name, text in pages():
+        for name, text in shards.mine(pages()):  # CTest runs the pages as shards (tests/python/shards.py)
             check_page_rules(name, text)
+            start = time.monotonic()
             n = run_page(name, text, env)
-            print(f"{name}: {n} commands")
+            print(f"{name}: {n} commands, {time.monotonic() - start:.1f} s")
             total += n
     finally:
         shutil.rmtree(bindir, ignore_errors=True)
@@ -231,7 +236,7 @@ def main():
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
-    print(f"ok: {total} commands of the docs run as printed")
+    print(f"ok: {total} commands of the docs run as printed{shards.label()}")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shards  # noqa: E402
 
 attn = os.environ.get("ATTN_BIN", "build/attn")
 failures = []
@@ -60,8 +62,8 @@ with tempfile.TemporaryDirectory() as d:
                                text=True, env=env)
         return ex, p.returncode, p.stderr, out
 
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        for ex, code, err, out in pool.map(draw, per_student):
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:  # CTest runs shards of the exercises (shards.py)
+        for ex, code, err, out in pool.map(draw, shards.mine(per_student)):
             check(code == 0, f"{ex}: exercise show --students exits {code}: {err[:200]}")
             if code:
                 continue

@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shards  # noqa: E402
 import train_lesson_models as fixture  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
@@ -89,7 +90,7 @@ def main():
     state = tempfile.mkdtemp(prefix="attn-cmds-state-")
     env["XDG_STATE_HOME"] = state  # `exercise check` keeps progress: never in the tester's home
     ran = 0
-    for n in numbers:
+    for n in shards.mine(numbers):  # CTest runs shards of the lessons (tests/python/shards.py)
         text = subprocess.run([ATTN, "lesson", str(n), "--no-pause", "--color", "never", "--width", "200"],
                               capture_output=True, text=True).stdout
         work = tempfile.mkdtemp(prefix="attn-cmds-")
