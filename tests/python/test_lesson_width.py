@@ -17,6 +17,9 @@ import sys
 import tomllib
 import unicodedata
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shards  # noqa: E402
+
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SRC = os.environ.get("ATTN_SOURCE_DIR", ".")
 WIDTHS = (60, 80, 120)
@@ -97,7 +100,7 @@ def main():
     check_indented_lines()
     numbers = lesson_numbers()
     assert len(numbers) >= 14, numbers
-    for n in numbers:
+    for n in shards.mine(numbers):  # CTest runs shards of each list below (tests/python/shards.py)
         whole = run(["lesson", str(n), "--no-pause", "--color", "never"])
         steps = int(re.search(r"Step 1/(\d+)", whole).group(1))
         for w in WIDTHS:
@@ -107,14 +110,14 @@ def main():
         check(["lesson", str(n), "--no-pause", "--color", "always"], 80)
     tokens = documented_tokens()
     assert len(tokens) >= 5, tokens
-    for n, args in tokens:
+    for n, args in shards.mine(tokens):
         for w in WIDTHS:
             check(["lesson", str(n), *args, "--color", "never"], w)
-    for spec in sorted(glob.glob(os.path.join(SRC, "examples/trace/*.toml"))):
+    for spec in shards.mine(sorted(glob.glob(os.path.join(SRC, "examples/trace/*.toml")))):
         for w in WIDTHS:
             check(["trace", spec, "--color", "never"], w)
     presets = [l.split()[0] for l in run(["shapes", "--list"]).splitlines() if l.strip()]
-    for p in presets:
+    for p in shards.mine(presets):
         for w in WIDTHS:
             check(["shapes", p, "--color", "never"], w)
     print(f"{runs} runs of attn; {len(numbers)} lessons, {len(tokens)} documented tokens")
