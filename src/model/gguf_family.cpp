@@ -93,7 +93,21 @@ std::map<std::string, std::vector<std::uint64_t>> expected_tensors(const gguf_ar
     return e;
 }
 
+// How many tensors expected_tensors names (output.weight aside), counted without building
+// the list: a block_count the file's tensors cannot back is refused before any work
+// proportional to it (a 65,536-layer claim in a 200-byte file took seconds).
+std::uint64_t expected_count(const gguf_architecture& a) {
+    const std::uint64_t per_layer = 5 + (a.gated_mlp ? 1 : 0) + (a.rms_norm ? 3 + (a.qkv_bias ? 3 : 0) : 7);
+    return 2 + (a.rms_norm ? 0 : 2) + per_layer * a.n_layer;
+}
+
 void check_tensors(const gguf_header& h, gguf_architecture& a) {
+    if (const std::uint64_t need = expected_count(a); h.tensors.size() < need) {
+        const auto* key = h.find(a.name + ".block_count");
+        throw file_error("invalid", h.file, key ? key->at : h.data_start,
+                         "a " + a.name + " model of " + num(a.n_layer) + " layers has " + num(need) + " tensors; the file has " +
+                             num(h.tensors.size()));
+    }
     auto expected = expected_tensors(a);
     const gguf_tensor* out = h.tensor("output.weight");
     a.tied = out == nullptr;
