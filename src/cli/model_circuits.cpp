@@ -116,7 +116,7 @@ std::string composition_map(const std::vector<model::composition>& all, std::siz
     return trace::render_heatmap(hi, trace::heatmap_style_for(st.color));
 }
 
-std::string grid_json(const std::vector<std::vector<double>>& g) {
+std::string circuit_grid_json(const std::vector<std::vector<double>>& g) {
     std::string s = "[";
     for (std::size_t i = 0; i < g.size(); ++i) {
         s += i ? ",\n  [" : "\n  [";
@@ -129,7 +129,7 @@ std::string grid_json(const std::vector<std::vector<double>>& g) {
 void write_json(const std::vector<std::vector<double>>& qk, const std::vector<std::vector<double>>& ov,
                 const std::vector<model::composition>& all, const std::string& path) {
     std::string s = fmt::format("{{\"tokens\": {}, \"qk_circuit\": {},\n\"ov_circuit\": {},\n\"composition\": [", qk.size(),
-                                grid_json(qk), grid_json(ov));
+                                circuit_grid_json(qk), circuit_grid_json(ov));
     for (std::size_t i = 0; i < all.size(); ++i)
         s += fmt::format("{}\n  {{\"earlier\": \"blocks.{}.attn.head.{}\", \"later\": \"blocks.{}.attn.head.{}\", \"q\": {:.17g}, "
                          "\"k\": {:.17g}, \"v\": {:.17g}}}",
@@ -198,6 +198,6 @@ void setup_model_circuits(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"circuits", 36, setup_model_circuits});
+static const bool model_circuits_registered = register_model_verb({"circuits", 36, setup_model_circuits});
 
 }  // namespace attn::cli

@@ -381,6 +381,6 @@ void setup_model_explain(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"explain", 35, setup_model_explain});
+static const bool model_explain_registered = register_model_verb({"explain", 35, setup_model_explain});
 
 }  // namespace attn::cli

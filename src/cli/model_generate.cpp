@@ -295,6 +295,6 @@ void setup_model_generate(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"generate", 25, setup_model_generate});
+static const bool model_generate_registered = register_model_verb({"generate", 25, setup_model_generate});
 
 }  // namespace attn::cli

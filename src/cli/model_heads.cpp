@@ -80,6 +80,6 @@ void setup_model_heads(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"heads", 30, setup_model_heads});
+static const bool model_heads_registered = register_model_verb({"heads", 30, setup_model_heads});
 
 }  // namespace attn::cli

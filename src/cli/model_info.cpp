@@ -17,6 +17,7 @@
 #include "model/gguf.hpp"
 #include "model/hooks.hpp"
 #include "trace/model_report.hpp"
+#include "trace/number_format.hpp"
 
 namespace attn::cli {
 
@@ -29,16 +30,6 @@ struct info_options {
     std::string tensor, json;   // GGUF only (cli/model_info_gguf.cpp)
     layout_options layout;
 };
-
-// 124439808 → "124,439,808"
-std::string grouped(std::size_t n) {
-    std::string s = std::to_string(n), out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i && (s.size() - i) % 3 == 0) out += ',';
-        out += s[i];
-    }
-    return out;
-}
 
 void run_model_info(const info_options& o) {
     if (model::is_gguf_file(o.checkpoint)) return run_gguf_info({o.checkpoint, o.tensor, o.json, o.layout});
@@ -59,7 +50,7 @@ void run_model_info(const info_options& o) {
     out += fmt::format("Positions:   {} (n_positions)\n", c.n_positions);
     out += fmt::format("LN epsilon:  {}\n", c.ln_eps);
     out += std::string("Unembedding: ") + (c.tied ? "tied to wte (no lm_head)" : "lm_head, its own matrix") + "\n";
-    out += "Parameters:  " + grouped(model::parameter_count(c)) + "\n";
+    out += "Parameters:  " + trace::grouped(model::parameter_count(c)) + "\n";
     out += fmt::format("Hooks:       {} per forward (--hooks lists them)\n", model::hook_names(c).size());
     for (const auto& n : m.info.notes) out += "Note:        " + io::terminal_safe(n) + "\n";
     const trace::style st = make_style(o.layout);
@@ -83,6 +74,6 @@ void setup_model_info(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"info", 20, setup_model_info});
+static const bool model_info_registered = register_model_verb({"info", 20, setup_model_info});
 
 }  // namespace attn::cli

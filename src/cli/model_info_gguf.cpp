@@ -19,22 +19,13 @@
 #include "model/gguf.hpp"
 #include "model/gguf_family.hpp"
 #include "model/gguf_quant.hpp"
+#include "trace/number_format.hpp"
 
 namespace attn::cli {
 
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// 124439808 → "124,439,808"
-std::string grouped(std::uint64_t n) {
-    std::string s = std::to_string(n), out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i && (s.size() - i) % 3 == 0) out += ',';
-        out += s[i];
-    }
-    return out;
-}
 
 std::string pairing_words(model::rotary_pairing p) {
     return p == model::rotary_pairing::adjacent ? "adjacent pairs (2i, 2i + 1)" : "half-split pairs (i, i + d/2)";
@@ -66,7 +57,7 @@ std::string summary(const model::gguf_header& h, const model::gguf_architecture&
     out += fmt::format("Norm:        {}, epsilon {:g}\n", a.rms_norm ? "RMSNorm" : "LayerNorm", a.eps);
     out += std::string("Unembedding: ") + (a.tied ? "tied to token_embd (no output.weight)" : "output.weight, its own matrix") + "\n";
     out += fmt::format("Tensors:     {} ({})\n", h.tensors.size(), type_counts_text(a));
-    out += "Parameters:  " + grouped(a.parameters) + "\n";
+    out += "Parameters:  " + trace::grouped(a.parameters) + "\n";
     return out;
 }
 
@@ -138,7 +129,7 @@ std::string tensor_summary(const model::gguf_tensor& t, const std::vector<double
     std::string out = "Tensor:      " + model::shown(t.name) + "\n";
     std::string shape;
     for (const auto d : t.shape()) shape += (shape.empty() ? "" : " × ") + std::to_string(d);
-    out += fmt::format("Type:        {}, {} elements in {} bytes\n", model::ggml_type_name(t.type), grouped(t.count), grouped(t.end - t.begin));
+    out += fmt::format("Type:        {}, {} elements in {} bytes\n", model::ggml_type_name(t.type), trace::grouped(t.count), trace::grouped(t.end - t.begin));
     out += "Shape:       " + (shape.empty() ? std::string("a scalar") : shape) + " (outermost first; GGUF stores the dims innermost first)\n";
     if (v.empty()) return out;
     double lo = v[0], hi = v[0], sum = 0;

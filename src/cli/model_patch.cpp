@@ -113,7 +113,7 @@ std::string effect_map(const std::string& title, const std::string& columns, con
     return trace::render_heatmap(hi, trace::heatmap_style_for(st.color));
 }
 
-std::string grid_json(const std::vector<std::vector<double>>& g) {
+std::string patch_grid_json(const std::vector<std::vector<double>>& g) {
     std::string s = "[";
     for (std::size_t i = 0; i < g.size(); ++i) {
         s += i ? ", [" : "[";
@@ -137,8 +137,8 @@ void write_json(const model::patching_result& r, const model::patch_metric& metr
     io::staged_file out(path);
     out.write(fmt::format("{{\"metric\": {}, \"clean\": {:.17g}, \"corrupt\": {:.17g},\n\"head_patch\": {},\n\"resid_patch\": {},\n"
                           "\"zero_ablation\": {},\n\"mean_ablation\": {}}}\n",
-                          metric_json(metric), r.clean, r.corrupt, grid_json(r.head_patch), grid_json(r.resid_patch),
-                          grid_json(r.zero_ablation), grid_json(r.mean_ablation)));
+                          metric_json(metric), r.clean, r.corrupt, patch_grid_json(r.head_patch), patch_grid_json(r.resid_patch),
+                          patch_grid_json(r.zero_ablation), patch_grid_json(r.mean_ablation)));
     out.commit();
     if (!io::is_stdout(path)) std::cerr << "attn model patch: wrote " << io::terminal_safe(path) << "\n";
 }
@@ -215,6 +215,6 @@ void setup_model_patch(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"patch", 37, setup_model_patch});
+static const bool model_patch_registered = register_model_verb({"patch", 37, setup_model_patch});
 
 }  // namespace attn::cli

@@ -218,6 +218,6 @@ void setup_model_run(CLI::App& model) {
 
 }  // namespace
 
-static const bool registered = register_model_verb({"run", 10, setup_model_run});
+static const bool model_run_registered = register_model_verb({"run", 10, setup_model_run});
 
 }  // namespace attn::cli

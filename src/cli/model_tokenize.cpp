@@ -151,7 +151,7 @@ void setup_model_tokenize(CLI::App& model) {
     sub->callback([opt] { run_model_tokenize(*opt); });
 }
 
-const bool registered = register_model_verb({"tokenize", 40, setup_model_tokenize});
+const bool model_tokenize_registered = register_model_verb({"tokenize", 40, setup_model_tokenize});
 
 }  // namespace
 

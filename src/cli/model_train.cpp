@@ -394,7 +394,7 @@ void setup_model_train(CLI::App& model) {
     sub->callback([o] { run_model_train(*o); });
 }
 
-const bool registered = register_model_verb({"train", 50, setup_model_train});
+const bool model_train_registered = register_model_verb({"train", 50, setup_model_train});
 
 }  // namespace
 

@@ -102,7 +102,7 @@ std::size_t env_size(const char* name) {
     return end && *end == '\0' && n > 0 && n < 100000 ? static_cast<std::size_t>(n) : 0;
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
+std::vector<std::string> frame_lines(const std::string& text) {
     std::vector<std::string> lines;
     std::size_t start = 0;
     while (start < text.size()) {
@@ -134,14 +134,14 @@ fitted_map render_blocks(const trace::heatmap_input& full, std::size_t rb, std::
     in.width = cols;
     if (rb > 1 || cb > 1)  // block_max_note, short enough for a map beside the curve
         in.legend_note = fmt::format("a cell: the max of {} queries × {} keys", rb, cb);
-    return {split_lines(trace::render_heatmap(in, trace::heatmap_style{})), rb * cb, false};
+    return {frame_lines(trace::render_heatmap(in, trace::heatmap_style{})), rb * cb, false};
 }
 
 // Lines the map takes on screen: its title (alone above, wrapped to the frame's title_cols)
 // and the rest.
 std::size_t screen_lines(const fitted_map& m, std::size_t title_cols) {
     if (m.lines.empty()) return 0;
-    return split_lines(trace::fit_lines(m.lines.front(), title_cols)).size() + m.lines.size() - 1;
+    return frame_lines(trace::fit_lines(m.lines.front(), title_cols)).size() + m.lines.size() - 1;
 }
 
 // The map with the smallest column blocks whose body fits `cols`, then the smallest row
@@ -192,7 +192,7 @@ std::string watch_frame(const trace::heatmap_input& map, const std::vector<doubl
     } else {  // too small a terminal for both: the map alone, as small as it gets
         frame = join(fit_map(map, cols, budget, cols).lines);
     }
-    std::vector<std::string> lines = split_lines(trace::fit_lines(frame, cols));
+    std::vector<std::string> lines = frame_lines(trace::fit_lines(frame, cols));
     if (lines.size() > budget) lines.resize(budget);
     return join(lines);
 }

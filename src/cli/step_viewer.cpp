@@ -36,7 +36,7 @@ const char* const key_help =
     "  q                     quit (on the last step: the recap first)\n"
     "  ?                     this list\n";
 
-std::vector<std::string> split_lines(const std::string& text) {
+std::vector<std::string> page_lines(const std::string& text) {
     std::vector<std::string> out;
     std::size_t at = text.find_first_not_of('\n');
     while (at != std::string::npos && at < text.size()) {
@@ -70,7 +70,7 @@ struct viewer_state {
         if (page == 0) text = lessons::render_lesson_header(l, st) + lessons::render_intro(l, st);
         else if (page == closing()) text = lessons::render_questions(l, st);
         else text = (page == opening_page ? lessons::render_lesson_header(l, st) : "") + lessons::render_step(l, page, st);
-        lines = split_lines(text);
+        lines = page_lines(text);
         if (page == closing()) closing_seen = true;
     }
     void go(int p) {
@@ -117,7 +117,7 @@ std::string marker_line(std::size_t first, std::size_t last, std::size_t n, std:
 // Clears the screen and shows as many lines from `top` as leave room for the
 // marker, the note and the prompt; returns the number of page lines shown.
 std::size_t draw(viewer_state& v) {
-    static const std::vector<std::string> help_lines = split_lines(key_help);
+    static const std::vector<std::string> help_lines = page_lines(key_help);
     const std::vector<std::string>& body = v.help ? help_lines : v.lines;
     const std::size_t rows = viewer::screen_rows();
     std::size_t room = rows > 2 ? rows - 1 : 1;
@@ -139,7 +139,7 @@ std::size_t draw(viewer_state& v) {
 // Pager mode: the page printed, or through $PAGER when taller than the screen.
 void print_page(const viewer_state& v) {
     std::string text;
-    for (const auto& line : v.help ? split_lines(key_help) : v.lines) text += line + "\n";
+    for (const auto& line : v.help ? page_lines(key_help) : v.lines) text += line + "\n";
     const bool tall = v.lines.size() + 2 > viewer::screen_rows();
     if (!v.help && tall && v.use_pager && viewer::through_pager(text)) return;
     std::cout << "\n" << text;

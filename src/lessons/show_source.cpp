@@ -57,16 +57,6 @@ std::size_t whole(const toml::node& n, const show_item& item, const std::string&
     return static_cast<std::size_t>(*n.value<int64_t>());
 }
 
-// 16000000 → "16,000,000": counts a reader compares by eye.
-std::string grouped(std::uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t k = 0; k < digits.size(); ++k) {
-        if (k && (digits.size() - k) % 3 == 0) out += ',';
-        out += digits[k];
-    }
-    return out;
-}
-
 // 0.2 → "20%", 0.002 → "0.2%", 1 → "100%".
 std::string percent(double share) {
     std::string s = fmt::format("{:.1f}", share * 100.0);
@@ -94,7 +84,7 @@ std::string show_cross_cost(const lesson&, const show_item& item, const trace::s
         const attention_cost c = attention_cost_of(n_dec, n_enc, d, d);
         const attention_cost square = attention_cost_of(n_enc, n_enc, d, d);
         t.row_labels.push_back(fmt::format("{} × {}", n_dec, n_enc));
-        t.cells.push_back({grouped(c.score_entries), grouped(c.score_macs), grouped(c.softmax_exps), grouped(c.output_macs),
+        t.cells.push_back({trace::grouped(c.score_entries), trace::grouped(c.score_macs), trace::grouped(c.softmax_exps), trace::grouped(c.output_macs),
                            percent(static_cast<double>(c.score_entries) / static_cast<double>(square.score_entries))});
     }
     return trace::render(t, st) +

@@ -17,6 +17,16 @@ std::string fixed(double value, int decimals) {
     return s;
 }
 
+std::string grouped(std::uint64_t n) {
+    const std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t k = 0; k < digits.size(); ++k) {
+        if (k && (digits.size() - k) % 3 == 0) out += ',';
+        out += digits[k];
+    }
+    return out;
+}
+
 std::string signed_fixed(double value, int decimals) {
     std::string s = fixed(value, decimals);
     if (s.find_first_not_of("0.") == std::string::npos) return s;  // zero has no sign

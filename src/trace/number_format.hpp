@@ -3,6 +3,7 @@
 // seeds print them), no "-0.0000", infinities as "-inf"/"inf", and never "nan".
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,10 @@ namespace attn::trace {
 
 // Fixed decimals; values that round to zero print without a sign.
 std::string fixed(double value, int decimals);
+
+// Whole numbers in groups of three, as a reader compares counts by eye: 124439808 →
+// "124,439,808".
+std::string grouped(std::uint64_t n);
 
 // Fixed decimals with an explicit sign: "+0.0147", "-0.0106", "0.0000".
 std::string signed_fixed(double value, int decimals);
