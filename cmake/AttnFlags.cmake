@@ -7,8 +7,10 @@ add_compile_options(-ffp-contract=off -fno-fast-math -Wall -Wextra)
 if(ATTN_WERROR)
   add_compile_options(-Werror)
 endif()
-if(ATTN_FUZZ)  # every floor instrumented for libFuzzer's coverage, with ASan and UBSan
-  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+# ATTN_FUZZ: ASan and UBSan everywhere; libFuzzer's coverage only in the floors the fuzz
+# targets run (attn_floor() and tests/fuzz add it), not in cli/ or the Catch2 tests.
+if(ATTN_FUZZ)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
 endif()
 if(ATTN_SANITIZE)
