@@ -257,7 +257,7 @@ std::string show_head_patching(const lesson&, const show_item& item, const trace
     std::string out = fmt::format("Loss: the mean over the clean text's tokens {} … {} (counted from 0)\n", from, P - 1);
     out += fmt::format("  clean run {}  ·  corrupted run {}\n", trace::fixed(res.clean, 4), trace::fixed(res.corrupt, 4));
     trace::table t;
-    t.title = "Each head's output (hook_z) patched from the clean run into the corrupted run";
+    t.title = "Each head's output patched from the clean run into the corrupted run";
     t.axes = "change: the patched loss − the corrupted run's";
     t.corner = "head";
     t.col_labels = {"loss", "change"};
