@@ -13,7 +13,7 @@ namespace attn::lessons::show {
 const std::vector<show_kind>& all_kinds() {
     static const std::vector<show_kind> kinds = [] {
         std::vector<show_kind> k;
-        for (auto family : {basic_kinds, mask_kinds, reading_kinds, model_kinds, backward_kinds, tiled_kinds, rope_kinds, grouped_kinds, window_kinds, source_kinds, trained_kinds}) {
+        for (auto family : {basic_kinds, mask_kinds, reading_kinds, model_kinds, backward_kinds, tiled_kinds, rope_kinds, grouped_kinds, window_kinds, source_kinds, trained_kinds, circuit_kinds}) {
             auto f = family();
             k.insert(k.end(), f.begin(), f.end());
         }

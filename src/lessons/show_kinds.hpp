@@ -53,6 +53,8 @@ std::vector<show_kind> window_kinds();    // show_window.cpp: window_run, window
 std::vector<show_kind> source_kinds();    // show_source.cpp: weighted_sum, cross_cost
 std::vector<show_kind> trained_kinds();   // show_trained.cpp: model_head, greedy_decode, head_scores,
                                           //   head_ablation (lessons 20–22, built-in checkpoints)
+std::vector<show_kind> circuit_kinds();   // show_circuits.cpp: score_terms, composition, head_writes,
+                                          //   logit_attribution, head_patching (lessons 24–26)
 
 // Throws lesson_error at the item (or at its `key` when given and present).
 [[noreturn]] void bad(const show_item& item, const std::string& message, const std::string& key = "");

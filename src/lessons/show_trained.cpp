@@ -15,6 +15,7 @@
 #include "core/mask.hpp"
 #include "lessons/counting.hpp"
 #include "lessons/show_kinds.hpp"
+#include "lessons/show_trained_inputs.hpp"
 #include "lessons/trained_models.hpp"
 #include "model/head_detector.hpp"
 #include "model/init.hpp"
@@ -29,66 +30,6 @@
 namespace attn::lessons::show {
 
 namespace {
-
-std::size_t whole(const show_item& item, const std::string& key, std::int64_t lo, std::int64_t hi) {
-    const toml::node* n = item.spec->get(key);
-    if (!n) bad(item, fmt::format("needs '{}' (a whole number from {} to {})", key, lo, hi));
-    if (!n->is_integer() || *n->value<int64_t>() < lo || *n->value<int64_t>() > hi)
-        bad(item, fmt::format("'{}' must be a whole number from {} to {}", key, lo, hi), key);
-    return static_cast<std::size_t>(*n->value<int64_t>());
-}
-
-const trained_model& need_model(const show_item& item) {
-    const std::string name = need_string(item, "model");  // its own problem is reported as is
-    try {
-        return find_trained_model(name);
-    } catch (const error& e) {  // no such built-in model
-        bad(item, e.what(), "model");
-    }
-}
-
-// A sequence of the item: its token ids, each token's label (the item's `labels`,
-// one per vocabulary id, or the id itself) and each position's label ("0₆").
-struct sequence {
-    const trained_model* model = nullptr;
-    std::vector<int> ids;                    // [P]
-    std::vector<std::string> vocab;          // [vocab_size]
-    std::vector<std::string> at;             // [P] label + position
-    std::string words() const {
-        std::string s;
-        for (int id : ids) s += (s.empty() ? "" : " ") + vocab[static_cast<std::size_t>(id)];
-        return s;
-    }
-};
-
-std::vector<std::string> vocab_labels(const show_item& item, std::size_t vocab_size) {
-    if (!item.spec->get("labels")) {
-        std::vector<std::string> v;
-        for (std::size_t i = 0; i < vocab_size; ++i) v.push_back(std::to_string(i));
-        return v;
-    }
-    return need_strings(item, "labels", vocab_size);
-}
-
-// `extra` = 1: one token more than the model's positions may be given, a target only.
-sequence need_sequence(const show_item& item, const std::string& key = "tokens", std::size_t extra = 0) {
-    sequence s;
-    s.model = &need_model(item);
-    const auto& c = s.model->params.config;
-    s.vocab = vocab_labels(item, c.vocab_size);
-    std::istringstream words(need_string(item, key));
-    for (std::string w; words >> w;) {
-        const auto it = std::find(s.vocab.begin(), s.vocab.end(), w);
-        if (it == s.vocab.end())
-            bad(item, fmt::format("'{}' is not a token of model '{}' (its tokens: {} … {})", w, s.model->name,
-                                  s.vocab.front(), s.vocab.back()), key);
-        s.at.push_back(w + position_subscript(s.ids.size()));
-        s.ids.push_back(static_cast<int>(it - s.vocab.begin()));
-    }
-    if (s.ids.empty() || s.ids.size() > c.n_positions + extra)
-        bad(item, fmt::format("'{}' must hold 1 to {} tokens, found {}", key, c.n_positions + extra, s.ids.size()), key);
-    return s;
-}
 
 model::model_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step);
 

@@ -53,16 +53,21 @@ head_mats head_matrices(const model_params<T>& p, std::size_t l, std::size_t h) 
     const auto& b = p.blocks[l];
     head_mats m;
     dmat* parts[3] = {&m.wq, &m.wk, &m.wv};
+    // The fused projection is q | k | v = H·hs | KV·hs | KV·hs columns; query head h reads
+    // key/value head h / (H / KV) (grouped-query attention; GPT-2: KV = H, H·hs = C).
+    const std::size_t H = c.n_head, KV = c.kv_heads(), g = h / (H / KV);
+    const std::size_t col0[3] = {h * hs, H * hs + g * hs, H * hs + KV * hs + g * hs};
     for (std::size_t s = 0; s < 3; ++s) {
         *parts[s] = zeros(C, hs);
         for (std::size_t i = 0; i < C; ++i)
             for (std::size_t e = 0; e < hs; ++e)
-                parts[s]->at(i, e) = static_cast<double>(b.ln1_w(i)) * static_cast<double>(b.w_qkv.data()[i * W + s * C + h * hs + e]);
+                parts[s]->at(i, e) = static_cast<double>(b.ln1_w(i)) * static_cast<double>(b.w_qkv.data()[i * W + col0[s] + e]);
     }
     m.wo = zeros(hs, C);
+    const bool centre = c.norm == norm_kind::layer_norm;  // an RMSNorm keeps the mean: W_O as it is
     for (std::size_t e = 0; e < hs; ++e) {
         double mean = 0;
-        for (std::size_t i = 0; i < C; ++i) mean += static_cast<double>(b.w_out.data()[(h * hs + e) * C + i]);
+        for (std::size_t i = 0; i < C && centre; ++i) mean += static_cast<double>(b.w_out.data()[(h * hs + e) * C + i]);
         mean /= static_cast<double>(C);
         for (std::size_t i = 0; i < C; ++i) m.wo.at(e, i) = static_cast<double>(b.w_out.data()[(h * hs + e) * C + i]) - mean;
     }

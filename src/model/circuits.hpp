@@ -1,8 +1,10 @@
 // model/circuits.hpp — circuits read from the weights alone (Elhage et al. 2021, "A
 // Mathematical Framework for Transformer Circuits"), with TransformerLens's default
 // weight processing: each layer norm's weight folded into the matrices that read it,
-// W_O's rows centred (the next norm removes the mean anyway); the norms' per-position
-// scales and biases are left out, as there.
+// W_O's rows centred when the next norm is a LayerNorm (it removes the mean anyway; an
+// RMSNorm model's W_O is kept as it is); the norms' per-position scales and biases, and
+// rotary positions, are left out, as there. With grouped-query attention a query head's
+// W_K and W_V are those of its key/value head h / (H / KV).
 //
 //   W_QK(h) = W_Q,h · W_K,hᵀ   [d_model, d_model]   a query's stream · W_QK · a key's stream
 //   W_OV(h) = W_V,h · W_O,h    [d_model, d_model]   what a head moves from a key into the query

@@ -11,6 +11,8 @@
 
 #include "core/error.hpp"
 #include "core/internal_error.hpp"
+#include "model/llama_layers.hpp"
+#include "model/train_parts.hpp"
 
 namespace attn::model {
 
@@ -115,15 +117,16 @@ std::vector<residual_component> residual_components(const model_params<T>& p, co
 
 namespace {
 
-// Each component through a norm with its scale frozen: (v − mean v) · rstd · w, the
-// norm's bias added to the bias component (the last). [n][C]
+// Each component through a norm with its scale frozen: (v − mean v) · rstd · w for a
+// LayerNorm (center), v · rstd · w for an RMSNorm, the norm's bias added to the bias
+// component (the last). [n][C]
 template <class T>
 std::vector<std::vector<double>> normalized(const std::vector<residual_component>& comps, double rstd,
-                                            const param1<T>& w, const param1<T>& b) {
+                                            const param1<T>& w, const param1<T>& b, bool center) {
     std::vector<std::vector<double>> out;
     for (std::size_t i = 0; i < comps.size(); ++i) {
         const auto& v = comps[i].value;
-        const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+        const double mean = center ? std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()) : 0.0;
         std::vector<double> y(v.size());  // [C]
         for (std::size_t d = 0; d < v.size(); ++d) {
             y[d] = (v[d] - mean) * rstd * static_cast<double>(w(d));
@@ -152,6 +155,18 @@ std::vector<std::vector<double>> projected(const std::vector<std::vector<double>
     return out;
 }
 
+// Rotary positions: each projected q or k component turned by the angle of its position
+// (the rotation is linear, so the sum of the turned parts is the turned whole, hook_rot_q/k).
+void rotate_each(std::vector<std::vector<double>>& parts, const llama::rotary_table& table, std::size_t pos) {
+    for (auto& v : parts) llama::rotary_forward<double>(v.data(), v.data(), table, 1, 1, 1, pos);
+}
+
+// The first column of query head `head`'s key head in the fused projection q | k | v:
+// query head h reads key/value head h / (H / KV) (grouped-query attention).
+std::size_t key_column(const architecture& c, std::size_t head) {
+    return c.n_head * c.d_head() + head / (c.n_head / c.kv_heads()) * c.d_head();
+}
+
 void check_head(const architecture& c, std::size_t layer, std::size_t head) {
     if (layer >= c.n_layer) throw attn::error(fmt::format("layer {} does not exist: the model has {} layers (0..{})", layer, c.n_layer, c.n_layer - 1));
     if (head >= c.n_head) throw attn::error(fmt::format("head {} does not exist: the model has {} head{} (0..{})", head, c.n_head, c.n_head == 1 ? "" : "s", c.n_head - 1));
@@ -163,7 +178,7 @@ template <class T>
 score_decomposition explain_score(const model_params<T>& p, const forward_record<T>& r, std::size_t layer,
                                   std::size_t head, std::size_t query, std::size_t key) {
     const architecture& c = p.config;
-    const std::size_t P = r.tokens.size(), C = c.n_embd, hs = c.d_head();
+    const std::size_t P = r.tokens.size(), hs = c.d_head();
     check_head(c, layer, head);
     if (query >= P) throw attn::error(fmt::format("query {} does not exist: the input has {} positions (0..{})", query, P, P - 1));
     if (key > query)
@@ -171,8 +186,13 @@ score_decomposition explain_score(const model_params<T>& p, const forward_record
     const auto& b = p.blocks[layer];
     const T* rstd = norm_rstd(r.acts, layer_name(layer) + "ln1");
     const auto qc = residual_components(p, r, layer, query), kc = residual_components(p, r, layer, key);
-    const auto qs = projected(normalized(qc, static_cast<double>(rstd[query]), b.ln1_w, b.ln1_b), b, head * hs, hs);
-    const auto ks = projected(normalized(kc, static_cast<double>(rstd[key]), b.ln1_w, b.ln1_b), b, C + head * hs, hs);
+    const bool center = c.norm == norm_kind::layer_norm;
+    auto qs = projected(normalized(qc, static_cast<double>(rstd[query]), b.ln1_w, b.ln1_b, center), b, head * hs, hs);
+    auto ks = projected(normalized(kc, static_cast<double>(rstd[key]), b.ln1_w, b.ln1_b, center), b, key_column(c, head), hs);
+    if (c.positions == position_kind::rotary) {
+        rotate_each(qs, r.acts.rotary, query);
+        rotate_each(ks, r.acts.rotary, key);
+    }
     const double scale = 1.0 / std::sqrt(static_cast<double>(hs));
     score_decomposition s;
     s.layer = layer, s.head = head, s.query = query, s.key = key;
@@ -222,12 +242,14 @@ std::vector<std::size_t> top_keys(const forward_record<T>& r, const architecture
 
 namespace {
 
-// A write through ln_final with the forward's scale at pos: (v − mean) · rstd · w (+ b).
+// A write through ln_final with the forward's scale at pos: (v − mean) · rstd · w (+ b),
+// no mean taken for an RMSNorm.
 template <class T>
 std::vector<double> final_normalized(const model_params<T>& p, const forward_record<T>& r, std::size_t pos,
                                      const std::vector<double>& v, bool with_bias) {
     const double rstd = static_cast<double>(norm_rstd(r.acts, "ln_final")[pos]);
-    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    const double mean = p.config.norm == norm_kind::layer_norm
+                            ? std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()) : 0.0;
     std::vector<double> y(v.size());  // [C]
     for (std::size_t d = 0; d < v.size(); ++d) {
         y[d] = (v[d] - mean) * rstd * static_cast<double>(p.lnf_w(d));
@@ -262,7 +284,12 @@ std::vector<head_write> head_writes(const model_params<T>& p, const forward_reco
     check_head(c, layer, head);
     const std::size_t P = r.tokens.size(), C = c.n_embd, hs = c.d_head();
     if (query >= P) throw attn::error(fmt::format("query {} does not exist: the input has {} positions (0..{})", query, P, P - 1));
-    const T* qkv = stage_of(c, r.acts, layer_name(layer) + "attn.hook_qkv").data;            // [P, 3C]
+    // v of the head's key/value head at key k: hook_v [P, KV, hs] when the block splits q, k,
+    // v, else the v columns of hook_qkv [P, qkv_width]
+    const bool split = parts::split_attention(c);
+    const T* vs = stage_of(c, r.acts, layer_name(layer) + (split ? "attn.hook_v" : "attn.hook_qkv")).data;
+    const std::size_t row = split ? c.kv_heads() * hs : c.qkv_width();
+    const std::size_t col0 = (split ? 0 : c.n_head * hs + c.kv_heads() * hs) + head / (c.n_head / c.kv_heads()) * hs;
     const T* pattern = stage_of(c, r.acts, layer_name(layer) + "attn.hook_pattern").data;    // [H, P, P]
     std::vector<head_write> out;
     for (std::size_t k = 0; k <= query; ++k) {
@@ -271,7 +298,7 @@ std::vector<head_write> head_writes(const model_params<T>& p, const forward_reco
         w.weight = static_cast<double>(pattern[(head * P + query) * P + k]);
         w.value.assign(C, 0.0);  // [C] weight · v_k through the head's rows of W_O
         for (std::size_t e = 0; e < hs; ++e) {
-            const double ve = w.weight * static_cast<double>(qkv[k * 3 * C + 2 * C + head * hs + e]);
+            const double ve = w.weight * static_cast<double>(vs[k * row + col0 + e]);
             const T* wo = p.blocks[layer].w_out.data() + (head * hs + e) * C;
             for (std::size_t i = 0; i < C; ++i) w.value[i] += ve * static_cast<double>(wo[i]);
         }
