@@ -24,7 +24,16 @@ struct loaded_model {
     const char* dtype_name() const { return f64 ? "float64" : "float32"; }
 };
 
-// dtype: "auto" | "float32" | "float64". A GGUF file (model/gguf_checkpoint), a
+// A checkpoint's config and description from its header alone (nothing converted):
+// `attn model info`, and load_model before it allocates.
+struct model_header {
+    model::checkpoint_info info;
+    model::architecture config;
+};
+model_header read_model_header(const std::string& path);
+
+// dtype: "auto" | "float32" | "float64". The parameters are charged to the run's memory
+// budget (cli/model_budget) from the header, before any is allocated. A GGUF file (model/gguf_checkpoint), a
 // safetensors checkpoint (model/checkpoint), or a Hugging Face folder (its
 // model.safetensors, with the config.json beside it).
 loaded_model load_model(const std::string& path, const std::string& dtype);

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "cli/model_train_view.hpp"
 #include "core/error.hpp"
 #include "cli/model_verbs.hpp"
@@ -35,6 +36,7 @@
 #include "io/terminal_safe.hpp"
 #include "model/checkpoint.hpp"
 #include "model/init.hpp"
+#include "model/memory.hpp"
 #include "model/train.hpp"
 #include "model/train_record.hpp"
 #include "trace/heatmap.hpp"
@@ -235,6 +237,17 @@ model::model_params<T> initial_params(const train_cli& o, const model::train_tas
     return p;
 }
 
+// What the run will hold, from the config alone (the --init checkpoint's header), charged
+// to the budget: a step of --batch 65536 at d_model 2048 is refused, not swapped.
+void charge_training(const train_cli& o, const model::train_task& task, std::size_t batch) {
+    const model::architecture c = o.init.empty() ? model_config(o, task) : model::read_checkpoint_config(o.init);
+    charge_numbers(model::training_numbers(c, batch, task.seq_len),
+                   fmt::format("training batches of {} × {} tokens on {} layers × {} heads, d_model {}, vocabulary {} "
+                               "(parameters, gradients, AdamW's moments, every stage of a forward and its backward; "
+                               "lower --batch, --layers or --d-model)",
+                               batch, task.seq_len, c.n_layer, c.n_head, c.n_embd, c.vocab_size));
+}
+
 // What the checkpoint records beside the weights: the run, and its losses so far
 // (model/train_record).
 std::map<std::string, std::string> run_metadata(const train_cli& o, const model::train_task& task, std::size_t steps,
@@ -266,6 +279,7 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     to.seed = o.seed;
     to.sequential = o.sequential;
     to.optim = optim_config(o, task, to.iters);
+    charge_training(o, task, to.batch);  // before any parameter or buffer is allocated
     auto initial = initial_params<T>(o, task);
     std::optional<head_ref> watch;
     if (!o.watch.empty()) watch = parse_watch(o.watch, initial.config);
@@ -382,6 +396,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--dtype", o->dtype, "float32 (default, faster) or float64")
         ->check(CLI::IsMember({"float32", "float64"}));
     sub->add_option("--init", o->init, "Start from this checkpoint's weights instead of fresh ones");
+    add_budget_option(*sub);
     sub->add_flag("--sequential", o->sequential, "With --data: take the lines in order, a batch after another");
     sub->add_option("--watch", o->watch, "Draw head L.H's pattern beside the loss curve as it trains (e.g. 1.0)");
     sub->add_option("--every", o->every, "Redraw every N steps (default: 10 on a terminal, else a twentieth)");
