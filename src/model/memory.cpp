@@ -113,6 +113,12 @@ std::optional<std::size_t> decode_numbers(const architecture& c, std::size_t cap
     return t.total();
 }
 
+std::optional<std::size_t> encode_numbers(std::size_t bytes) {
+    tally t;
+    t.add(8, bytes);
+    return t.total();
+}
+
 std::string largest_parameter(const architecture& c) {
     model_params<float> shell;  // the names and the layers; no tensor allocated
     shell.config = c;

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 ATTN = os.path.abspath(os.environ.get("ATTN_BIN", "build/attn"))
+SRC = os.environ.get("ATTN_SOURCE_DIR", ".")
 BUDGET = 2 ** 28          # io::default_max_elements
 MIB = 1024 * 1024
 REFUSAL_RSS = 200 * MIB    # a refusal holds the binary, a header, a command line
@@ -148,6 +149,23 @@ def main():
                 [sparse, "embed.W_E [40000000 × 64]", "parameters"])
         refused("model generate on the 10 GB sparse file", ["model", "generate", sparse, "--tokens", "1,2,3"],
                 [sparse, "parameters"])
+
+        # A 40 MB text to `model tokenize --json`: refused before encoding (the tokenizer keeps
+        # about 44 bytes a byte); 1 MB is encoded within what it was charged.
+        gguf = os.path.join(SRC, "lessons", "models", "stories260K.gguf")
+        big = os.path.join(d, "big.txt")
+        words = ("Once upon a time there was a little girl named Lily who liked to play " * 8).encode()
+        with open(big, "wb") as f:
+            f.write(words * (40 * MIB // len(words)))
+        refused("model tokenize --json on a 40 MB text", ["model", "tokenize", "--tokenizer", gguf, "--file", big, "--json"],
+                [big, "tokenizing its"])
+        small = os.path.join(d, "small.txt")
+        with open(small, "wb") as f:
+            f.write(words * (MIB // len(words)))
+        code, out, rss, _ = run("model", "tokenize", "--tokenizer", gguf, "--file", small, "--json")
+        base = run("model", "tokenize", "--tokenizer", gguf, "x")[2]
+        check(f"model tokenize --json on 1 MB: exit 0, peak RSS {rss / MIB:.0f} MiB ≤ {base / MIB:.0f} MiB + 8 numbers a byte",
+              code == 0 and rss <= base + 64 * os.path.getsize(small), f"exit {code}: {out[-300:]}")
 
         # A run the budget admits stays under it: 2 layers × 8 heads at 1,024 tokens, with a
         # budget just above what it charges; float32, so 4 bytes a number.
