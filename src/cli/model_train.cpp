@@ -3,7 +3,8 @@
 // [--data FILE] …`: trains a small GPT on a task (model/tasks) with attn's own backward
 // and AdamW (model/train), showing progress, and writes a safetensors checkpoint in
 // minGPT's naming (model/checkpoint) that `attn model run/heads` and PyTorch read.
-// Ctrl-C stops between two steps and saves the checkpoint so far.
+// Ctrl-C stops within a layer (model/stop_request), drops the step under way and saves
+// the checkpoint so far (exit 130).
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include "model/checkpoint.hpp"
 #include "model/init.hpp"
 #include "model/memory.hpp"
+#include "model/stop_request.hpp"
 #include "model/train.hpp"
 #include "model/train_record.hpp"
 #include "trace/heatmap.hpp"
@@ -58,10 +60,10 @@ struct train_cli {
     bool cosine = false, sequential = false;
 };
 
-volatile std::sig_atomic_t stop_requested = 0;
-extern "C" void on_train_stop(int) { stop_requested = 1; }
+extern "C" void on_train_stop(int) { model::request_stop(); }
 
-// Ctrl-C (and SIGTERM) only ask the loop to stop after the current step.
+// Ctrl-C (and SIGTERM) ask the run to stop: the forward or backward under way ends at its
+// next layer (model/stop_request), the step is dropped, the checkpoint so far is written.
 void install_stop_handlers() {
     io::ensure_temp_cleanup_handlers();  // first, so no later output's temp file replaces these
     for (int sig : {SIGINT, SIGTERM}) {
@@ -313,8 +315,12 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     std::size_t drawn = 0;  // lines of the last watch view, to redraw over it
     install_stop_handlers();
     const auto start = std::chrono::steady_clock::now();
-    while (tr.steps_done() < to.iters && !stop_requested) {
-        losses.push_back(tr.forward_backward());
+    while (tr.steps_done() < to.iters && !model::stop_requested()) {
+        try {
+            losses.push_back(tr.forward_backward());
+        } catch (const model::stopped&) {
+            break;  // the step under way is dropped: the parameters are those after the last update
+        }
         if (!std::isfinite(losses.back()))  // a checkpoint of NaN weights would only be refused when read
             throw attn::error(fmt::format("the loss is no longer a finite number at step {} (too high a learning rate, "
                                           "or a starting checkpoint that overflows); nothing was written to {}",
@@ -327,7 +333,12 @@ int train_loop(const train_cli& o, const model::train_task& task) {
         if (s % every != 0 && s != to.iters) continue;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string line = fitted(progress_text(s, to.iters, losses.back(), secs > 0 ? static_cast<double>(s) / secs : 0), o.width);
-        std::string frame = watch ? watch_view(tr, probe, *watch, losses, watch_area_for(o.width)) : std::string();
+        std::string frame;
+        try {
+            if (watch) frame = watch_view(tr, probe, *watch, losses, watch_area_for(o.width));
+        } catch (const model::stopped&) {
+            break;  // stopped during the probe's forward: the step itself is whole
+        }
         if (tty) {
             if (drawn > 0) std::cerr << "\x1b[" << drawn << "A\x1b[J";
             std::cerr << frame << "\r\x1b[K" << line << (s == to.iters ? "\n" : "") << std::flush;
