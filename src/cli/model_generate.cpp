@@ -281,7 +281,7 @@ void setup_model_generate(CLI::App& model) {
     sub->add_option("--temperature", o->how.temperature, "Sample from softmax(logits / T) instead of greedy (default 0: greedy)")
         ->check(CLI::NonNegativeNumber);
     sub->add_option("--top-k", o->how.top_k, "With --temperature: sample among the K most likely tokens only (default: all)");
-    sub->add_option("--seed", o->how.seed, "With --temperature: the seed of the draws (default 0; the same seed, the same text)");
+    add_seed_option(*sub, o->how.seed, "With --temperature: the seed of the draws (default 0; the same seed, the same text)");
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder, a tokenizer.json or a GGUF (default: a GGUF checkpoint's own)");
     sub->add_option("--json", o->json, "Write {\"prompt_ids\", \"ids\", \"text\", \"stopped_at\"} as JSON to FILE, or '-' for stdout");
     sub->add_option("--trace", o->trace, "Show head L.H (from 0): each new token's query weights over the KV cache");

@@ -62,6 +62,9 @@ void run_model_heads(const heads_options& o) {
     }
     model::check_tokens(c, ids);
     const std::size_t P = ids.front().size();
+    if (P < 2)  // every score would be 0 of 0 cells, and one head named "highest" at 0.000
+        throw attn::error(attn::source_pos{"--tokens"}, "expected sequences of at least 2 tokens, found 1: a head is scored "
+                                                        "by where a token attends among the earlier ones, and the first has none");
     charge_traced_forward(c, ids.size(), P, o.tokens.empty() ? "--length" : "--tokens");
     charge_numbers(io::checked_product({3, P, P}), "the three detection patterns", o.tokens.empty() ? "--length" : "--tokens");
     model::head_scores s;
@@ -77,7 +80,7 @@ void setup_model_heads(CLI::App& model) {
     sub->add_option("--tokens", o->tokens, "Score on these token ids instead (comma-separated; repeatable, same length)");
     sub->add_option("--length", o->length, "How many random tokens to repeat (default 20, at most half the positions)")
         ->check(CLI::PositiveNumber);
-    sub->add_option("--seed", o->seed, "Seed of the random tokens (default 0)");
+    add_seed_option(*sub, o->seed, "Seed of the random tokens (default 0)");
     add_dtype_option(*sub, o->dtype);
     add_budget_option(*sub);
     add_layout_options(*sub, o->layout);

@@ -56,6 +56,16 @@ loaded_model load_model(const std::string& given, const std::string& dtype) {
     return m;
 }
 
+void add_seed_option(CLI::App& sub, std::uint64_t& seed, const std::string& help) {
+    sub.add_option("--seed", seed, help)->check(CLI::Validator(
+        [](const std::string& s) -> std::string {
+            const bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+            if (digits && (s.size() < 20 || s <= "18446744073709551615")) return "";
+            return "expected a whole number from 0 to 18446744073709551615, found '" + io::terminal_safe(s) + "'";
+        },
+        "SEED"));
+}
+
 void add_dtype_option(CLI::App& sub, std::string& dtype) {
     sub.add_option("--dtype", dtype, "Compute in float32 or float64 (default auto: float64 for an F64 file, else float32)")
         ->check(CLI::IsMember({"auto", "float32", "float64"}));

@@ -3,6 +3,7 @@
 // sequences of --tokens / --text with their readable labels, and --dtype's option.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ void with_params(const loaded_model& m, Fn&& fn) {
     if (m.f64) fn(*m.f64);
     else fn(*m.f32);
 }
+
+// Adds --seed S: a whole number 0 … 2^64 − 1, refused by name otherwise ("-1" wrapped
+// to 2^64 − 1 before).
+void add_seed_option(CLI::App& sub, std::uint64_t& seed, const std::string& help);
 
 // Adds --dtype auto|float32|float64 to a sub-verb.
 void add_dtype_option(CLI::App& sub, std::string& dtype);

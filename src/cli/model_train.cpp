@@ -28,6 +28,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/model_budget.hpp"
+#include "cli/model_load.hpp"
 #include "cli/model_train_view.hpp"
 #include "core/error.hpp"
 #include "cli/model_verbs.hpp"
@@ -387,7 +388,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
     sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 8000)")->check(CLI::Range(1, 10000000));
     sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
-    sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
+    add_seed_option(*sub, o->seed, "Seed of the initial weights and the batches (default 1)");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
         ->check(CLI::Range(1, 256));
     sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4; induction: 2e-3; --arch llama/qwen2 on sort, reverse, copy: 1e-3 with --cosine)");
