@@ -339,7 +339,7 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
         CHECK_NOTHROW(read_checkpoint_config(path));  // the values are not read
         const auto e = error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.offset == h.find("transformer.wpe.weight")->begin + 6 * 4);
-        CHECK_THAT(e.what(), Catch::Contains("element [1, 2] of tensor 'transformer.wpe.weight' is NaN"));
+        CHECK_THAT(e.what(), Catch::Contains("element [1, 2] of tensor 'transformer.wpe.weight' is not a number"));
     }
     SECTION("tied weights saved once as lm_head.weight read as the embedding") {
         rewrite([](std::vector<st_out>& o) { o[0].name = "lm_head.weight"; });

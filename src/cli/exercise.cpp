@@ -325,6 +325,13 @@ void setup_exercise(CLI::App& app) {
         grade::submission anon = std::move(all);
         anon.student.clear();  // practice numbers are the same for everyone
         const grade::grade_report r = grade::grade_submission(anon, set, g);
+        if (r.gradable && r.exercises.empty()) {  // nothing known answered: the file's problem, not "Total 0 / 0"
+            std::string why;
+            for (const auto& n : r.notes) why += "\n  " + n;
+            throw attn::error("no-answers", attn::source_pos{o->answer_files.front()},
+                              "expected answers to exercises of the lessons (tables named by exercise id, e.g. "
+                              "[04-weights]; `attn exercise list` shows them), found none" + why);
+        }
         print_fitted("Practice check (the practice variant, not a class's numbers)\n" + grade::report_text(r),
                      make_style(*check_layout));
         record_progress(r);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
@@ -192,6 +193,7 @@ void setup_model_circuits(CLI::App& model) {
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer to label the tokens (a folder, a tokenizer.json or a GGUF)");
     sub->add_option("--json", o->json, "Write the circuits and the head's composition scores as JSON to FILE, or '-' for stdout");
     add_dtype_option(*sub, o->dtype);
+    add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_circuits(*o); });
 }

@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
@@ -354,6 +355,7 @@ void run_model_explain(const explain_options& o) {
     if (in.ids[0].size() > m.config().n_positions)
         throw attn::error(fmt::format("{} tokens do not fit the model's {} positions", in.ids[0].size(), m.config().n_positions));
     check_choice(o, m.config(), in.ids[0].size());
+    charge_forwards(m.config(), 1, in.ids[0].size(), o.text.empty() ? "--tokens" : "--text");
     with_params(m, [&](const auto& p) { explain_with(p, m, in, o); });
 }
 
@@ -375,6 +377,7 @@ void setup_model_explain(CLI::App& model) {
     sub->add_option("--target", o->target, "Also every head's and MLP's direct logit attribution to this next token (an id or a token) at the query");
     sub->add_option("--json", o->json, "Write the decomposition as JSON to FILE, or '-' for stdout: {\"score\", \"terms\": [{\"query_side\", \"key_side\", \"value\"}]}");
     add_dtype_option(*sub, o->dtype);
+    add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_explain(*o); });
 }

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "cli/text_stream.hpp"
@@ -31,6 +32,7 @@
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/decode.hpp"
+#include "model/memory.hpp"
 #include "model/tokenizer.hpp"
 #include "model/train.hpp"
 #include "model/utf8.hpp"
@@ -93,7 +95,7 @@ void check_lengths(const model::architecture& a, const std::vector<int>& prompt,
                                           o.tokens.empty() ? "--prompt" : "--tokens", i, prompt[i], a.vocab_size, a.vocab_size - 1));
     if (prompt.size() > a.n_positions)
         throw attn::error(fmt::format("the prompt is {} tokens, longer than the model's context of {} positions", prompt.size(), a.n_positions));
-    if (prompt.size() + o.max_new > a.n_positions)
+    if (o.max_new > a.n_positions - prompt.size())  // (not prompt + max_new: a huge --max-new-tokens would wrap)
         throw attn::error(fmt::format("--max-new-tokens {}: the prompt's {} tokens and {} new ones would be {} positions, beyond the "
                                       "model's context of {} (at most {} new tokens after this prompt)",
                                       o.max_new, prompt.size(), o.max_new, prompt.size() + o.max_new, a.n_positions,
@@ -262,6 +264,8 @@ void run_model_generate(const generate_options& o) {
     const std::vector<int> prompt = prompt_ids(o, tok);
     const loaded_model m = load_model(o.checkpoint, o.dtype);
     check_lengths(m.config(), prompt, o);
+    charge_numbers(model::decode_numbers(m.config(), prompt.size() + o.max_new, o.logits ? prompt.size() + o.max_new : 0),
+                   "the KV cache and packed weights", "--max-new-tokens");
     model::set_train_threads(o.threads);
     with_params(m, [&](const auto& p) { generate_with(p, m, o, tok, prompt); });
 }
@@ -277,13 +281,14 @@ void setup_model_generate(CLI::App& model) {
     sub->add_option("--temperature", o->how.temperature, "Sample from softmax(logits / T) instead of greedy (default 0: greedy)")
         ->check(CLI::NonNegativeNumber);
     sub->add_option("--top-k", o->how.top_k, "With --temperature: sample among the K most likely tokens only (default: all)");
-    sub->add_option("--seed", o->how.seed, "With --temperature: the seed of the draws (default 0; the same seed, the same text)");
+    add_seed_option(*sub, o->how.seed, "With --temperature: the seed of the draws (default 0; the same seed, the same text)");
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder, a tokenizer.json or a GGUF (default: a GGUF checkpoint's own)");
     sub->add_option("--json", o->json, "Write {\"prompt_ids\", \"ids\", \"text\", \"stopped_at\"} as JSON to FILE, or '-' for stdout");
     sub->add_option("--trace", o->trace, "Show head L.H (from 0): each new token's query weights over the KV cache");
     sub->add_flag("--logits", o->logits, "With --json: also the logits after every fed token, [steps][vocab]");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")->check(CLI::Range(1u, 256u));
     add_dtype_option(*sub, o->dtype);
+    add_budget_option(*sub);
     add_layout_options(*sub, o->layout, false);
     sub->callback([o] {
         if (o->logits && o->json.empty()) throw attn::error("--logits goes into the JSON: give --json FILE|- too");

@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "core/error.hpp"
+#include "io/size_budget.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "model/head_detector.hpp"
@@ -59,6 +61,12 @@ void run_model_heads(const heads_options& o) {
                    : fmt::format("Input: {} random tokens (seed {}) repeated twice: {} positions.", n, o.seed, 2 * n);
     }
     model::check_tokens(c, ids);
+    const std::size_t P = ids.front().size();
+    if (P < 2)  // every score would be 0 of 0 cells, and one head named "highest" at 0.000
+        throw attn::error(attn::source_pos{"--tokens"}, "expected sequences of at least 2 tokens, found 1: a head is scored "
+                                                        "by where a token attends among the earlier ones, and the first has none");
+    charge_traced_forward(c, ids.size(), P, o.tokens.empty() ? "--length" : "--tokens");
+    charge_numbers(io::checked_product({3, P, P}), "the three detection patterns", o.tokens.empty() ? "--length" : "--tokens");
     model::head_scores s;
     with_params(m, [&](const auto& p) { s = model::detect_heads(model::trace_stages(p, ids), c); });
     const trace::style st = make_style(o.layout);
@@ -72,8 +80,9 @@ void setup_model_heads(CLI::App& model) {
     sub->add_option("--tokens", o->tokens, "Score on these token ids instead (comma-separated; repeatable, same length)");
     sub->add_option("--length", o->length, "How many random tokens to repeat (default 20, at most half the positions)")
         ->check(CLI::PositiveNumber);
-    sub->add_option("--seed", o->seed, "Seed of the random tokens (default 0)");
+    add_seed_option(*sub, o->seed, "Seed of the random tokens (default 0)");
     add_dtype_option(*sub, o->dtype);
+    add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_heads(*o); });
 }

@@ -1,5 +1,6 @@
 // cli/model_load.cpp — checkpoint, dtype and tokens for the `attn model` sub-verbs.
 #include "cli/model_load.hpp"
+#include "cli/model_budget.hpp"
 #include "core/error.hpp"
 
 #include <filesystem>
@@ -28,24 +29,41 @@ std::string checkpoint_file(const std::string& path) {
     throw attn::error(path + ": a folder without model.safetensors; give the checkpoint file (.safetensors or .gguf)");
 }
 
+model_header read_model_header(const std::string& given) {
+    model_header h;
+    const std::string path = checkpoint_file(given);
+    h.config = model::is_gguf_file(path) ? model::read_gguf_config(path, &h.info) : model::read_checkpoint_config(path, &h.info);
+    return h;
+}
+
 loaded_model load_model(const std::string& given, const std::string& dtype) {
     loaded_model m;
     const std::string path = checkpoint_file(given);
-    if (model::is_gguf_file(path)) {  // GGUF: float32 unless float64 is asked for
-        if (dtype == "float64") m.f64 = model::read_gguf_checkpoint<double>(path, &m.info);
+    // The header first (milliseconds): the parameters are charged to the run's budget
+    // before they are allocated, and --dtype auto learns the file's dtype without
+    // converting a value (an F64 file is read once, as float64).
+    const model_header h = read_model_header(path);
+    charge_parameters(h.config, path);
+    const bool f64 = dtype == "float64" || (dtype == "auto" && h.info.dtype == "F64");
+    if (model::is_gguf_file(path)) {  // GGUF: float32 unless float64 is asked for (no GGUF type is F64)
+        if (f64) m.f64 = model::read_gguf_checkpoint<double>(path, &m.info);
         else m.f32 = model::read_gguf_checkpoint<float>(path, &m.info);
-        return m;
-    }
-    if (dtype == "float64") {
+    } else if (f64) {
         m.f64 = model::read_checkpoint<double>(path, &m.info);
-        return m;
-    }
-    m.f32 = model::read_checkpoint<float>(path, &m.info);
-    if (dtype == "auto" && m.info.dtype == "F64") {  // a float64 file computes in float64
-        m.f32.reset();
-        m.f64 = model::read_checkpoint<double>(path, &m.info);
+    } else {
+        m.f32 = model::read_checkpoint<float>(path, &m.info);
     }
     return m;
+}
+
+void add_seed_option(CLI::App& sub, std::uint64_t& seed, const std::string& help) {
+    sub.add_option("--seed", seed, help)->check(CLI::Validator(
+        [](const std::string& s) -> std::string {
+            const bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+            if (digits && (s.size() < 20 || s <= "18446744073709551615")) return "";
+            return "expected a whole number from 0 to 18446744073709551615, found '" + io::terminal_safe(s) + "'";
+        },
+        "SEED"));
 }
 
 void add_dtype_option(CLI::App& sub, std::string& dtype) {

@@ -3,6 +3,7 @@
 // sequences of --tokens / --text with their readable labels, and --dtype's option.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,7 +25,16 @@ struct loaded_model {
     const char* dtype_name() const { return f64 ? "float64" : "float32"; }
 };
 
-// dtype: "auto" | "float32" | "float64". A GGUF file (model/gguf_checkpoint), a
+// A checkpoint's config and description from its header alone (nothing converted):
+// `attn model info`, and load_model before it allocates.
+struct model_header {
+    model::checkpoint_info info;
+    model::architecture config;
+};
+model_header read_model_header(const std::string& path);
+
+// dtype: "auto" | "float32" | "float64". The parameters are charged to the run's memory
+// budget (cli/model_budget) from the header, before any is allocated. A GGUF file (model/gguf_checkpoint), a
 // safetensors checkpoint (model/checkpoint), or a Hugging Face folder (its
 // model.safetensors, with the config.json beside it).
 loaded_model load_model(const std::string& path, const std::string& dtype);
@@ -39,6 +49,10 @@ void with_params(const loaded_model& m, Fn&& fn) {
     if (m.f64) fn(*m.f64);
     else fn(*m.f32);
 }
+
+// Adds --seed S: a whole number 0 … 2^64 − 1, refused by name otherwise ("-1" wrapped
+// to 2^64 − 1 before).
+void add_seed_option(CLI::App& sub, std::uint64_t& seed, const std::string& help);
 
 // Adds --dtype auto|float32|float64 to a sub-verb.
 void add_dtype_option(CLI::App& sub, std::string& dtype);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
@@ -192,6 +193,8 @@ void run_model_patch(const patch_options& o) {
         throw attn::error(fmt::format("the clean input has {} tokens and the corrupted one {}: patching needs inputs of one token length",
                                       clean.ids[0].size(), corrupt.ids[0].size()));
     const loaded_model m = load_model(o.checkpoint, o.dtype);
+    // the clean and corrupted runs, and one patched run at a time
+    charge_forwards(m.config(), 3, clean.ids[0].size(), o.clean.empty() ? "--clean-tokens" : "--clean");
     with_params(m, [&](const auto& p) { patch_with(p, m, clean, corrupt, o); });
 }
 
@@ -209,6 +212,7 @@ void setup_model_patch(CLI::App& model) {
                                            "from position FROM on) or prob:TOKEN")->required();
     sub->add_option("--json", o->json, "Write the baselines and every patched metric as JSON to FILE, or '-' for stdout");
     add_dtype_option(*sub, o->dtype);
+    add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_patch(*o); });
 }

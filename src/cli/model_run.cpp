@@ -17,12 +17,14 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "core/error.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/gpt_forward.hpp"
+#include "model/memory.hpp"
 #include "model/train_step.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
@@ -192,6 +194,11 @@ void run_model_run(const run_options& o) {
             throw attn::error(fmt::format("--batch {} does not exist: {} sequence{} given (0..{})", o.batch, in.ids.size(),
                                                     in.ids.size() == 1 ? "" : "s", in.ids.size() - 1));
     }
+    const char* input_flag = o.text.empty() ? "--tokens" : "--text";
+    charge_traced_forward(m.config(), in.ids.size(), in.ids.front().size(), input_flag);
+    if (o.grad)
+        charge_numbers(model::gradient_numbers(m.config(), in.ids.size(), in.ids.front().size()),
+                       "--grad's gradients (of every parameter and every stage)", input_flag);
     with_params(m, [&](const auto& p) { run_with(p, m, in, o); });
 }
 
@@ -212,6 +219,7 @@ void setup_model_run(CLI::App& model) {
     sub->add_option("--json", o->json, "Write every stage as JSON to FILE, or '-' for stdout");
     sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
     add_dtype_option(*sub, o->dtype);
+    add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
     sub->callback([o] { run_model_run(*o); });
 }

@@ -15,11 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
 #include "io/input_error.hpp"
 #include "io/input_read.hpp"
 #include "io/terminal_safe.hpp"
+#include "model/memory.hpp"
 #include "model/tokenizer.hpp"
 #include "model/tokenizer_files.hpp"
 #include "model/utf8.hpp"
@@ -67,11 +69,15 @@ std::vector<std::uint32_t> encode_input(const model::tokenizer& tok, const named
     }
 }
 
-std::string json_line(const model::tokenizer& tok, const std::vector<std::uint32_t>& ids) {
-    nlohmann::json tokens = nlohmann::json::array();
-    for (const auto id : ids) tokens.push_back(tok.token_piece(id));
-    nlohmann::json j = {{"ids", ids}, {"tokens", std::move(tokens)}};
-    return j.dump() + "\n";
+// {"ids":[…],"tokens":[…]} written as it goes, each token string escaped by nlohmann (the
+// bytes nlohmann's dump of the whole object gives): a tree of 15 million strings for a
+// 60 MB text took gigabytes.
+void write_json_line(std::ostream& out, const model::tokenizer& tok, const std::vector<std::uint32_t>& ids) {
+    out << "{\"ids\":[";
+    for (std::size_t k = 0; k < ids.size(); ++k) out << (k ? "," : "") << ids[k];
+    out << "],\"tokens\":[";
+    for (std::size_t k = 0; k < ids.size(); ++k) out << (k ? "," : "") << nlohmann::json(tok.token_piece(ids[k])).dump();
+    out << "]}\n";
 }
 
 std::string readable(const model::tokenizer& tok, const named_text& in, const std::vector<std::uint32_t>& ids) {
@@ -129,12 +135,20 @@ void run_model_tokenize(const tokenize_options& o) {
         throw attn::error("model tokenize: give a TEXT or --file F (or --file - for standard input), or --decode IDS");
     const auto inputs = read_inputs(o);
     const auto tok = model::tokenizer::load(o.tokenizer);
-    std::string out;  // all of it, so that a bad input prints nothing
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-        const auto ids = encode_input(tok, inputs[k]);
-        out += o.json ? json_line(tok, ids) : (k ? "\n" : "") + readable(tok, inputs[k], ids);
+    std::vector<std::vector<std::uint32_t>> ids;  // [input][token]: every input encoded first, so a bad one prints nothing
+    for (const auto& in : inputs) {
+        charge_numbers(model::encode_numbers(in.text.size()),
+                       "tokenizing its " + std::to_string(in.text.size()) + " bytes", in.name);
+        ids.push_back(encode_input(tok, in));
     }
-    std::cout << (o.width && !o.json ? trace::fit_lines(out, o.width) : out);
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        if (o.json) {
+            write_json_line(std::cout, tok, ids[k]);
+            continue;
+        }
+        const std::string out = (k ? "\n" : "") + readable(tok, inputs[k], ids[k]);
+        std::cout << (o.width ? trace::fit_lines(out, o.width) : out);
+    }
 }
 
 void setup_model_tokenize(CLI::App& model) {
@@ -148,6 +162,7 @@ void setup_model_tokenize(CLI::App& model) {
     sub->add_flag("--json", opt->json, "One line {\"ids\": […], \"tokens\": […]} per input");
     sub->add_option("TEXT", opt->texts, "The text(s) to tokenize, each on its own");
     add_width_option(*sub, opt->width);
+    add_budget_option(*sub);
     sub->callback([opt] { run_model_tokenize(*opt); });
 }
 

@@ -3,7 +3,8 @@
 // [--data FILE] …`: trains a small GPT on a task (model/tasks) with attn's own backward
 // and AdamW (model/train), showing progress, and writes a safetensors checkpoint in
 // minGPT's naming (model/checkpoint) that `attn model run/heads` and PyTorch read.
-// Ctrl-C stops between two steps and saves the checkpoint so far.
+// Ctrl-C stops within a layer (model/stop_request), drops the step under way and saves
+// the checkpoint so far (exit 130).
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 #include <fmt/format.h>
 
 #include "cli/layout.hpp"
+#include "cli/model_budget.hpp"
+#include "cli/model_load.hpp"
 #include "cli/model_train_view.hpp"
 #include "core/error.hpp"
 #include "cli/model_verbs.hpp"
@@ -35,6 +38,8 @@
 #include "io/terminal_safe.hpp"
 #include "model/checkpoint.hpp"
 #include "model/init.hpp"
+#include "model/memory.hpp"
+#include "model/stop_request.hpp"
 #include "model/train.hpp"
 #include "model/train_record.hpp"
 #include "trace/heatmap.hpp"
@@ -56,10 +61,10 @@ struct train_cli {
     bool cosine = false, sequential = false;
 };
 
-volatile std::sig_atomic_t stop_requested = 0;
-extern "C" void on_train_stop(int) { stop_requested = 1; }
+extern "C" void on_train_stop(int) { model::request_stop(); }
 
-// Ctrl-C (and SIGTERM) only ask the loop to stop after the current step.
+// Ctrl-C (and SIGTERM) ask the run to stop: the forward or backward under way ends at its
+// next layer (model/stop_request), the step is dropped, the checkpoint so far is written.
 void install_stop_handlers() {
     io::ensure_temp_cleanup_handlers();  // first, so no later output's temp file replaces these
     for (int sig : {SIGINT, SIGTERM}) {
@@ -235,6 +240,17 @@ model::model_params<T> initial_params(const train_cli& o, const model::train_tas
     return p;
 }
 
+// What the run will hold, from the config alone (the --init checkpoint's header), charged
+// to the budget: a step of --batch 65536 at d_model 2048 is refused, not swapped.
+void charge_training(const train_cli& o, const model::train_task& task, std::size_t batch) {
+    const model::architecture c = o.init.empty() ? model_config(o, task) : model::read_checkpoint_config(o.init);
+    charge_numbers(model::training_numbers(c, batch, task.seq_len),
+                   fmt::format("training batches of {} × {} tokens on {} layers × {} heads, d_model {}, vocabulary {} "
+                               "(parameters, gradients, AdamW's moments, every stage of a forward and its backward; "
+                               "lower --batch, --layers or --d-model)",
+                               batch, task.seq_len, c.n_layer, c.n_head, c.n_embd, c.vocab_size));
+}
+
 // What the checkpoint records beside the weights: the run, and its losses so far
 // (model/train_record).
 std::map<std::string, std::string> run_metadata(const train_cli& o, const model::train_task& task, std::size_t steps,
@@ -266,6 +282,7 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     to.seed = o.seed;
     to.sequential = o.sequential;
     to.optim = optim_config(o, task, to.iters);
+    charge_training(o, task, to.batch);  // before any parameter or buffer is allocated
     auto initial = initial_params<T>(o, task);
     std::optional<head_ref> watch;
     if (!o.watch.empty()) watch = parse_watch(o.watch, initial.config);
@@ -299,8 +316,12 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     std::size_t drawn = 0;  // lines of the last watch view, to redraw over it
     install_stop_handlers();
     const auto start = std::chrono::steady_clock::now();
-    while (tr.steps_done() < to.iters && !stop_requested) {
-        losses.push_back(tr.forward_backward());
+    while (tr.steps_done() < to.iters && !model::stop_requested()) {
+        try {
+            losses.push_back(tr.forward_backward());
+        } catch (const model::stopped&) {
+            break;  // the step under way is dropped: the parameters are those after the last update
+        }
         if (!std::isfinite(losses.back()))  // a checkpoint of NaN weights would only be refused when read
             throw attn::error(fmt::format("the loss is no longer a finite number at step {} (too high a learning rate, "
                                           "or a starting checkpoint that overflows); nothing was written to {}",
@@ -313,7 +334,12 @@ int train_loop(const train_cli& o, const model::train_task& task) {
         if (s % every != 0 && s != to.iters) continue;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string line = fitted(progress_text(s, to.iters, losses.back(), secs > 0 ? static_cast<double>(s) / secs : 0), o.width);
-        std::string frame = watch ? watch_view(tr, probe, *watch, losses, watch_area_for(o.width)) : std::string();
+        std::string frame;
+        try {
+            if (watch) frame = watch_view(tr, probe, *watch, losses, watch_area_for(o.width));
+        } catch (const model::stopped&) {
+            break;  // stopped during the probe's forward: the step itself is whole
+        }
         if (tty) {
             if (drawn > 0) std::cerr << "\x1b[" << drawn << "A\x1b[J";
             std::cerr << frame << "\r\x1b[K" << line << (s == to.iters ? "\n" : "") << std::flush;
@@ -362,7 +388,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
     sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 8000)")->check(CLI::Range(1, 10000000));
     sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
-    sub->add_option("--seed", o->seed, "Seed of the initial weights and the batches (default 1)");
+    add_seed_option(*sub, o->seed, "Seed of the initial weights and the batches (default 1)");
     sub->add_option("--threads", o->threads, "Threads for the matrix products (the result is the same for any)")
         ->check(CLI::Range(1, 256));
     sub->add_option("--lr", o->lr, "Learning rate of AdamW (default 5e-4; induction: 2e-3; --arch llama/qwen2 on sort, reverse, copy: 1e-3 with --cosine)");
@@ -382,6 +408,7 @@ void setup_model_train(CLI::App& model) {
     sub->add_option("--dtype", o->dtype, "float32 (default, faster) or float64")
         ->check(CLI::IsMember({"float32", "float64"}));
     sub->add_option("--init", o->init, "Start from this checkpoint's weights instead of fresh ones");
+    add_budget_option(*sub);
     sub->add_flag("--sequential", o->sequential, "With --data: take the lines in order, a batch after another");
     sub->add_option("--watch", o->watch, "Draw head L.H's pattern beside the loss curve as it trains (e.g. 1.0)");
     sub->add_option("--every", o->every, "Redraw every N steps (default: 10 on a terminal, else a twentieth)");

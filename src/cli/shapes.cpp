@@ -11,6 +11,7 @@
 
 #include "cli/layout.hpp"
 #include "core/error.hpp"
+#include "io/terminal_safe.hpp"
 #include "cli/verbs.hpp"
 #include "core/shapes.hpp"
 #include "trace/shape_table.hpp"
@@ -69,6 +70,20 @@ void run_shapes(const shapes_options& o) {
     print_fitted(trace::render_shape_table(o.table, values, st), st);
 }
 
+// A symbol's value: 1 … 2^63 − 1 written in digits, the range named when refused (CLI11's
+// PositiveNumber printed a 309-digit bound, and a larger value was clamped to 2^63 − 1).
+CLI::Validator whole_number_check() {
+    return CLI::Validator(
+        [](const std::string& s) -> std::string {
+            const std::string max = "9223372036854775807";
+            const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+            const std::string v = digits ? s.substr(std::min(s.find_first_not_of('0'), s.size())) : s;
+            if (digits && !v.empty() && (v.size() < max.size() || (v.size() == max.size() && v <= max))) return "";
+            return "expected a whole number from 1 to " + max + ", found '" + io::terminal_safe(s) + "'";
+        },
+        "N");
+}
+
 }  // namespace
 
 void setup_shapes(CLI::App& app) {
@@ -82,8 +97,8 @@ void setup_shapes(CLI::App& app) {
         const std::string name = s;
         sub->add_option_function<std::int64_t>(
                "--" + name, [opt, name](std::int64_t v) { opt->values[name] = v; },
-               "Value of " + name + " (a positive whole number)")
-            ->check(CLI::PositiveNumber);
+               "Value of " + name + " (a whole number from 1 to 9223372036854775807)")
+            ->check(whole_number_check());
     }
     sub->footer("Example: attn shapes cross --B 2 --n_tgt 3 --n_src 5 --d 8 --d_q 4 --d_v 4");
     sub->callback([opt] { run_shapes(*opt); });

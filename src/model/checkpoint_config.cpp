@@ -38,7 +38,12 @@ double metadata_number(const st_header& h, const std::string& key) {
     const std::string& v = h.metadata.at(key);
     double d = 0;
     const auto r = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !std::isfinite(d))
+    const bool parsed = !v.empty() && r.ec == std::errc() && r.ptr == v.data() + v.size();
+    if (parsed && !std::isfinite(d))  // "nan", "inf": named in words, never echoed as a number
+        throw file_error("invalid", h.file, h.metadata_at.at(key),
+                         "__metadata__ " + key + " should be a finite number written as a string, found " +
+                             (std::isnan(d) ? "a value that is not a number" : "an infinite value"));
+    if (!parsed)
         throw file_error("invalid", h.file, h.metadata_at.at(key), "__metadata__ " + key + " should be a number written as a string, found \"" +
                                                                        shown(v) + "\"");
     return d;

@@ -2,6 +2,7 @@
 // its stages by TransformerLens name, the residual stream split into components, a
 // score split into (query side × key side) terms, and direct logit attribution.
 #include "model/explain.hpp"
+#include "model/finite_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +36,7 @@ forward_record<T> record_run(const model_params<T>& p, const std::vector<int>& t
     }
     r.acts = make_train_acts<T>(c, 1, P);
     r.loss = train_forward(p, r.acts, r.tokens.data(), r.targets.data(), patch);
+    check_finite_forward(c, r.acts);  // finite or refused, naming the stage (model/finite_check)
     return r;
 }
 

@@ -59,12 +59,32 @@ std::string types_text(const gguf_architecture& g) {
     return s;
 }
 
+// What `attn model info` and the CLI's budget read: the layout, types and notes.
+void describe_into(checkpoint_info* info, const gguf_architecture& g) {
+    if (!info) return;
+    info->layout = "GGUF " + g.name;
+    info->dtype = types_text(g);
+    info->config_source = "GGUF metadata";
+    if (!g.model_name.empty()) info->metadata["general.name"] = g.model_name;
+    if (g.rotary)
+        info->notes.push_back(g.pairing == rotary_pairing::adjacent
+                                  ? "q and k rows as llama.cpp stores them: rotary turns adjacent pairs (2i, 2i + 1)"
+                                  : "rotary turns half-split pairs (i, i + d/2), as Hugging Face stores q and k");
+}
+
 }  // namespace
 
 template <class T>
 model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info) {
     const gguf_file f(path);
     return read_gguf_params<T>(f.header(), info);
+}
+
+architecture read_gguf_config(const std::string& path, checkpoint_info* info) {
+    const gguf_file f(path);
+    const gguf_architecture g = read_gguf_architecture(f.header());
+    describe_into(info, g);
+    return gguf_model_architecture(f.header(), g);
 }
 
 template <class T>
@@ -74,16 +94,7 @@ model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info) {
     for_each_param(p, [&](const std::string& name, param_kind, auto& tensor) {
         fill_param(h, gguf_param_source(name, p.config), tensor, name);
     });
-    if (info) {
-        info->layout = "GGUF " + g.name;
-        info->dtype = types_text(g);
-        info->config_source = "GGUF metadata";
-        if (!g.model_name.empty()) info->metadata["general.name"] = g.model_name;
-        if (g.rotary)
-            info->notes.push_back(g.pairing == rotary_pairing::adjacent
-                                      ? "q and k rows as llama.cpp stores them: rotary turns adjacent pairs (2i, 2i + 1)"
-                                      : "rotary turns half-split pairs (i, i + d/2), as Hugging Face stores q and k");
-    }
+    describe_into(info, g);
     return p;
 }
 

@@ -20,6 +20,10 @@ namespace attn::model {
 template <class T>
 model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info = nullptr);
 
+// The architecture alone (header, metadata and tensor table checked, nothing
+// dequantized): milliseconds, for `attn model info` and the CLI's memory budget.
+architecture read_gguf_config(const std::string& path, checkpoint_info* info = nullptr);
+
 class gguf_header;
 // The same from a parsed header (its bytes alive): the fuzz target and tests.
 template <class T>

@@ -95,7 +95,7 @@ std::optional<double> gguf_header::get_float(const std::string& key) const {
     if (!v) return std::nullopt;
     if (!is_float(v->type)) wrong_type(*this, key, *v, "an f32 or f64");
     const double x = float_at(v->at, v->type);
-    if (!std::isfinite(x)) throw file_error("invalid", file, v->at, "expected '" + shown(key) + "' to be a finite number, found a NaN or an infinity");
+    if (!std::isfinite(x)) throw file_error("invalid", file, v->at, "expected '" + shown(key) + "' to be a finite number, found a value that is not a number or is infinite");
     return x;
 }
 
@@ -137,7 +137,7 @@ std::optional<std::vector<float>> gguf_header::get_floats(const std::string& key
     for (std::uint64_t i = 0; i < v->count; ++i) {
         const std::uint64_t at = v->at + 12 + i * es;
         const double x = float_at(at, v->element);
-        if (std::isnan(x)) throw file_error("invalid", file, at, "element " + std::to_string(i) + " of '" + shown(key) + "' is NaN");
+        if (std::isnan(x)) throw file_error("invalid", file, at, "element " + std::to_string(i) + " of '" + shown(key) + "' is not a number");
         out[i] = static_cast<float>(x);
     }
     return out;

@@ -191,7 +191,7 @@ void dequantize(const gguf_header& h, const gguf_tensor& t, T* out) {
         while (std::isfinite(o[j])) ++j;
         throw file_error("invalid", h.file, t.begin + i * ty.bytes,
                          "tensor '" + shown(t.name) + "' element " + std::to_string(i * ty.block + j) + " (" + ty.name + " block " +
-                             std::to_string(i) + ") is " + (std::isnan(o[j]) ? "NaN" : "infinite") + "; expected finite weights");
+                             std::to_string(i) + ") is " + (std::isnan(o[j]) ? "not a number" : "infinite") + "; expected finite weights");
     }
 }
 

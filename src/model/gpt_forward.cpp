@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "model/finite_check.hpp"
 #include "model/hooks.hpp"
 #include "model/train_parts.hpp"
 #include "model/train_step.hpp"
@@ -139,6 +140,7 @@ gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector
     for (const auto& row : tokens) flat.insert(flat.end(), row.begin(), row.end());
     train_acts<T> t = make_train_acts<T>(c, B, P);
     train_forward(p, t, flat.data(), targets.data());
+    check_finite_forward(c, t);  // finite or refused, naming the stage (model/finite_check)
     gpt_acts<T> a;
     a.batch = B;
     a.n_pos = P;

@@ -127,7 +127,7 @@ template <class T>
         const double v = read(i);
         if (std::isfinite(static_cast<T>(v)))
             continue;
-        const std::string what = std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "too large for float32";
+        const std::string what = std::isnan(v) ? "not a number" : std::isinf(v) ? "infinite" : "too large for float32";
         throw file_error("invalid", h.file, t.begin + i * es, "element " + index_text(t, i) + " of tensor '" +
                                                                   shown(t.name) + "' is " + what);
     }

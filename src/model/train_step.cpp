@@ -7,6 +7,7 @@
 
 #include "model/train_layers.hpp"
 #include "model/train_parts.hpp"
+#include "model/stop_request.hpp"
 #include "core/error.hpp"
 
 namespace attn::model {
@@ -160,6 +161,7 @@ void block_forward(const architecture& c, const block_params<T>& p, train_block_
         std::copy(a.resid_mid.begin(), a.resid_mid.end(), a.resid_post.begin());
         return;
     }
+    check_stop();  // between the attention and the MLP too: half a layer at most
     parts::norm_forward(c, ln2_of(a), a.resid_mid.data(), p.ln2_w, p.ln2_b, N);
     parts::mlp_forward(c, p, a, N);
     residual_forward(a.resid_post.data(), a.resid_mid.data(), a.mlp_out.data(), N * C);
@@ -180,9 +182,11 @@ double train_forward(const model_params<T>& p, train_acts<T>& a, const std::int3
     const bool learned = c.positions == position_kind::learned;
     embed_forward(a.embed.data(), tokens, p.wte.data(), learned ? p.wpe.data() : nullptr, B, Tn, C);
     for (std::size_t l = 0; l < c.n_layer; ++l) {
+        check_stop();  // Ctrl-C within a layer's time (model/stop_request)
         if (patch) (*patch)("blocks." + std::to_string(l) + ".hook_resid_pre", resid_pre(a, l).data());
         block_forward(c, p.blocks[l], a.blocks[l], resid_pre(a, l).data(), a.rotary, B, Tn, patch, l);
     }
+    check_stop();
     const T* last = resid_pre(a, c.n_layer).data();  // [N, C]
     parts::norm_forward(c, lnf_of(a), last, p.lnf_w, p.lnf_b, N);
     unembed_forward(a.logits.data(), a.lnf.data(), unembedding(p), N, C, V);
@@ -206,6 +210,7 @@ void block_backward(const architecture& c, const block_params<T>& p, block_param
     } else {
         for (std::size_t i = 0; i < N * C; ++i) ga.resid_mid[i] += ga.resid_post[i];
     }
+    check_stop();
     residual_backward(dx, ga.attn_out.data(), ga.resid_mid.data(), N * C);
     linear_backward(ga.z.data(), g.w_out.data(), g.b_out.size() ? g.b_out.data() : nullptr, ga.attn_out.data(),
                     a.z.data(), p.w_out.data(), N, Hd, C);
@@ -227,9 +232,11 @@ void train_backward(const model_params<T>& p, model_params<T>& g, const train_ac
     unembed_backward(ga.lnf.data(), dunembed, ga.logits.data(), a.lnf.data(), unembedding(p), N, C, V);
     parts::norm_backward(c, resid_pre(ga, c.n_layer).data(), g.lnf_w, g.lnf_b, ga.lnf, resid_pre(a, c.n_layer).data(),
                          p.lnf_w, lnf_of(a), N);
-    for (std::size_t l = c.n_layer; l-- > 0;)
+    for (std::size_t l = c.n_layer; l-- > 0;) {
+        check_stop();
         block_backward(c, p.blocks[l], g.blocks[l], a.blocks[l], ga.blocks[l], resid_pre(a, l).data(),
                        resid_pre(ga, l).data(), a.rotary, B, Tn);
+    }
     const bool learned = c.positions == position_kind::learned;
     embed_backward(g.wte.data(), learned ? g.wpe.data() : nullptr, ga.embed.data(), tokens, B, Tn, C);
 }

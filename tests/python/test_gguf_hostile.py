@@ -100,7 +100,7 @@ def cases():
     out.append(("empty-tensor-name", table([("", [4], "F32", 0)]), ["expected a tensor name, found an empty string"]))
     out.append(("control-chars", table([("w\x1b[31m", [4], "F32", 8)]), ["not a multiple"]))
     nan = b"\0\0\xc0\x7f"
-    out.append(("nan-weight", g.gguf_bytes(md, [("w", [4], "F32", b"\0" * 8 + nan + b"\0" * 4)]), ["element 2", "is NaN"]))
+    out.append(("nan-weight", g.gguf_bytes(md, [("w", [4], "F32", b"\0" * 8 + nan + b"\0" * 4)]), ["element 2", "is not a number"]))
     out.append(("inf-scale", g.gguf_bytes(md, [("q", [32], "Q8_0", b"\x00\x7c" + b"\x01" * 32)]), ["is infinite"]))
     return good, out
 
@@ -122,7 +122,7 @@ def run_case(folder, name, data, words):
     for w in words:
         check(w in r.stderr, f"{name}: the refusal lacks {w!r}: {r.stderr.strip()[:300]}")
     check(not CONTROL.search(text.replace("\n", "")), f"{name}: a control character reached the output: {text!r}")
-    check(not re.search(r"(?i)\bnan\b", text.replace(path, "").replace("is NaN", "")), f"{name}: prints nan: {text}")
+    check(not re.search(r"(?i)\bnan\b", text.replace(path, "")), f"{name}: prints nan: {text}")
     check(re.search(r"internal error|std::|terminate|Sanitizer", text) is None, f"{name}: crash: {text}")
     check(took < 5, f"{name}: took {took:.1f} s")
     check(sorted(os.listdir(folder)) == before, f"{name}: files appeared or vanished")

@@ -163,7 +163,7 @@ def bad_files(d):
     nan = [(n, a.copy()) for n, a in ts]
     nan[1][1][2, 3] = np.nan  # transformer.wpe.weight, after wte's V·D floats
     hh, dd = safetensors(nan, "F32", meta)
-    bad(d, "nan-weight", (hh, dd), 8 + len(hh) + (V * D + 2 * D + 3) * 4, "element [2, 3] of tensor 'transformer.wpe.weight' is NaN",
+    bad(d, "nan-weight", (hh, dd), 8 + len(hh) + (V * D + 2 * D + 3) * 4, "element [2, 3] of tensor 'transformer.wpe.weight' is not a number",
         verb=("run", "--tokens", "0,1"))
 
 

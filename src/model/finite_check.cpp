@@ -1,0 +1,73 @@
+// model/finite_check.cpp — see finite_check.hpp.
+#include "model/finite_check.hpp"
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "core/error.hpp"
+
+namespace attn::model {
+
+namespace {
+
+bool is_scores(const std::string& name) {
+    const std::string tail = "attn.hook_attn_scores";
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// "blocks.3.mlp.hook_post" → " (layer 3)"; a model-wide stage → "".
+std::string layer_words(const std::string& name) {
+    if (name.rfind("blocks.", 0) != 0) return "";
+    const std::size_t dot = name.find('.', 7);
+    return " (layer " + name.substr(7, dot - 7) + ")";
+}
+
+// The index of the first non-finite number of stage s, or npos. Scores above the
+// diagonal (key after query) are the mask's −inf and are skipped.
+template <class T>
+std::size_t first_bad(const train_stage<T>& s) {
+    std::size_t n = 1;
+    for (std::size_t d : s.shape) n *= d;
+    const bool scores = is_scores(s.name) && s.shape.size() == 4;
+    const std::size_t Tn = scores ? s.shape[3] : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isfinite(static_cast<double>(s.data[i]))) continue;
+        if (scores && i % Tn > (i / Tn) % Tn) continue;  // key > query: masked
+        return i;
+    }
+    return std::string::npos;
+}
+
+// "sequence 0, position 3" of a stage whose first two axes are [batch, pos] (or
+// [batch, head, query, key] for the attention grids).
+std::string place_of(const std::string& name, const std::vector<std::size_t>& shape, std::size_t i) {
+    std::vector<std::size_t> at(shape.size());
+    for (std::size_t k = shape.size(); k-- > 0;) at[k] = i % shape[k], i /= shape[k];
+    if (shape.size() == 4 && (is_scores(name) || name.find("hook_pattern") != std::string::npos))
+        return "sequence " + std::to_string(at[0]) + ", head " + std::to_string(at[1]) + ", query " + std::to_string(at[2]) +
+               ", key " + std::to_string(at[3]);
+    if (shape.size() >= 2) return "sequence " + std::to_string(at[0]) + ", position " + std::to_string(at[1]);
+    return "element " + std::to_string(i);
+}
+
+}  // namespace
+
+template <class T>
+void check_finite_forward(const architecture& c, const train_acts<T>& acts) {
+    for (const auto& s : list_stages(c, acts)) {
+        const std::size_t bad = first_bad(s);
+        if (bad == std::string::npos) continue;
+        const bool f32 = std::is_same_v<T, float>;
+        throw attn::error(
+            "not-finite", source_pos{},
+            std::string("the ") + (f32 ? "float32" : "float64") + " forward overflows at " + s.name + layer_words(s.name) +
+                ", " + place_of(s.name, s.shape, bad) + ": a number there is not finite, so nothing after it would mean anything" +
+                (f32 ? "; run it with --dtype float64" : "; the checkpoint's weights are too large for this input"));
+    }
+}
+
+template void check_finite_forward<float>(const architecture&, const train_acts<float>&);
+template void check_finite_forward<double>(const architecture&, const train_acts<double>&);
+
+}  // namespace attn::model

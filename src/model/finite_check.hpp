@@ -1,0 +1,19 @@
+// model/finite_check.hpp — a forward is finite or refused, as a trace is: after
+// train_forward, every stage it kept (list_stages, in the model's order) is scanned, and
+// the first number that is not finite — a float32 forward overflowing on large but finite
+// weights, or a float64 one on weights near 1e300 — is reported by its stage, layer and
+// place, never printed (no "nan", no "undefined" probabilities, no greedy token #0). The
+// causal mask's −inf above the diagonal of attn.hook_attn_scores is not a problem and
+// is skipped.
+#pragma once
+
+#include "model/train_step.hpp"
+
+namespace attn::model {
+
+// Throws attn::error (exit 2) naming the first non-finite stage: "the float32 forward
+// overflows at blocks.1.mlp.hook_post (layer 1), sequence 0, position 3: … --dtype float64".
+template <class T>
+void check_finite_forward(const architecture& config, const train_acts<T>& acts);
+
+}  // namespace attn::model
