@@ -9,6 +9,7 @@
 #include "attn_version.hpp"
 #include "cli/examples.hpp"
 #include "cli/verbs.hpp"
+#include "core/heap_tuning.hpp"
 #include "io/stdout_check.hpp"
 #include "io/terminal_safe.hpp"
 #include "lessons/lesson_loader.hpp"
@@ -16,6 +17,7 @@
 namespace {
 
 int run_main(int argc, char** argv) {
+    attn::keep_freed_heap();  // before any allocation worth keeping (core/heap_tuning.hpp)
     CLI::App app{"attn — the attention mechanism of Transformers, computed in the open", "attn"};
     app.require_subcommand(0, 1);
     app.set_version_flag("--version", std::string("attn ") + ATTN_VERSION_STRING, "Print the version and exit");

@@ -82,6 +82,17 @@ std::vector<exercise> read_exercises(const lessons::lesson& l, std::vector<lesso
     return out;
 }
 
+// Each same_input_as pair learns of the other (exercise::same_input).
+static void link_same_inputs(exercise_set& set) {
+    const std::vector<exercise> alone = set.all;  // copies without partners: no list holds itself
+    for (std::size_t i = 0; i < alone.size(); ++i)
+        for (std::size_t j = 0; j < alone.size(); ++j)
+            if (i != j && alone[i].setup.model && alone[j].setup.model && alone[i].setup.model->same_input_as == alone[j].id) {
+                set.all[i].same_input.push_back(alone[j]);
+                set.all[j].same_input.push_back(alone[i]);
+            }
+}
+
 exercise_set load_exercise_set(const std::string& lessons_dir) {
     exercise_set set;
     std::vector<lessons::diagnostic> problems;
@@ -99,6 +110,7 @@ exercise_set load_exercise_set(const std::string& lessons_dir) {
             for (const auto& p : e.problems) problems.push_back(p);
         }
     }
+    link_same_inputs(set);
     if (!problems.empty()) throw lessons::lesson_error(problems);
     return set;
 }

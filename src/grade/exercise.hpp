@@ -42,6 +42,9 @@ struct exercise : lessons::exercise_decl {
     int lesson = 0;
     std::string lesson_title;
     std::vector<part_spec> parts;
+    // Lessons 20–22: the exercises on this one's input (same_input_as either way), copied at load;
+    // a draw is kept only when all of them tell it apart: drawn once, redrawn together (variant.cpp).
+    std::vector<exercise> same_input;
 
     const part_spec* find_part(const std::string& part_id) const;
 };

@@ -58,6 +58,15 @@ void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, e
     n.query_tokens = n.key_tokens = h.labels;
 }
 
+// Lessons 20–22: the input ids told apart by every exercise drawn on it with x
+// (exercise::same_input), each on its own head.
+bool partners_distinguishable(const exercise& x, const std::vector<int>& ids) {
+    exercise_numbers pn;
+    for (const exercise& p : x.same_input)
+        if (pn.inputs = p.setup, model_inputs(*p.setup.model, ids, pn); variant_fault(p, pn.inputs)) return false;
+    return true;
+}
+
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
 // right answer of a part (then a wrong method could score full marks); bounded. With
 // the draw count known (a class's memo), the same stream is replayed unchecked.
@@ -82,7 +91,8 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
             ++n.redraws;
             continue;
         }
-        n.distinguishable = known ? known->distinguishable : !variant_fault(x, n.inputs);
+        n.distinguishable = known ? known->distinguishable
+                                  : !variant_fault(x, n.inputs) && partners_distinguishable(x, n.inputs.model_tokens);
         if (attempt >= 63 || n.distinguishable || known) return;
         ++n.redraws;
     }
