@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "core/error.hpp"
@@ -39,8 +41,11 @@ const std::string_view* find_model_file(const std::string& name) {
 }
 
 const trained_model& find_trained_model(const std::string& name) {
-    // Read on first use; the lessons run single-threaded.
+    // Read on first use, under a lock: class grading draws students' inputs on several
+    // threads. A model, once read, is never moved or changed (the map holds pointers).
+    static std::mutex lock;
     static std::map<std::string, std::unique_ptr<trained_model>> cache;
+    const std::lock_guard<std::mutex> hold(lock);
     if (auto it = cache.find(name); it != cache.end()) return *it->second;
     for (const auto& f : embedded_models()) {
         if (std::string(f.name) != name + suffix) continue;
