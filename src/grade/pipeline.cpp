@@ -46,8 +46,12 @@ matrix weights_from_scores(const matrix& scores, const pipeline_inputs& in) {
     return weights_of_scores(scores, in.mask, in.softmax);
 }
 
+// A mistake's forward: on q and k turned by their positions when the exercise rotates
+// them (lessons 17 and 23), so a slip is computed on what the student attends with.
 stage_values forward(const pipeline_inputs& in) {
-    return stage_values(attention_recipe_head(in.q, in.k, in.v, forward_recipe(in)).forward);
+    recipe_options o = forward_recipe(in);
+    if (in.rope_base) o.rope = rope_option{*in.rope_base};
+    return stage_values(attention_recipe_head(in.q, in.k, in.v, o).forward);
 }
 
 stage_values with_gradients(stage_values s, const attention_grads& g) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct head_numbers {
     std::vector<std::string> labels;  // [P] "2₅": the token and its position
     std::vector<std::string> positions;  // [P] "0", "1", …: the same whatever the input (a part's rows)
     std::vector<other_head> others;
+    std::optional<double> rope_base;  // rotary (adjacent pairs): q and k are before the rotation, the student turns them
 };
 
 // Throws attn::error for an unknown model, a token outside the vocabulary, a sequence
