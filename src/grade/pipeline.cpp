@@ -22,9 +22,10 @@ attention_options options_of(const pipeline_inputs& in) {
 
 namespace {
 
-// The recipe's forward options on these inputs: mask, bias, fill, divisor, softmax or not.
+// The recipe's forward options: mask, bias, fill, divisor, softmax or not, rotation (mistakes' too).
 recipe_options forward_recipe(const pipeline_inputs& in) {
     recipe_options o;
+    if (in.rope_base) o.rope = rope_option{*in.rope_base};
     o.mask = in.mask;
     if (in.bias) o.bias = {*in.bias};
     o.masked_fill = in.masked_fill;
@@ -46,12 +47,8 @@ matrix weights_from_scores(const matrix& scores, const pipeline_inputs& in) {
     return weights_of_scores(scores, in.mask, in.softmax);
 }
 
-// A mistake's forward: on q and k turned by their positions when the exercise rotates
-// them (lessons 17 and 23), so a slip is computed on what the student attends with.
 stage_values forward(const pipeline_inputs& in) {
-    recipe_options o = forward_recipe(in);
-    if (in.rope_base) o.rope = rope_option{*in.rope_base};
-    return stage_values(attention_recipe_head(in.q, in.k, in.v, o).forward);
+    return stage_values(attention_recipe_head(in.q, in.k, in.v, forward_recipe(in)).forward);
 }
 
 stage_values with_gradients(stage_values s, const attention_grads& g) {
@@ -65,7 +62,6 @@ stage_values with_gradients(stage_values s, const attention_grads& g) {
 
 stage_values compute_correct(const pipeline_inputs& in) {
     recipe_options o = forward_recipe(in);
-    if (in.rope_base) o.rope = rope_option{*in.rope_base};
     o.tile = in.tile;
     o.grad_output = in.grad_output;
     recipe_head h = attention_recipe_head(in.q, in.k, in.v, o);

@@ -121,7 +121,7 @@ static void other_key_heads(const model_source& m, const std::vector<int>& ids, 
     if (c.kv_heads() == c.n_head || wrong == right) return;
     const qkv h = head_of(m.model, ids, m.layer, m.head, wrong);
     out.others.push_back({"kv_head_wrong_group",
-                          fmt_kv(m.head, wrong, right, c.n_head, c.kv_heads()), h.q, h.k, h.v});
+                          fmt_kv(m.head, wrong, right, c.n_head, c.kv_heads()), h.q, h.k, h.v, false});
 }
 
 static head_numbers computed_head_numbers(const model_source& m, const std::vector<int>& ids) {
@@ -132,7 +132,11 @@ static head_numbers computed_head_numbers(const model_source& m, const std::vect
         out.positions.push_back(std::to_string(i));
     }
     const auto& c = find_trained_model(m.model).params.config;
-    if (student_rotates(c)) out.rope_base = c.rope_theta;
+    if (student_rotates(c)) {
+        out.rope_base = c.rope_theta;
+        out.others.push_back({"rotation_skipped", "q and k used as handed out: a rotary head turns each row by its position "
+                                                  "before the scores", out.q, out.k, out.v, true});
+    }
     const std::string asked = head_label(m.layer, m.head, false);
     other_key_heads(m, ids, out);
     if (m.layer + 1 < model_layers(m.model) && m.head + 1 < model_heads(m.model)) {
@@ -140,12 +144,12 @@ static head_numbers computed_head_numbers(const model_source& m, const std::vect
         out.others.push_back({"head_counted_from_0",
                               head_label(m.layer + 1, m.head + 1, false) + " read instead of " + asked +
                                   ": the lessons count layers and heads from 1, the checkpoint and `attn model` from 0",
-                              h.q, h.k, h.v});
+                              h.q, h.k, h.v, false});
     }
     for (const auto& other : siblings(m.model)) {
         h = head_of(other, ids, m.layer, m.head);
         out.others.push_back({"other_checkpoint", "the head of " + model_words(other) + " instead of " + model_words(m.model),
-                              h.q, h.k, h.v});
+                              h.q, h.k, h.v, false});
     }
     return out;
 }

@@ -40,6 +40,7 @@ struct other_head {
     std::string mistake;      // its id in the grader's catalogue
     std::string explanation;  // "layer 2, head 2 read instead of layer 1, head 1: …"
     matrix q, k, v;           // [P, d_head] each
+    bool unrotated = false;   // attended without turning q and k (lesson 23's rotation_skipped)
 };
 
 struct head_numbers {

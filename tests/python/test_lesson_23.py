@@ -157,7 +157,7 @@ def step2(out):
         check(close(n[4], q[2 * i], 0.006) and close(n[5], q[2 * i + 1], 0.006), "pair %d before: %s" % (i, n[4:6]))
         check(close(n[6], rq[2 * i], 6e-5) and close(n[7], rq[2 * i + 1], 6e-5),
               "pair %d after: %s, want %s" % (i, n[6:8], rq[2 * i:2 * i + 2].tolist()))
-    kept = section(out, "The model's own rotated query (hook_rot_q) of little₉")
+    kept = section(out, "The model's own rotated query of little₉, as its forward kept it")
     n = numbers(kept[-1].split(None, 1)[1])
     check(len(n) == 8 and all(close(a, b, 6e-5) for a, b in zip(n, rq)), "the kept rotated row %s, want %s" % (n, rq.tolist()))
 
