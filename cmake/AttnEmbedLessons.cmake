@@ -40,10 +40,10 @@ add_custom_command(
 
 # The checkpoints of lessons 20–22 (lessons/models/*.safetensors and the loss histories
 # *.csv, each trained by attn
-# itself with the command its lesson documents) travel the same way: `attn lesson 20`
+# itself with the command its lesson documents) and lesson 23's stories260K.gguf travel the same way: `attn lesson 20`
 # reads them from the binary (lessons/trained_models.hpp).
 file(GLOB ATTN_EMBEDDED_MODELS CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/lessons/models/*.safetensors"
-     "${PROJECT_SOURCE_DIR}/lessons/models/*.csv")
+     "${PROJECT_SOURCE_DIR}/lessons/models/*.csv" "${PROJECT_SOURCE_DIR}/lessons/models/*.gguf")
 list(SORT ATTN_EMBEDDED_MODELS)
 set(ATTN_EMBEDDED_MODELS_CPP "${PROJECT_BINARY_DIR}/generated/embedded_models.cpp")
 add_custom_command(

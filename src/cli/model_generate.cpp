@@ -248,9 +248,12 @@ void generate_with(const model::model_params<T>& p, const loaded_model& m, const
                                                 [&](int id) { shown.add(id); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     shown.finish();
-    std::cerr << fmt::format("attn model generate: {} prompt + {} new tokens in {:.1f} ms, {:.0f} tokens/s ({} thread{})\n",
-                             prompt.size(), g.ids.size(), seconds * 1e3, static_cast<double>(prompt.size() + g.ids.size()) / seconds,
-                             o.threads, o.threads == 1 ? "" : "s");
+    const std::string took = fmt::format("attn model generate: {} prompt + {} new tokens in {:.1f} ms,", prompt.size(),
+                                         g.ids.size(), seconds * 1e3);
+    const std::string speed = fmt::format("{:.0f} tokens/s ({} thread{})",
+                                          static_cast<double>(prompt.size() + g.ids.size()) / seconds, o.threads,
+                                          o.threads == 1 ? "" : "s");
+    std::cerr << took << (took.size() + 1 + speed.size() <= st.width ? " " : "\n  ") << speed << "\n";  // within the width
     if (json) write_json(*json, o, tok, prompt, g);
     if (!text) return;
     std::string out = g.stopped_at_eos ? fmt::format("\nStopped at the end-of-sequence token, after {} new tokens.\n", g.ids.size())

@@ -117,8 +117,11 @@ token_input read_tokens(const std::vector<std::string>& tokens, const std::strin
                         const std::string& checkpoint) {
     if (!tokens.empty() && !text.empty()) throw attn::error("give either --tokens or --text, not both");
     if (tokens.empty() && text.empty()) throw attn::error("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer PATH");
-    const std::string tokenizer_dir =  // a GGUF checkpoint carries its own tokenizer
-        tokenizer_path.empty() && !checkpoint.empty() && model::tokenizer::is_gguf(checkpoint) ? checkpoint : tokenizer_path;
+    std::error_code ec;  // a GGUF checkpoint carries its own tokenizer, a Hugging Face folder its tokenizer.json
+    const bool own = tokenizer_path.empty() && !checkpoint.empty() &&
+                     (model::tokenizer::is_gguf(checkpoint) ||
+                      std::filesystem::is_regular_file(std::filesystem::path(checkpoint) / "tokenizer.json", ec));
+    const std::string tokenizer_dir = own ? checkpoint : tokenizer_path;
     if (!text.empty() && tokenizer_dir.empty())
         throw attn::error("--text needs --tokenizer PATH (a folder with tokenizer.json or vocab.json + merges.txt, a tokenizer.json, or a GGUF file)");
     token_input in;

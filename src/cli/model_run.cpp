@@ -208,7 +208,7 @@ void setup_model_run(CLI::App& model) {
     sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors; its config in __metadata__ or a config.json beside it)")->required();
     sub->add_option("--tokens", o->tokens, "Token ids of one sequence, comma-separated (repeatable: one batch row each)");
     sub->add_option("--text", o->text, "Text to run, tokenized with --tokenizer");
-    sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder (tokenizer.json, or vocab.json + merges.txt), a tokenizer.json or a GGUF (default: a GGUF checkpoint's own)");
+    sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder (tokenizer.json, or vocab.json + merges.txt), a tokenizer.json or a GGUF (default: a GGUF checkpoint's own, or a Hugging Face folder's tokenizer.json)");
     sub->add_option("--top", o->top, "How many next tokens to list (default 5)")->check(CLI::PositiveNumber);
     sub->add_option("--layer", o->layer, "Show this layer's head --head (counted from 0, as blocks.L)")->check(CLI::NonNegativeNumber);
     sub->add_option("--head", o->head, "The head of --layer to show (counted from 0)")->check(CLI::NonNegativeNumber);

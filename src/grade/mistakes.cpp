@@ -83,20 +83,19 @@ std::pair<attention_steps, attention_grads> right_backward(const pipeline_inputs
     return {f, attention_backward(f, *in.grad_output)};
 }
 
-// Lessons 20–22: another trained head on the same input (lessons/model_head_inputs.cpp).
+// Lessons 20–23: another trained head on the same input (lessons/model_head_inputs.cpp).
 template <const char* Id>
 void read_other_head(const pipeline_inputs& in, const stage_values&, mistake_forms& out) {
     for (const auto& h : in.other_heads) {
         if (h.mistake != Id) continue;
         pipeline_inputs m = in;
-        m.q = h.q;
-        m.k = h.k;
-        m.v = h.v;
+        std::tie(m.q, m.k, m.v) = std::tie(h.q, h.k, h.v);
+        if (h.unrotated) m.rope_base.reset();  // lesson 23: q and k never turned
         out.push_back({h.explanation, forward(m)});
     }
 }
-constexpr char head_counted_from_0[] = "head_counted_from_0";
-constexpr char other_checkpoint[] = "other_checkpoint";
+constexpr char head_counted_from_0[] = "head_counted_from_0", other_checkpoint[] = "other_checkpoint";
+constexpr char kv_head_wrong_group[] = "kv_head_wrong_group", rotation_skipped[] = "rotation_skipped";
 
 // ── the registry: id, name, when it applies, first stage changed, redraw rule, rows it
 // changes, and how to compute it ──
@@ -356,6 +355,10 @@ const std::vector<mistake_record> catalogue{
      sw::raw().c_str(), rule::coincidence, rows_with_choice, read_other_head<head_counted_from_0>},
     {"other_checkpoint", "the head at another training step", "a trained model saved at several steps",
      sw::raw().c_str(), rule::coincidence, rows_with_choice, read_other_head<other_checkpoint>},
+    {"kv_head_wrong_group", "key/value head of another group", "a trained model with grouped-query attention",
+     sw::raw().c_str(), rule::coincidence, rows_with_choice, read_other_head<kv_head_wrong_group>},
+    {"rotation_skipped", "rotation skipped", "a trained model's rotary head", sw::raw().c_str(), rule::coincidence,
+     rows_with_choice, read_other_head<rotation_skipped>},
 };
 
 }  // namespace

@@ -22,9 +22,10 @@ attention_options options_of(const pipeline_inputs& in) {
 
 namespace {
 
-// The recipe's forward options on these inputs: mask, bias, fill, divisor, softmax or not.
+// The recipe's forward options: mask, bias, fill, divisor, softmax or not, rotation (mistakes' too).
 recipe_options forward_recipe(const pipeline_inputs& in) {
     recipe_options o;
+    if (in.rope_base) o.rope = rope_option{*in.rope_base};
     o.mask = in.mask;
     if (in.bias) o.bias = {*in.bias};
     o.masked_fill = in.masked_fill;
@@ -61,7 +62,6 @@ stage_values with_gradients(stage_values s, const attention_grads& g) {
 
 stage_values compute_correct(const pipeline_inputs& in) {
     recipe_options o = forward_recipe(in);
-    if (in.rope_base) o.rope = rope_option{*in.rope_base};
     o.tile = in.tile;
     o.grad_output = in.grad_output;
     recipe_head h = attention_recipe_head(in.q, in.k, in.v, o);

@@ -94,7 +94,7 @@ std::vector<derive_op> matrix_derive_ops() {
 const std::vector<derive_op>& derive_ops() {
     static const std::vector<derive_op> ops = [] {
         std::vector<derive_op> all;
-        for (auto family : {matrix_derive_ops, core_derive_ops}) {
+        for (auto family : {matrix_derive_ops, core_derive_ops, model_derive_ops}) {
             auto f = family();
             all.insert(all.end(), f.begin(), f.end());
         }

@@ -217,6 +217,7 @@ bool exercise_reader::read_model(const toml::table& t, numeric_setup& s) {
     const head_numbers h = model_head_numbers(*s.model, s.model->tokens);
     std::tie(s.q, s.k, s.v, s.mask, s.query_tokens, s.key_tokens, s.run_kind) =
         std::tie(h.q, h.k, h.v, h.attend, h.positions, h.positions, "causal");  // a student's labels differ
+    s.rope_base = h.rope_base;  // a rotary head: the student turns q and k (lesson 23)
     return true;
 }
 

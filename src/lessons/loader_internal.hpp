@@ -41,6 +41,7 @@ const derive_op* find_derive_op(const std::string& name);
 std::vector<derive_op> matrix_derive_ops();    // loader_derive.cpp: scale_columns, rows, matmul, add, transpose
 std::vector<derive_op> core_derive_ops();      // loader_derive_more.cpp: scale, random_normal, lookup, layer_norm,
                                                //   relu, ffn, distance_bias, sinusoidal
+std::vector<derive_op> model_derive_ops();     // loader_derive_model.cpp: model_hook
 
 // What a block kind's function reads its [blocks.X] table with: the checked
 // accessors every kind shares (loader_blocks.cpp).

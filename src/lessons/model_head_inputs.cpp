@@ -21,23 +21,57 @@ struct qkv {
     matrix q, k, v;  // [P, d_head] each
 };
 
-qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t layer, std::size_t head) {
+// Whether the model's rotation is the one the grader applies (core/rope's adjacent pairs,
+// every coordinate of a head): then an exercise hands out q and k before it.
+bool student_rotates(const model::architecture& c) {
+    return c.positions == model::position_kind::rotary && c.pairing == model::rotary_pairing::adjacent &&
+           c.rotated_dims() == c.d_head();
+}
+
+// Query head `head` of `layer` reading key/value head `kv` (grouped-query attention:
+// its own is head / (H / KV)); q and k before the rotation when the student rotates them.
+qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t layer, std::size_t head, std::size_t kv) {
     const trained_model& m = find_trained_model(model);
     const auto a = forward_one(m.params, ids);
     const std::size_t P = ids.size(), dh = m.params.config.d_head();
+    const bool rotated = m.params.config.positions == model::position_kind::rotary && !student_rotates(m.params.config);
     qkv h{matrix({P, dh}), matrix({P, dh}), matrix({P, dh})};
-    const auto& b = a.blocks.at(layer);  // q, k, v: [1, P, H, d_head]
+    const auto& b = a.blocks.at(layer);  // q, rot_q: [1, P, H, d_head]; k, rot_k, v: [1, P, KV, d_head]
     for (std::size_t i = 0; i < P; ++i)
         for (std::size_t d = 0; d < dh; ++d) {
-            h.q(i, d) = b.q(0, i, head, d);
-            h.k(i, d) = b.k(0, i, head, d);
-            h.v(i, d) = b.v(0, i, head, d);
+            h.q(i, d) = rotated ? b.rot_q(0, i, head, d) : b.q(0, i, head, d);
+            h.k(i, d) = rotated ? b.rot_k(0, i, kv, d) : b.k(0, i, kv, d);
+            h.v(i, d) = b.v(0, i, kv, d);
         }
     return h;
 }
 
+std::size_t own_kv(const model::architecture& c, std::size_t head) { return head / (c.n_head / c.kv_heads()); }
+
+qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t layer, std::size_t head) {
+    return head_of(model, ids, layer, head, own_kv(find_trained_model(model).params.config, head));
+}
+
+// "query head 6 read key/value head 2 instead of 3: …" (counted from 1, as on screen).
+std::string fmt_kv(std::size_t head, std::size_t wrong, std::size_t right, std::size_t H, std::size_t KV) {
+    const std::size_t per = H / KV;
+    return "query head " + std::to_string(head + 1) + " read key/value head " + std::to_string(wrong + 1) + " instead of " +
+           std::to_string(right + 1) + ": the " + std::to_string(H) + " query heads share the " + std::to_string(KV) +
+           " key/value heads in consecutive groups of " + std::to_string(per) + " (heads 1–" + std::to_string(per) +
+           " read key/value head 1, …), not dealt round-robin";
+}
+
+// What a rotary head's numbers are: q and k before the rotation, k and v shared.
+std::string fmt_rotary(const model::architecture& c, std::size_t head) {
+    std::string base = std::to_string(static_cast<long long>(c.rope_theta));
+    return ". Q below is that query head's, K and V are those of key/value head " + std::to_string(own_kv(c, head) + 1) +
+           ", which it shares with the other heads of its group; Q and K are before the rotation: turn each row by its "
+           "position (counted from 0), pair (d0, d1), (d2, d3), … with base " + base + ", then attend (causal).";
+}
+
 // "2₅": the token with its position below it, as lessons 20–22 label a head's rows.
-std::string at_label(int token, std::size_t pos) { return std::to_string(token) + position_subscript(pos); }
+// A model with its own pieces (a GGUF) labels them: "Once₁".
+std::string at_label(const trained_model& m, int token, std::size_t pos) { return token_label(m, token) + position_subscript(pos); }
 
 // ids continued to `length`: greedy appends the likeliest next token (the sort model
 // writes its sorted answer), repeat repeats the drawn block, after the kept tokens (BOS).
@@ -79,25 +113,43 @@ std::string model_words(const std::string& model) {
 
 }  // namespace
 
+// Grouped-query attention's slip: query head h paired with key/value head h mod KV (the
+// groups dealt round-robin) instead of h / (H / KV), when that is another head.
+static void other_key_heads(const model_source& m, const std::vector<int>& ids, head_numbers& out) {
+    const auto& c = find_trained_model(m.model).params.config;
+    const std::size_t right = own_kv(c, m.head), wrong = m.head % c.kv_heads();
+    if (c.kv_heads() == c.n_head || wrong == right) return;
+    const qkv h = head_of(m.model, ids, m.layer, m.head, wrong);
+    out.others.push_back({"kv_head_wrong_group",
+                          fmt_kv(m.head, wrong, right, c.n_head, c.kv_heads()), h.q, h.k, h.v, false});
+}
+
 static head_numbers computed_head_numbers(const model_source& m, const std::vector<int>& ids) {
     qkv h = head_of(m.model, ids, m.layer, m.head);
-    head_numbers out{h.q, h.k, h.v, causal_mask(ids.size(), ids.size()), {}, {}, {}};
+    head_numbers out{h.q, h.k, h.v, causal_mask(ids.size(), ids.size()), {}, {}, {}, {}};
     for (std::size_t i = 0; i < ids.size(); ++i) {
-        out.labels.push_back(at_label(ids[i], i));
+        out.labels.push_back(at_label(find_trained_model(m.model), ids[i], i));
         out.positions.push_back(std::to_string(i));
     }
+    const auto& c = find_trained_model(m.model).params.config;
+    if (student_rotates(c)) {
+        out.rope_base = c.rope_theta;
+        out.others.push_back({"rotation_skipped", "q and k used as handed out: a rotary head turns each row by its position "
+                                                  "before the scores", out.q, out.k, out.v, true});
+    }
     const std::string asked = head_label(m.layer, m.head, false);
+    other_key_heads(m, ids, out);
     if (m.layer + 1 < model_layers(m.model) && m.head + 1 < model_heads(m.model)) {
         h = head_of(m.model, ids, m.layer + 1, m.head + 1);
         out.others.push_back({"head_counted_from_0",
                               head_label(m.layer + 1, m.head + 1, false) + " read instead of " + asked +
                                   ": the lessons count layers and heads from 1, the checkpoint and `attn model` from 0",
-                              h.q, h.k, h.v});
+                              h.q, h.k, h.v, false});
     }
     for (const auto& other : siblings(m.model)) {
         h = head_of(other, ids, m.layer, m.head);
         out.others.push_back({"other_checkpoint", "the head of " + model_words(other) + " instead of " + model_words(m.model),
-                              h.q, h.k, h.v});
+                              h.q, h.k, h.v, false});
     }
     return out;
 }
@@ -152,9 +204,12 @@ std::string model_numbers_words(const model_source& m, const std::vector<int>& i
     const std::string yours = m.keep ? "the lesson's first " + (m.keep == 1 ? "token" : std::to_string(m.keep) + " tokens") +
                                            ", your " + std::to_string(m.drawn) + " tokens"
                                      : "your " + std::to_string(m.drawn) + " digits";
+    const auto& c = find_trained_model(m.model).params.config;
+    const std::string what =
+        !student_rotates(c) ? ". Q, K and V below are that head's own (biases included); the mask is causal."
+                            : fmt_rotary(c, m.head);
     return head_label(m.layer, m.head) + " of " + model_words(m.model) + ", on the sequence " + seq +
-           (split ? " (" + yours + (m.then == "repeat" ? ", then the same again)" : ", then what the model writes)") : "") +
-           ". Q, K and V below are that head's own (biases included); the mask is causal.";
+           (split ? " (" + yours + (m.then == "repeat" ? ", then the same again)" : ", then what the model writes)") : "") + what;
 }
 
 std::size_t model_layers(const std::string& model) { return find_trained_model(model).params.config.n_layer; }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct other_head {
     std::string mistake;      // its id in the grader's catalogue
     std::string explanation;  // "layer 2, head 2 read instead of layer 1, head 1: …"
     matrix q, k, v;           // [P, d_head] each
+    bool unrotated = false;   // attended without turning q and k (lesson 23's rotation_skipped)
 };
 
 struct head_numbers {
@@ -47,6 +49,7 @@ struct head_numbers {
     std::vector<std::string> labels;  // [P] "2₅": the token and its position
     std::vector<std::string> positions;  // [P] "0", "1", …: the same whatever the input (a part's rows)
     std::vector<other_head> others;
+    std::optional<double> rope_base;  // rotary (adjacent pairs): q and k are before the rotation, the student turns them
 };
 
 // Throws attn::error for an unknown model, a token outside the vocabulary, a sequence

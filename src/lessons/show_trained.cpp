@@ -1,4 +1,4 @@
-// lessons/show_trained.cpp — show kinds of lessons 20–22, on models that learned: a
+// lessons/show_trained.cpp — show kinds of lessons 20–23, on models that learned: a
 // built-in checkpoint (lessons/trained_models.hpp) run on a sequence the lesson gives,
 // and one of its heads shown as any lesson shows a run (`model_head`: a stage table,
 // a heatmap or one query's walk-through); greedy decoding step by step
@@ -17,6 +17,8 @@
 #include "lessons/show_kinds.hpp"
 #include "lessons/show_trained_inputs.hpp"
 #include "lessons/trained_models.hpp"
+#include "model/decode.hpp"
+#include "io/terminal_safe.hpp"
 #include "model/head_detector.hpp"
 #include "model/init.hpp"
 #include "model/train.hpp"
@@ -62,6 +64,13 @@ bool full_heatmap_fits(const std::vector<std::string>& at, std::size_t width) {
     std::size_t label_w = 0;
     for (const auto& l : at) label_w = std::max(label_w, trace::display_width(l));
     return label_w + 3 + 5 * at.size() <= width;
+}
+
+bool fits(const std::string& text, std::size_t width) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (trace::display_width(line) > width) return false;
+    return true;
 }
 
 std::string compact_heatmap(const matrix& w, const trace::run_labels& labels, std::size_t width) {
@@ -118,17 +127,20 @@ std::string strongest_keys(const matrix& w, const trace::run_labels& labels, con
 }
 
 // One head of a forward as an attention computation of the core: the model's own q,
-// k, v of that head (biases included), causal, divided by √d_head. Its weights are
-// the model's hook_pattern (the same formula on the same numbers).
+// k, v of that head (biases included; rotated q and k with rotary positions; k and v
+// of its key/value head with grouped-query attention), causal, divided by √d_head. Its
+// weights are the model's hook_pattern (the same formula on the same numbers).
 attention_steps head_steps(const model::gpt_acts<double>& a, std::size_t layer, std::size_t head) {
     const auto& b = a.blocks[layer];
     const std::size_t P = a.n_pos, dh = b.q.shape(3);
+    const bool rotary = b.rot_q.size() != 0;
+    const std::size_t g = head / (b.q.shape(2) / b.k.shape(2));  // the key/value head query head `head` reads
     matrix q({P, dh}), k({P, dh}), v({P, dh});  // [P, d_head]
     for (std::size_t i = 0; i < P; ++i)
         for (std::size_t d = 0; d < dh; ++d) {
-            q(i, d) = b.q(0, i, head, d);
-            k(i, d) = b.k(0, i, head, d);
-            v(i, d) = b.v(0, i, head, d);
+            q(i, d) = rotary ? b.rot_q(0, i, head, d) : b.q(0, i, head, d);
+            k(i, d) = rotary ? b.rot_k(0, i, g, d) : b.k(0, i, g, d);
+            v(i, d) = b.v(0, i, g, d);
         }
     recipe_options o;
     o.mask = causal_mask(P, P);
@@ -160,7 +172,9 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
         in.values = &steps.weights;
         in.attend = &steps.attend;
         in.unit_range = true;
-        return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
+        const std::string full = trace::render_heatmap(in, trace::heatmap_style_for(st.color));
+        // Wide labels widen the full heatmap's cells: beyond the width, the compact one.
+        return fits(full, st.width) ? full : compact_heatmap(steps.weights, labels, st.width);
     }
     const auto id = parse_stage(stage);
     if (!id) bad(item, "'stage' must be heatmap, strongest, trace or a stage name such as weights" + stage_hint(stage), "stage");
@@ -257,6 +271,60 @@ std::string wrapped(const std::string& text, std::size_t width) {
         line += (line.empty() || line == "  " ? "" : " ") + w;
     }
     return out + line + "\n";
+}
+
+// A model's text from its pieces: ▁ is a space (a GGUF's SentencePiece vocabulary);
+// without pieces, the labels with spaces between.
+std::string story_text(const sequence& s, const std::vector<int>& ids) {
+    const std::string mark = "\xe2\x96\x81";  // ▁, U+2581
+    std::string out;
+    for (int id : ids) {
+        const auto i = static_cast<std::size_t>(id);
+        if (i >= s.model->pieces.size()) {
+            out += (out.empty() ? "" : " ") + s.vocab[i];
+            continue;
+        }
+        std::string piece = s.model->pieces[i];
+        for (std::size_t at = piece.find(mark); at != std::string::npos; at = piece.find(mark, at + 1))
+            piece.replace(at, mark.size(), " ");
+        out += io::terminal_safe(piece);
+    }
+    while (!out.empty() && out.front() == ' ') out.erase(0, 1);
+    return out;
+}
+
+// Generation through a KV cache (model/decode, float64), lesson 13's on a real model:
+// each row feeds one token, one query row per head against the keys and values cached
+// so far; the table says what the cache then holds, for G key/value heads and for H.
+std::string show_cached_decode(const lesson&, const show_item& item, const trace::style& st) {
+    const sequence s = need_sequence(item);
+    const auto& c = s.model->params.config;
+    const std::size_t steps = whole(item, "steps", 1, static_cast<std::int64_t>(c.n_positions - s.ids.size()));
+    model::decoder<double> d = model::make_decoder(s.model->params, s.ids.size() + steps);
+    const std::size_t per_token = 2 * c.n_layer * c.kv_heads() * c.d_head(), per_token_h = 2 * c.n_layer * c.n_head * c.d_head();
+    trace::table t;
+    t.title = opt_string(item, "title", "Decoding through the KV cache, one token a step");
+    t.axes = fmt::format("rows: steps · cached: K and V numbers, {} layers × {} K/V heads × {}", c.n_layer, c.kv_heads(), c.d_head());
+    t.corner = "step";
+    t.col_labels = {"fed", "next", "p", "cached", fmt::format("with {} K/V heads", c.n_head)};
+    std::vector<int> fed = s.ids, made;  // [P + steps] everything fed; the new tokens
+    for (std::size_t k = 0; k < s.ids.size() + steps - 1; ++k) {
+        const std::vector<double>& logits = model::decode_step(d, fed[k]);
+        std::vector<double> p(logits.size());  // [vocab] softmax of the logits
+        const double top = *std::max_element(logits.begin(), logits.end());
+        double z = 0;
+        for (std::size_t v = 0; v < p.size(); ++v) z += (p[v] = std::exp(logits[v] - top));
+        const auto best = static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+        if (k + 1 >= s.ids.size()) fed.push_back(static_cast<int>(best)), made.push_back(static_cast<int>(best));
+        if (k + 1 < s.ids.size()) continue;  // a prompt token: the next one is the prompt's
+        t.row_labels.push_back(std::to_string(k + 1));
+        t.cells.push_back({s.vocab[static_cast<std::size_t>(fed[k])] + position_subscript(k), s.vocab[best],
+                           fmt::format("{:.4f}", p[best] / z), std::to_string(d.position() * per_token),
+                           std::to_string(d.position() * per_token_h)});
+    }
+    t.shape = fmt::format("[{} steps]", steps);
+    return wrapped("Prompt: " + story_text(s, s.ids), st.width) + trace::render(t, st) +
+           wrapped("  story: " + story_text(s, fed), st.width);
 }
 
 // One row a head, one column a pattern: a lesson reads every head's three scores at once.
@@ -476,6 +544,12 @@ void check_greedy_decode(const lesson& l, const show_item& item) {
     whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size() + 1));
 }
 
+void check_cached_decode(const lesson& l, const show_item& item) {
+    check_references(l, item);
+    const sequence s = need_sequence(item);
+    whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size()));
+}
+
 void check_head_scores(const lesson& l, const show_item& item) {
     check_references(l, item);
     need_sequence(item);
@@ -510,6 +584,9 @@ std::vector<show_kind> trained_kinds() {
         {"greedy_decode", show_greedy_decode, {"model", "tokens", "steps"}, {"labels", "title"},
          "greedy decoding by a built-in trained model: each step's input, the likeliest next token and the runner-up",
          check_greedy_decode},
+        {"cached_decode", show_cached_decode, {"model", "tokens", "steps"}, {"labels", "title"},
+         "greedy generation through a real KV cache: each new token, its probability and the numbers cached",
+         check_cached_decode},
         {"head_scores", show_head_scores, {"model", "tokens"}, {"labels"},
          "the head detector's previous-token, duplicate-token and induction scores of every head", check_head_scores},
         {"head_over_steps", show_head_over_steps, {"model", "tokens", "layer", "head", "steps", "from"}, {"labels"},

@@ -1,5 +1,5 @@
 // lessons/trained_models.cpp — see trained_models.hpp: the built-in checkpoints, read
-// through the model floor's safetensors reader like any file, once per process.
+// through the model floor's safetensors or GGUF reader like any file, once per process.
 #include "lessons/trained_models.hpp"
 
 #include <algorithm>
@@ -12,16 +12,34 @@
 #include "core/error.hpp"
 #include "core/internal_error.hpp"
 #include "lessons/embedded_lessons.hpp"
+#include "io/terminal_safe.hpp"
 #include "model/checkpoint.hpp"
+#include "model/gguf.hpp"
+#include "model/gguf_checkpoint.hpp"
 
 namespace attn::lessons {
 
 namespace {
 
-const std::string suffix = ".safetensors";
+const std::string suffix = ".safetensors", gguf_suffix = ".gguf";
 
+bool ends_with(std::string_view s, const std::string& end) {
+    return s.size() > end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// NAME of NAME.safetensors or NAME.gguf, or "" for another file.
 std::string model_name(std::string_view file) {
-    return std::string(file.substr(0, file.size() - suffix.size()));
+    for (const std::string* end : {&suffix, &gguf_suffix})
+        if (ends_with(file, *end)) return std::string(file.substr(0, file.size() - end->size()));
+    return "";
+}
+
+// A built-in GGUF: its parameters in float64 and its vocabulary's pieces.
+void read_gguf(trained_model& m, std::string_view bytes, const std::string& file) {
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    const model::gguf_header h = model::parse_gguf(data, bytes.size(), file);
+    m.params = model::read_gguf_params<double>(h);
+    if (auto pieces = h.get_strings("tokenizer.ggml.tokens")) m.pieces = std::move(*pieces);
 }
 
 }  // namespace
@@ -29,9 +47,17 @@ std::string model_name(std::string_view file) {
 std::vector<std::string> trained_model_names() {
     std::vector<std::string> names;
     for (const auto& f : embedded_models())
-        if (f.name.size() > suffix.size() && f.name.substr(f.name.size() - suffix.size()) == suffix)
-            names.push_back(model_name(f.name));
+        if (auto n = model_name(f.name); !n.empty()) names.push_back(n);
     return names;
+}
+
+std::string token_label(const trained_model& m, int id) {
+    const auto i = static_cast<std::size_t>(id);
+    if (i >= m.pieces.size()) return std::to_string(id);
+    const std::string mark = "\xe2\x96\x81";  // ▁, U+2581
+    std::string s = m.pieces[i];
+    if (s.size() > mark.size() && s.compare(0, mark.size(), mark) == 0) s = s.substr(mark.size());
+    return io::terminal_safe(s);  // a piece is the file's data: no control character reaches the terminal
 }
 
 const std::string_view* find_model_file(const std::string& name) {
@@ -48,9 +74,13 @@ const trained_model& find_trained_model(const std::string& name) {
     const std::lock_guard<std::mutex> hold(lock);
     if (auto it = cache.find(name); it != cache.end()) return *it->second;
     for (const auto& f : embedded_models()) {
-        if (std::string(f.name) != name + suffix) continue;
+        if (model_name(f.name) != name) continue;
         auto m = std::make_unique<trained_model>();
         m->name = name;
+        if (ends_with(f.name, gguf_suffix)) {
+            read_gguf(*m, f.text, "lessons/models/" + std::string(f.name));
+            return *(cache[name] = std::move(m));
+        }
         model::checkpoint_info info;
         m->params = model::read_checkpoint_bytes<double>(reinterpret_cast<const unsigned char*>(f.text.data()),
                                                           f.text.size(), "lessons/models/" + std::string(f.name), "",

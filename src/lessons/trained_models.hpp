@@ -1,5 +1,6 @@
-// lessons/trained_models.hpp — the checkpoints built into attn for lessons 20–22
-// (lessons/models/NAME.safetensors, embedded at build time), read once into float64
+// lessons/trained_models.hpp — the checkpoints built into attn for lessons 20–23
+// (lessons/models/NAME.safetensors, and lesson 23's NAME.gguf, a real small Llama
+// trained elsewhere; embedded at build time), read once into float64
 // parameters, and the few computations the lessons make with them: a forward of one
 // sequence, its loss on a span of positions, a head zero-ablated. Every checkpoint was
 // trained by `attn model train` with the command its lesson documents.
@@ -18,7 +19,12 @@ struct trained_model {
     std::string name;                             // "sort"
     model::model_params<double> params;
     std::map<std::string, std::string> metadata;  // the file's __metadata__ (attn.task, attn.steps, …)
+    std::vector<std::string> pieces;              // [vocab_size] a GGUF's tokenizer.ggml.tokens; else empty
 };
+
+// How a lesson labels token `id` of model m: its piece with SentencePiece's word mark
+// ▁ dropped ("▁Once" → "Once"; a piece that is only ▁ stays), or the id itself.
+std::string token_label(const trained_model& m, int id);
 
 // The built-in checkpoint NAME (without .safetensors); throws std::invalid_argument
 // naming the ones there are.

@@ -219,7 +219,7 @@ architecture check_llama_file(const st_header& h, const std::string& config_json
     a.tied = !s.lm_head;
     set_rotary(a, c);
     const std::set<std::string> dtypes = check_llama_tensors(h, a);
-    info.layout = layout_llama;
+    info.layout = a.family == "qwen2" ? "Qwen2, Llama family (Hugging Face)" : layout_llama;  // info names the family
     info.dtype.clear();
     for (const auto& d : dtypes) info.dtype += (info.dtype.empty() ? "" : ", ") + d;
     info.metadata = h.metadata;
