@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/checkpoint.hpp"
@@ -24,7 +25,13 @@ struct loaded_model {
     const char* dtype_name() const { return f64 ? "float64" : "float32"; }
 };
 
-// dtype: "auto" | "float32" | "float64". A GGUF file (model/gguf_checkpoint), a
+// The model built into attn that `given` names (lessons/models/NAME.safetensors, `attn
+// model list`) when no file or folder of that name exists, else nullptr: a path wins.
+// Throws attn::error when it is neither, listing the built-in names (exit 2).
+const std::string_view* builtin_checkpoint(const std::string& given);
+
+// dtype: "auto" | "float32" | "float64". A model built into attn by its name
+// (builtin_checkpoint), a GGUF file (model/gguf_checkpoint), a
 // safetensors checkpoint (model/checkpoint), or a Hugging Face folder (its
 // model.safetensors, with the config.json beside it).
 loaded_model load_model(const std::string& path, const std::string& dtype);
