@@ -62,11 +62,12 @@ _attn() {
             COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -- "$cur")) ;;
         grade)
             COMPREPLY=($(compgen -f -- "$cur")) ;;
-        model)  # the sub-verbs as `attn model --help` lists them, then checkpoints
+        model)  # the sub-verbs as `attn model --help` lists them, then checkpoints (built-in names, files)
             if [ -z "$sub" ]; then
                 COMPREPLY=($(compgen -W "$("$cmd" model --help 2>/dev/null | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p')" -- "$cur"))
             else
-                COMPREPLY=($(compgen -f -X '!*.safetensors' -- "$cur") $(compgen -d -- "$cur"))
+                COMPREPLY=($(compgen -W "$("$cmd" model list --names 2>/dev/null)" -- "$cur")
+                           $(compgen -f -X '!*.safetensors' -- "$cur") $(compgen -d -- "$cur"))
             fi ;;
         course)
             if [ -z "$sub" ]; then COMPREPLY=($(compgen -W "secret" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;

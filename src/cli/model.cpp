@@ -27,11 +27,16 @@ void setup_model(CLI::App& app) {
     auto* model = app.add_subcommand("model", "Real models: load a GPT checkpoint, trace its heads, train a small one");
     model->require_subcommand(1);
     model->footer(
-        "Where to get files (attn never downloads):\n"
+        "Built into attn: the lessons' models (sort, induction, ...): give the name\n"
+        "where a checkpoint goes, from any folder; attn model list names them.\n"
+        "Where to get other files (attn never downloads):\n"
+        "  GPT-2 and other Hugging Face models: the model's page on huggingface.co,\n"
+        "    files config.json, model.safetensors, tokenizer.json (or vocab.json\n"
+        "    and merges.txt), into one folder.\n"
         "  GGUF: from llama.cpp, a Hugging Face GGUF repository, or Ollama's own:\n"
         "    the blob its manifest (~/.ollama/models/manifests/...) lists as\n"
         "    application/vnd.ollama.image.model, in ~/.ollama/models/blobs/sha256-...\n"
-        "  Hugging Face folders: config.json, model.safetensors, tokenizer.json.\n"
+
         "Read: GGUF llama, qwen2 and gpt2 with F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K\n"
         "tensors (Q4_K_M files); GPT-2, minGPT and nanoGPT safetensors. Anything else\n"
         "is refused by name, never guessed.");

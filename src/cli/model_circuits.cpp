@@ -186,7 +186,7 @@ void setup_model_circuits(CLI::App& model) {
     auto o = std::make_shared<circuits_options>();
     auto* sub = model.add_subcommand("circuits", "A head's QK and OV circuits from the weights and its composition scores "
                                                  "(Q, K, V: TransformerLens's composition_scores) with other layers' heads");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf; GPT-2 or Llama family)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf; GPT-2 or Llama family), or a built-in model's name (attn model list)")->required();
     sub->add_option("--layer", o->layer, "The layer of the head (from 0, as blocks.L)")->required()->check(CLI::NonNegativeNumber);
     sub->add_option("--head", o->head, "The head (from 0)")->required()->check(CLI::NonNegativeNumber);
     sub->add_option("--vocab", o->vocab, "How many tokens (0..N-1) the QK and OV circuits show (default 16)")->check(CLI::Range(1, 64));

@@ -363,7 +363,7 @@ void setup_model_explain(CLI::App& model) {
     auto o = std::make_shared<explain_options>();
     auto* sub = model.add_subcommand("explain", "Why a head attends where it does: a score split exactly into query-side × key-side "
                                                 "components (decompose_resid, stack_head_results), what the head writes, direct logit attribution");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf; GPT-2 or Llama family)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf; GPT-2 or Llama family), or a built-in model's name (attn model list)")->required();
     sub->add_option("--tokens", o->tokens, "Token ids of the sequence, comma-separated");
     sub->add_option("--text", o->text, "Text to run, tokenized with --tokenizer");
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder (tokenizer.json, or vocab.json + merges.txt), a tokenizer.json or a GGUF");

@@ -277,7 +277,7 @@ void setup_model_generate(CLI::App& model) {
     auto o = std::make_shared<generate_options>();
     auto* sub = model.add_subcommand("generate", "Generate text token by token through a KV cache (GGUF, GPT-2-family checkpoints)");
     sub->add_option("CKPT", o->checkpoint, "The checkpoint: a GGUF file, a .safetensors (config in __metadata__ or config.json) or a "
-                                           "Hugging Face folder (model.safetensors, config.json, tokenizer.json)")->required();
+                                           "Hugging Face folder (model.safetensors, config.json, tokenizer.json), or a built-in model's name (attn model list)")->required();
     sub->add_option("--prompt,--text", o->prompt, "Text to continue, tokenized with the model's tokenizer");
     sub->add_option("--tokens", o->tokens, "The prompt as token ids, comma-separated");
     sub->add_option("--max-new-tokens,--new", o->max_new, "How many tokens to generate at most (default 40)")->check(CLI::PositiveNumber);

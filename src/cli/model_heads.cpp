@@ -76,7 +76,7 @@ void run_model_heads(const heads_options& o) {
 void setup_model_heads(CLI::App& model) {
     auto o = std::make_shared<heads_options>();
     auto* sub = model.add_subcommand("heads", "Score every head as previous-token, duplicate-token and induction head");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors), or a built-in model's name (attn model list)")->required();
     sub->add_option("--tokens", o->tokens, "Score on these token ids instead (comma-separated; repeatable, same length)");
     sub->add_option("--length", o->length, "How many random tokens to repeat (default 20, at most half the positions)")
         ->check(CLI::PositiveNumber);

@@ -32,15 +32,17 @@ struct info_options {
 };
 
 void run_model_info(const info_options& o) {
-    const std::string file = checkpoint_file(o.checkpoint);  // a Hugging Face folder: its model.safetensors
-    if (model::is_gguf_file(file)) return run_gguf_info({file, o.tensor, o.json, o.layout});
+    const bool builtin = builtin_checkpoint(o.checkpoint) != nullptr;  // a name in `attn model list`
+    const std::string file = builtin ? o.checkpoint : checkpoint_file(o.checkpoint);  // a Hugging Face folder: its model.safetensors
+    if (!builtin && model::is_gguf_file(file)) return run_gguf_info({file, o.tensor, o.json, o.layout});
     if (!o.tensor.empty() || !o.json.empty()) throw attn::error("--tensor and --json read GGUF files; " + io::terminal_safe(o.checkpoint) + " is not one");
     // The header alone: every tensor's name, shape and dtype checked, no value converted
     // (milliseconds for any size; a file cut short or sparse is never read whole).
     const model_header m = read_model_header(o.checkpoint);
     const model::architecture& c = m.config;
     std::string out;
-    out += "Checkpoint:  " + io::terminal_safe(o.checkpoint) + "\n";
+    out += "Checkpoint:  " + io::terminal_safe(o.checkpoint) +
+           (builtin ? " (built into attn: lessons/models/" + o.checkpoint + ".safetensors)" : "") + "\n";
     out += "Layout:      " + m.info.layout + "\n";
     out += "Summary:     " + model::describe(c) + "\n";
     out += "dtype:       " + io::terminal_safe(m.info.dtype) + "\n";
@@ -65,7 +67,7 @@ void setup_model_info(CLI::App& model) {
     auto o = std::make_shared<info_options>();
     auto* sub = model.add_subcommand(
         "info", "What a checkpoint holds (safetensors or GGUF): layout or architecture, config, parameter count, dtype or quantization");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf, or a Hugging Face folder)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf, or a Hugging Face folder), or a built-in model's name (attn model list)")->required();
     sub->add_option("--tensor", o->tensor, "GGUF: one tensor dequantized (a summary; every value with --json)");
     sub->add_option("--json", o->json, "GGUF: the header (metadata and tensor table), or --tensor's values, as JSON to FILE or '-'");
     sub->add_flag("--hooks", o->hooks, "Also list every hook of a forward: name, axes, shape, what it holds");

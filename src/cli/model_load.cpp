@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "io/toml_read.hpp"
+#include "lessons/trained_models.hpp"
 #include "model/gguf.hpp"
 #include "model/gguf_checkpoint.hpp"
 #include "model/tokenizer.hpp"
@@ -29,14 +31,63 @@ std::string checkpoint_file(const std::string& path) {
     throw attn::error(path + ": a folder without model.safetensors; give the checkpoint file (.safetensors or .gguf)");
 }
 
+namespace {
+loaded_model load_builtin(const std::string& name, std::string_view bytes, const std::string& dtype);
+}  // namespace
+
 model_header read_model_header(const std::string& given) {
     model_header h;
+    if (const std::string_view* bytes = builtin_checkpoint(given)) {  // built in: small, read whole
+        const loaded_model m = load_builtin(given, *bytes, "float32");
+        h.info = m.info;
+        h.config = m.f32->config;
+        return h;
+    }
     const std::string path = checkpoint_file(given);
     h.config = model::is_gguf_file(path) ? model::read_gguf_config(path, &h.info) : model::read_checkpoint_config(path, &h.info);
     return h;
 }
 
+std::vector<std::string> builtin_checkpoint_names() {
+    std::vector<std::string> names;
+    for (const auto& n : lessons::trained_model_names())
+        if (lessons::find_model_file(n + ".safetensors")) names.push_back(n);
+    return names;
+}
+
+const std::string_view* builtin_checkpoint(const std::string& given) {
+    std::error_code ec;
+    if (given.empty() || std::filesystem::exists(given, ec)) return nullptr;
+    if (const std::string_view* bytes = lessons::find_model_file(given + ".safetensors")) return bytes;
+    const std::vector<std::string> names = builtin_checkpoint_names();
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw attn::error(io::terminal_safe(given) + ": no such file or folder, and no model built into attn has that name" +
+                      io::hint_suffix(given, names) + "; the built-in ones are " + known +
+                      " (attn model list). Other checkpoints are files you bring: attn model --help says where "
+                      "they come from");
+}
+
+namespace {
+
+// A built-in model's bytes, read as "lessons/models/NAME.safetensors" (what its errors
+// say) in the dtype asked for, as load_model reads a file.
+loaded_model load_builtin(const std::string& name, std::string_view bytes, const std::string& dtype) {
+    loaded_model m;
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    const std::string shown = "lessons/models/" + name + ".safetensors";
+    if (dtype != "float64") m.f32 = model::read_checkpoint_bytes<float>(data, bytes.size(), shown, "", &m.info);
+    if (dtype == "float64" || (dtype == "auto" && m.info.dtype == "F64")) {  // a float64 file computes in float64
+        m.f32.reset();
+        m.f64 = model::read_checkpoint_bytes<double>(data, bytes.size(), shown, "", &m.info);
+    }
+    return m;
+}
+
+}  // namespace
+
 loaded_model load_model(const std::string& given, const std::string& dtype) {
+    if (const std::string_view* bytes = builtin_checkpoint(given)) return load_builtin(given, *bytes, dtype);
     loaded_model m;
     const std::string path = checkpoint_file(given);
     // The header first (milliseconds): the parameters are charged to the run's budget

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/checkpoint.hpp"
@@ -33,8 +34,16 @@ struct model_header {
 };
 model_header read_model_header(const std::string& path);
 
+// The model built into attn that `given` names (lessons/models/NAME.safetensors, `attn
+// model list`) when no file or folder of that name exists, else nullptr: a path wins.
+// Throws attn::error when it is neither, listing the built-in names (exit 2).
+const std::string_view* builtin_checkpoint(const std::string& given);
+// The names builtin_checkpoint takes: the built-in safetensors models (`attn model list`).
+std::vector<std::string> builtin_checkpoint_names();
+
 // dtype: "auto" | "float32" | "float64". The parameters are charged to the run's memory
-// budget (cli/model_budget) from the header, before any is allocated. A GGUF file (model/gguf_checkpoint), a
+// budget (cli/model_budget) from the header, before any is allocated. A model built into attn by its name
+// (builtin_checkpoint), a GGUF file (model/gguf_checkpoint), a
 // safetensors checkpoint (model/checkpoint), or a Hugging Face folder (its
 // model.safetensors, with the config.json beside it).
 loaded_model load_model(const std::string& path, const std::string& dtype);

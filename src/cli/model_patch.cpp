@@ -202,7 +202,7 @@ void setup_model_patch(CLI::App& model) {
     auto o = std::make_shared<patch_options>();
     auto* sub = model.add_subcommand("patch", "Find a circuit: patch each head's output and the residual stream at each position from a "
                                               "clean run into a corrupted one; zero and mean ablation of each head");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf; GPT-2 or Llama family)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors or .gguf; GPT-2 or Llama family), or a built-in model's name (attn model list)")->required();
     sub->add_option("--clean", o->clean, "The clean text (with --tokenizer)");
     sub->add_option("--corrupt", o->corrupt, "The corrupted text, of the same token length");
     sub->add_option("--clean-tokens", o->clean_tokens, "The clean input as token ids, comma-separated");

@@ -205,7 +205,7 @@ void run_model_run(const run_options& o) {
 void setup_model_run(CLI::App& model) {
     auto o = std::make_shared<run_options>();
     auto* sub = model.add_subcommand("run", "Run a GPT checkpoint on tokens or text: next-token predictions, one head traced, every stage exported");
-    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors; its config in __metadata__ or a config.json beside it)")->required();
+    sub->add_option("CKPT", o->checkpoint, "The checkpoint (.safetensors; its config in __metadata__ or a config.json beside it), or a built-in model's name (attn model list)")->required();
     sub->add_option("--tokens", o->tokens, "Token ids of one sequence, comma-separated (repeatable: one batch row each)");
     sub->add_option("--text", o->text, "Text to run, tokenized with --tokenizer");
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder (tokenizer.json, or vocab.json + merges.txt), a tokenizer.json or a GGUF (default: a GGUF checkpoint's own, or a Hugging Face folder's tokenizer.json)");

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <string>
 
+#include "trace/stages.hpp"
+
 namespace attn::lessons {
 
 // "Layer 1, head 1" (capital) or "layer 1, head 1" for the checkpoint's blocks.`layer`
@@ -17,16 +19,8 @@ inline std::string head_label(std::size_t layer, std::size_t head, bool capital 
     return std::string(capital ? "Layer " : "layer ") + std::to_string(layer + 1) + ", head " + std::to_string(head + 1);
 }
 
-// "₁₂" for position 12: a position written under a token label ("2₁₂"), so equal tokens
-// stay apart in a model lesson's rows and columns.
-inline std::string position_subscript(std::size_t pos) {
-    static const char* const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
-    std::string s;
-    do {
-        s.insert(0, digits[pos % 10]);
-        pos /= 10;
-    } while (pos > 0);
-    return s;
-}
+// "₁₂" for position 12 ("2₁₂"): the tracer's (trace/stages.hpp), so equal tokens stay
+// apart in a model lesson's rows and columns as in every trace.
+using trace::position_subscript;
 
 }  // namespace attn::lessons

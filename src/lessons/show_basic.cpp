@@ -19,13 +19,13 @@ std::string show_matrix(const lesson& l, const show_item& item, const trace::sty
     const std::string name = need_string(item, "matrix");
     std::vector<std::string> rows(m.shape(0));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = "r" + std::to_string(i);
-    if (item.spec->get("rows")) rows = need_tokens(l, item, "rows", m.shape(0));
+    if (item.spec->get("rows")) rows = trace::told_apart(need_tokens(l, item, "rows", m.shape(0)));  // the₀ … the₃
     if (item.spec->get("row_labels")) {
         if (item.spec->get("rows")) bad(item, "give 'rows' (a token list) or 'row_labels', not both", "row_labels");
         rows = need_strings(item, "row_labels", m.shape(0));
     }
     std::vector<std::string> cols = trace::dimension_labels(m.shape(1));
-    if (item.spec->get("columns")) cols = need_tokens(l, item, "columns", m.shape(1));
+    if (item.spec->get("columns")) cols = trace::told_apart(need_tokens(l, item, "columns", m.shape(1)));
     if (item.spec->get("column_labels")) {
         if (item.spec->get("columns")) bad(item, "give 'columns' (a token list) or 'column_labels', not both", "column_labels");
         cols = need_strings(item, "column_labels", m.shape(1));
@@ -73,8 +73,8 @@ std::string show_heatmap(const lesson& l, const show_item& item, const trace::st
             bad(item, "give 'run' (and 'stage') or 'matrix' (with 'rows' and 'columns'), not both", "matrix");
         const matrix& m = need_matrix(l, item);
         in.title = opt_string(item, "title", readable_name(need_string(item, "matrix")));
-        in.row_labels = need_tokens(l, item, "rows", m.shape(0));
-        in.col_labels = need_tokens(l, item, "columns", m.shape(1));
+        in.row_labels = trace::told_apart(need_tokens(l, item, "rows", m.shape(0)));
+        in.col_labels = trace::told_apart(need_tokens(l, item, "columns", m.shape(1)));
         in.values = &m;
         return trace::render_heatmap(in, trace::heatmap_style_for(st.color));
     }
@@ -87,8 +87,8 @@ std::string show_heatmap(const lesson& l, const show_item& item, const trace::st
     else if (stage_name == "raw") values = &run.steps.scores_raw;
     else bad(item, "stage '" + stage_name + "': a heatmap draws raw, scaled or weights", "stage");
     in.title = opt_string(item, "title", "Heatmap of the " + stage_name);
-    in.row_labels = run.labels.query_tokens;
-    in.col_labels = run.labels.key_tokens;
+    in.row_labels = trace::told_apart(run.labels.query_tokens);  // equal tokens apart, as in every trace
+    in.col_labels = trace::told_apart(run.labels.key_tokens);
     in.values = values;
     in.attend = &run.steps.attend;
     in.unit_range = stage_name == "weights" && !opt_bool(item, "stretch", false);

@@ -57,14 +57,10 @@ std::string shade(double w) {
 
 std::string shade_legend() { return "░ < 0.3 ≤ ▒ < 0.6 ≤ ▓ < 0.75 ≤ █, · blocked"; }
 
-// A trained head's heatmap has a cell of 4 characters and a gap: 21 keys (lesson 21's
-// input) are 105 columns. Wider than the terminal, the same shades go one to a cell of
-// 3, 2 or 1 characters, under the keys' positions (lesson 21 reads its stripe by them).
-bool full_heatmap_fits(const std::vector<std::string>& at, std::size_t width) {
-    std::size_t label_w = 0;
-    for (const auto& l : at) label_w = std::max(label_w, trace::display_width(l));
-    return label_w + 3 + 5 * at.size() <= width;
-}
+// A trained head's heatmap has a cell of 4 characters and a gap, 6 with colour (the cell
+// holds its value): 21 keys (lesson 21's input) are 105 columns, 126 with colour
+// (trace::heatmap_columns). Wider than the terminal, the same shades go one to a cell
+// of 3, 2 or 1 characters, under the keys' positions (lesson 21 reads its stripe by them).
 
 bool fits(const std::string& text, std::size_t width) {
     std::istringstream in(text);
@@ -163,7 +159,6 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
     const std::string stage = opt_string(item, "stage", "weights");
     if (stage == "trace") return trace::explain_query(steps, need_position(item, s), labels, st);
     if (stage == "strongest") return strongest_keys(steps.weights, labels, st);
-    if (stage == "heatmap" && !full_heatmap_fits(s.at, st.width)) return compact_heatmap(steps.weights, labels, st.width);
     if (stage == "heatmap") {
         trace::heatmap_input in;
         in.width = st.width;
@@ -172,7 +167,9 @@ std::string show_model_head(const lesson&, const show_item& item, const trace::s
         in.values = &steps.weights;
         in.attend = &steps.attend;
         in.unit_range = true;
-        const std::string full = trace::render_heatmap(in, trace::heatmap_style_for(st.color));
+        const trace::heatmap_style hs = trace::heatmap_style_for(st.color);
+        if (trace::heatmap_columns(in, hs) > st.width) return compact_heatmap(steps.weights, labels, st.width);
+        const std::string full = trace::render_heatmap(in, hs);
         // Wide labels widen the full heatmap's cells: beyond the width, the compact one.
         return fits(full, st.width) ? full : compact_heatmap(steps.weights, labels, st.width);
     }

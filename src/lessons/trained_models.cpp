@@ -7,12 +7,17 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
+
+#include <toml++/toml.h>
 
 #include "core/error.hpp"
 #include "core/internal_error.hpp"
+#include "io/toml_parse.hpp"
 #include "lessons/embedded_lessons.hpp"
 #include "io/terminal_safe.hpp"
+#include "lessons/lesson_loader.hpp"
 #include "model/checkpoint.hpp"
 #include "model/gguf.hpp"
 #include "model/gguf_checkpoint.hpp"
@@ -42,12 +47,41 @@ void read_gguf(trained_model& m, std::string_view bytes, const std::string& file
     if (auto pieces = h.get_strings("tokenizer.ggml.tokens")) m.pieces = std::move(*pieces);
 }
 
+// Every built-in model name a lesson's tables read, into `out`: the string of each `model`
+// key, and for a head_over_steps item its model at each step listed ("sort-100").
+void models_read(const toml::table& t, std::set<std::string>& out) {
+    const auto* model = t.get_as<std::string>("model");
+    if (model) out.insert(model->get());
+    const auto* kind = t.get_as<std::string>("kind");
+    if (model && kind && kind->get() == "head_over_steps")
+        if (const auto* steps = t.get_as<toml::array>("steps"))
+            for (const auto& s : *steps)
+                if (const auto step = s.value<std::int64_t>()) out.insert(model->get() + "-" + std::to_string(*step));
+    for (const auto& entry : t) {
+        if (const auto* sub = entry.second.as_table()) models_read(*sub, out);
+        if (const auto* arr = entry.second.as_array())
+            for (const auto& item : *arr)
+                if (const auto* sub = item.as_table()) models_read(*sub, out);
+    }
+}
+
 }  // namespace
+
+std::map<std::string, std::vector<int>> lessons_by_model() {
+    std::map<std::string, std::vector<int>> by_model;
+    for (const auto& f : embedded_lessons()) {  // "20-learned-to-sort.toml", sorted by name
+        std::set<std::string> read;
+        models_read(io::parse_toml(f.text, std::string(built_in_lessons) + "/" + std::string(f.name)), read);
+        for (const auto& name : read) by_model[name].push_back(std::stoi(std::string(f.name.substr(0, 2))));
+    }
+    return by_model;
+}
 
 std::vector<std::string> trained_model_names() {
     std::vector<std::string> names;
     for (const auto& f : embedded_models())
         if (auto n = model_name(f.name); !n.empty()) names.push_back(n);
+    std::sort(names.begin(), names.end());  // "sort" before "sort-100" (the files sort the other way)
     return names;
 }
 

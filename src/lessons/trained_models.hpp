@@ -29,7 +29,13 @@ std::string token_label(const trained_model& m, int id);
 // The built-in checkpoint NAME (without .safetensors); throws std::invalid_argument
 // naming the ones there are.
 const trained_model& find_trained_model(const std::string& name);
+// Their names, sorted ("induction", "sort", "sort-100", …).
 std::vector<std::string> trained_model_names();
+
+// Each model name the built-in lessons read → their numbers, in order: a lesson reads a
+// model it names (`model = "sort"` in any table) and, in a head_over_steps item, that
+// model's checkpoint at each step listed ("sort-100"). For `attn model list`.
+std::map<std::string, std::vector<int>> lessons_by_model();
 
 // Another built-in file of lessons/models by its whole name ("sort-losses.csv"), or nullptr.
 const std::string_view* find_model_file(const std::string& name);

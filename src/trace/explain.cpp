@@ -60,7 +60,7 @@ std::string hidden_keys(std::size_t n_k) {
 
 std::string explain_query(const attention_steps& s, std::size_t i, const run_labels& raw_labels, const style& st,
                           std::optional<std::size_t> query) {
-    const run_labels l = terminal_safe_labels(raw_labels);  // names from files: shown, never sent raw
+    const run_labels l = labels_on_screen(raw_labels);  // names from files: shown, never sent raw; equal ones apart
     const std::size_t shown = query.value_or(i);
     const std::string& qt = l.query_tokens.at(shown);
     std::size_t key_w = 0;

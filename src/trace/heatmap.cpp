@@ -83,6 +83,34 @@ const char* shade_for(double t) {
     return "█";
 }
 
+namespace {
+
+// Whether cell (i, j) is drawn: not blocked and finite.
+bool visible_cell(const heatmap_input& in, std::size_t i, std::size_t j) {
+    return (!in.attend || (*in.attend)(i, j)) && std::isfinite((*in.values)(i, j));
+}
+
+// The columns of one cell: its column label's, at least 3; with colour also its value
+// (2 decimals) and a space. Labels as drawn (terminal-safe).
+std::size_t cell_width(const heatmap_input& in, const heatmap_style& st) {
+    std::size_t cell_w = 3;
+    for (const auto& c : in.col_labels) cell_w = std::max(cell_w, display_width(io::terminal_safe(c)));
+    const matrix& m = *in.values;
+    if (st.color)
+        for (std::size_t i = 0; i < m.shape(0); ++i)
+            for (std::size_t j = 0; j < m.shape(1); ++j)
+                if (visible_cell(in, i, j)) cell_w = std::max(cell_w, fixed(m(i, j), 2).size() + 1);
+    return cell_w;
+}
+
+}  // namespace
+
+std::size_t heatmap_columns(const heatmap_input& in, const heatmap_style& st) {
+    std::size_t row_w = 0;
+    for (const auto& r : in.row_labels) row_w = std::max(row_w, display_width(io::terminal_safe(r)));
+    return 2 + row_w + in.values->shape(1) * (1 + cell_width(in, st));
+}
+
 std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
     heatmap_input in = raw;  // labels come from users' files: shown, never sent raw
     in.title = io::terminal_safe(in.title);
@@ -90,7 +118,7 @@ std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
     for (auto& s : in.col_labels) s = io::terminal_safe(s);
     const matrix& m = *in.values;
     const std::size_t n_q = m.shape(0), n_k = m.shape(1);
-    const auto visible = [&](std::size_t i, std::size_t j) { return (!in.attend || (*in.attend)(i, j)) && std::isfinite(m(i, j)); };
+    const auto visible = [&](std::size_t i, std::size_t j) { return visible_cell(in, i, j); };
 
     // The value range the shades span.
     double lo = 0.0, hi = 1.0;
@@ -104,15 +132,11 @@ std::string render_heatmap(const heatmap_input& raw, const heatmap_style& st) {
     }
     const auto unit = [&](double x) { return hi > lo ? (x - lo) / (hi - lo) : 1.0; };
 
-    std::size_t row_w = 0, cell_w = 3;
+    std::size_t row_w = 0;
     for (const auto& r : in.row_labels) row_w = std::max(row_w, display_width(r));
-    for (const auto& c : in.col_labels) cell_w = std::max(cell_w, display_width(c));
     // With colour the cells also carry their value (2 decimals) over the background.
     const auto cell_text = [&](double x) { return fixed(x, 2); };
-    if (st.color)
-        for (std::size_t i = 0; i < n_q; ++i)
-            for (std::size_t j = 0; j < n_k; ++j)
-                if (visible(i, j)) cell_w = std::max(cell_w, cell_text(m(i, j)).size() + 1);
+    const std::size_t cell_w = cell_width(in, st);
 
     std::string out = in.title + "  [" + std::to_string(n_q) + " × " + std::to_string(n_k) + "]  (" + in.axes + ")\n";
     out += "  " + pad_right("", row_w);

@@ -37,6 +37,11 @@ struct heatmap_input {
 
 std::string render_heatmap(const heatmap_input& in, const heatmap_style& st);
 
+// The columns the widest line of the map (its rows and header) takes in that style, so
+// a caller can choose a smaller drawing before the map would wrap (a colour cell also
+// holds its value, so it is wider than a shaded one).
+std::size_t heatmap_columns(const heatmap_input& in, const heatmap_style& st);
+
 // A map made smaller: each cell the largest visible value of a block of row_block queries ×
 // col_block keys (blocked when no cell of the block is visible), labelled by the block's first
 // row and column; values and attend receive the cells ([⌈n_q / row_block⌉, ⌈n_k / col_block⌉])

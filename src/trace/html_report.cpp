@@ -156,7 +156,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
         for (std::size_t h = 0; h < r.heads; ++h) {
             if (o.head && *o.head != h) continue;
             const attention_steps s = r.head_steps(b, h);  // [n_q, n_k] stages materialised: the HTML is for small runs
-            run_labels l = r.labels;
+            run_labels l = told_apart(r.labels);  // equal tokens apart, as on the terminal
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
             if (r.heads > 1) l.title += fmt::format(" · head {} of {}", h + 1, r.heads);  // from 1, as the lessons
             const std::string id = fmt::format("b{}-h{}", b, h);
@@ -180,7 +180,7 @@ std::string html_report(const trace_run& r, const report_options& o) {
             out += "</section>\n";
         }
         if (r.has_result && r.heads > 1 && !o.head) {
-            run_labels l = r.labels;
+            run_labels l = told_apart(r.labels);  // equal tokens apart, as on the terminal
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
             out += stage_html(stage_view_table(r, stage::attn_out, b, 0, l, stage_info_of(stage::attn_out).decimals, all));
         }

@@ -86,7 +86,7 @@ struct row_reader {
 }  // namespace
 
 void require_finite_stages(const trace_run& r, const io::source_pos& spec) {
-    const run_labels l = terminal_safe_labels(r.labels);
+    const run_labels l = labels_on_screen(r.labels);
     const double scale = r.scale();
     row_reader read_row_of{r, {}, {}, {}};
     for (std::size_t b = 0; b < r.batch; ++b)

@@ -57,8 +57,9 @@ axis_view view_axis(std::size_t n, std::size_t limit) {
     return v;
 }
 
-table stage_view_table(const trace_run& r, stage s, std::size_t b, std::size_t h, const run_labels& l, int decimals,
+table stage_view_table(const trace_run& r, stage s, std::size_t b, std::size_t h, const run_labels& given, int decimals,
                        std::size_t limit) {
+    const run_labels l = told_apart(given);
     const stage_frame f = frame_of(s, l);
     const std::size_t n_rows = r.rows(s), n_cols = r.cols(s);
     const axis_view rv = view_axis(n_rows, limit), cv = view_axis(n_cols, limit);
@@ -109,8 +110,9 @@ int user_stage_decimals(const trace_run& r, stage s, std::size_t b, std::size_t 
     return 4;
 }
 
-std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std::size_t h, const run_labels& l,
+std::string render_heatmap_view(const trace_run& r, stage s, std::size_t b, std::size_t h, const run_labels& given,
                                 const heatmap_style& st, std::size_t width, std::size_t max_rows) {
+    const run_labels l = told_apart(given);
     const std::size_t n_q = r.rows(s), n_k = r.cols(s);
     // How many key columns fit: render_heatmap gives each cell 1 + max(3, label width, value width) columns.
     std::size_t label_w = 3, row_w = 0;

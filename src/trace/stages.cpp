@@ -3,6 +3,7 @@
 #include "trace/stages.hpp"
 
 #include <stdexcept>
+#include <unordered_map>
 
 #include "io/terminal_safe.hpp"
 #include "trace/text_width.hpp"
@@ -40,7 +41,8 @@ stage_frame frame_of(stage s, const run_labels& l) {
     return f;
 }
 
-table stage_table(const attention_steps& steps, stage s, const run_labels& l, int decimals) {
+table stage_table(const attention_steps& steps, stage s, const run_labels& given, int decimals) {
+    const run_labels l = told_apart(given);
     const matrix& m = stage_matrix(steps, s);
     const stage_frame f = frame_of(s, l);
     const int dp = decimals >= 0 ? decimals : stage_info_of(s).decimals;
@@ -56,5 +58,32 @@ run_labels terminal_safe_labels(const run_labels& labels) {
     for (auto& t : out.key_tokens) t = shorten(io::terminal_safe(t), max_label_columns);
     return out;
 }
+
+std::string position_subscript(std::size_t pos) {
+    static const char* const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+    std::string s;
+    do {
+        s.insert(0, digits[pos % 10]);
+        pos /= 10;
+    } while (pos > 0);
+    return s;
+}
+
+std::vector<std::string> told_apart(const std::vector<std::string>& labels) {
+    std::unordered_map<std::string, std::size_t> count;  // label → how many times it occurs
+    for (const auto& t : labels) ++count[t];
+    std::vector<std::string> out = labels;
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (count[labels[i]] > 1) out[i] += position_subscript(i);
+    return out;
+}
+
+run_labels told_apart(run_labels labels) {
+    labels.query_tokens = told_apart(labels.query_tokens);
+    labels.key_tokens = told_apart(labels.key_tokens);
+    return labels;
+}
+
+run_labels labels_on_screen(const run_labels& labels) { return told_apart(terminal_safe_labels(labels)); }
 
 }  // namespace attn::trace

@@ -45,6 +45,18 @@ constexpr std::size_t max_label_columns = 40;
 constexpr std::size_t max_title_columns = 200;
 run_labels terminal_safe_labels(const run_labels& labels);
 
+// "₁₂" for position 12: written under a token label ("the₄") so that equal tokens stay
+// apart wherever rows and columns are labelled by token.
+std::string position_subscript(std::size_t pos);
+// One axis's labels with each label that occurs more than once followed by its position
+// from 0 ("the₀ cat sat on the₄"); labels that occur once stay as they are.
+std::vector<std::string> told_apart(const std::vector<std::string>& labels);
+// The same for both token axes of a run.
+run_labels told_apart(run_labels labels);
+// What every table, heatmap and per-token trace of a run prints: terminal_safe_labels,
+// then told_apart (after shortening, so two long labels cut alike are told apart too).
+run_labels labels_on_screen(const run_labels& labels);
+
 // The labeled table of one head stage of a run, with the seed's decimals by default.
 table stage_table(const attention_steps& steps, stage s, const run_labels& labels, int decimals = -1);
 

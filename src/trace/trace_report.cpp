@@ -72,7 +72,7 @@ std::string head_report(const trace_run& r, const report_options& o, const std::
                         std::size_t h) {
     const auto wanted = [&](stage s) { return std::find(tables.begin(), tables.end(), s) != tables.end(); };
     const std::size_t limit = o.st.full ? std::numeric_limits<std::size_t>::max() : view_limit;
-    run_labels l = terminal_safe_labels(r.labels);  // names from files: shown, never sent raw
+    run_labels l = labels_on_screen(r.labels);  // names from files: shown, never sent raw
     l.title = io::terminal_safe(section_title(r, b, h));
     std::string out = o.st.heading("=== " + l.title + " ===") + "\n";
     out += fmt::format("n_q = {}, n_k = {}, d_head = {}, scale = ÷ {}\n\n", r.n_q(), r.n_k(), r.inputs.d_head,
@@ -115,7 +115,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
         for (std::size_t h = 0; h < r.heads; ++h) {
             if (o.head && *o.head != h) continue;
             if (row) {
-                run_labels l = terminal_safe_labels(r.labels);  // names from files: shown, never sent raw
+                run_labels l = labels_on_screen(r.labels);  // names from files: shown, never sent raw
                 l.title = io::terminal_safe(section_title(r, b, h));
                 // In one-query mode the steps hold that query's row only (row 0).
                 out += explain_query(r.head_steps(b, h), r.one_query ? 0 : *row, l, o.st, *row) + "\n";
@@ -125,7 +125,7 @@ std::string render_trace_report(const trace_run& r, const report_options& o) {
             out += head_report(r, o, tables, b, h);
         }
         if (r.has_result && !row && !o.head && (r.heads > 1 || !o.tables.empty()) && wanted(stage::attn_out)) {
-            run_labels l = terminal_safe_labels(r.labels);  // names from files: shown, never sent raw
+            run_labels l = labels_on_screen(r.labels);  // names from files: shown, never sent raw
             if (r.batch > 1) l.title += fmt::format(" · batch {} of {}", b, r.batch);
             out += render(stage_view_table(r, stage::attn_out, b, 0, l, stage_info_of(stage::attn_out).decimals, limit), o.st) +
                    elision_note(r, stage::attn_out, limit) + "\n";

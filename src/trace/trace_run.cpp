@@ -232,8 +232,20 @@ void check_available(const trace_run& r, stage s, const char* flag) {
 
 std::size_t find_query_row(const run_labels& labels, const std::string& token) {
     const auto& toks = labels.query_tokens;
-    auto it = std::find(toks.begin(), toks.end(), token);
-    if (it != toks.end()) return static_cast<std::size_t>(it - toks.begin());
+    std::vector<std::size_t> at;  // the positions of that token
+    for (std::size_t i = 0; i < toks.size(); ++i)
+        if (toks[i] == token) at.push_back(i);
+    if (at.size() == 1) return at[0];
+    const std::vector<std::string> shown_as = labels_on_screen(labels).query_tokens;  // "the₄" for a repeated "the"
+    if (at.size() > 1) {
+        std::string which;
+        for (std::size_t k = 0; k < at.size() && k < 8; ++k) which += (k ? ", " : "") + shown_as[at[k]];
+        throw error("--query '" + shorten(io::terminal_safe(token), max_label_columns) + "' is at " +
+                    std::to_string(at.size()) + " positions: give one as the tables label it (" + which +
+                    (at.size() > 8 ? ", …" : "") + ") or its index");
+    }
+    const auto it = std::find(shown_as.begin(), shown_as.end(), token);
+    if (it != shown_as.end()) return static_cast<std::size_t>(it - shown_as.begin());
     if (!token.empty() && token.size() <= 18 &&
         std::all_of(token.begin(), token.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
         const std::size_t i = std::stoul(token);

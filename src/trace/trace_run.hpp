@@ -82,8 +82,10 @@ bool stage_available(const trace_run& run, stage s);
 // Throws std::invalid_argument "FLAG NAME: the spec has no W_O (…)" when it has not.
 void check_available(const trace_run& run, stage s, const char* flag);
 
-// Picks a query row by token text, or by 0-based index when no token has that
-// text; throws std::invalid_argument listing the tokens otherwise.
+// Picks a query row by token text, by its label in the tables ("the₄" for a token that
+// repeats: trace/stages.hpp told_apart), or by 0-based index when no token has that
+// text; throws attn::error listing the tokens otherwise, or the labels of a token
+// that repeats.
 std::size_t find_query_row(const run_labels& labels, const std::string& token);
 
 }  // namespace attn::trace

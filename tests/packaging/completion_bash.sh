@@ -33,4 +33,6 @@ expect model mo
 expect run model r
 expect --layer model run x.safetensors --la
 expect float32 model run x.safetensors --dtype float3
+expect induction model run ind
+expect sort-100 model heads sort
 exit $((fails > 0))

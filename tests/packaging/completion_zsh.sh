@@ -39,6 +39,7 @@ expect template exercise ""
 expect --student exercise template 04 --st
 expect --gradescope grade --grades
 expect weights trace x.toml --heatmap ""
+expect induction model run ""
 expect "<files>" grade --class ""
 expect_not --no-pause grade --no-p
 exit $((fails > 0))

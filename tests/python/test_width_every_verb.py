@@ -73,6 +73,7 @@ SAMPLES = {
     ("model", "run"): ([model, "--tokens", "2,0,1,1,0,2", "--layer", "0", "--head", "0", "--color", "never"], (0,),
                        "stdout"),
     ("model", "info"): ([model], (0,), "stdout"),
+    ("model", "list"): ([], (0,), "stdout"),
     ("model", "heads"): ([model, "--color", "never"], (0,), "stdout"),
     ("model", "explain"): ([model, "--tokens", "2,0,1,1,0,2", "--layer", "1", "--head", "0", "--query", "5", "--writes",
                            "--target", "1", "--color", "never"], (0,), "stdout"),
