@@ -170,7 +170,7 @@ def bad_files(d):
 def not_files(d):
     fifo = os.path.join(d, "fifo.safetensors")
     os.mkfifo(fifo)
-    for what, path, says in (("a folder", d, "a directory"), ("a FIFO", fifo, "a FIFO"),
+    for what, path, says in (("a folder", d, "a folder without model.safetensors"), ("a FIFO", fifo, "a FIFO"),
                              ("a missing file", os.path.join(d, "none.safetensors"), "no such file")):
         p = run("info", path)
         check(p.returncode == 2 and says in p.stderr, f"{what}: exit {p.returncode}, stderr {p.stderr.strip()!r}")

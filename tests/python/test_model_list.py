@@ -96,7 +96,7 @@ def check_list(tmp):
     want = expected_models()
     lessons = expected_lessons(want)
     check(set(want) >= {"sort", "induction"}, f"lessons/models holds {sorted(want)}")
-    check(lessons["induction"] == "21" and lessons["sort"].startswith("20"), f"lessons found: {lessons}")
+    check(lessons["induction"].startswith("21") and lessons["sort"].startswith("20"), f"lessons found: {lessons}")
     p = run(["model", "list", "--names"], tmp)
     check(p.returncode == 0 and p.stdout.split() == sorted(want), f"--names: {p.stdout!r} vs {sorted(want)}")
 
