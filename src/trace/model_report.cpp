@@ -100,8 +100,8 @@ std::string render_head_scores(const model::head_scores& s, const std::string& i
     for (std::size_t l = 0; l < s.n_layer; ++l) rows.push_back("layer " + std::to_string(l + first));
     for (std::size_t h = 0; h < s.n_head; ++h) cols.push_back("h" + std::to_string(h + first));
     std::string out = input_note + "\n";
-    out += "Score: the share of a head's attention on the cells the pattern names (TransformerLens's\n"
-           "head_detector, \"mul\"); 1 = all of it. " +
+    out += "Score: the share of a head's attention on the cells the pattern names\n"
+           "(TransformerLens's head_detector, \"mul\"); 1 = all of it.\n" +
            std::string(first == 0 ? "Layers and heads counted from 0, as the hook names.\n\n"
                                   : "Layers and heads counted from 1 (the hook names count from 0).\n\n");
     const heatmap_style hs = heatmap_style_for(st.color);
