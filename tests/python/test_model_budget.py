@@ -23,7 +23,11 @@ ATTN = os.path.abspath(os.environ.get("ATTN_BIN", "build/attn"))
 SRC = os.environ.get("ATTN_SOURCE_DIR", ".")
 BUDGET = 2 ** 28          # io::default_max_elements
 MIB = 1024 * 1024
-REFUSAL_RSS = 200 * MIB    # a refusal holds the binary, a header, a command line
+# Under AddressSanitizer (ATTN_SLOW_BUILD=1) freed memory waits in its quarantine (256 MiB)
+# beside shadow memory, so an admitted run's peak RSS is not attn's: those bounds are checked
+# in the release build only; every exit code and refusal is checked in both.
+SANITIZED = os.environ.get("ATTN_SLOW_BUILD") == "1"
+REFUSAL_RSS = (400 if SANITIZED else 200) * MIB  # a refusal holds the binary, a header, a command line
 failures = []
 
 
@@ -164,7 +168,7 @@ def main():
         code, out, rss, _ = run("model", "tokenize", "--tokenizer", gguf, "--file", small, "--json")
         base = run("model", "tokenize", "--tokenizer", gguf, "x")[2]
         check(f"model tokenize --json on 256 KB: exit 0, peak RSS {rss / MIB:.0f} MiB ≤ {base / MIB:.0f} MiB + 8 numbers a byte",
-              code == 0 and rss <= base + 64 * os.path.getsize(small), f"exit {code}: {out[-300:]}")
+              code == 0 and (SANITIZED or rss <= base + 64 * os.path.getsize(small)), f"exit {code}: {out[-300:]}")
 
         # A run the budget admits stays under it: 2 layers × 8 heads at 1,024 tokens, with a
         # budget just above what it charges; float32, so 4 bytes a number.
@@ -172,7 +176,7 @@ def main():
         code, err, rss, _ = run("model", "run", long_ckpt, "--tokens", ids(1024, 50), "--max-elements", str(budget))
         base = run("model", "run", long_ckpt, "--tokens", "1,2")[2]
         check(f"an admitted run: exit 0, peak RSS {rss / MIB:.0f} MiB ≤ {base / MIB:.0f} MiB + 4 bytes × {budget}",
-              code == 0 and rss <= base + 4 * budget, f"exit {code}: {err[-300:]}")
+              code == 0 and (SANITIZED or rss <= base + 4 * budget), f"exit {code}: {err[-300:]}")
         code, err, _, _ = run("model", "run", long_ckpt, "--tokens", ids(1024, 50), "--max-elements", str(budget // 2))
         check("the same run under half that budget: refused", code == 2 and "--max-elements" in err, err[-300:])
     finally:
