@@ -68,11 +68,11 @@ std::set<std::string> check_llama_tensors(const st_header& h, const architecture
             const st_tensor* t = h.find(keys[i]);
             if (t == nullptr) throw file_error("missing", h.file, 8, "no tensor '" + keys[i] + "' in the checkpoint");
             if (t->shape != shapes[i])
-                throw file_error("invalid", h.file, t->shape_at, "tensor '" + shown(t->name) + "' has the shape " +
+                throw file_error("invalid", tensor_file(h, *t), t->shape_at, "tensor '" + shown(t->name) + "' has the shape " +
                                                                      shape_text(t->shape) + ", expected " +
                                                                      shape_text(shapes[i]) + " (" + layout_llama + ")");
             if (!dtype_readable(t->dtype))
-                throw file_error("unsupported", h.file, t->entry_at, "tensor '" + shown(t->name) + "' has dtype " + t->dtype +
+                throw file_error("unsupported", tensor_file(h, *t), t->entry_at, "tensor '" + shown(t->name) + "' has dtype " + t->dtype +
                                                                          "; attn reads F64, F32, F16 and BF16");
             dtypes.insert(t->dtype);
         }
