@@ -18,6 +18,6 @@ def unreachable(stderr):
 def skip_if_unreachable(command, returncode, stderr):
     """Exits SKIP, saying why, when `command` failed for want of the registry; else returns."""
     if returncode != 0 and unreachable(stderr):
-        last = [l for l in stderr.strip().splitlines() if l.strip()][-3:]
-        print(f"SKIP: `{command}` cannot reach the npm registry (exit {returncode}): " + " | ".join(last))
+        why = [l.strip() for l in stderr.splitlines() if any(w in l for w in NETWORK_WORDS)][:2]
+        print(f"SKIP: `{command}` cannot reach the npm registry (exit {returncode}): " + " | ".join(why))
         sys.exit(SKIP)
