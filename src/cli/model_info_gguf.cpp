@@ -55,6 +55,7 @@ std::string summary(const model::gguf_header& h, const model::gguf_architecture&
     if (!a.rotary) out += "Positions:   learned (position_embd)\n";
     else out += fmt::format("RoPE:        theta {:g}, {} of {} dims rotated, {}\n", a.rope_theta, a.rope_dims, a.d_head, pairing_words(a.pairing));
     if (a.rotary && a.rope_linear_factor > 0) out += fmt::format("RoPE scale:  linear, positions divided by {:g}\n", a.rope_linear_factor);
+    if (a.rotary && a.rope_freq_factors) out += "RoPE scale:  each pair's frequency divided by rope_freqs.weight\n";
     out += fmt::format("Norm:        {}, epsilon {:g}\n", a.rms_norm ? "RMSNorm" : "LayerNorm", a.eps);
     out += std::string("Unembedding: ") + (a.tied ? "tied to token_embd (no output.weight)" : "output.weight, its own matrix") + "\n";
     out += fmt::format("Tensors:     {} ({})\n", h.tensors.size(), type_counts_text(a));

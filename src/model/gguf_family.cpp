@@ -4,6 +4,7 @@
 // else, every type one attn dequantizes).
 #include "model/gguf_family.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -126,6 +127,7 @@ void check_tensors(const gguf_header& h, gguf_architecture& a) {
                              num(h.tensors.size()));
     }
     auto expected = expected_tensors(a);
+    if (a.rotary && h.tensor("rope_freqs.weight")) expected["rope_freqs.weight"] = {a.rope_dims / 2}, a.rope_freq_factors = true;
     const gguf_tensor* out = h.tensor("output.weight");
     a.tied = out == nullptr;
     if (out) expected["output.weight"] = {a.d_model, a.vocab_size};
@@ -154,6 +156,24 @@ void read_vocab_size(const gguf_header& h, gguf_architecture& a) {
     if (a.vocab_size == 0) throw file_error("invalid", h.file, h.metadata_at, "the file has neither tokenizer.ggml.tokens nor token_embd.weight: no vocabulary size");
 }
 
+// rope_freqs.weight: each pair's frequency divided by its factor (llama.cpp writes Llama 3's
+// rope_scaling so), after any linear scaling; a factor must be a finite number above 0.
+void gguf_divide_by_freq_factors(const gguf_header& h, architecture& a) {
+    const gguf_tensor& t = *h.tensor("rope_freqs.weight");
+    const std::size_t pairs = a.rotated_dims() / 2;
+    std::vector<double> factors(pairs);  // [rotated_dims/2]
+    dequantize(h, t, factors.data());
+    if (a.rope_frequencies.empty()) a.rope_frequencies = linear_rope_frequencies(a.rope_theta, a.rotated_dims(), 1.0);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        if (!(std::isfinite(factors[i]) && factors[i] > 0))
+            throw file_error("invalid", h.file, t.begin, "expected rope_freqs.weight's factors above 0, found element " + num(i) +
+                                                             (std::isfinite(factors[i]) ? " = " + gguf_factor_text(factors[i])
+                                                                                        : std::string(" not a finite number")));
+        a.rope_frequencies[i] /= factors[i];
+    }
+    a.rope_scaling += std::string(a.rope_scaling.empty() ? "" : "; ") + "each pair's frequency divided by rope_freqs.weight";
+}
+
 }  // namespace
 
 const char* gguf_supported_architectures() { return "llama, qwen2, gpt2"; }
@@ -174,6 +194,7 @@ architecture gguf_model_architecture(const gguf_header& h, const gguf_architectu
         a.rope_frequencies = linear_rope_frequencies(a.rope_theta, a.rotated_dims(), g.rope_linear_factor);
         a.rope_scaling = "linear, positions divided by " + gguf_factor_text(g.rope_linear_factor);
     }
+    if (g.rotary && g.rope_freq_factors) gguf_divide_by_freq_factors(h, a);
     a.mlp_width = 0;
     if (a.d_mlp() != g.d_mlp) a.mlp_width = g.d_mlp;
     return a;

@@ -8,6 +8,8 @@
 //             (1 − s)·f_i / factor + s·f_i,  s = (L / λ_i − low_freq_factor) /
 //                                                (high_freq_factor − low_freq_factor)
 //           (transformers' _compute_llama3_parameters).
+// GGUF states Llama 3's as llama.cpp's converter writes it, a tensor rope_freqs.weight of
+// per-pair divisors (model/gguf_family.cpp applies them).
 // The result goes into architecture::rope_frequencies (one angle per position per pair),
 // which model/train_step and model/decode hand to the rotary table.
 #pragma once

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """tests/python/test_model_rope_scaling.py — rotary frequencies rescaled as checkpoints
 state it (model/rope_scaling): config.json's rope_scaling ("llama3", Llama 3.1/3.2's;
-"linear") and GGUF's rope.scaling.type linear + rope.scaling.factor.
+"linear"), GGUF's rope.scaling.type linear + rope.scaling.factor, and GGUF's
+rope_freqs.weight (Llama 3's per-pair divisors, as llama.cpp's converter writes them).
 
 The reference is written here: the rescaled inverse frequencies as transformers'
 _compute_llama3_parameters and _compute_linear_scaling_rope_parameters define them
@@ -16,6 +17,9 @@ Checks:
     and divided frequencies are all used; linear with factor 4), `generate` its greedy ids, and the logits differ
     from the unscaled reference (the scaling is not a no-op here);
   * rope_type "default" and rope_scaling null compute the unscaled model;
+  * a GGUF with rope_freqs.weight (Llama 3's scaling as llama.cpp writes it: per-pair
+    divisors) equals the reference with those divisors; a factor 0, NaN or the wrong count
+    is refused;
   * refused by name (exit 2, 'config.json: byte N:'): rope_type yarn, dynamic, longrope;
     llama3 without low_freq_factor; a factor of 0; high_freq_factor not above
     low_freq_factor; a factor without a type; GGUF rope.scaling.type yarn."""
@@ -179,12 +183,47 @@ def gguf_linear(root):
           "GGUF rope.scaling.type yarn refused: exit %d %r" % (r.returncode, r.stderr[-300:]))
 
 
+def gguf_freq_factors(root):
+    """Llama 3's scaling as llama.cpp's converter writes it: a rope_freqs.weight tensor of
+    per-pair factors (unscaled frequency / scaled), each pair's frequency divided by it."""
+    rng = np.random.default_rng(6)
+    md, tensors = g.llama_file(arch="llama", n_layer=2, d=32, n_head=4, n_kv=2, d_mlp=48, vocab=40, ty="F32", rng=rng,
+                               extra_md=[("tokenizer.ggml.scores", ("array", "f32"), [0.0] * 40)])
+    dims, theta = 8, 10000.0
+    base = linear_inv_freq(theta, dims, 1.0)
+    factors = (base / llama3_inv_freq(theta, dims, 8.0, 1.0, 8.0, 64)).numpy().astype(np.float32)  # [1, ~blend, 8, 8]
+    path = os.path.join(root, "freqs.gguf")
+    g.write_gguf(path, md, tensors + [("rope_freqs.weight", [dims // 2], "F32", factors.tobytes())])
+    cfg, w = ref.read_gguf_llama(path)
+    tokens = [1, 5, 9, 30, 2, 7, 7, 11, 39, 0, 3, 4]
+    with torch.no_grad():
+        use_frequencies(base / torch.tensor(factors.astype(np.float64)))
+        want = ref.forward(w, cfg, [tokens])["logits"].numpy()
+        use_frequencies(None)
+        plain = ref.forward(w, cfg, [tokens])["logits"].numpy()
+    got = run_logits(path, tokens)
+    if got is not None:
+        err = np.abs(got - want.reshape(got.shape)).max() / max(1.0, np.abs(want).max())
+        check(err <= 1e-10, "GGUF rope_freqs.weight: logits differ from the scaled reference by %.3g" % err)
+        check(np.abs(got - plain.reshape(got.shape)).max() > 1e-3, "GGUF rope_freqs.weight: the logits equal the unscaled model's")
+        print("GGUF rope_freqs.weight (Llama 3's factors): logits within %.3g of the reference" % err)
+    r = subprocess.run([ATTN, "model", "info", path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "rope_freqs.weight" in r.stdout, "GGUF info names rope_freqs.weight: %s %s" % (r.stdout, r.stderr))
+    for bad, why in ((np.array([1, 0, 8, 8], np.float32), "a factor of 0"), (np.array([1, np.nan, 8, 8], np.float32), "a NaN factor"),
+                     (np.ones(3, np.float32), "3 factors for 4 pairs")):
+        g.write_gguf(path, md, tensors + [("rope_freqs.weight", [len(bad)], "F32", bad.tobytes())])
+        r = subprocess.run([ATTN, "model", "run", path, "--tokens", "1,2"], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and "rope_freqs.weight" in r.stderr and ": byte " in r.stderr and "nan" not in r.stderr.lower(),
+              "GGUF rope_freqs.weight with %s: exit %d %r" % (why, r.returncode, r.stderr[-300:]))
+
+
 def main():
     root = tempfile.mkdtemp(prefix="attn-rope-scaling-")
     try:
         folder = hf_scaled(root)
         hf_refusals(folder)
         gguf_linear(root)
+        gguf_freq_factors(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if hf.failures:
