@@ -301,8 +301,11 @@ def check_refusals(rng):
     g.write_gguf(q5only, [("general.architecture", "string", "llama")], [("x", [256], "Q5_K", g.raw_zeros("Q5_K", [256]))])
     refused(q5only, ["--tensor", "x"], ["tensor 'x': GGUF type Q5_K is not supported; supported:"])
     extra = os.path.join(tmp, "extra.gguf")
+    g.write_gguf(extra, md, tensors + [("blk.0.attn_sinks.weight", [8], "F32", b"\0" * 32)])
+    refused(extra, [], ["tensor 'blk.0.attn_sinks.weight' is not one a llama model"])
+    # rope_freqs.weight is Llama 3's per-pair divisors (test_model_rope_scaling.py): zeros are refused.
     g.write_gguf(extra, md, tensors + [("rope_freqs.weight", [8], "F32", b"\0" * 32)])
-    refused(extra, [], ["tensor 'rope_freqs.weight' is not one a llama model"])
+    refused(extra, [], ["rope_freqs.weight's factors above 0"])
     scaled = os.path.join(tmp, "scaled.gguf")
     g.write_gguf(scaled, md + [("llama.rope.scaling.type", "string", "yarn")], tensors)
     refused(scaled, [], ["RoPE scaling 'yarn' is not supported"])
