@@ -155,6 +155,9 @@ void write_llama_checkpoint(const std::string& path, const model_params<T>& para
     if (c.norm != norm_kind::rms_norm || c.positions != position_kind::rotary || c.mlp != mlp_kind::swiglu)
         throw attn::error("a Llama-family checkpoint holds RMSNorm, rotary positions and a SwiGLU MLP; this model has " +
                           describe(c));
+    if (!c.rope_frequencies.empty())  // its __metadata__ has no words for them yet: never written unscaled
+        throw attn::error("this model's rotary frequencies are rescaled (" + c.rope_scaling +
+                          "); attn does not write rescaled frequencies into a checkpoint yet");
     std::vector<st_out> tensors;
     std::deque<std::vector<T>> copies;  // transposed weights and the parts of q | k | v, alive until written
     for_each_param(params, [&](const std::string& name, param_kind, const auto& t) {
