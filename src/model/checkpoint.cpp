@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -173,7 +174,17 @@ model_params<T> read_sharded_checkpoint(const std::string& index, checkpoint_inf
     const shard_set shards = open_shards(index);  // mapped until every tensor is copied
     checkpoint_info local;
     const checked_file f = check_header(shards.header, config_json_beside(index), info ? *info : local);
-    return fill<T>(f, nullptr, {});  // each tensor reads its shard's bytes (st_tensor::shard_bytes)
+    // Each tensor reads its shard's bytes (st_tensor::shard_bytes); once copied, its pages leave
+    // memory as read_checkpoint's do. done() gets offsets only: a range found in two shards
+    // is released in both (the other copy, if not yet made, reads it back from the page cache).
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const io::mapped_file*>> owners;
+    for (const auto& t : shards.header.tensors)
+        for (const auto& m : shards.maps)
+            if (m->data() == t.shard_bytes) owners[{t.begin, t.end}].push_back(m.get());
+    return fill<T>(f, nullptr, [&](std::uint64_t b, std::uint64_t e) {
+        if (const auto it = owners.find({b, e}); it != owners.end())
+            for (const io::mapped_file* m : it->second) m->release(b, e);
+    });
 }
 
 template model_params<float> read_sharded_checkpoint<float>(const std::string&, checkpoint_info*);

@@ -14,7 +14,9 @@
 // shard's mapped bytes and path (st_tensor::shard_bytes, shard_file), so the readers of
 // model/checkpoint read them as they read one file. The shards' own __metadata__ is not
 // carried over (Hugging Face's shards hold {"format": "pt"}): the config is the
-// config.json beside the index.
+// config.json beside the index. The shards stay mapped while the parameters are copied out;
+// each tensor's pages are released once copied (read_sharded_checkpoint), so the peak RSS is
+// the parameters', as for one file.
 #pragma once
 
 #include <memory>
