@@ -55,16 +55,12 @@ struct generate_options {
     layout_options layout;
 };
 
-// The tokenizer to decode with: --tokenizer, else a GGUF checkpoint's own, else a
-// Hugging Face folder's (tokenizer.json, or vocab.json + merges.txt), else none.
+// The tokenizer to decode with: --tokenizer, else a GGUF checkpoint's own (a file or a
+// built-in model's), else a Hugging Face folder's (tokenizer.json, or vocab.json +
+// merges.txt), else none.
 std::optional<model::tokenizer> load_tokenizer(const generate_options& o) {
-    if (!o.tokenizer.empty()) return model::tokenizer::load(o.tokenizer);
-    if (model::tokenizer::is_gguf(o.checkpoint)) return model::tokenizer::load(o.checkpoint);
-    std::error_code ec;
-    const std::filesystem::path dir(o.checkpoint);
-    if (std::filesystem::is_directory(dir, ec) &&
-        (std::filesystem::exists(dir / "tokenizer.json", ec) || std::filesystem::exists(dir / "vocab.json", ec)))
-        return model::tokenizer::load(o.checkpoint);
+    if (!o.tokenizer.empty()) return load_tokenizer_at(o.tokenizer);
+    if (has_own_tokenizer(o.checkpoint)) return load_tokenizer_at(o.checkpoint);
     return std::nullopt;
 }
 

@@ -35,6 +35,11 @@ void run_model_info(const info_options& o) {
     const bool builtin = builtin_checkpoint(o.checkpoint) != nullptr;  // a name in `attn model list`
     const std::string file = builtin ? o.checkpoint : checkpoint_file(o.checkpoint);  // a Hugging Face folder: its model.safetensors
     if (!builtin && model::is_gguf_file(file)) return run_gguf_info({file, o.tensor, o.json, o.layout});
+    if (const auto b = find_builtin(o.checkpoint); b && b->gguf) {  // a built-in GGUF (stories260K): its bytes
+        const model::gguf_header h =
+            model::parse_gguf(reinterpret_cast<const unsigned char*>(b->bytes.data()), b->bytes.size(), b->file);
+        return run_gguf_info({o.checkpoint + " (built into attn: " + b->file + ")", o.tensor, o.json, o.layout}, h);
+    }
     if (!o.tensor.empty() || !o.json.empty()) throw attn::error("--tensor and --json read GGUF files; " + io::terminal_safe(o.checkpoint) + " is not one");
     // The header alone: every tensor's name, shape and dtype checked, no value converted
     // (milliseconds for any size; a file cut short or sparse is never read whole).

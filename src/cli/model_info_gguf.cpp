@@ -54,6 +54,8 @@ std::string summary(const model::gguf_header& h, const model::gguf_architecture&
     out += fmt::format("Context:     {} tokens (context_length)\n", a.context);
     if (!a.rotary) out += "Positions:   learned (position_embd)\n";
     else out += fmt::format("RoPE:        theta {:g}, {} of {} dims rotated, {}\n", a.rope_theta, a.rope_dims, a.d_head, pairing_words(a.pairing));
+    if (a.rotary && a.rope_linear_factor > 0) out += fmt::format("RoPE scale:  linear, positions divided by {:g}\n", a.rope_linear_factor);
+    if (a.rotary && a.rope_freq_factors) out += "RoPE scale:  each pair's frequency divided by rope_freqs.weight\n";
     out += fmt::format("Norm:        {}, epsilon {:g}\n", a.rms_norm ? "RMSNorm" : "LayerNorm", a.eps);
     out += std::string("Unembedding: ") + (a.tied ? "tied to token_embd (no output.weight)" : "output.weight, its own matrix") + "\n";
     out += fmt::format("Tensors:     {} ({})\n", h.tensors.size(), type_counts_text(a));
@@ -166,7 +168,10 @@ void run_tensor(const model::gguf_header& h, const gguf_info_options& o) {
 
 void run_gguf_info(const gguf_info_options& o) {
     const model::gguf_file f(o.file);
-    const model::gguf_header& h = f.header();
+    run_gguf_info(o, f.header());
+}
+
+void run_gguf_info(const gguf_info_options& o, const model::gguf_header& h) {
     if (!o.tensor.empty()) return run_tensor(h, o);
     if (!o.json.empty()) return write_json(header_json(h), o.json);
     print_fitted(summary(h, model::read_gguf_architecture(h), o.file), make_style(o.layout));

@@ -10,6 +10,10 @@
 
 #include "cli/layout.hpp"
 
+namespace attn::model {
+class gguf_header;
+}
+
 namespace attn::cli {
 
 struct gguf_info_options {
@@ -20,5 +24,8 @@ struct gguf_info_options {
 };
 
 void run_gguf_info(const gguf_info_options& o);
+// The same on a parsed header whose bytes are alive (a GGUF built into attn); o.file is
+// what the summary names.
+void run_gguf_info(const gguf_info_options& o, const model::gguf_header& h);
 
 }  // namespace attn::cli

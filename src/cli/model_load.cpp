@@ -13,6 +13,8 @@
 #include "lessons/trained_models.hpp"
 #include "model/gguf.hpp"
 #include "model/gguf_checkpoint.hpp"
+#include "model/checkpoint_shards.hpp"
+#include "model/gguf_tokenizer.hpp"
 #include "model/tokenizer.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/utf8.hpp"
@@ -25,15 +27,49 @@ std::string checkpoint_file(const std::string& path) {
     if (!std::filesystem::is_directory(path, ec)) return path;
     const std::string file = (std::filesystem::path(path) / "model.safetensors").string();
     if (std::filesystem::is_regular_file(file, ec)) return file;
-    if (std::filesystem::exists(std::filesystem::path(path) / "model.safetensors.index.json", ec))
-        throw attn::error(path + ": a checkpoint in shards (model.safetensors.index.json) is not read yet; attn reads one "
-                                 "model.safetensors (beside its config.json)");
-    throw attn::error(path + ": a folder without model.safetensors; give the checkpoint file (.safetensors or .gguf)");
+    const std::string index = (std::filesystem::path(path) / "model.safetensors.index.json").string();
+    if (std::filesystem::exists(index, ec)) return index;  // shards: read as one (model/checkpoint_shards.hpp)
+    throw attn::error(path + ": a folder without model.safetensors or model.safetensors.index.json; give the checkpoint "
+                             "file (.safetensors or .gguf)");
 }
 
 namespace {
 loaded_model load_builtin(const std::string& name, std::string_view bytes, const std::string& dtype);
+
+// NAME.safetensors or NAME.gguf among the built-in files, or "" when neither is.
+std::string builtin_file_name(const std::string& name) {
+    if (name.empty()) return "";
+    for (const char* suffix : {".safetensors", ".gguf"})
+        if (lessons::find_model_file(name + suffix)) return name + suffix;
+    return "";
+}
 }  // namespace
+
+std::optional<builtin_model> find_builtin(const std::string& given) {
+    std::error_code ec;
+    if (given.empty() || std::filesystem::exists(given, ec)) return std::nullopt;
+    const std::string file = builtin_file_name(given);
+    if (file.empty()) return std::nullopt;
+    const std::string_view bytes = *lessons::find_model_file(file);
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    return builtin_model{bytes, "lessons/models/" + file, model::is_gguf_bytes(data, bytes.size())};
+}
+
+model::tokenizer load_tokenizer_at(const std::string& path) {
+    if (const auto b = find_builtin(path); b && b->gguf)
+        return model::tokenizer_from_gguf(model::read_gguf_tokenizer_fields(
+            b->file, reinterpret_cast<const unsigned char*>(b->bytes.data()), b->bytes.size()));
+    return model::tokenizer::load(path);
+}
+
+bool has_own_tokenizer(const std::string& checkpoint) {
+    if (checkpoint.empty()) return false;
+    if (const auto b = find_builtin(checkpoint)) return b->gguf;
+    std::error_code ec;
+    const std::filesystem::path dir(checkpoint);
+    return model::tokenizer::is_gguf(checkpoint) || std::filesystem::is_regular_file(dir / "tokenizer.json", ec) ||
+           (std::filesystem::is_directory(dir, ec) && std::filesystem::exists(dir / "vocab.json", ec));
+}
 
 model_header read_model_header(const std::string& given) {
     model_header h;
@@ -44,21 +80,23 @@ model_header read_model_header(const std::string& given) {
         return h;
     }
     const std::string path = checkpoint_file(given);
-    h.config = model::is_gguf_file(path) ? model::read_gguf_config(path, &h.info) : model::read_checkpoint_config(path, &h.info);
+    h.config = model::is_gguf_file(path)       ? model::read_gguf_config(path, &h.info)
+               : model::is_shard_index(path) ? model::read_sharded_checkpoint_config(path, &h.info)
+                                             : model::read_checkpoint_config(path, &h.info);
     return h;
 }
 
 std::vector<std::string> builtin_checkpoint_names() {
     std::vector<std::string> names;
     for (const auto& n : lessons::trained_model_names())
-        if (lessons::find_model_file(n + ".safetensors")) names.push_back(n);
+        if (!builtin_file_name(n).empty()) names.push_back(n);
     return names;
 }
 
 const std::string_view* builtin_checkpoint(const std::string& given) {
     std::error_code ec;
     if (given.empty() || std::filesystem::exists(given, ec)) return nullptr;
-    if (const std::string_view* bytes = lessons::find_model_file(given + ".safetensors")) return bytes;
+    if (const std::string file = builtin_file_name(given); !file.empty()) return lessons::find_model_file(file);
     const std::vector<std::string> names = builtin_checkpoint_names();
     std::string known;
     for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
@@ -70,12 +108,18 @@ const std::string_view* builtin_checkpoint(const std::string& given) {
 
 namespace {
 
-// A built-in model's bytes, read as "lessons/models/NAME.safetensors" (what its errors
-// say) in the dtype asked for, as load_model reads a file.
+// A built-in model's bytes, read as "lessons/models/NAME.safetensors" or NAME.gguf (what
+// its errors say) in the dtype asked for, as load_model reads a file.
 loaded_model load_builtin(const std::string& name, std::string_view bytes, const std::string& dtype) {
     loaded_model m;
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-    const std::string shown = "lessons/models/" + name + ".safetensors";
+    const std::string shown = "lessons/models/" + builtin_file_name(name);
+    if (model::is_gguf_bytes(data, bytes.size())) {  // GGUF: float32 unless float64 is asked for
+        const model::gguf_header h = model::parse_gguf(data, bytes.size(), shown);
+        if (dtype == "float64") m.f64 = model::read_gguf_params<double>(h, &m.info);
+        else m.f32 = model::read_gguf_params<float>(h, &m.info);
+        return m;
+    }
     if (dtype != "float64") m.f32 = model::read_checkpoint_bytes<float>(data, bytes.size(), shown, "", &m.info);
     if (dtype == "float64" || (dtype == "auto" && m.info.dtype == "F64")) {  // a float64 file computes in float64
         m.f32.reset();
@@ -99,6 +143,9 @@ loaded_model load_model(const std::string& given, const std::string& dtype) {
     if (model::is_gguf_file(path)) {  // GGUF: float32 unless float64 is asked for (no GGUF type is F64)
         if (f64) m.f64 = model::read_gguf_checkpoint<double>(path, &m.info);
         else m.f32 = model::read_gguf_checkpoint<float>(path, &m.info);
+    } else if (model::is_shard_index(path)) {  // model.safetensors.index.json and its shards
+        if (f64) m.f64 = model::read_sharded_checkpoint<double>(path, &m.info);
+        else m.f32 = model::read_sharded_checkpoint<float>(path, &m.info);
     } else if (f64) {
         m.f64 = model::read_checkpoint<double>(path, &m.info);
     } else {
@@ -168,17 +215,16 @@ token_input read_tokens(const std::vector<std::string>& tokens, const std::strin
                         const std::string& checkpoint) {
     if (!tokens.empty() && !text.empty()) throw attn::error("give either --tokens or --text, not both");
     if (tokens.empty() && text.empty()) throw attn::error("give the input: --tokens 0,1,2 (repeatable) or --text \"…\" --tokenizer PATH");
-    std::error_code ec;  // a GGUF checkpoint carries its own tokenizer, a Hugging Face folder its tokenizer.json
-    const bool own = tokenizer_path.empty() && !checkpoint.empty() &&
-                     (model::tokenizer::is_gguf(checkpoint) ||
-                      std::filesystem::is_regular_file(std::filesystem::path(checkpoint) / "tokenizer.json", ec));
+    // A GGUF checkpoint (a file, or one built into attn) carries its own tokenizer, a
+    // Hugging Face folder its tokenizer.json.
+    const bool own = tokenizer_path.empty() && has_own_tokenizer(checkpoint);
     const std::string tokenizer_dir = own ? checkpoint : tokenizer_path;
     if (!text.empty() && tokenizer_dir.empty())
         throw attn::error("--text needs --tokenizer PATH (a folder with tokenizer.json or vocab.json + merges.txt, a tokenizer.json, or a GGUF file)");
     token_input in;
     std::optional<model::tokenizer> tok;
     if (!tokenizer_dir.empty()) {
-        tok = model::tokenizer::load(tokenizer_dir);
+        tok = load_tokenizer_at(tokenizer_dir);
         in.vocabulary_labels.resize(tok->vocab_size());
         for (std::size_t id = 0; id < tok->vocab_size(); ++id) in.vocabulary_labels[id] = tok->token_label(static_cast<std::uint32_t>(id));
     }

@@ -11,6 +11,7 @@
 
 #include "model/checkpoint.hpp"
 #include "model/params.hpp"
+#include "model/tokenizer.hpp"
 
 namespace CLI {
 class App;
@@ -38,8 +39,27 @@ model_header read_model_header(const std::string& path);
 // model list`) when no file or folder of that name exists, else nullptr: a path wins.
 // Throws attn::error when it is neither, listing the built-in names (exit 2).
 const std::string_view* builtin_checkpoint(const std::string& given);
-// The names builtin_checkpoint takes: the built-in safetensors models (`attn model list`).
+// The names builtin_checkpoint takes: the built-in safetensors and GGUF models (`attn
+// model list`).
 std::vector<std::string> builtin_checkpoint_names();
+
+// A model built into attn: its bytes and the file its errors name
+// ("lessons/models/stories260K.gguf").
+struct builtin_model {
+    std::string_view bytes;
+    std::string file;
+    bool gguf = false;
+};
+// The built-in model `given` names, or nullopt (a file or folder of that name exists, or
+// no built-in model has it). Never throws.
+std::optional<builtin_model> find_builtin(const std::string& given);
+
+// The tokenizer at `path` (model::tokenizer::load: a folder, a tokenizer.json, a GGUF),
+// or a built-in GGUF model's own by its name.
+model::tokenizer load_tokenizer_at(const std::string& path);
+// True when the checkpoint brings its tokenizer: a GGUF (a file or a built-in name), a
+// Hugging Face folder with tokenizer.json (or vocab.json + merges.txt).
+bool has_own_tokenizer(const std::string& checkpoint);
 
 // dtype: "auto" | "float32" | "float64". The parameters are charged to the run's memory
 // budget (cli/model_budget) from the header, before any is allocated. A model built into attn by its name
@@ -48,8 +68,8 @@ std::vector<std::string> builtin_checkpoint_names();
 // model.safetensors, with the config.json beside it).
 loaded_model load_model(const std::string& path, const std::string& dtype);
 
-// The checkpoint file of `path`: the path itself, or a folder's model.safetensors.
-// Throws attn::error for a folder without one (or with shards only).
+// The checkpoint file of `path`: the path itself, or a folder's model.safetensors, else
+// its model.safetensors.index.json (shards). Throws attn::error for a folder with neither.
 std::string checkpoint_file(const std::string& path);
 
 // Calls fn(params) with the parameters in the dtype they were read in.

@@ -16,6 +16,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/model_budget.hpp"
+#include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
 #include "io/input_error.hpp"
@@ -128,13 +129,13 @@ std::string decoded(const model::tokenizer& tok, const tokenize_options& o) {
 void run_model_tokenize(const tokenize_options& o) {
     if (!o.decode.empty()) {
         if (!o.texts.empty() || !o.files.empty()) throw attn::error("model tokenize: give texts to tokenize or --decode ids, not both");
-        std::cout << decoded(model::tokenizer::load(o.tokenizer), o);
+        std::cout << decoded(load_tokenizer_at(o.tokenizer), o);
         return;
     }
     if (o.texts.empty() && o.files.empty())
         throw attn::error("model tokenize: give a TEXT or --file F (or --file - for standard input), or --decode IDS");
     const auto inputs = read_inputs(o);
-    const auto tok = model::tokenizer::load(o.tokenizer);
+    const auto tok = load_tokenizer_at(o.tokenizer);
     std::vector<std::vector<std::uint32_t>> ids;  // [input][token]: every input encoded first, so a bad one prints nothing
     for (const auto& in : inputs) {
         charge_numbers(model::encode_numbers(in.text.size()),

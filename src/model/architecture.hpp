@@ -46,6 +46,11 @@ struct architecture {
     double rope_theta = 10000.0;   // rotary: the base of the frequencies
     std::size_t rotary_dims = 0;   // rotary: coordinates of each head rotated; 0: all of d_head
     rotary_pairing pairing = rotary_pairing::half_split;
+    // [rotated_dims()/2] each pair's angle per position when the checkpoint rescales them
+    // (config.json's rope_scaling "llama3" or "linear", GGUF's rope.scaling.type linear:
+    // model/rope_scaling.hpp); empty: rope_theta^(−2i/dims). rope_scaling: that, in words.
+    std::vector<double> rope_frequencies;
+    std::string rope_scaling;
     // Attention:
     bool qkv_bias = true;          // biases on q, k and v (GPT-2, Qwen2)
     bool out_bias = true;          // bias on the output projection (GPT-2)

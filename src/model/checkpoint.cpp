@@ -9,13 +9,16 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <type_traits>
+#include <utility>
 
 #include "io/mapped_file.hpp"
 #include "model/checkpoint_layout.hpp"
 #include "model/checkpoint_llama.hpp"
 #include "model/checkpoint_names.hpp"
+#include "model/checkpoint_shards.hpp"
 #include "model/file_error.hpp"
 
 namespace attn::model {
@@ -63,10 +66,10 @@ bool check_tensors(const st_header& h, const layout_scan& s, const architecture&
         auto want = file_shape(name, c);
         if (transposed_in_file(s.linear, kind, key)) std::swap(want[0], want[1]);
         if (t.shape != want)
-            throw file_error("invalid", h.file, t.shape_at, "tensor '" + shown(t.name) + "' has the shape " + shape_text(t.shape) +
+            throw file_error("invalid", tensor_file(h, t), t.shape_at, "tensor '" + shown(t.name) + "' has the shape " + shape_text(t.shape) +
                                                                 ", expected " + shape_text(want) + " (" + (s.linear ? layout_mingpt : layout_hugging_face) + ")");
         if (!dtype_readable(t.dtype))
-            throw file_error("unsupported", h.file, t.entry_at, "tensor '" + shown(t.name) + "' has dtype " + t.dtype +
+            throw file_error("unsupported", tensor_file(h, t), t.entry_at, "tensor '" + shown(t.name) + "' has dtype " + t.dtype +
                                                                     "; attn reads F64, F32, F16 and BF16");
         dtypes.insert(t.dtype);
     });
@@ -84,10 +87,9 @@ struct checked_file {
     bool llama = false;  // the Llama family's names (checkpoint_llama.cpp)
 };
 
-checked_file check_file(const unsigned char* bytes, std::size_t size, const std::string& name, const std::string& config_json,
-                        checkpoint_info& out) {
+checked_file check_header(st_header header, const std::string& config_json, checkpoint_info& out) {
     out = checkpoint_info{};
-    checked_file f{parse_safetensors(bytes, size, name), {}, {}};
+    checked_file f{std::move(header), {}, {}};
     if (is_llama_file(f.h)) {
         f.llama = true;
         f.c = check_llama_file(f.h, config_json, out);
@@ -102,6 +104,11 @@ checked_file check_file(const unsigned char* bytes, std::size_t size, const std:
     for (const auto& d : dtypes) out.dtype += (out.dtype.empty() ? "" : ", ") + d;
     out.metadata = f.h.metadata;
     return f;
+}
+
+checked_file check_file(const unsigned char* bytes, std::size_t size, const std::string& name, const std::string& config_json,
+                        checkpoint_info& out) {
+    return check_header(parse_safetensors(bytes, size, name), config_json, out);
 }
 
 std::string config_json_beside(const std::string& path) {
@@ -156,6 +163,32 @@ model_params<T> read_checkpoint(const std::string& path, checkpoint_info* info) 
     return fill<T>(f, file.data(), [&](std::uint64_t b, std::uint64_t e) { file.release(b, e); });
 }
 
+architecture read_sharded_checkpoint_config(const std::string& index, checkpoint_info* info) {
+    const shard_set shards = open_shards(index);
+    checkpoint_info local;
+    return check_header(shards.header, config_json_beside(index), info ? *info : local).c;
+}
+
+template <class T>
+model_params<T> read_sharded_checkpoint(const std::string& index, checkpoint_info* info) {
+    const shard_set shards = open_shards(index);  // mapped until every tensor is copied
+    checkpoint_info local;
+    const checked_file f = check_header(shards.header, config_json_beside(index), info ? *info : local);
+    // Each tensor reads its shard's bytes (st_tensor::shard_bytes); once copied, its pages leave
+    // memory as read_checkpoint's do. done() gets offsets only: a range found in two shards
+    // is released in both (the other copy, if not yet made, reads it back from the page cache).
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const io::mapped_file*>> owners;
+    for (const auto& t : shards.header.tensors)
+        for (const auto& m : shards.maps)
+            if (m->data() == t.shard_bytes) owners[{t.begin, t.end}].push_back(m.get());
+    return fill<T>(f, nullptr, [&](std::uint64_t b, std::uint64_t e) {
+        if (const auto it = owners.find({b, e}); it != owners.end())
+            for (const io::mapped_file* m : it->second) m->release(b, e);
+    });
+}
+
+template model_params<float> read_sharded_checkpoint<float>(const std::string&, checkpoint_info*);
+template model_params<double> read_sharded_checkpoint<double>(const std::string&, checkpoint_info*);
 template model_params<float> read_checkpoint<float>(const std::string&, checkpoint_info*);
 template model_params<double> read_checkpoint<double>(const std::string&, checkpoint_info*);
 template model_params<float> read_checkpoint_bytes<float>(const unsigned char*, std::size_t, const std::string&, const std::string&, checkpoint_info*);

@@ -53,6 +53,13 @@ model_params<T> read_checkpoint(const std::string& path, checkpoint_info* info =
 // where read_checkpoint spends seconds touching 500 MB of new memory).
 architecture read_checkpoint_config(const std::string& path, checkpoint_info* info = nullptr);
 
+// A Hugging Face checkpoint in shards: `index` is its model.safetensors.index.json, the
+// shards the files beside it (model/checkpoint_shards.hpp); the config from the
+// config.json beside the index. The same checks and layouts as one file.
+template <class T>
+model_params<T> read_sharded_checkpoint(const std::string& index, checkpoint_info* info = nullptr);
+architecture read_sharded_checkpoint_config(const std::string& index, checkpoint_info* info = nullptr);
+
 // The same from bytes in memory (the fuzz target; tests): `name` is used in errors,
 // config_json the path of a config.json to consult ("" = none).
 template <class T>

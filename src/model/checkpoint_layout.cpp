@@ -16,7 +16,7 @@ constexpr std::size_t max_layers = 100000;
 std::string q(const std::string& s) { return "'" + shown(s) + "'"; }
 
 [[noreturn]] void unexpected(const st_header& h, const st_tensor& t) {
-    throw file_error("invalid", h.file, t.entry_at, "unexpected tensor " + q(t.name) +
+    throw file_error("invalid", tensor_file(h, t), t.entry_at, "unexpected tensor " + q(t.name) +
                                                         ": not part of a GPT-2 or minGPT/nanoGPT checkpoint (expected " + gpt2_names_expected() + ")");
 }
 
@@ -50,7 +50,7 @@ void decide_layout(const st_header& h, layout_scan& s) {
     if (a == d && b == 3 * d) s.linear = false;
     else if (a == 3 * d && b == d) s.linear = true;
     else
-        throw file_error("invalid", h.file, t.shape_at, "tensor " + q(t.name) + " has a shape that fits neither layout: expected [" +
+        throw file_error("invalid", tensor_file(h, t), t.shape_at, "tensor " + q(t.name) + " has a shape that fits neither layout: expected [" +
                                                             std::to_string(d) + ", " + std::to_string(3 * d) + "] (GPT-2, Conv1D) or [" +
                                                             std::to_string(3 * d) + ", " + std::to_string(d) +
                                                             "] (minGPT/nanoGPT, nn.Linear), from wte.weight's width " + std::to_string(d));
@@ -69,7 +69,7 @@ layout_scan scan_layout(const st_header& h) {
             if (part == "attn.bias" || part == "attn.masked_bias") continue;  // causal-mask buffers
             if (!gpt2_block_parts().count(part)) unexpected(h, t);
             if (layer >= max_layers)
-                throw file_error("invalid", h.file, t.entry_at, "tensor " + q(t.name) + " is in layer " + std::to_string(layer) +
+                throw file_error("invalid", tensor_file(h, t), t.entry_at, "tensor " + q(t.name) + " is in layer " + std::to_string(layer) +
                                                                     "; attn reads at most " + std::to_string(max_layers) + " layers");
             s.n_layer = std::max(s.n_layer, layer + 1);
             if (gpt2_mlp_part(part)) s.has_mlp = true;
@@ -78,7 +78,7 @@ layout_scan scan_layout(const st_header& h) {
             unexpected(h, t);
         }
         if (!s.by_key.emplace(key, &t).second)
-            throw file_error("invalid", h.file, t.entry_at, "tensor " + q(t.name) + " appears twice, with and without 'transformer.'");
+            throw file_error("invalid", tensor_file(h, t), t.entry_at, "tensor " + q(t.name) + " appears twice, with and without 'transformer.'");
     }
     // Tied weights saved once under lm_head.weight (safetensors' save_model keeps the
     // first name of a shared tensor in sorted order: nanoGPT's lm_head, not its wte).
@@ -87,10 +87,10 @@ layout_scan scan_layout(const st_header& h) {
     const st_tensor& wte = need(h, s, "wte.weight");
     const st_tensor& wpe = need(h, s, "wpe.weight");
     if (wte.shape.size() != 2 || wte.shape[0] == 0 || wte.shape[1] == 0)
-        throw file_error("invalid", h.file, wte.shape_at, "tensor " + q(wte.name) + " should be [vocabulary, width], both at least 1");
+        throw file_error("invalid", tensor_file(h, wte), wte.shape_at, "tensor " + q(wte.name) + " should be [vocabulary, width], both at least 1");
     s.vocab = wte.shape[0], s.n_embd = wte.shape[1];
     if (wpe.shape.size() != 2 || wpe.shape[0] == 0 || wpe.shape[1] != s.n_embd)
-        throw file_error("invalid", h.file, wpe.shape_at, "tensor " + q(wpe.name) + " should be [positions, " + std::to_string(s.n_embd) +
+        throw file_error("invalid", tensor_file(h, wpe), wpe.shape_at, "tensor " + q(wpe.name) + " should be [positions, " + std::to_string(s.n_embd) +
                                                               "] (the width of wte.weight), with at least 1 position");
     s.n_positions = wpe.shape[0];
     if (s.n_layer == 0) throw file_error("missing", h.file, 8, "no transformer blocks in the checkpoint (no tensor h.0.*)");

@@ -13,6 +13,7 @@
 #include "io/json_scan.hpp"
 #include "model/checkpoint_names.hpp"
 #include "model/file_error.hpp"
+#include "model/rope_scaling.hpp"
 
 namespace attn::model {
 
@@ -34,8 +35,20 @@ const std::set<std::string>& config_keys() {
     static const std::set<std::string> k = {
         "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "intermediate_size",
         "rms_norm_eps", "rope_theta", "max_position_embeddings", "vocab_size", "tie_word_embeddings", "model_type",
-        "partial_rotary_factor", "head_dim", "rope_pairing"};
+        "partial_rotary_factor", "head_dim", "rope_pairing",
+        // config.json's rope_scaling object, its members as rope_scaling.KEY (set_rope_scaling)
+        "rope_scaling.rope_type", "rope_scaling.type", "rope_scaling.factor", "rope_scaling.low_freq_factor",
+        "rope_scaling.high_freq_factor", "rope_scaling.original_max_position_embeddings"};
     return k;
+}
+
+// One scalar JSON value as the text a stated value holds.
+std::string llama_config_scalar(io::json_scan& js) {
+    if (js.peek() == '"') return js.string_value();
+    if (js.peek() == 't' || js.peek() == 'f') return js.bool_value() ? "true" : "false";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", js.number_value());
+    return buf;
 }
 
 stated_config from_metadata(const st_header& h) {
@@ -55,18 +68,14 @@ stated_config from_config_json(const std::string& path) {
         text, [&](std::size_t at, const std::string& m) { throw file_error("invalid", path, at, m); },
         [](std::size_t at) { return "byte " + std::to_string(at); });
     js.object([&](const std::string& key, std::size_t at) {
+        if (key == "rope_scaling" && js.peek() == '{')  // its members, as rope_scaling.KEY
+            return js.object([&](const std::string& member, std::size_t member_at) {
+                const std::string k = "rope_scaling." + member;
+                if (!config_keys().count(k) || js.peek() == 'n') return js.skip_value();
+                c[k] = stated{llama_config_scalar(js), path, member_at};
+            });
         if (!config_keys().count(key) || js.peek() == 'n') return js.skip_value();  // other keys, and null
-        std::string v;
-        if (js.peek() == '"') {
-            v = js.string_value();
-        } else if (js.peek() == 't' || js.peek() == 'f') {
-            v = js.bool_value() ? "true" : "false";
-        } else {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.17g", js.number_value());
-            v = buf;
-        }
-        c[key] = stated{v, path, at};
+        c[key] = stated{llama_config_scalar(js), path, at};
     });
     js.finish();
     return c;
@@ -123,21 +132,21 @@ llama_shapes scan_shapes(const st_header& h) {
         const std::string skip = "rotary_emb.inv_freq";  // older files keep the frequencies: attn computes them
         if (t.name.size() > skip.size() && t.name.compare(t.name.size() - skip.size(), skip.size(), skip) == 0) continue;
         if (!llama_name(t.name) && t.name != "lm_head.weight")
-            throw file_error("invalid", h.file, t.entry_at, "tensor '" + shown(t.name) +
+            throw file_error("invalid", tensor_file(h, t), t.entry_at, "tensor '" + shown(t.name) +
                                                                 "' is not one of the Llama family's: expected " +
                                                                 llama_names_expected());
         if (t.name.compare(0, 13, "model.layers.") == 0) {
             std::size_t layer = 0;
             const auto r = std::from_chars(t.name.data() + 13, t.name.data() + t.name.size(), layer);
             if (r.ec != std::errc() || *r.ptr != '.' || layer > 100000)
-                throw file_error("invalid", h.file, t.entry_at, "tensor '" + shown(t.name) + "' has no layer number");
+                throw file_error("invalid", tensor_file(h, t), t.entry_at, "tensor '" + shown(t.name) + "' has no layer number");
             s.n_layer = std::max(s.n_layer, layer + 1);
         }
     }
     const st_tensor* e = h.find("model.embed_tokens.weight");
     if (e == nullptr) throw file_error("missing", h.file, 8, "no tensor 'model.embed_tokens.weight' in the checkpoint");
     if (e->shape.size() != 2 || e->shape[0] == 0 || e->shape[1] == 0)
-        throw file_error("invalid", h.file, e->shape_at, "tensor 'model.embed_tokens.weight' should be [vocabulary, width]");
+        throw file_error("invalid", tensor_file(h, *e), e->shape_at, "tensor 'model.embed_tokens.weight' should be [vocabulary, width]");
     s.vocab = e->shape[0], s.width = e->shape[1];
     if (s.n_layer == 0) throw file_error("missing", h.file, 8, "no layers in the checkpoint (no tensor model.layers.0.*)");
     // layer 0's key projection, gate and query bias (names_llama.cpp's names)
@@ -183,6 +192,55 @@ void set_rotary(architecture& a, const stated_config& c) {
     }
 }
 
+// A rope_scaling member `type` needs, above `low`.
+double rope_scaling_value(const stated_config& c, const stated& type, const std::string& key, double low) {
+    const auto it = c.find("rope_scaling." + key);
+    if (it == c.end())
+        throw file_error("missing", type.file, type.at, "rope_scaling \"" + shown(type.text) + "\" needs " + key + ", found none");
+    const double v = number(it->second, "rope_scaling's " + key);
+    if (!(v > low && v <= 1e12)) {
+        char bound[32];
+        std::snprintf(bound, sizeof bound, "%g", low);
+        throw file_error("invalid", it->second.file, it->second.at, "rope_scaling's " + key + " should be above " + bound);
+    }
+    return v;
+}
+
+// rope_scaling (rope_type, or the older type): "linear" and Llama 3's "llama3" rescale the
+// frequencies (model/rope_scaling.hpp); "default" and none leave them; any other is refused.
+void set_rope_scaling(architecture& a, const stated_config& c, checkpoint_info& info) {
+    auto it = c.find("rope_scaling.rope_type");
+    if (it == c.end()) it = c.find("rope_scaling.type");
+    if (it == c.end()) {
+        if (const auto f = c.find("rope_scaling.factor"); f != c.end())
+            throw file_error("missing", f->second.file, f->second.at, "rope_scaling has a factor but no rope_type");
+        return;
+    }
+    const stated& type = it->second;
+    const std::size_t dims = a.rotated_dims();
+    char words[160];
+    if (type.text == "default") return;
+    if (type.text == "linear") {
+        const double factor = rope_scaling_value(c, type, "factor", 0);
+        a.rope_frequencies = linear_rope_frequencies(a.rope_theta, dims, factor);
+        std::snprintf(words, sizeof words, "linear, positions divided by %g", factor);
+    } else if (type.text == "llama3") {
+        llama3_rope s;
+        s.factor = rope_scaling_value(c, type, "factor", 0);
+        s.low_freq_factor = rope_scaling_value(c, type, "low_freq_factor", 0);
+        s.high_freq_factor = rope_scaling_value(c, type, "high_freq_factor", s.low_freq_factor);
+        s.original_context = rope_scaling_value(c, type, "original_max_position_embeddings", 0);
+        a.rope_frequencies = llama3_rope_frequencies(a.rope_theta, dims, s);
+        std::snprintf(words, sizeof words, "llama3, factor %g, low_freq_factor %g, high_freq_factor %g, original context %g",
+                      s.factor, s.low_freq_factor, s.high_freq_factor, s.original_context);
+    } else {
+        throw file_error("unsupported", type.file, type.at, "rope_scaling type \"" + shown(type.text) +
+                                                                "\" is not supported; supported: llama3, linear (and default)");
+    }
+    a.rope_scaling = words;
+    info.notes.push_back(std::string("rotary frequencies rescaled (rope_scaling): ") + words);
+}
+
 }  // namespace
 
 bool is_llama_file(const st_header& h) {
@@ -218,6 +276,7 @@ architecture check_llama_file(const st_header& h, const std::string& config_json
     a.qkv_bias = s.qkv_bias;
     a.tied = !s.lm_head;
     set_rotary(a, c);
+    set_rope_scaling(a, c, info);
     const std::set<std::string> dtypes = check_llama_tensors(h, a);
     info.layout = a.family == "qwen2" ? "Qwen2, Llama family (Hugging Face)" : layout_llama;  // info names the family
     info.dtype.clear();

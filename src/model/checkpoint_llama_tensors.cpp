@@ -68,11 +68,11 @@ std::set<std::string> check_llama_tensors(const st_header& h, const architecture
             const st_tensor* t = h.find(keys[i]);
             if (t == nullptr) throw file_error("missing", h.file, 8, "no tensor '" + keys[i] + "' in the checkpoint");
             if (t->shape != shapes[i])
-                throw file_error("invalid", h.file, t->shape_at, "tensor '" + shown(t->name) + "' has the shape " +
+                throw file_error("invalid", tensor_file(h, *t), t->shape_at, "tensor '" + shown(t->name) + "' has the shape " +
                                                                      shape_text(t->shape) + ", expected " +
                                                                      shape_text(shapes[i]) + " (" + layout_llama + ")");
             if (!dtype_readable(t->dtype))
-                throw file_error("unsupported", h.file, t->entry_at, "tensor '" + shown(t->name) + "' has dtype " + t->dtype +
+                throw file_error("unsupported", tensor_file(h, *t), t->entry_at, "tensor '" + shown(t->name) + "' has dtype " + t->dtype +
                                                                          "; attn reads F64, F32, F16 and BF16");
             dtypes.insert(t->dtype);
         }
@@ -155,6 +155,9 @@ void write_llama_checkpoint(const std::string& path, const model_params<T>& para
     if (c.norm != norm_kind::rms_norm || c.positions != position_kind::rotary || c.mlp != mlp_kind::swiglu)
         throw attn::error("a Llama-family checkpoint holds RMSNorm, rotary positions and a SwiGLU MLP; this model has " +
                           describe(c));
+    if (!c.rope_frequencies.empty())  // its __metadata__ has no words for them yet: never written unscaled
+        throw attn::error("this model's rotary frequencies are rescaled (" + c.rope_scaling +
+                          "); attn does not write rescaled frequencies into a checkpoint yet");
     std::vector<st_out> tensors;
     std::deque<std::vector<T>> copies;  // transposed weights and the parts of q | k | v, alive until written
     for_each_param(params, [&](const std::string& name, param_kind, const auto& t) {

@@ -103,6 +103,7 @@ llama::rotary_table position_table(const architecture& a, std::size_t capacity) 
     if (a.positions == position_kind::rotary) {
         llama::rotary_spec spec;
         spec.theta = a.rope_theta;
+        spec.frequencies = a.rope_frequencies;  // rescaled (rope_scaling), or empty
         spec.dims = a.rotary_dims;
         spec.pairing = a.pairing == rotary_pairing::adjacent ? llama::rotary_pairing::adjacent : llama::rotary_pairing::half_split;
         return llama::make_rotary_table(spec, a.d_head(), capacity);

@@ -4,17 +4,27 @@
 // else, every type one attn dequantizes).
 #include "model/gguf_family.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "model/file_error.hpp"
 #include "model/gguf.hpp"
 #include "model/gguf_quant.hpp"
+#include "model/rope_scaling.hpp"
 
 namespace attn::model {
 
 namespace {
 
 std::string num(std::uint64_t n) { return std::to_string(n); }
+
+// 8 → "8", 2.5 → "2.5".
+std::string gguf_factor_text(double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", f);
+    return buf;
+}
 
 std::string dims_text(const std::vector<std::uint64_t>& d) {
     std::string s = "[";
@@ -61,9 +71,17 @@ void read_norm_and_rope(const gguf_header& h, gguf_architecture& a) {
     a.rope_dims = h.find(p + "rope.dimension_count") ? count_key(h, p + "rope.dimension_count", a.d_head, "") : a.d_head;
     if (a.rope_dims % 2 != 0)
         throw file_error("invalid", h.file, h.find(p + "rope.dimension_count")->at, "expected an even rope.dimension_count, found " + num(a.rope_dims));
-    if (const auto s = h.get_string(p + "rope.scaling.type"); s && *s != "none")
+    const auto s = h.get_string(p + "rope.scaling.type");
+    if (s && *s != "none" && *s != "linear")
         throw file_error("unsupported", h.file, h.find(p + "rope.scaling.type")->at,
-                         "RoPE scaling '" + shown(*s) + "' is not supported; attn runs unscaled rotary positions only");
+                         "RoPE scaling '" + shown(*s) + "' is not supported; supported: linear (and none)");
+    const std::string factor_key = s ? p + "rope.scaling.factor" : p + "rope.scale_linear";
+    if ((s && *s == "linear") || (!s && h.find(factor_key))) {
+        a.rope_linear_factor = h.require_float(factor_key, "linear RoPE scaling divides the positions by it");
+        if (!(a.rope_linear_factor > 0 && a.rope_linear_factor <= 1e12))
+            throw file_error("invalid", h.file, h.find(factor_key)->at, "expected " + factor_key + " above 0");
+        if (a.rope_linear_factor == 1) a.rope_linear_factor = 0;  // dividing by 1: unscaled
+    }
 }
 
 // The tensors a block of this architecture has: name → dims (innermost first).
@@ -109,6 +127,7 @@ void check_tensors(const gguf_header& h, gguf_architecture& a) {
                              num(h.tensors.size()));
     }
     auto expected = expected_tensors(a);
+    if (a.rotary && h.tensor("rope_freqs.weight")) expected["rope_freqs.weight"] = {a.rope_dims / 2}, a.rope_freq_factors = true;
     const gguf_tensor* out = h.tensor("output.weight");
     a.tied = out == nullptr;
     if (out) expected["output.weight"] = {a.d_model, a.vocab_size};
@@ -137,6 +156,24 @@ void read_vocab_size(const gguf_header& h, gguf_architecture& a) {
     if (a.vocab_size == 0) throw file_error("invalid", h.file, h.metadata_at, "the file has neither tokenizer.ggml.tokens nor token_embd.weight: no vocabulary size");
 }
 
+// rope_freqs.weight: each pair's frequency divided by its factor (llama.cpp writes Llama 3's
+// rope_scaling so), after any linear scaling; a factor must be a finite number above 0.
+void gguf_divide_by_freq_factors(const gguf_header& h, architecture& a) {
+    const gguf_tensor& t = *h.tensor("rope_freqs.weight");
+    const std::size_t pairs = a.rotated_dims() / 2;
+    std::vector<double> factors(pairs);  // [rotated_dims/2]
+    dequantize(h, t, factors.data());
+    if (a.rope_frequencies.empty()) a.rope_frequencies = linear_rope_frequencies(a.rope_theta, a.rotated_dims(), 1.0);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        if (!(std::isfinite(factors[i]) && factors[i] > 0))
+            throw file_error("invalid", h.file, t.begin, "expected rope_freqs.weight's factors above 0, found element " + num(i) +
+                                                             (std::isfinite(factors[i]) ? " = " + gguf_factor_text(factors[i])
+                                                                                        : std::string(" not a finite number")));
+        a.rope_frequencies[i] /= factors[i];
+    }
+    a.rope_scaling += std::string(a.rope_scaling.empty() ? "" : "; ") + "each pair's frequency divided by rope_freqs.weight";
+}
+
 }  // namespace
 
 const char* gguf_supported_architectures() { return "llama, qwen2, gpt2"; }
@@ -153,6 +190,11 @@ architecture gguf_model_architecture(const gguf_header& h, const gguf_architectu
     a.vocab_size = g.vocab_size, a.n_positions = g.context, a.ln_eps = g.eps, a.tied = g.tied;
     a.qkv_bias = g.qkv_bias;
     if (g.rotary) a.rope_theta = g.rope_theta, a.rotary_dims = g.rope_dims == g.d_head ? 0 : g.rope_dims, a.pairing = g.pairing;
+    if (g.rotary && g.rope_linear_factor > 0) {  // rope.scaling.type linear (model/rope_scaling.hpp)
+        a.rope_frequencies = linear_rope_frequencies(a.rope_theta, a.rotated_dims(), g.rope_linear_factor);
+        a.rope_scaling = "linear, positions divided by " + gguf_factor_text(g.rope_linear_factor);
+    }
+    if (g.rotary && g.rope_freq_factors) gguf_divide_by_freq_factors(h, a);
     a.mlp_width = 0;
     if (a.d_mlp() != g.d_mlp) a.mlp_width = g.d_mlp;
     return a;

@@ -41,6 +41,8 @@ struct gguf_architecture {
     std::uint64_t vocab_size = 0;
     std::uint64_t rope_dims = 0;   // rope.dimension_count (default d_head; 0 for gpt2)
     double rope_theta = 0;         // rope.freq_base (default 10000; 0 for gpt2)
+    double rope_linear_factor = 0; // rope.scaling.factor of rope.scaling.type "linear" (or rope.scale_linear); 0: unscaled
+    bool rope_freq_factors = false;  // rope_freqs.weight [rope_dims/2]: pair i's frequency divided by it (Llama 3 as llama.cpp writes it)
     double eps = 0;                // RMSNorm's or LayerNorm's epsilon
     bool rms_norm = true;          // llama, qwen2: RMSNorm; gpt2: LayerNorm with biases
     bool qkv_bias = false;         // qwen2: q, k, v have biases; gpt2: every linear

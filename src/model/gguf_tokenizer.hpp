@@ -48,5 +48,7 @@ tokenizer tokenizer_from_gguf(const gguf_tokenizer_fields& f);
 
 // Reads the fields from a GGUF file's metadata (model/gguf_tokenizer_read.cpp).
 gguf_tokenizer_fields read_gguf_tokenizer_fields(const std::string& path);
+// The same from a GGUF's bytes in memory (a model built into attn), errors naming `name`.
+gguf_tokenizer_fields read_gguf_tokenizer_fields(const std::string& name, const unsigned char* data, std::size_t size);
 
 }  // namespace attn::model

@@ -4,6 +4,7 @@
 // allocation), the tokenizer's keys kept and typed, the rest skipped. The tensor table
 // is not read. Every error is "file: byte N: …".
 #include <cstring>
+#include <utility>
 
 #include "io/mapped_file.hpp"
 #include "model/file_error.hpp"
@@ -32,12 +33,12 @@ std::size_t scalar_size(std::uint32_t t) {
 
 class gguf_walker {
 public:
-    explicit gguf_walker(const io::mapped_file& f) : f_(f), p_(f.data()), n_(f.size()) {}
+    gguf_walker(std::string name, const unsigned char* data, std::size_t size) : name_(std::move(name)), p_(data), n_(size) {}
 
     gguf_tokenizer_fields read();
 
 private:
-    [[noreturn]] void fail(std::size_t at, const std::string& m) const { throw file_error("invalid", f_.name(), at, m); }
+    [[noreturn]] void fail(std::size_t at, const std::string& m) const { throw file_error("invalid", name_, at, m); }
     void need(std::size_t bytes, const char* what) const {
         if (bytes > n_ - i_) fail(i_, std::string("expected ") + what + " (" + std::to_string(bytes) + " bytes), found the file ending after " + std::to_string(n_ - i_));
     }
@@ -55,7 +56,7 @@ private:
     std::uint64_t array_header(std::uint32_t want, const std::string& key, std::size_t at);
     void keep(const std::string& key, std::uint32_t type, std::size_t at, gguf_tokenizer_fields& out);
 
-    const io::mapped_file& f_;
+    std::string name_;  // the file as errors name it
     const unsigned char* p_;
     std::size_t n_, i_ = 0;
 };
@@ -148,7 +149,7 @@ void gguf_walker::keep(const std::string& key, std::uint32_t type, std::size_t a
 
 gguf_tokenizer_fields gguf_walker::read() {
     gguf_tokenizer_fields out;
-    out.file = f_.name();
+    out.file = name_;
     need(4, "the magic GGUF");
     if (std::memcmp(p_, "GGUF", 4) != 0) fail(0, "expected the magic \"GGUF\", found other bytes: not a GGUF file");
     i_ = 4;
@@ -172,7 +173,11 @@ gguf_tokenizer_fields gguf_walker::read() {
 
 gguf_tokenizer_fields read_gguf_tokenizer_fields(const std::string& path) {
     const io::mapped_file f(path, "GGUF file");
-    return gguf_walker(f).read();
+    return gguf_walker(f.name(), f.data(), f.size()).read();
+}
+
+gguf_tokenizer_fields read_gguf_tokenizer_fields(const std::string& name, const unsigned char* data, std::size_t size) {
+    return gguf_walker(name, data, size).read();
 }
 
 }  // namespace attn::model

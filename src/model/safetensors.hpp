@@ -31,6 +31,11 @@ struct st_tensor {
     std::uint64_t begin = 0, end = 0;   // file offsets of its bytes, [begin, end)
     std::uint64_t entry_at = 0;         // file offset of its name in the header (for errors)
     std::uint64_t shape_at = 0, offsets_at = 0;
+    // A tensor of a sharded checkpoint (model/checkpoint_shards.hpp): the mapped bytes of
+    // its shard and the shard's path (its offsets are the shard's). nullptr and "": the
+    // header's own file.
+    const unsigned char* shard_bytes = nullptr;
+    std::string shard_file;
 };
 
 struct st_header {
@@ -43,6 +48,11 @@ struct st_header {
 
     const st_tensor* find(const std::string& name) const;
 };
+
+// The file tensor t's offsets are in: its shard's, or the header's.
+inline const std::string& tensor_file(const st_header& h, const st_tensor& t) {
+    return t.shard_file.empty() ? h.file : t.shard_file;
+}
 
 // Bytes per element of a safetensors dtype; 0 when the dtype is not one of the format's.
 std::size_t dtype_size(const std::string& dtype);

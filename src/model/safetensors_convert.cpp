@@ -128,10 +128,10 @@ template <class T>
         if (std::isfinite(static_cast<T>(v)))
             continue;
         const std::string what = std::isnan(v) ? "not a number" : std::isinf(v) ? "infinite" : "too large for float32";
-        throw file_error("invalid", h.file, t.begin + i * es, "element " + index_text(t, i) + " of tensor '" +
+        throw file_error("invalid", tensor_file(h, t), t.begin + i * es, "element " + index_text(t, i) + " of tensor '" +
                                                                   shown(t.name) + "' is " + what);
     }
-    throw file_error("invalid", h.file, t.begin, "tensor '" + shown(t.name) + "' holds a value that is not finite");
+    throw file_error("invalid", tensor_file(h, t), t.begin, "tensor '" + shown(t.name) + "' holds a value that is not finite");
 }
 
 }  // namespace
@@ -140,9 +140,9 @@ template <class T>
 void read_elements(const st_header& h, const st_tensor& t, const unsigned char* bytes, T* out, bool transpose) {
     const int kind = t.dtype == "F64" ? 0 : t.dtype == "F32" ? 1 : t.dtype == "F16" ? 2 : t.dtype == "BF16" ? 3 : -1;
     if (kind < 0)
-        throw file_error("unsupported", h.file, t.entry_at, "tensor '" + shown(t.name) + "' has dtype " + t.dtype +
+        throw file_error("unsupported", tensor_file(h, t), t.entry_at, "tensor '" + shown(t.name) + "' has dtype " + t.dtype +
                                                                 "; attn reads F64, F32, F16 and BF16");
-    const unsigned char* p = bytes + t.begin;
+    const unsigned char* p = (t.shard_bytes ? t.shard_bytes : bytes) + t.begin;
     bool finite = true;
     // One instantiation per source dtype, so the inner loop has no switch.
     if (!(transpose && t.shape.size() == 2) && ((kind == 0 && sizeof(T) == 8) || (kind == 1 && sizeof(T) == 4)))

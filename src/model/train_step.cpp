@@ -57,6 +57,7 @@ void make_llama_block(const architecture& c, train_block_acts<T>& k, std::size_t
 llama::rotary_table rotary_of(const architecture& c, std::size_t Tn) {
     llama::rotary_spec spec;
     spec.theta = c.rope_theta;
+    spec.frequencies = c.rope_frequencies;  // rescaled (rope_scaling), or empty
     spec.dims = c.rotated_dims();
     spec.pairing = c.pairing == rotary_pairing::adjacent ? llama::rotary_pairing::adjacent
                                                          : llama::rotary_pairing::half_split;

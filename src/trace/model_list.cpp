@@ -81,13 +81,15 @@ std::string as_blocks(const std::vector<list_row>& rows) {
 
 std::string render_model_list(const std::vector<listed_model>& models, const style& st) {
     std::vector<list_row> rows;
+    std::size_t training_width = 0;
     std::vector<std::size_t> w = {display_width("name"), display_width("what it is"), display_width("parameters"),
                                   display_width("lessons")};
     for (const auto& m : models) {
         list_row r{m.name, architecture_text(m.config), training_text(m), grouped(model::parameter_count(m.config)),
                    lessons_text(m.lessons)};
         w[0] = std::max(w[0], display_width(r.name));
-        w[1] = std::max({w[1], display_width(r.architecture), display_width(r.training)});
+        w[1] = std::max(w[1], display_width(r.architecture));  // the training line goes below, alone
+        training_width = std::max(training_width, display_width(r.training));
         w[2] = std::max(w[2], display_width(r.parameters));
         w[3] = std::max(w[3], display_width(r.lessons));
         rows.push_back(r);
@@ -95,7 +97,7 @@ std::string render_model_list(const std::vector<listed_model>& models, const sty
     // One line each, fitted below; the table fits already (else the blocks go instead).
     std::string out = "The models built into attn. Give a name wherever a checkpoint goes, from any folder: "
                       "attn model run sort --tokens 2,0,1,1,0,2 (a file of that name comes first).\n\n";
-    const std::size_t table_width = w[0] + w[1] + w[2] + w[3] + 6;
+    const std::size_t table_width = std::max(w[0] + w[1] + w[2] + w[3] + 6, w[0] + 2 + training_width);
     out += table_width <= st.width ? as_table(rows, w) : as_blocks(rows);
     out += "\nOther checkpoints (GPT-2, Llama-family GGUF files, Hugging Face folders) are files you bring: "
            "attn model --help says where they come from.\n";

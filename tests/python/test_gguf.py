@@ -5,8 +5,9 @@ and against npm's @huggingface/gguf 0.4.6 parser (run with Node).
 
 The package and its one dependency (@huggingface/tasks 0.21.54) are fetched with
 `npm pack` into the build folder (BUILD/gguf-reference; kept for later runs, the
-tarballs checked by SHA-256). If node or npm is missing, or npm cannot reach the
-registry, the test fails saying so: it never passes without the reference.
+tarballs checked by SHA-256). If node or npm is missing the test fails saying so; if npm
+cannot reach the registry it is skipped, saying so (exit 77: tests/python/npm_reach.py):
+it never passes without the reference.
 
 Checks:
   * every tensor type attn reads (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K), made from
@@ -38,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_reference as g  # noqa: E402
+import npm_reach  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SOURCE = os.environ.get("ATTN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -84,6 +86,7 @@ def fetch_reference():
             out = subprocess.run(["npm", "pack", spec, "--pack-destination", work], cwd=work, capture_output=True, text=True,
                                  timeout=600, env=dict(os.environ, npm_config_cache=os.path.join(REFERENCE, "npm-cache"),
                                                        npm_config_update_notifier="false", npm_config_fund="false"))
+            npm_reach.skip_if_unreachable(f"npm pack {spec}", out.returncode, out.stderr)
             tgz = [n for n in os.listdir(work) if n.endswith(".tgz")]
             if out.returncode != 0 or len(tgz) != 1:
                 die(f"`npm pack {spec}` could not fetch the reference parser from the npm registry (exit {out.returncode}); "
@@ -298,8 +301,11 @@ def check_refusals(rng):
     g.write_gguf(q5only, [("general.architecture", "string", "llama")], [("x", [256], "Q5_K", g.raw_zeros("Q5_K", [256]))])
     refused(q5only, ["--tensor", "x"], ["tensor 'x': GGUF type Q5_K is not supported; supported:"])
     extra = os.path.join(tmp, "extra.gguf")
+    g.write_gguf(extra, md, tensors + [("blk.0.attn_sinks.weight", [8], "F32", b"\0" * 32)])
+    refused(extra, [], ["tensor 'blk.0.attn_sinks.weight' is not one a llama model"])
+    # rope_freqs.weight is Llama 3's per-pair divisors (test_model_rope_scaling.py): zeros are refused.
     g.write_gguf(extra, md, tensors + [("rope_freqs.weight", [8], "F32", b"\0" * 32)])
-    refused(extra, [], ["tensor 'rope_freqs.weight' is not one a llama model"])
+    refused(extra, [], ["rope_freqs.weight's factors above 0"])
     scaled = os.path.join(tmp, "scaled.gguf")
     g.write_gguf(scaled, md + [("llama.rope.scaling.type", "string", "yarn")], tensors)
     refused(scaled, [], ["RoPE scaling 'yarn' is not supported"])

@@ -4,9 +4,10 @@ one decoding step per new token) against independent PyTorch forwards written ou
 attn (llama_reference.py for the Llama family; a GPT-2 forward in this file).
 
 Checks:
-  * stories260K.gguf (the shipped real Llama): greedy from BOS, 40 tokens, equal token
-    for token to llama_reference's greedy decode (a full forward every step) and to
-    llama2.c's pinned story; the logits after every cached step equal the rows of one
+  * stories260K.gguf (the shipped real Llama): greedy from BOS, 200 tokens, exactly
+    llama2.c's pinned story (test_all.py's expected_stdout), each id the argmax of
+    llama_reference's full float64 forward over the ids before it, the same printed by
+    the built-in name `stories260K` from an empty folder; the logits after every cached step equal the rows of one
     full PyTorch forward over the whole sequence: float32 within 1e-5 of the largest logit,
     float64 within 1e-10; the text printed is the story's words;
   * random tiny GGUF files written by this test (gguf_reference.py's writer and
@@ -21,8 +22,8 @@ Checks:
     equal `attn model run`'s full forward (model/gpt_forward) at every position;
   * a Hugging Face folder written here (config.json, model.safetensors in GPT-2's names,
     vocab.json + merges.txt): `generate FOLDER --prompt` uses the folder's tokenizer, its
-    float64 logits equal gpt_reference.py's forward within 1e-9; a folder with shards only
-    is refused;
+    float64 logits equal gpt_reference.py's forward within 1e-9; a folder whose shard index
+    names no shard is refused;
   * --trace L.H: that head's weights over the cache at every step equal row t of the
     reference's full attention pattern; the table shows each new token's query;
   * sampling is deterministic for a seed and changes with it; --top-k 1 is greedy;
@@ -76,14 +77,40 @@ def fed_tokens(out):
 
 # ---- stories260K ------------------------------------------------------------------
 
+# llama2.c's test_all.py (karpathy/llama2.c): run.c -t 0.0 -n 200 on stories260K.bin from
+# BOS prints exactly these bytes (its last newline stripped), and sample.py's 200 greedy
+# tokens decode to the same.
+LLAMA2C_STORY = (
+    "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a "
+    "big, red ball. She wanted to play with it, but it was too high.\nLily's mom said, \"Lily, let's go to the park.\" "
+    "Lily was sad and didn't know what to do. She said, \"I want to play with your ball, but I can't find it.\"\nLily "
+    "was sad and didn't know what to do. She said, \"I'm sorry, Lily. I didn't know what to do.\"\nLily didn't want "
+    "to help her mom, so she")
+STORY_TOKENS = 200
+
+
 def stories():
     cfg, w64 = ref.read_gguf_llama(STORIES)
-    out = generate_json(STORIES, "--tokens", "1", "--max-new-tokens", "40")
-    expected = ref.greedy(w64, cfg, [1], 40)
-    check([1] + out["ids"] == expected, f"stories260K: attn's greedy ids {out['ids']} differ from the reference's {expected[1:]}")
-    check(out["stopped_at"] == "max-new-tokens", f"stories260K stopped at {out['stopped_at']}")
-    check(out["text"].startswith("Once upon a time, there was a little girl named Lily. She loved to play"),
-          f"stories260K's text: {out['text'][:80]!r}")
+    out = generate_json(STORIES, "--tokens", "1", "--new", str(STORY_TOKENS))
+    check(len(out["ids"]) == STORY_TOKENS and out["stopped_at"] == "max-new-tokens",
+          f"stories260K: {len(out['ids'])} new tokens, stopped at {out['stopped_at']}")
+    check(out["text"] == LLAMA2C_STORY, f"stories260K's {STORY_TOKENS} tokens are not llama2.c's story: {out['text']!r}")
+    # Greedy against the reference: every new id is the argmax of the reference's full float64
+    # forward over the ids before it (one forward, causal: row t sees ids 0 … t), so the
+    # whole sequence is the reference's greedy decode.
+    ref_logits = ref.forward(w64, cfg, [fed_tokens(out)])["logits"][0].numpy()
+    ref_ids = [int(i) for i in ref_logits.argmax(axis=1)]
+    check(ref_ids == out["ids"], f"stories260K: attn's greedy ids differ from the reference's argmax at step "
+          f"{next((t for t, (a, b) in enumerate(zip(ref_ids, out['ids'])) if a != b), None)}")
+    # The story as printed: the same text, from any folder by the built-in name too.
+    wide = attn("generate", STORIES, "--tokens", "1", "--new", str(STORY_TOKENS), "--width", "400")
+    check(wide.returncode == 0 and LLAMA2C_STORY + "\n" in wide.stdout, f"stories260K printed: exit {wide.returncode}\n{wide.stdout}")
+    with tempfile.TemporaryDirectory() as empty:
+        named = subprocess.run([os.path.abspath(ATTN), "model", "generate", "stories260K", "--tokens", "1", "--new",
+                                str(STORY_TOKENS), "--width", "400"], capture_output=True, text=True, timeout=60, cwd=empty)
+    check(named.returncode == 0 and named.stdout == wide.stdout,
+          f"attn model generate stories260K (the built-in name, from an empty folder): exit {named.returncode}\n"
+          f"{named.stdout}{named.stderr}")
     # Every step's logits against one float32 PyTorch forward over the fed tokens (causal: row t is step t).
     w32 = {k: v.to(torch.float32) for k, v in w64.items()}
     full = ref.forward(w32, cfg, [fed_tokens(out)])["logits"][0].numpy().astype(np.float64)
@@ -95,7 +122,7 @@ def stories():
         check(err <= 1e-5, f"stories260K: cached float32 logits differ from the full forward by {err:.3g} of the largest (> 1e-5)")
     # float64: the same steps against PyTorch's float64 forward, absolute (attn float32 and PyTorch
     # float32 are each about 1.4e-5 from it on logits up to 22: the float32 check above is relative).
-    out64 = generate_json(STORIES, "--tokens", "1", "--max-new-tokens", "40", "--dtype", "float64")
+    out64 = generate_json(STORIES, "--tokens", "1", "--max-new-tokens", str(STORY_TOKENS), "--dtype", "float64")
     full64 = ref.forward(w64, cfg, [fed_tokens(out64)])["logits"][0].numpy()
     err64 = np.abs(np.array(out64["logits"]) - full64).max() if len(out64["logits"]) == len(full64) else float("inf")
     check(err64 <= 1e-10, f"stories260K: cached float64 logits differ from PyTorch's float64 full forward by {err64:.3g}")
@@ -296,7 +323,8 @@ def hf_folder(tmp):
     check(isinstance(out.get("text"), str) and len(out["text"]) > 0, "HF folder: no text decoded by the folder's tokenizer")
     os.remove(os.path.join(folder, "model.safetensors"))
     open(os.path.join(folder, "model.safetensors.index.json"), "w").write("{}")
-    refused(["generate", folder, "--tokens", "1"], ["shards", "model.safetensors"], "a folder with shards only")
+    refused(["generate", folder, "--tokens", "1"], ["model.safetensors.index.json: byte 0", "weight_map"],
+            "a folder whose shard index names no shard (test_model_hf_shards.py reads real shards)")
 
 
 # ---- sampling and bad input --------------------------------------------------------------

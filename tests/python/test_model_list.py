@@ -7,7 +7,9 @@ whose tables name the model, or name it at a step of head_over_steps); every lin
 80 and 60 columns. Then the names at work from a folder with no lessons in it: `model
 run`, `heads` and `info` by name print what they print for the file's own path; a file
 or folder of that name comes first; an unknown name exits 2 with every built-in name and
-nothing on stdout."""
+nothing on stdout. The built-in GGUF, stories260K, likewise: `generate`, `run --text` (its
+own tokenizer), `heads`, `tokenize --tokenizer` and `info` by name print what they print for
+lessons/models/stories260K.gguf."""
 import glob
 import json
 import os
@@ -15,9 +17,13 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 import tomllib
 import unicodedata
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llama_reference as ref  # noqa: E402  (its GGUF reader: the built-in stories260K.gguf)
 
 ATTN = os.path.abspath(os.environ.get("ATTN_BIN", "build/attn"))
 SRC = os.path.abspath(os.environ.get("ATTN_SOURCE_DIR", "."))
@@ -63,6 +69,12 @@ def expected_models():
                                                         "" if n_head == 1 else "s", d_model, "" if mlp else ", no MLP")
         training = "trained {:,} steps on the {} task".format(int(meta["attn.steps"]), meta["attn.task"])
         out[os.path.basename(path)[:-len(".safetensors")]] = (arch, "{:,}".format(params), training)
+    for path in sorted(glob.glob(os.path.join(MODELS, "*.gguf"))):  # trained elsewhere: no training line
+        meta, tensors = ref.read_gguf_f32(path)
+        a = meta["general.architecture"]
+        layers, heads, d_model = meta[a + ".block_count"], meta[a + ".attention.head_count"], meta[a + ".embedding_length"]
+        arch = "%d layer%s × %d head%s, d_model %d" % (layers, "" if layers == 1 else "s", heads, "" if heads == 1 else "s", d_model)
+        out[os.path.basename(path)[:-len(".gguf")]] = (arch, "{:,}".format(sum(t.numel() for t in tensors.values())), "")
     return out
 
 
@@ -112,7 +124,8 @@ def check_list(tmp):
             continue
         cells = re.split(r"  +", lines[row[0]].strip())
         check(cells == [name, arch, params, lessons[name]], f"model list: row {cells} != {[name, arch, params, lessons[name]]}")
-        check(lines[row[0] + 1].strip() == training, f"model list: {name}: {lines[row[0] + 1].strip()!r} != {training!r}")
+        if training:
+            check(lines[row[0] + 1].strip() == training, f"model list: {name}: {lines[row[0] + 1].strip()!r} != {training!r}")
     check(len([x for x in lines if x and not x.startswith(" ") and x.split()[0] in want]) == len(want),
           "model list: a row for a model that lessons/models does not hold")
 
@@ -121,9 +134,8 @@ def check_list(tmp):
     check(p.returncode == 0 and all(columns(x) <= 60 for x in lines), "model list --width 60: a line over 60 columns")
     for name, (arch, params, training) in want.items():
         i = lines.index(name) if name in lines else -1
-        check(i >= 0 and lines[i + 1:i + 4] == ["  " + arch, "  " + training,
-                                                "  %s parameters · lessons: %s" % (params, lessons[name])],
-              f"model list --width 60: block of {name}: {lines[i:i + 4]}")
+        block = ["  " + arch] + (["  " + training] if training else []) + ["  %s parameters · lessons: %s" % (params, lessons[name])]
+        check(i >= 0 and lines[i + 1:i + 1 + len(block)] == block, f"model list --width 60: block of {name}: {lines[i:i + 4]}")
 
 
 def check_names_at_work(tmp):
@@ -142,6 +154,23 @@ def check_names_at_work(tmp):
         info_path = run(["model", "info", path], tmp).stdout.splitlines()
         check(info_name[0] == f"Checkpoint:  {name} (built into attn: lessons/models/{name}.safetensors)" and
               info_name[1:] == info_path[1:] and len(info_name) > 5, f"model info {name}: {info_name[:2]}")
+
+    # The built-in GGUF (lesson 23's real Llama) by name: the same as its file, its own tokenizer too.
+    gguf = os.path.join(MODELS, "stories260K.gguf")
+    for args in (["generate", "{}", "--tokens", "1", "--new", "20"], ["run", "{}", "--text", "Once upon a time", "--layer", "1",
+                 "--head", "3"], ["heads", "{}", "--tokens", "1,403,407,261,378"], ["tokenize", "--tokenizer", "{}", "Once upon a time"]):
+        by_name = run(["model", *[a.replace("{}", "stories260K") for a in args], "--width", "80"], tmp)
+        by_path = run(["model", *[a.replace("{}", gguf) for a in args], "--width", "80"], tmp)
+        check(by_name.returncode == 0 and by_name.stdout == by_path.stdout and by_name.stdout,
+              f"model {args[0]} stories260K: by name exit {by_name.returncode} {by_name.stderr.strip()[-300:]!r}, "
+              f"output {'equal' if by_name.stdout == by_path.stdout else 'differs'} by path")
+    info_name = run(["model", "info", "stories260K"], tmp).stdout.splitlines()
+    info_path = run(["model", "info", gguf], tmp).stdout.splitlines()
+    check(info_name[:1] == ["Checkpoint:  stories260K (built into attn: lessons/models/stories260K.gguf)"] and
+          info_name[1:] == info_path[1:] and len(info_name) > 5, f"model info stories260K: {info_name[:2]}")
+    p = run(["model", "generate", "stories260K", "--tokens", "1", "--new", "20"], tmp)
+    check("Once upon a time, there was a little girl named Lily. She loved to play" in p.stdout,
+          f"model generate stories260K: {p.stdout[-300:]!r}")
 
     # A file or folder of that name comes first: `sort` here is the induction model's bytes.
     shutil.copy(os.path.join(MODELS, "induction.safetensors"), os.path.join(tmp, "sort"))

