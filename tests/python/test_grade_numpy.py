@@ -17,6 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attention_reference import softmax_rows  # noqa: E402
+import shards  # noqa: E402
 
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 ENV = dict(os.environ, ATTN_COURSE_SECRET="numpy-test-secret")
@@ -104,6 +105,12 @@ def grade(answers, student, exercise_ids, fmt="json"):
     return json.loads(out)
 
 
+def my_section(k):
+    """Sections k = 1, 2, 3 … go to shards in turn (tests/CMakeLists.txt runs this test as shards)."""
+    i, n = shards.current()
+    return (k - 1) % n == i - 1
+
+
 def show(ex, student):
     return json.loads(attn("exercise", "show", ex, "--student", student, "--format", "json"))
 
@@ -112,7 +119,7 @@ def show(ex, student):
 NUMERIC = ["01-scale", "01-self-cat", "01-self-weights", "03-causal-cat", "03-causal-weights", "03-blind",
            "04-cross-the", "04-cross-weights", "05-fr-first", "05-fr-weights", "06-padded-the", "06-padded",
            "14-caption-weights", "02-small-unscaled", "07-head1", "07-head2-weights", "08-bias-so", "09-xxtx"]
-for student, fmt in [("alice", "json"), ("bob", "toml"), ("s-0042", "json")]:
+for student, fmt in shards.mine([("alice", "json"), ("bob", "toml"), ("s-0042", "json")]):
     answers = {}
     for ex in NUMERIC:
         info = show(ex, student)
@@ -125,32 +132,33 @@ for student, fmt in [("alice", "json"), ("bob", "toml"), ("s-0042", "json")]:
 
 # 1b. The template path of the issue: `exercise template` writes the answer file, the TODOs
 # are replaced by NumPy's answers computed from `exercise show`, and it grades 100%.
-TEMPLATE_IDS = ["01-self-cat", "04-cross-the", "06-padded"]
-text = attn("exercise", "template", *TEMPLATE_IDS, "--student", "zoe")
-filled, current = [], None
-for line in text.splitlines():
-    if line.startswith("[") and line.endswith("]"):
-        current = line[1:-1]
-        info = show(current, "zoe")
-        st = stages(info["inputs"])
-        values = {p["id"]: to_json_value(part_value(st, p)) for p in info["parts"]}
-    elif current and " = \"TODO" in line:
-        key = line.split(" = ")[0]
-        line = f"{key} = {json.dumps(values[key])}"
-    filled.append(line)
-with tempfile.TemporaryDirectory() as d:
-    path = os.path.join(d, "zoe.toml")
-    open(path, "w").write("\n".join(filled) + "\n")
-    rep = json.loads(attn("grade", path, "--format", "json", "--strict"))
-check(rep["student"] == "zoe" and rep["score"] == rep["max_score"] == 12.0,
-      f"the filled-in template grades 100%: {rep['score']}/{rep['max_score']}")
+if my_section(1):
+    TEMPLATE_IDS = ["01-self-cat", "04-cross-the", "06-padded"]
+    text = attn("exercise", "template", *TEMPLATE_IDS, "--student", "zoe")
+    filled, current = [], None
+    for line in text.splitlines():
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1]
+            info = show(current, "zoe")
+            st = stages(info["inputs"])
+            values = {p["id"]: to_json_value(part_value(st, p)) for p in info["parts"]}
+        elif current and " = \"TODO" in line:
+            key = line.split(" = ")[0]
+            line = f"{key} = {json.dumps(values[key])}"
+        filled.append(line)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "zoe.toml")
+        open(path, "w").write("\n".join(filled) + "\n")
+        rep = json.loads(attn("grade", path, "--format", "json", "--strict"))
+    check(rep["student"] == "zoe" and rep["score"] == rep["max_score"] == 12.0,
+          f"the filled-in template grades 100%: {rep['score']}/{rep['max_score']}")
 
-# 2. Two students get different numbers; the same student the same numbers twice.
-a1, a2, b = show("04-cross-the", "alice"), show("04-cross-the", "alice"), show("04-cross-the", "bob")
-check(a1["inputs"] == a2["inputs"], "the same student gets the same numbers on every run")
-check(a1["inputs"]["q"] != b["inputs"]["q"], "two students get different numbers")
-check(a1["numbers"]["variant"] != b["numbers"]["variant"], "two students get different variant codes")
-check("seed" not in a1["numbers"], "the hand-out never shows a seed")
+    # 2. Two students get different numbers; the same student the same numbers twice.
+    a1, a2, b = show("04-cross-the", "alice"), show("04-cross-the", "alice"), show("04-cross-the", "bob")
+    check(a1["inputs"] == a2["inputs"], "the same student gets the same numbers on every run")
+    check(a1["inputs"]["q"] != b["inputs"]["q"], "two students get different numbers")
+    check(a1["numbers"]["variant"] != b["numbers"]["variant"], "two students get different variant codes")
+    check("seed" not in a1["numbers"], "the hand-out never shows a seed")
 
 # 3. Each catalogued mistake, produced in NumPy, is named in the feedback.
 def mistake_named(ex, student, make, expected_id, parts=("weights",)):
@@ -166,7 +174,7 @@ def mistake_named(ex, student, make, expected_id, parts=("weights",)):
 
 
 cross = "04-cross-the"
-for student in ["alice", "carol"]:
+for student in shards.mine(["alice", "carol"]):
     fb = mistake_named(cross, student, lambda i: stages(i, scale=1.0), "no_scaling", ("weights", "output"))
     check("rtol" in fb and "atol" in fb, "the tolerance is echoed in the feedback")
     mistake_named(cross, student, lambda i: stages(i, scale=np.array(i["q"]).shape[1]), "scaled_by_d", ("scaled", "weights"))
@@ -190,46 +198,47 @@ for student in ["alice", "carol"]:
     mistake_named("03-blind", student, all_masked_rows, "all_masked_row")
 
 # The exercise-specific mistakes: the bias forgotten, a softmax or a √d added where the exercise has none.
-mistake_named("08-bias-so", "alice", lambda i: stages(dict(i, bias=None)), "bias_missing", ("answer",))
-mistake_named("09-xxtx", "alice", lambda i: stages(i, use_softmax=True), "softmax_added", ("H",))
-mistake_named("09-xxtx", "bob", lambda i: stages(i, scale=np.sqrt(np.array(i["q"]).shape[1])), "scaled_anyway", ("H",))
-xinfo = show("09-xxtx", "alice")["inputs"]
-check(xinfo["q"] == xinfo["k"] == xinfo["v"], "a tied variant gives one X for Q, K and V")
+if my_section(2):
+    mistake_named("08-bias-so", "alice", lambda i: stages(dict(i, bias=None)), "bias_missing", ("answer",))
+    mistake_named("09-xxtx", "alice", lambda i: stages(i, use_softmax=True), "softmax_added", ("H",))
+    mistake_named("09-xxtx", "bob", lambda i: stages(i, scale=np.sqrt(np.array(i["q"]).shape[1])), "scaled_anyway", ("H",))
+    xinfo = show("09-xxtx", "alice")["inputs"]
+    check(xinfo["q"] == xinfo["k"] == xinfo["v"], "a tied variant gives one X for Q, K and V")
 
-# 4. A later part that follows from the student's own wrong earlier part gets full credit.
-info = show(cross, "dave")
-wrong = stages(info["inputs"])
-ans = {}
-for p in info["parts"]:
-    ans[p["id"]] = to_json_value(part_value(wrong, p))
-bad_scaled = np.array(ans["scaled"], float)
-bad_scaled[0, 1] += 0.25  # an arithmetic slip in one scaled score (a shift of all would not change the softmax)
-ans["scaled"] = bad_scaled.tolist()
-w = softmax_rows(bad_scaled)
-ans["weights"] = w.tolist()
-ans["output"] = (w @ np.array(info["inputs"]["v"], float)).tolist()
-rep = grade({cross: ans}, "dave", [cross])
-st = {p["id"]: p["status"] for p in rep["exercises"][0]["parts"]}
-check(st == {"raw": "correct", "scaled": "partial", "weights": "carried", "output": "carried"},
-      f"errors carried forward are counted once: {st}")
-# 4 of the 5 scaled entries are right: 0.8 of that part's point; the two later parts
-# follow from it (a genuine attempt: most entries right) and carry 50% each.
-check(abs(rep["score"] - (1 + 0.8 + 0.5 + 0.5)) < 1e-9, f"one slip: 0.8 of its part, carried parts 50%: {rep['score']}")
+    # 4. A later part that follows from the student's own wrong earlier part gets full credit.
+    info = show(cross, "dave")
+    wrong = stages(info["inputs"])
+    ans = {}
+    for p in info["parts"]:
+        ans[p["id"]] = to_json_value(part_value(wrong, p))
+    bad_scaled = np.array(ans["scaled"], float)
+    bad_scaled[0, 1] += 0.25  # an arithmetic slip in one scaled score (a shift of all would not change the softmax)
+    ans["scaled"] = bad_scaled.tolist()
+    w = softmax_rows(bad_scaled)
+    ans["weights"] = w.tolist()
+    ans["output"] = (w @ np.array(info["inputs"]["v"], float)).tolist()
+    rep = grade({cross: ans}, "dave", [cross])
+    st = {p["id"]: p["status"] for p in rep["exercises"][0]["parts"]}
+    check(st == {"raw": "correct", "scaled": "partial", "weights": "carried", "output": "carried"},
+          f"errors carried forward are counted once: {st}")
+    # 4 of the 5 scaled entries are right: 0.8 of that part's point; the two later parts
+    # follow from it (a genuine attempt: most entries right) and carry 50% each.
+    check(abs(rep["score"] - (1 + 0.8 + 0.5 + 0.5)) < 1e-9, f"one slip: 0.8 of its part, carried parts 50%: {rep['score']}")
 
-# 5. Self-consistency: the image-patch exercise is graded against the student's own Q, K, V.
-rng = np.random.default_rng(7)
-info = show("14-image-patches", "erin")
-q, k, v = rng.integers(-2, 3, (3, 4)).astype(float), rng.integers(-2, 3, (4, 4)).astype(float), rng.integers(-2, 3, (4, 4)).astype(float)
-w = softmax_rows(q @ k.T / 2.0)
-patches = info["inputs"]["key_tokens"]
-own = {"q": q.tolist(), "k": k.tolist(), "v": v.tolist(), "weights": w.tolist(), "output": (w @ v).tolist(),
-       "most": [patches[int(np.argmax(row))] for row in w]}
-rep = grade({"14-image-patches": own}, "erin", ["14-image-patches"])
-check(rep["score"] == rep["max_score"], f"own Q, K, V with consistent answers score full marks: {rep['score']}/{rep['max_score']}")
-own["weights"] = softmax_rows(q @ k.T).tolist()  # forgot the scaling, on their own numbers
-rep = grade({"14-image-patches": own}, "erin", ["14-image-patches"])
-named = [p.get("mistake", {}).get("id") for p in rep["exercises"][0]["parts"]]
-check("no_scaling" in named, f"mistakes are diagnosed on the student's own numbers too: {named}")
+    # 5. Self-consistency: the image-patch exercise is graded against the student's own Q, K, V.
+    rng = np.random.default_rng(7)
+    info = show("14-image-patches", "erin")
+    q, k, v = rng.integers(-2, 3, (3, 4)).astype(float), rng.integers(-2, 3, (4, 4)).astype(float), rng.integers(-2, 3, (4, 4)).astype(float)
+    w = softmax_rows(q @ k.T / 2.0)
+    patches = info["inputs"]["key_tokens"]
+    own = {"q": q.tolist(), "k": k.tolist(), "v": v.tolist(), "weights": w.tolist(), "output": (w @ v).tolist(),
+           "most": [patches[int(np.argmax(row))] for row in w]}
+    rep = grade({"14-image-patches": own}, "erin", ["14-image-patches"])
+    check(rep["score"] == rep["max_score"], f"own Q, K, V with consistent answers score full marks: {rep['score']}/{rep['max_score']}")
+    own["weights"] = softmax_rows(q @ k.T).tolist()  # forgot the scaling, on their own numbers
+    rep = grade({"14-image-patches": own}, "erin", ["14-image-patches"])
+    named = [p.get("mistake", {}).get("id") for p in rep["exercises"][0]["parts"]]
+    check("no_scaling" in named, f"mistakes are diagnosed on the student's own numbers too: {named}")
 
 # 6. Variant stability across compilers: the student's numbers regenerated in pure Python
 # from the documented recipe (core's reference PRNG, test-only), independently of the C++.
@@ -246,27 +255,28 @@ def keyed(secret, fields, n=32):
     return hashlib.blake2b(b"\0".join(f.encode() for f in fields), key=key, digest_size=n).digest()
 
 
-for ex, student in [("04-cross-the", "alice"), ("01-self-cat", "s-0042"), ("06-padded", "bob")]:
-    info = show(ex, student)
-    seed = int.from_bytes(keyed("numpy-test-secret", ["attn-variant-seed-v2", ex, student])[:8], "little")
-    code = base64.b32encode(keyed("numpy-test-secret", ["attn-variant-code-v2", ex, student])).decode()[:6]
-    check(info["numbers"]["variant"] == code, f"{ex}/{student}: variant code = base32(keyed BLAKE2b)")
-    rng = ref.Xoshiro(seed)
-    lo, hi = -1.0, 1.0
-    roles = info["numbers"]["parameters"].split(":")[0].split(", ")
-    for _draw in range(info["numbers"]["redraws"] + 1):  # a rejected draw continues the same stream
-        got = {}
+if my_section(3):
+    for ex, student in [("04-cross-the", "alice"), ("01-self-cat", "s-0042"), ("06-padded", "bob")]:
+        info = show(ex, student)
+        seed = int.from_bytes(keyed("numpy-test-secret", ["attn-variant-seed-v2", ex, student])[:8], "little")
+        code = base64.b32encode(keyed("numpy-test-secret", ["attn-variant-code-v2", ex, student])).decode()[:6]
+        check(info["numbers"]["variant"] == code, f"{ex}/{student}: variant code = base32(keyed BLAKE2b)")
+        rng = ref.Xoshiro(seed)
+        lo, hi = -1.0, 1.0
+        roles = info["numbers"]["parameters"].split(":")[0].split(", ")
+        for _draw in range(info["numbers"]["redraws"] + 1):  # a rejected draw continues the same stream
+            got = {}
+            for role in roles:
+                rows = []
+                for row in info["inputs"][role]:
+                    for _ in range(16):  # a row of zeros is drawn again
+                        draw = [rng.pick_halves(lo, hi) for _ in row]
+                        if any(x != 0 for x in draw):
+                            break
+                    rows.append(draw)
+                got[role] = rows
         for role in roles:
-            rows = []
-            for row in info["inputs"][role]:
-                for _ in range(16):  # a row of zeros is drawn again
-                    draw = [rng.pick_halves(lo, hi) for _ in row]
-                    if any(x != 0 for x in draw):
-                        break
-                rows.append(draw)
-            got[role] = rows
-    for role in roles:
-        check(got[role] == info["inputs"][role], f"{ex}/{student}: {role} regenerated in Python equals the grader's")
+            check(got[role] == info["inputs"][role], f"{ex}/{student}: {role} regenerated in Python equals the grader's")
 
 if failures:
     print(f"{len(failures)} check(s) failed")
