@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include <cblas.h>
 
@@ -254,45 +255,71 @@ void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, st
 
 // ---- attention -------------------------------------------------------------------
 
+namespace {
+
+// One head's causal attention for batch row b (scores, pattern, z), every sum in the
+// loop order of the formula: a score's dot product over i = 0 … hs − 1, the softmax over
+// keys 0 … t, z's sum over keys 0 … t. The keys are first copied transposed (kt [hs, Tn],
+// this thread's scratch) so that the dot products of one query with all its keys run side
+// by side, each still summing over i in order: the same bits as one dot at a time.
+template <class T>
+void attention_head_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t b, std::size_t h, std::size_t Tn,
+                            std::size_t C, std::size_t NH) {
+    const std::size_t hs = C / NH, C3 = 3 * C;
+    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
+    thread_local std::vector<T> kt_rows;
+    if (kt_rows.size() < hs * Tn) kt_rows.resize(hs * Tn);
+    T* kt = kt_rows.data();  // [hs, Tn]
+    for (std::size_t u = 0; u < Tn; ++u) {
+        const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
+        for (std::size_t i = 0; i < hs; ++i) kt[i * Tn + u] = k[i];
+    }
+    for (std::size_t t = 0; t < Tn; ++t) {
+        const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
+        T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
+        T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]
+        const std::size_t n = t + 1;                           // keys 0 … t
+        for (std::size_t u = 0; u < n; ++u) s[u] = 0;
+        for (std::size_t i = 0; i < hs; ++i) {
+            const T qi = q[i];
+            const T* ki = kt + i * Tn;
+            for (std::size_t u = 0; u < n; ++u) s[u] += qi * ki[u];
+        }
+        T maxv = -std::numeric_limits<T>::infinity();
+        for (std::size_t u = 0; u < n; ++u) {
+            s[u] = s[u] * scale;
+            if (s[u] > maxv) maxv = s[u];
+        }
+        T sum = 0;
+        for (std::size_t u = 0; u < n; ++u) {
+            a[u] = std::exp(s[u] - maxv);
+            sum += a[u];
+        }
+        for (std::size_t u = 0; u < n; ++u) a[u] /= sum;
+        for (std::size_t u = n; u < Tn; ++u) {
+            s[u] = -std::numeric_limits<T>::infinity();  // the future, blocked
+            a[u] = 0;
+        }
+        T* zo = z + (b * Tn + t) * C + h * hs;  // [hs]
+        for (std::size_t i = 0; i < hs; ++i) zo[i] = 0;
+        for (std::size_t u = 0; u < n; ++u) {
+            const T* v = qkv + (b * Tn + u) * C3 + 2 * C + h * hs;
+            const T au = a[u];
+            for (std::size_t i = 0; i < hs; ++i) zo[i] += au * v[i];
+        }
+    }
+}
+
+}  // namespace
+
 template <class T>
 void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B, std::size_t Tn,
                        std::size_t C, std::size_t NH) {
-    const std::size_t hs = C / NH, C3 = 3 * C;
-    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
-    for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // batch rows are independent
-        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
-            if (simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH)) return;
-        for (std::size_t h = 0; h < NH; ++h)
-            for (std::size_t t = 0; t < Tn; ++t) {
-                const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
-                T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
-                T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]
-                T maxv = -std::numeric_limits<T>::infinity();
-                for (std::size_t u = 0; u <= t; ++u) {
-                    const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
-                    T dot = 0;
-                    for (std::size_t i = 0; i < hs; ++i) dot += q[i] * k[i];
-                    s[u] = dot * scale;
-                    if (s[u] > maxv) maxv = s[u];
-                }
-                T sum = 0;
-                for (std::size_t u = 0; u <= t; ++u) {
-                    a[u] = std::exp(s[u] - maxv);
-                    sum += a[u];
-                }
-                for (std::size_t u = 0; u <= t; ++u) a[u] /= sum;
-                for (std::size_t u = t + 1; u < Tn; ++u) {
-                    s[u] = -std::numeric_limits<T>::infinity();  // the future, blocked
-                    a[u] = 0;
-                }
-                T* zo = z + (b * Tn + t) * C + h * hs;  // [hs]
-                for (std::size_t i = 0; i < hs; ++i) zo[i] = 0;
-                for (std::size_t u = 0; u <= t; ++u) {
-                    const T* v = qkv + (b * Tn + u) * C3 + 2 * C + h * hs;
-                    for (std::size_t i = 0; i < hs; ++i) zo[i] += a[u] * v[i];
-                }
-            }
-    });
+    if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
+        if (simd::attention_runs(Tn, C / NH))
+            return for_blocks(B, 1, [&](std::size_t b, std::size_t) { simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH); });
+    // One (batch row, head) per task: heads are independent, so any thread count gives the same bits.
+    for_tasks(B * NH, [&](std::size_t task) { attention_head_forward(z, scores, pattern, qkv, task / NH, task % NH, Tn, C, NH); });
 }
 
 template <class T>

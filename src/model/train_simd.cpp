@@ -320,6 +320,15 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
 #endif
 }
 
+bool attention_runs(std::size_t Tn, std::size_t hs) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() && attention_fits(Tn, hs);
+#else
+    (void)Tn, (void)hs;
+    return false;
+#endif
+}
+
 bool attention_forward(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t Tn,
                        std::size_t C, std::size_t NH) {
 #ifdef ATTN_TRAIN_SIMD

@@ -28,6 +28,7 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
 // model/train_layers' attention_forward / attention_backward for batch row b, every head,
 // when the head fits whole vectors (hs 16, 32, 48 or 64) and the keys one vector (T ≤ 16):
 // keys in lanes, every sum in the scalar loop's order. False (nothing done) otherwise.
+bool attention_runs(std::size_t Tn, std::size_t hs);  // whether attention_forward/backward would run
 bool attention_forward(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t Tn,
                        std::size_t C, std::size_t NH);
 bool attention_backward(float* dqkv, float* dscores, float* dpattern, const float* dz, const float* qkv,
