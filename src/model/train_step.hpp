@@ -90,7 +90,7 @@ template <class T>
 double train_forward(const model_params<T>& params, train_acts<T>& acts, const std::int32_t* tokens,
                      const std::int32_t* targets, const stage_patch<T>* patch = nullptr);
 
-// train_forward's steps, for a forward that keeps fewer stages (model/gpt_forward): the
+// train_forward's steps, for a forward that keeps fewer stages (model/traced_forward): the
 // embeddings of tokens [B, Tn] into acts.embed (the stream entering block 0); block l from the stream x [B·Tn, C] that enters it into a's buffers (stop checked
 // between its attention and its MLP); and the final norm (into acts' lnf buffers), the
 // logits and probs [B·Tn, V] and the loss (acts' losses) from the last stream x.

@@ -1,8 +1,8 @@
-// model/gpt_forward.cpp — the traced forward as a view (see gpt_forward.hpp): runs
+// model/traced_forward.cpp — the traced forward as a view (see traced_forward.hpp): runs
 // model/train_step's forward_block layer by layer in one block's buffers and copies each
 // stage asked for into its hook's buffer. No arithmetic here: every number is the
 // training forward's (the same calls in the same order).
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -119,7 +119,7 @@ block_acts<T> block_view(const architecture& c, const train_block_acts<T>& k, co
 // hook_embed and hook_pos_embed: rows of wte and wpe, gathered (the stream entering block
 // 0 is their sum, train_acts::embed).
 template <class T>
-void embed_view(const model_params<T>& p, gpt_acts<T>& a, const std::vector<std::int32_t>& flat) {
+void embed_view(const model_params<T>& p, forward_acts<T>& a, const std::vector<std::int32_t>& flat) {
     const std::size_t B = a.batch, P = a.n_pos, d = p.config.n_embd;
     a.embed = act3<T>::from_shape({B, P, d});
     for (std::size_t r = 0; r < B * P; ++r)
@@ -141,7 +141,7 @@ namespace {
 
 // Block l's stages checked finite (in the model's order), then copied as `r` asks.
 template <class T>
-void keep_block(const architecture& c, gpt_acts<T>& a, const train_block_acts<T>& k, const std::vector<T>& x,
+void keep_block(const architecture& c, forward_acts<T>& a, const train_block_acts<T>& k, const std::vector<T>& x,
                 std::size_t l, const stage_request& r) {
     const std::size_t B = a.batch, P = a.n_pos;
     std::vector<train_stage<T>> stages;
@@ -154,7 +154,7 @@ void keep_block(const architecture& c, gpt_acts<T>& a, const train_block_acts<T>
 }  // namespace
 
 template <class T>
-gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens,
+forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens,
                          const stage_request& request) {
     const architecture& c = p.config;
     check_tokens(c, tokens);
@@ -163,7 +163,7 @@ gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector
     for (const auto& row : tokens) flat.insert(flat.end(), row.begin(), row.end());
     // One block's buffers, reused by every layer; t.embed [B·P, d] carries the stream.
     train_acts<T> t = make_train_acts<T>(c, B, P, 1, false);
-    gpt_acts<T> a;
+    forward_acts<T> a;
     a.batch = B;
     a.n_pos = P;
     a.tokens = tokens;
@@ -189,7 +189,7 @@ gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector
 }
 
 template <class T>
-const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::size_t>* shape) {
+const T* hook_data(const forward_acts<T>& a, const hook_name& h, std::vector<std::size_t>* shape) {
     if (!h.info) return nullptr;
     const std::string n = h.info->name;
     const auto give = [&](const auto& t) -> const T* {
@@ -231,11 +231,11 @@ const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::si
     return nullptr;
 }
 
-template gpt_acts<float> trace_stages<float>(const model_params<float>&, const std::vector<std::vector<int>>&,
+template forward_acts<float> trace_stages<float>(const model_params<float>&, const std::vector<std::vector<int>>&,
                                              const stage_request&);
-template gpt_acts<double> trace_stages<double>(const model_params<double>&, const std::vector<std::vector<int>>&,
+template forward_acts<double> trace_stages<double>(const model_params<double>&, const std::vector<std::vector<int>>&,
                                                const stage_request&);
-template const float* hook_data<float>(const gpt_acts<float>&, const hook_name&, std::vector<std::size_t>*);
-template const double* hook_data<double>(const gpt_acts<double>&, const hook_name&, std::vector<std::size_t>*);
+template const float* hook_data<float>(const forward_acts<float>&, const hook_name&, std::vector<std::size_t>*);
+template const double* hook_data<double>(const forward_acts<double>&, const hook_name&, std::vector<std::size_t>*);
 
 }  // namespace attn::model
