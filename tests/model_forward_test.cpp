@@ -1,4 +1,4 @@
-// tests/model_forward_test.cpp — the GPT forward (model/gpt_forward) against a reference
+// tests/model_forward_test.cpp — the GPT forward (model/traced_forward) against a reference
 // assembled from core's lesson implementations (core/layer_norm, core/attention with
 // causal_mask, core/ffn with the tanh GELU), which share no code with model/layers:
 // every hook of random tiny models, tied and untied, with and without MLP, in float64
@@ -14,7 +14,7 @@
 #include "core/ffn.hpp"
 #include "core/layer_norm.hpp"
 #include "core/mask.hpp"
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "model/hooks.hpp"
 
 using namespace attn;
@@ -76,7 +76,7 @@ layer_norm_params ln_params(const param1<double>& w, const param1<double>& b, do
 }
 
 // Compares the forward's hook `name` for batch item b, with `expect` laid out [pos, …].
-void check_rows(const gpt_acts<double>& a, const architecture& c, const std::string& name, std::size_t b,
+void check_rows(const forward_acts<double>& a, const architecture& c, const std::string& name, std::size_t b,
                 const matrix& expect, double tol) {
     std::vector<std::size_t> shape;
     const double* got = hook_data(a, find_hook(c, name), &shape);

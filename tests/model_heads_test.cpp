@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "model/head_detector.hpp"
 #include "trace/model_export.hpp"
 #include "trace/model_head.hpp"
@@ -43,7 +43,7 @@ TEST_CASE("A head attending evenly to the past scores its share of the pattern's
     architecture c;
     c.n_layer = 1;
     c.n_head = 2;
-    gpt_acts<double> a;
+    forward_acts<double> a;
     a.batch = 1;
     a.n_pos = 4;
     a.tokens = {{5, 7, 5, 7}};

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "model/init.hpp"
 #include "model/memory.hpp"
 #include "model/train_step.hpp"
@@ -47,7 +47,7 @@ std::size_t held_by(const train_acts<double>& a) {
 template <class A>
 std::size_t held_norm(const A& n) { return n.scale.size() + n.normalized.size() + n.mean.size() + n.rstd.size() + n.out.size(); }
 
-std::size_t held_by(const gpt_acts<double>& a) {
+std::size_t held_by(const forward_acts<double>& a) {
     std::size_t n = a.embed.size() + a.pos_embed.size() + held_norm(a.ln_final) + a.logits.size() + a.probs.size();
     for (const auto& b : a.blocks)
         n += b.resid_pre.size() + held_norm(b.ln1) + b.q.size() + b.k.size() + b.v.size() + b.rot_q.size() +

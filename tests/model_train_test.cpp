@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/adamw.hpp"
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "model/init.hpp"
 #include "model/tasks.hpp"
 #include "model/train_step.hpp"

@@ -68,7 +68,7 @@ void run_model_heads(const heads_options& o) {
     charge_traced_forward(c, ids.size(), P, o.tokens.empty() ? "--length" : "--tokens");
     charge_numbers(io::checked_product({3, P, P}), "the three detection patterns", o.tokens.empty() ? "--length" : "--tokens");
     model::head_scores s;
-    with_params(m, [&](const auto& p) { s = model::detect_heads(model::trace_stages(p, ids), c); });
+    with_params(m, [&](const auto& p) { s = model::detect_heads(model::trace_stages(p, ids, model::stage_request::patterns()), c); });
     const trace::style st = make_style(o.layout);
     print_fitted("Model: " + model_summary(m) + "\n" + trace::render_head_scores(s, note, st), st);
 }

@@ -1,7 +1,7 @@
 // cli/model_run.cpp — `attn model run CKPT (--tokens 0,1,2 [--tokens …] | --text "…"
 // --tokenizer PATH) [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
 // [--json FILE|-] [--npy DIR] [--dtype auto|float32|float64] [--width N] [--full]
-// [--color …]`: a GPT checkpoint's forward with every stage kept (model/gpt_forward).
+// [--color …]`: a checkpoint's forward keeping the stages shown (model/traced_forward).
 // Prints each sequence's greedy next token per position and the top-k next tokens;
 // with --layer and --head, that head as `attn trace` shows a run (tables, heatmap, or
 // --query's per-token walk-through). With --json/--npy, every stage to files instead.
@@ -23,7 +23,7 @@
 #include "cli/model_verbs.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "model/memory.hpp"
 #include "model/train_step.hpp"
 #include "trace/number_format.hpp"
@@ -61,7 +61,7 @@ void check_choice(const run_options& o) {
 }
 
 template <class T>
-void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const token_input& in, const run_options& o) {
+void write_exports(const model::forward_acts<T>& a, const loaded_model& m, const token_input& in, const run_options& o) {
     trace::model_run_meta meta{m.info.layout, in.texts};
     std::unique_ptr<io::staged_directory> npy;
     std::unique_ptr<io::staged_file> json;
@@ -84,7 +84,7 @@ void write_exports(const model::gpt_acts<T>& a, const loaded_model& m, const tok
 
 // One head as `attn trace` shows a run: stage tables and heatmap, or --query's walk-through.
 template <class T>
-std::string head_view(const model::gpt_acts<T>& a, const loaded_model& m, const token_input& in, const run_options& o,
+std::string head_view(const model::forward_acts<T>& a, const loaded_model& m, const token_input& in, const run_options& o,
                       const trace::style& st) {
     trace::model_head_choice c;
     c.layer = static_cast<std::size_t>(o.layer);
@@ -158,9 +158,17 @@ std::string grad_view(const model::model_params<T>& p, const token_input& in, co
            grad_table(g.scores, stage + "hook_attn_scores", b, h, p.config.n_head, in.labels[b], st);
 }
 
+// The stages the run shows: every one for --json/--npy, the head's block for --layer, else
+// the predictions (logits and probs) only.
+model::stage_request stages_shown(const run_options& o) {
+    if (!o.json.empty() || !o.npy.empty()) return model::stage_request::all();
+    if (o.layer >= 0 && !o.grad) return model::stage_request::block(static_cast<std::size_t>(o.layer));
+    return model::stage_request::outputs();
+}
+
 template <class T>
 void run_with(const model::model_params<T>& p, const loaded_model& m, const token_input& in, const run_options& o) {
-    const model::gpt_acts<T> a = model::trace_stages(p, in.ids);
+    const model::forward_acts<T> a = model::trace_stages(p, in.ids, stages_shown(o));
     if (!o.json.empty() || !o.npy.empty()) {
         write_exports(a, m, in, o);
         return;

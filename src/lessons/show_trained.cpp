@@ -4,7 +4,7 @@
 // a heatmap or one query's walk-through); greedy decoding step by step
 // (`greedy_decode`); the head detector's scores (`head_scores`); what removing each
 // head does to the loss (`head_ablation`). Every number is computed when shown, from
-// the checkpoint's float64 forward (model/gpt_forward).
+// the checkpoint's float64 forward (model/traced_forward).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -126,7 +126,7 @@ std::string strongest_keys(const matrix& w, const trace::run_labels& labels, con
 // k, v of that head (biases included; rotated q and k with rotary positions; k and v
 // of its key/value head with grouped-query attention), causal, divided by √d_head. Its
 // weights are the model's hook_pattern (the same formula on the same numbers).
-attention_steps head_steps(const model::gpt_acts<double>& a, std::size_t layer, std::size_t head) {
+attention_steps head_steps(const model::forward_acts<double>& a, std::size_t layer, std::size_t head) {
     const auto& b = a.blocks[layer];
     const std::size_t P = a.n_pos, dh = b.q.shape(3);
     const bool rotary = b.rot_q.size() != 0;
@@ -226,7 +226,7 @@ std::string side_by_side(const std::vector<panel>& panels, const std::vector<std
 }
 
 // The two most likely next tokens after the last position: (id, probability) each.
-std::pair<std::pair<int, double>, std::pair<int, double>> top_two(const model::gpt_acts<double>& a) {
+std::pair<std::pair<int, double>, std::pair<int, double>> top_two(const model::forward_acts<double>& a) {
     const std::size_t last = a.n_pos - 1, V = a.probs.shape(2);
     std::size_t best = 0, second = V > 1 ? 1 : 0;
     if (V > 1 && a.probs(0, last, 1) > a.probs(0, last, 0)) std::swap(best, second);

@@ -127,12 +127,12 @@ const trained_model& find_trained_model(const std::string& name) {
     throw attn::error("no built-in model '" + name + "' (there are: " + known + ")");
 }
 
-model::gpt_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids) {
+model::forward_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids) {
     model::check_tokens(p.config, {ids});
     return model::trace_stages(p, std::vector<std::vector<int>>{ids});
 }
 
-double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to) {
+double span_loss(const model::forward_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to) {
     if (from < 1 || from >= to || to > ids.size()) throw internal_error("span_loss: bad span");
     const std::size_t V = a.logits.shape(2);
     double sum = 0;

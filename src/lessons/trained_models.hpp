@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 
 namespace attn::lessons {
 
@@ -41,12 +41,12 @@ std::map<std::string, std::vector<int>> lessons_by_model();
 const std::string_view* find_model_file(const std::string& name);
 
 // The forward of one sequence [P], every hook kept.
-model::gpt_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids);
+model::forward_acts<double> forward_one(const model::model_params<double>& p, const std::vector<int>& ids);
 
 // Mean −log p(ids[t + 1] | ids[0 … t]) over the predictions t = from − 1 … to − 2, i.e.
 // of the tokens at positions from … to − 1 (1 ≤ from < to ≤ P), from the forward `a` of
 // ids (or of ids without its last token, which is then a target only).
-double span_loss(const model::gpt_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to);
+double span_loss(const model::forward_acts<double>& a, const std::vector<int>& ids, std::size_t from, std::size_t to);
 
 // The same parameters with head `head` of layer `layer` removed (zero-ablated): its rows
 // of W_O are zero, so it adds nothing to the residual stream.

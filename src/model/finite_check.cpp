@@ -55,7 +55,12 @@ std::string place_of(const std::string& name, const std::vector<std::size_t>& sh
 
 template <class T>
 void check_finite_forward(const architecture& c, const train_acts<T>& acts) {
-    for (const auto& s : list_stages(c, acts)) {
+    check_finite_stages(list_stages(c, acts));
+}
+
+template <class T>
+void check_finite_stages(const std::vector<train_stage<T>>& stages) {
+    for (const auto& s : stages) {
         const std::size_t bad = first_bad(s);
         if (bad == std::string::npos) continue;
         const bool f32 = std::is_same_v<T, float>;
@@ -69,5 +74,7 @@ void check_finite_forward(const architecture& c, const train_acts<T>& acts) {
 
 template void check_finite_forward<float>(const architecture&, const train_acts<float>&);
 template void check_finite_forward<double>(const architecture&, const train_acts<double>&);
+template void check_finite_stages<float>(const std::vector<train_stage<float>>&);
+template void check_finite_stages<double>(const std::vector<train_stage<double>>&);
 
 }  // namespace attn::model

@@ -15,5 +15,8 @@ namespace attn::model {
 // overflows at blocks.1.mlp.hook_post (layer 1), sequence 0, position 3: … --dtype float64".
 template <class T>
 void check_finite_forward(const architecture& config, const train_acts<T>& acts);
+// The same scan over some stages (a forward that checks each block as it goes).
+template <class T>
+void check_finite_stages(const std::vector<train_stage<T>>& stages);
 
 }  // namespace attn::model

@@ -37,7 +37,7 @@ double similarity(const T* pattern, const std::vector<double>& d, std::size_t P)
 }  // namespace
 
 template <class T>
-head_scores detect_heads(const gpt_acts<T>& a, const architecture& c) {
+head_scores detect_heads(const forward_acts<T>& a, const architecture& c) {
     head_scores s;
     s.n_layer = c.n_layer;
     s.n_head = c.n_head;
@@ -61,8 +61,8 @@ head_scores detect_heads(const gpt_acts<T>& a, const architecture& c) {
     return s;
 }
 
-template head_scores detect_heads<float>(const gpt_acts<float>&, const architecture&);
-template head_scores detect_heads<double>(const gpt_acts<double>&, const architecture&);
+template head_scores detect_heads<float>(const forward_acts<float>&, const architecture&);
+template head_scores detect_heads<double>(const forward_acts<double>&, const architecture&);
 
 std::vector<int> repeated_random_tokens(std::size_t vocab_size, std::size_t n, std::uint64_t seed) {
     prng rng(seed);

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 
 namespace attn::model {
 
@@ -37,7 +37,7 @@ struct head_scores {
 
 // Scores of every layer × head from a forward's hook_pattern, averaged over its batch.
 template <class T>
-head_scores detect_heads(const gpt_acts<T>& acts, const architecture& config);
+head_scores detect_heads(const forward_acts<T>& acts, const architecture& config);
 
 // n tokens drawn uniformly from 0 … vocab_size − 1 (core/prng, the same on every
 // platform for a seed), then the same n again: [2n].

@@ -1,5 +1,5 @@
 // model/hooks.hpp — the names of every intermediate the GPT forward keeps
-// (model/gpt_forward.hpp), TransformerLens's hook names, with their axes and one line
+// (model/traced_forward.hpp), TransformerLens's hook names, with their axes and one line
 // for people. The one list of the model floor: the exporters (trace/model_export),
 // `attn model run --json/--npy` and the trace's display read it; the per-head names
 // (hook_q … hook_pattern, hook_z) are the ones trace/stages.hpp uses for a single

@@ -18,7 +18,7 @@ namespace attn::model {
 // forward over B sequences of Tn tokens, the [B, heads, Tn, Tn] score grids included.
 std::optional<std::size_t> forward_numbers(const architecture& config, std::size_t B, std::size_t Tn);
 
-// trace_stages (model/gpt_forward): its forward plus the hook-shaped copies (an upper
+// trace_stages (model/traced_forward): its forward plus the hook-shaped copies (an upper
 // bound: the copies are at most the forward's buffers plus a residual stream per layer
 // and two embeddings).
 std::optional<std::size_t> traced_numbers(const architecture& config, std::size_t B, std::size_t Tn);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include <cblas.h>
 
@@ -236,9 +237,19 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
 
 template <class T>
 void unembed_forward(T* logits, const T* x, const T* w, std::size_t N, std::size_t C, std::size_t V) {
-    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
-        matmul(false, true, r1 - r0, V, C, T(1), x + r0 * C, C, w, C, T(0), logits + r0 * V, V);
-    });
+    if (N <= row_block) return matmul(false, true, N, V, C, T(1), x, C, w, C, T(0), logits, V);  // one block: no packing ahead
+    // wᵀ packed a slice of vocab_block columns at a time (a vocabulary of 50,257 would be
+    // 154 MB packed whole), each slice once for every row block (was once per row block).
+    constexpr std::size_t vocab_block = 4096;
+    thread_local packed_matrix<T> packed;
+    packed_matrix<T>& wt = packed;  // [C, vocab_block] (a reference: see linear_forward)
+    for (std::size_t v0 = 0; v0 < V; v0 += vocab_block) {
+        const std::size_t v1 = std::min(V, v0 + vocab_block);
+        pack_once(wt, true, C, v1 - v0, w + v0 * C, C);
+        for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
+            matmul_packed(false, r1 - r0, T(1), x + r0 * C, C, wt, T(0), logits + r0 * V + v0, V);
+        });
+    }
 }
 
 template <class T>
@@ -254,44 +265,74 @@ void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, st
 
 // ---- attention -------------------------------------------------------------------
 
+namespace {
+
+// One head's causal attention for batch row b (scores, pattern, z), every sum in the
+// loop order of the formula: a score's dot product over i = 0 … hs − 1, the softmax over
+// keys 0 … t, z's sum over keys 0 … t. The keys are first copied transposed (kt [hs, Tn],
+// this thread's scratch) so that the dot products of one query with all its keys run side
+// by side, each still summing over i in order: the same bits as one dot at a time.
+template <class T>
+void attention_head_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t b, std::size_t h, std::size_t Tn,
+                            std::size_t C, std::size_t NH) {
+    const std::size_t hs = C / NH, C3 = 3 * C;
+    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
+    thread_local std::vector<T> kt_rows;
+    if (kt_rows.size() < hs * Tn) kt_rows.resize(hs * Tn);
+    T* kt = kt_rows.data();  // [hs, Tn]
+    for (std::size_t u = 0; u < Tn; ++u) {
+        const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
+        for (std::size_t i = 0; i < hs; ++i) kt[i * Tn + u] = k[i];
+    }
+    for (std::size_t t = 0; t < Tn; ++t) {
+        const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
+        T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
+        T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]
+        const std::size_t n = t + 1;                           // keys 0 … t
+        for (std::size_t u = 0; u < n; ++u) s[u] = 0;
+        for (std::size_t i = 0; i < hs; ++i) {
+            const T qi = q[i];
+            const T* ki = kt + i * Tn;
+            for (std::size_t u = 0; u < n; ++u) s[u] += qi * ki[u];
+        }
+        T maxv = -std::numeric_limits<T>::infinity();
+        for (std::size_t u = 0; u < n; ++u) {
+            s[u] = s[u] * scale;
+            if (s[u] > maxv) maxv = s[u];
+        }
+        T sum = 0;
+        for (std::size_t u = 0; u < n; ++u) {
+            a[u] = std::exp(s[u] - maxv);
+            sum += a[u];
+        }
+        for (std::size_t u = 0; u < n; ++u) a[u] /= sum;
+        for (std::size_t u = n; u < Tn; ++u) {
+            s[u] = -std::numeric_limits<T>::infinity();  // the future, blocked
+            a[u] = 0;
+        }
+        T* zo = z + (b * Tn + t) * C + h * hs;  // [hs]
+        for (std::size_t i = 0; i < hs; ++i) zo[i] = 0;
+        for (std::size_t u = 0; u < n; ++u) {
+            const T* v = qkv + (b * Tn + u) * C3 + 2 * C + h * hs;
+            const T au = a[u];
+            for (std::size_t i = 0; i < hs; ++i) zo[i] += au * v[i];
+        }
+    }
+}
+
+}  // namespace
+
 template <class T>
 void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B, std::size_t Tn,
                        std::size_t C, std::size_t NH) {
-    const std::size_t hs = C / NH, C3 = 3 * C;
-    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
-    for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // batch rows are independent
-        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
-            if (simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH)) return;
-        for (std::size_t h = 0; h < NH; ++h)
-            for (std::size_t t = 0; t < Tn; ++t) {
-                const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
-                T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
-                T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]
-                T maxv = -std::numeric_limits<T>::infinity();
-                for (std::size_t u = 0; u <= t; ++u) {
-                    const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
-                    T dot = 0;
-                    for (std::size_t i = 0; i < hs; ++i) dot += q[i] * k[i];
-                    s[u] = dot * scale;
-                    if (s[u] > maxv) maxv = s[u];
-                }
-                T sum = 0;
-                for (std::size_t u = 0; u <= t; ++u) {
-                    a[u] = std::exp(s[u] - maxv);
-                    sum += a[u];
-                }
-                for (std::size_t u = 0; u <= t; ++u) a[u] /= sum;
-                for (std::size_t u = t + 1; u < Tn; ++u) {
-                    s[u] = -std::numeric_limits<T>::infinity();  // the future, blocked
-                    a[u] = 0;
-                }
-                T* zo = z + (b * Tn + t) * C + h * hs;  // [hs]
-                for (std::size_t i = 0; i < hs; ++i) zo[i] = 0;
-                for (std::size_t u = 0; u <= t; ++u) {
-                    const T* v = qkv + (b * Tn + u) * C3 + 2 * C + h * hs;
-                    for (std::size_t i = 0; i < hs; ++i) zo[i] += a[u] * v[i];
-                }
-            }
+    if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
+        if (simd::attention_runs(Tn, C / NH))
+            return for_blocks(B, 1, [&](std::size_t b, std::size_t) { simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH); });
+    // One (batch row, head) per task: heads are independent, so any thread count gives the same bits.
+    for_tasks(B * NH, [&](std::size_t task) {
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 at any length: the same bits
+            if (simd::attention_head_long(z, scores, pattern, qkv, task / NH, task % NH, Tn, C, NH)) return;
+        attention_head_forward(z, scores, pattern, qkv, task / NH, task % NH, Tn, C, NH);
     });
 }
 
@@ -406,24 +447,34 @@ void residual_backward(T* da, T* db, const T* dout, std::size_t n) {
 template <class T>
 double crossentropy_forward(T* probs, T* losses, const T* logits, const std::int32_t* targets, std::size_t N,
                             std::size_t V) {
+    // Rows are independent (blocks of rows, by the sizes only); the mean adds the losses in
+    // row order after.
+    for_blocks(N, std::max<std::size_t>(1, 32768 / std::max<std::size_t>(V, 1)), [&](std::size_t r0, std::size_t r1) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            const T* l = logits + r * V;
+            T* p = probs + r * V;
+            T maxv = l[0];
+            for (std::size_t v = 1; v < V; ++v)
+                if (l[v] > maxv) maxv = l[v];
+            std::size_t done = 0;
+            if constexpr (std::is_same<T, float>::value) {  // AVX-512 when chosen: std::exp's bits
+                for (std::size_t v = 0; v < V; ++v) p[v] = l[v] - maxv;
+                done = simd::exp(p, p, V);
+            }
+            for (std::size_t v = done; v < V; ++v) p[v] = std::exp(l[v] - maxv);
+            T sum = 0;
+            for (std::size_t v = 0; v < V; ++v) sum += p[v];
+            for (std::size_t v = 0; v < V; ++v) p[v] /= sum;
+            losses[r] = 0;
+            if (targets[r] < 0) continue;
+            // −log p[target] from the logits (log-sum-exp), exact where p underflows.
+            losses[r] = std::log(sum) + maxv - l[targets[r]];
+        }
+    });
     double total = 0;
     std::size_t count = 0;
     for (std::size_t r = 0; r < N; ++r) {
-        const T* l = logits + r * V;
-        T* p = probs + r * V;
-        T maxv = l[0];
-        for (std::size_t v = 1; v < V; ++v)
-            if (l[v] > maxv) maxv = l[v];
-        T sum = 0;
-        for (std::size_t v = 0; v < V; ++v) {
-            p[v] = std::exp(l[v] - maxv);
-            sum += p[v];
-        }
-        for (std::size_t v = 0; v < V; ++v) p[v] /= sum;
-        losses[r] = 0;
         if (targets[r] < 0) continue;
-        // −log p[target] from the logits (log-sum-exp), exact where p underflows.
-        losses[r] = std::log(sum) + maxv - l[targets[r]];
         total += static_cast<double>(losses[r]);
         ++count;
     }

@@ -1,7 +1,7 @@
 // model/train_layers.hpp — the layers of a GPT-style decoder for training, each one's
 // forward and backward side by side, in the style of llm.c: plain loops on contiguous
 // row-major buffers the caller owns (no allocation here), every product through
-// core/matmul. The forward of the model floor (model/gpt_forward) keeps the same stages
+// core/matmul. The forward of the model floor (model/traced_forward) keeps the same stages
 // under TransformerLens names for tracing; these are the ones training runs 2,000 times.
 //
 // Shapes: B batch rows, T positions, C = d_model, NH heads of hs = C / NH, V vocabulary,

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+#include <algorithm>
 
 #include "core/kernels.hpp"
 
@@ -181,6 +183,91 @@ __attribute__((target("avx512f"))) void attention_head_forward(float* z, float* 
     }
 }
 
+// ---- one head of one batch row at any length: keys in lanes, 64 at a time ----------
+
+// kt [hs, ld]: kt[i·ld + u] = rows[u·stride + i] for u < Tn, 0 up to ld (a multiple of 64).
+void transpose_keys(float* kt, std::size_t ld, const float* rows, std::size_t stride, std::size_t Tn, std::size_t hs) {
+    for (std::size_t i = 0; i < hs; ++i) {
+        for (std::size_t u = 0; u < Tn; ++u) kt[i * ld + u] = rows[u * stride + i];
+        for (std::size_t u = Tn; u < ld; ++u) kt[i * ld + u] = 0.0f;
+    }
+}
+
+// s[u] = (Σ_i q[i] · kt[i][u]) · scale for u < n (rounded up to whole vectors of 16; s has
+// room), i in order for each u: the scalar loop's dot product, 64 keys side by side.
+__attribute__((target("avx512f"))) void score_row(float* s, const float* q, const float* kt, std::size_t ld,
+                                                   std::size_t n, std::size_t hs, float scale) {
+    const __m512 vs = _mm512_set1_ps(scale);
+    std::size_t u = 0;
+    for (; u < n; u += 64) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (std::size_t i = 0; i < hs; ++i) {
+            const __m512 qi = _mm512_set1_ps(q[i]);
+            const float* k = kt + i * ld + u;
+            a0 = _mm512_add_ps(a0, _mm512_mul_ps(qi, _mm512_loadu_ps(k)));
+            a1 = _mm512_add_ps(a1, _mm512_mul_ps(qi, _mm512_loadu_ps(k + 16)));
+            a2 = _mm512_add_ps(a2, _mm512_mul_ps(qi, _mm512_loadu_ps(k + 32)));
+            a3 = _mm512_add_ps(a3, _mm512_mul_ps(qi, _mm512_loadu_ps(k + 48)));
+        }
+        _mm512_storeu_ps(s + u, _mm512_mul_ps(a0, vs));
+        _mm512_storeu_ps(s + u + 16, _mm512_mul_ps(a1, vs));
+        _mm512_storeu_ps(s + u + 32, _mm512_mul_ps(a2, vs));
+        _mm512_storeu_ps(s + u + 48, _mm512_mul_ps(a3, vs));
+    }
+}
+
+// z [hs] = Σ_u a[u] · v_u, u = 0 … n − 1 in order (v_u at v + u·stride), 16 values a vector.
+__attribute__((target("avx512f"))) void weighted_values(float* z, const float* a, const float* v, std::size_t stride,
+                                                         std::size_t n, std::size_t hs) {
+    for (std::size_t c = 0; c < hs; c += 64) {
+        const std::size_t w = std::min<std::size_t>(64, hs - c) / 16;  // vectors in this pass
+        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (std::size_t u = 0; u < n; ++u) {
+            const __m512 au = _mm512_set1_ps(a[u]);
+            const float* vu = v + u * stride + c;
+            for (std::size_t j = 0; j < w; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_mul_ps(au, _mm512_loadu_ps(vu + 16 * j)));
+        }
+        for (std::size_t j = 0; j < w; ++j) _mm512_storeu_ps(z + c + 16 * j, acc[j]);
+    }
+}
+
+// train_layers' scalar attention_head_forward, the same operations in the same order:
+// scores row by row, max and sum over keys in order, e^x as std::exp, then z.
+__attribute__((target("avx512f"))) void attention_head_forward_long(float* z, float* scores, float* pattern,
+                                                                     const float* qkv, std::size_t Tn, std::size_t C,
+                                                                     std::size_t hs) {
+    const std::size_t C3 = 3 * C, ld = (Tn + 63) / 64 * 64;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
+    thread_local std::vector<float> scratch;
+    if (scratch.size() < hs * ld + 2 * ld) scratch.resize(hs * ld + 2 * ld);
+    float* kt = scratch.data();         // [hs, ld] the head's keys, transposed
+    float* s = kt + hs * ld;            // [ld] one query's scores
+    float* e = s + ld;                  // [ld] their exponentials
+    transpose_keys(kt, ld, qkv + C, C3, Tn, hs);
+    for (std::size_t t = 0; t < Tn; ++t) {
+        const std::size_t n = t + 1;  // keys 0 … t
+        score_row(s, qkv + t * C3, kt, ld, n, hs, scale);
+        float maxv = -INFINITY;
+        for (std::size_t u = 0; u < n; ++u)
+            if (s[u] > maxv) maxv = s[u];
+        const __m512 vmax = _mm512_set1_ps(maxv);
+        for (std::size_t u = 0; u < n; u += 16) _mm512_storeu_ps(e + u, exp16(_mm512_sub_ps(_mm512_loadu_ps(s + u), vmax)));
+        float sum = 0;
+        for (std::size_t u = 0; u < n; ++u) sum += e[u];
+        const __m512 vsum = _mm512_set1_ps(sum);
+        float* srow = scores + t * Tn;   // [T]
+        float* arow = pattern + t * Tn;  // [T]
+        std::size_t u = 0;
+        for (; u + 16 <= n; u += 16) {
+            _mm512_storeu_ps(srow + u, _mm512_loadu_ps(s + u));
+            _mm512_storeu_ps(arow + u, _mm512_div_ps(_mm512_loadu_ps(e + u), vsum));
+        }
+        for (; u < n; ++u) srow[u] = s[u], arow[u] = e[u] / sum;
+        for (u = n; u < Tn; ++u) srow[u] = -INFINITY, arow[u] = 0.0f;  // the future, blocked
+        weighted_values(z + t * C, arow, qkv + 2 * C, C3, n, hs);
+    }
+}
+
 __attribute__((target("avx512f"))) void attention_head_backward(float* dqkv, float* dscores, float* dpattern,
                                                                 const float* dz, const float* qkv, const float* pattern,
                                                                 std::size_t Tn, std::size_t C, std::size_t hs) {
@@ -320,6 +407,15 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
 #endif
 }
 
+bool attention_runs(std::size_t Tn, std::size_t hs) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() && attention_fits(Tn, hs);
+#else
+    (void)Tn, (void)hs;
+    return false;
+#endif
+}
+
 bool attention_forward(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t Tn,
                        std::size_t C, std::size_t NH) {
 #ifdef ATTN_TRAIN_SIMD
@@ -331,6 +427,20 @@ bool attention_forward(float* z, float* scores, float* pattern, const float* qkv
     return true;
 #else
     (void)z, (void)scores, (void)pattern, (void)qkv, (void)b, (void)Tn, (void)C, (void)NH;
+    return false;
+#endif
+}
+
+bool attention_head_long(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t h,
+                         std::size_t Tn, std::size_t C, std::size_t NH) {
+#ifdef ATTN_TRAIN_SIMD
+    const std::size_t hs = C / NH;
+    if (!available() || hs % 16 != 0 || hs == 0) return false;
+    attention_head_forward_long(z + b * Tn * C + h * hs, scores + (b * NH + h) * Tn * Tn, pattern + (b * NH + h) * Tn * Tn,
+                                qkv + b * Tn * 3 * C + h * hs, Tn, C, hs);
+    return true;
+#else
+    (void)z, (void)scores, (void)pattern, (void)qkv, (void)b, (void)h, (void)Tn, (void)C, (void)NH;
     return false;
 #endif
 }

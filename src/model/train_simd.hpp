@@ -28,8 +28,13 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
 // model/train_layers' attention_forward / attention_backward for batch row b, every head,
 // when the head fits whole vectors (hs 16, 32, 48 or 64) and the keys one vector (T ≤ 16):
 // keys in lanes, every sum in the scalar loop's order. False (nothing done) otherwise.
+bool attention_runs(std::size_t Tn, std::size_t hs);  // whether attention_forward/backward would run
 bool attention_forward(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t Tn,
                        std::size_t C, std::size_t NH);
+// attention_forward's head h of batch row b at any length (hs a multiple of 16): the keys'
+// dot products 64 lanes at a time, each summing over d_head in the scalar loop's order.
+bool attention_head_long(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t h,
+                         std::size_t Tn, std::size_t C, std::size_t NH);
 bool attention_backward(float* dqkv, float* dscores, float* dpattern, const float* dz, const float* qkv,
                         const float* pattern, std::size_t b, std::size_t Tn, std::size_t C, std::size_t NH);
 

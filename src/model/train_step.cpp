@@ -67,42 +67,47 @@ llama::rotary_table rotary_of(const architecture& c, std::size_t Tn) {
 }  // namespace
 
 template <class T>
-train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t Tn) {
+train_block_acts<T> make_block_acts(const architecture& c, std::size_t B, std::size_t Tn) {
+    const std::size_t N = B * Tn, C = c.n_embd, H = c.n_head;
+    train_block_acts<T> k;
+    k.ln1.assign(N * C, T(0));
+    k.ln1_mean.assign(N, T(0));
+    k.ln1_rstd.assign(N, T(0));
+    k.qkv.assign(N * c.qkv_width(), T(0));
+    k.scores.assign(B * H * Tn * Tn, T(0));
+    k.pattern.assign(B * H * Tn * Tn, T(0));
+    k.z.assign(N * C, T(0));
+    k.attn_out.assign(N * C, T(0));
+    k.resid_mid.assign(N * C, T(0));
+    k.resid_post.assign(N * C, T(0));
+    make_llama_block(c, k, N);
+    if (!c.has_mlp()) return k;
+    k.ln2.assign(N * C, T(0));
+    k.ln2_mean.assign(N, T(0));
+    k.ln2_rstd.assign(N, T(0));
+    k.mlp_pre.assign(N * c.d_mlp(), T(0));
+    k.mlp_post.assign(N * c.d_mlp(), T(0));
+    if (c.mlp == mlp_kind::gelu_tanh) k.mlp_tanh.assign(N * c.d_mlp(), T(0));
+    k.mlp_out.assign(N * C, T(0));
+    return k;
+}
+
+template <class T>
+train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t Tn, std::size_t kept_blocks,
+                              bool with_outputs) {
     parts::check_trainable(c);
-    const std::size_t N = B * Tn, C = c.n_embd, V = c.vocab_size, H = c.n_head;
+    const std::size_t N = B * Tn, C = c.n_embd, V = c.vocab_size;
     train_acts<T> a;
     a.B = B;
     a.Tn = Tn;
     a.embed.assign(N * C, T(0));
-    a.blocks.resize(c.n_layer);
-    for (auto& k : a.blocks) {
-        k.ln1.assign(N * C, T(0));
-        k.ln1_mean.assign(N, T(0));
-        k.ln1_rstd.assign(N, T(0));
-        k.qkv.assign(N * c.qkv_width(), T(0));
-        k.scores.assign(B * H * Tn * Tn, T(0));
-        k.pattern.assign(B * H * Tn * Tn, T(0));
-        k.z.assign(N * C, T(0));
-        k.attn_out.assign(N * C, T(0));
-        k.resid_mid.assign(N * C, T(0));
-        k.resid_post.assign(N * C, T(0));
-        make_llama_block(c, k, N);
-        if (!c.has_mlp()) continue;
-        k.ln2.assign(N * C, T(0));
-        k.ln2_mean.assign(N, T(0));
-        k.ln2_rstd.assign(N, T(0));
-        k.mlp_pre.assign(N * c.d_mlp(), T(0));
-        k.mlp_post.assign(N * c.d_mlp(), T(0));
-        if (c.mlp == mlp_kind::gelu_tanh) k.mlp_tanh.assign(N * c.d_mlp(), T(0));
-        k.mlp_out.assign(N * C, T(0));
-    }
+    for (std::size_t l = 0; l < std::min(kept_blocks, c.n_layer); ++l) a.blocks.push_back(make_block_acts<T>(c, B, Tn));
     a.lnf.assign(N * C, T(0));
     a.lnf_mean.assign(N, T(0));
     a.lnf_rstd.assign(N, T(0));
     a.lnf_normalized.assign(N * C, T(0));
     if (c.norm == norm_kind::rms_norm) a.lnf_scale.assign(N, T(0));
-    a.logits.assign(N * V, T(0));
-    a.probs.assign(N * V, T(0));
+    if (with_outputs) a.logits.assign(N * V, T(0)), a.probs.assign(N * V, T(0));
     a.losses.assign(N, T(0));
     if (c.positions == position_kind::rotary) a.rotary = rotary_of(c, Tn);
     return a;
@@ -148,9 +153,17 @@ template <class T>
 parts::norm_buffers<T> lnf_of(const train_acts<T>& a) { return lnf_of(const_cast<train_acts<T>&>(a)); }
 
 template <class T>
-void block_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, const T* x,
-                   const llama::rotary_table& rot, std::size_t B, std::size_t Tn, const stage_patch<T>* patch,
-                   std::size_t l) {
+const T* unembedding(const model_params<T>& p) {
+    return p.config.tied ? p.wte.data() : p.lm_head.data();
+}
+
+}  // namespace
+
+template <class T>
+void forward_block(const model_params<T>& params, std::size_t l, train_block_acts<T>& a, const T* x,
+                   const llama::rotary_table& rot, std::size_t B, std::size_t Tn, const stage_patch<T>* patch) {
+    const architecture& c = params.config;
+    const block_params<T>& p = params.blocks[l];
     const std::size_t N = B * Tn, C = c.n_embd, Hd = c.n_head * c.d_head();
     parts::norm_forward(c, ln1_of(a), x, p.ln1_w, p.ln1_b, N);
     parts::attention_forward(c, p, a, rot, B, Tn);
@@ -169,29 +182,34 @@ void block_forward(const architecture& c, const block_params<T>& p, train_block_
 }
 
 template <class T>
-const T* unembedding(const model_params<T>& p) {
-    return p.config.tied ? p.wte.data() : p.lm_head.data();
+void forward_embed(const model_params<T>& p, train_acts<T>& a, const std::int32_t* tokens) {
+    const bool learned = p.config.positions == position_kind::learned;
+    embed_forward(a.embed.data(), tokens, p.wte.data(), learned ? p.wpe.data() : nullptr, a.B, a.Tn, p.config.n_embd);
 }
 
-}  // namespace
+template <class T>
+double forward_head(const model_params<T>& p, train_acts<T>& a, const T* x, T* logits, T* probs,
+                    const std::int32_t* targets) {
+    const architecture& c = p.config;
+    const std::size_t N = a.B * a.Tn, C = c.n_embd, V = c.vocab_size;
+    parts::norm_forward(c, lnf_of(a), x, p.lnf_w, p.lnf_b, N);
+    unembed_forward(logits, a.lnf.data(), unembedding(p), N, C, V);
+    return crossentropy_forward(probs, a.losses.data(), logits, targets, N, V);
+}
 
 template <class T>
 double train_forward(const model_params<T>& p, train_acts<T>& a, const std::int32_t* tokens,
                      const std::int32_t* targets, const stage_patch<T>* patch) {
     const architecture& c = p.config;
-    const std::size_t B = a.B, Tn = a.Tn, N = B * Tn, C = c.n_embd, V = c.vocab_size;
-    const bool learned = c.positions == position_kind::learned;
-    embed_forward(a.embed.data(), tokens, p.wte.data(), learned ? p.wpe.data() : nullptr, B, Tn, C);
+    const std::size_t B = a.B, Tn = a.Tn;
+    forward_embed(p, a, tokens);
     for (std::size_t l = 0; l < c.n_layer; ++l) {
         check_stop();  // Ctrl-C within a layer's time (model/stop_request)
         if (patch) (*patch)("blocks." + std::to_string(l) + ".hook_resid_pre", resid_pre(a, l).data());
-        block_forward(c, p.blocks[l], a.blocks[l], resid_pre(a, l).data(), a.rotary, B, Tn, patch, l);
+        forward_block(p, l, a.blocks[l], resid_pre(a, l).data(), a.rotary, B, Tn, patch);
     }
     check_stop();
-    const T* last = resid_pre(a, c.n_layer).data();  // [N, C]
-    parts::norm_forward(c, lnf_of(a), last, p.lnf_w, p.lnf_b, N);
-    unembed_forward(a.logits.data(), a.lnf.data(), unembedding(p), N, C, V);
-    return crossentropy_forward(a.probs.data(), a.losses.data(), a.logits.data(), targets, N, V);
+    return forward_head(p, a, resid_pre(a, c.n_layer).data(), a.logits.data(), a.probs.data(), targets);
 }
 
 // ---- backward --------------------------------------------------------------------
@@ -299,29 +317,48 @@ void add_mlp(const architecture& c, const stage_list<T>& s, const std::string& b
 }  // namespace
 
 template <class T>
-std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<T>& a, const std::string& prefix) {
-    const std::size_t B = a.B, Tn = a.Tn, C = c.n_embd;
-    std::vector<train_stage<T>> out;
+void list_block_stages(const architecture& c, const train_block_acts<T>& k, std::size_t l, std::size_t B,
+                       std::size_t Tn, std::vector<train_stage<T>>& out, const std::string& prefix) {
     const stage_list<T> s{out, prefix};
-    s.add("blocks.0.hook_resid_pre", {B, Tn, C}, a.embed);
-    for (std::size_t l = 0; l < c.n_layer; ++l) {
-        const auto& k = a.blocks[l];
-        const std::string b = "blocks." + std::to_string(l) + ".";
-        add_norm(c, s, b + "ln1", B, Tn, k.ln1, k.ln1_normalized, k.ln1_scale);  // ln1.out: after weight and bias
-        add_attention(c, s, b, k, B, Tn);
-        s.add(b + "hook_attn_out", {B, Tn, C}, k.attn_out);
-        s.add(b + "hook_resid_mid", {B, Tn, C}, k.resid_mid);
-        if (c.has_mlp()) add_mlp(c, s, b, k, B, Tn);
-        s.add(b + "hook_resid_post", {B, Tn, C}, k.resid_post);
-    }
+    const std::string b = "blocks." + std::to_string(l) + ".";
+    add_norm(c, s, b + "ln1", B, Tn, k.ln1, k.ln1_normalized, k.ln1_scale);  // ln1.out: after weight and bias
+    add_attention(c, s, b, k, B, Tn);
+    s.add(b + "hook_attn_out", {B, Tn, c.n_embd}, k.attn_out);
+    s.add(b + "hook_resid_mid", {B, Tn, c.n_embd}, k.resid_mid);
+    if (c.has_mlp()) add_mlp(c, s, b, k, B, Tn);
+    s.add(b + "hook_resid_post", {B, Tn, c.n_embd}, k.resid_post);
+}
+
+template <class T>
+void list_head_stages(const architecture& c, const train_acts<T>& a, const T* logits, const T* probs,
+                      std::vector<train_stage<T>>& out, const std::string& prefix) {
+    const stage_list<T> s{out, prefix};
+    const std::size_t B = a.B, Tn = a.Tn;
     add_norm(c, s, "ln_final", B, Tn, a.lnf, a.lnf_normalized, a.lnf_scale);
-    s.add("logits", {B, Tn, c.vocab_size}, a.logits);
-    if (prefix.empty()) s.add("probs", {B, Tn, c.vocab_size}, a.probs);
+    out.push_back({prefix + "logits", {B, Tn, c.vocab_size}, logits});
+    if (prefix.empty()) out.push_back({"probs", {B, Tn, c.vocab_size}, probs});
+}
+
+template <class T>
+std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<T>& a, const std::string& prefix) {
+    std::vector<train_stage<T>> out;
+    out.push_back({prefix + "blocks.0.hook_resid_pre", {a.B, a.Tn, c.n_embd}, a.embed.data()});
+    for (std::size_t l = 0; l < c.n_layer; ++l) list_block_stages(c, a.blocks[l], l, a.B, a.Tn, out, prefix);
+    list_head_stages(c, a, a.logits.data(), a.probs.data(), out, prefix);
     return out;
 }
 
 #define ATTN_TRAIN_STEP(T)                                                                                       \
-    template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t);                      \
+    template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t, std::size_t, bool);    \
+    template train_block_acts<T> make_block_acts<T>(const architecture&, std::size_t, std::size_t);               \
+    template void forward_block<T>(const model_params<T>&, std::size_t, train_block_acts<T>&, const T*,           \
+                                   const llama::rotary_table&, std::size_t, std::size_t, const stage_patch<T>*);  \
+    template void forward_embed<T>(const model_params<T>&, train_acts<T>&, const std::int32_t*);                  \
+    template double forward_head<T>(const model_params<T>&, train_acts<T>&, const T*, T*, T*, const std::int32_t*); \
+    template void list_block_stages<T>(const architecture&, const train_block_acts<T>&, std::size_t, std::size_t,  \
+                                       std::size_t, std::vector<train_stage<T>>&, const std::string&);            \
+    template void list_head_stages<T>(const architecture&, const train_acts<T>&, const T*, const T*,               \
+                                      std::vector<train_stage<T>>&, const std::string&);                          \
     template void zero_acts<T>(train_acts<T>&);                                                                  \
     template void zero_params_in_place<T>(model_params<T>&);                                                       \
     template double train_forward<T>(const model_params<T>&, train_acts<T>&, const std::int32_t*,                  \

@@ -60,9 +60,15 @@ struct train_acts {
     llama::rotary_table rotary;             // rotary positions only: cos, sin [Tn, rotated_dims/2]
 };
 
-// Buffers for batches of B sequences of Tn ≤ n_positions tokens.
+// Buffers for batches of B sequences of Tn ≤ n_positions tokens: the first `kept_blocks`
+// blocks' (all of them by default), and logits and probs unless `with_outputs` is false
+// (a reading forward that reuses one block's buffers and writes its outputs elsewhere).
 template <class T>
-train_acts<T> make_train_acts(const architecture& config, std::size_t B, std::size_t Tn);
+train_acts<T> make_train_acts(const architecture& config, std::size_t B, std::size_t Tn,
+                              std::size_t kept_blocks = static_cast<std::size_t>(-1), bool with_outputs = true);
+// One block's buffers for B × Tn.
+template <class T>
+train_block_acts<T> make_block_acts(const architecture& config, std::size_t B, std::size_t Tn);
 
 // Sets to 0, without reallocating, every buffer a backward adds into: all but the
 // attention grids (scores, pattern), which attention_backward writes whole, and mean/rstd.
@@ -83,6 +89,19 @@ using stage_patch = std::function<void(const std::string& stage, T* data)>;
 template <class T>
 double train_forward(const model_params<T>& params, train_acts<T>& acts, const std::int32_t* tokens,
                      const std::int32_t* targets, const stage_patch<T>* patch = nullptr);
+
+// train_forward's steps, for a forward that keeps fewer stages (model/traced_forward): the
+// embeddings of tokens [B, Tn] into acts.embed (the stream entering block 0); block l from the stream x [B·Tn, C] that enters it into a's buffers (stop checked
+// between its attention and its MLP); and the final norm (into acts' lnf buffers), the
+// logits and probs [B·Tn, V] and the loss (acts' losses) from the last stream x.
+template <class T>
+void forward_embed(const model_params<T>& params, train_acts<T>& acts, const std::int32_t* tokens);
+template <class T>
+void forward_block(const model_params<T>& params, std::size_t l, train_block_acts<T>& a, const T* x,
+                   const llama::rotary_table& rot, std::size_t B, std::size_t Tn, const stage_patch<T>* patch = nullptr);
+template <class T>
+double forward_head(const model_params<T>& params, train_acts<T>& acts, const T* x, T* logits, T* probs,
+                    const std::int32_t* targets);
 
 // The backward of the last train_forward: zeroes grads and grad_acts, then fills them
 // (grads: dLoss/dparameter, same shapes as params; grad_acts: dLoss/dstage).
@@ -108,5 +127,13 @@ struct train_stage {
 template <class T>
 std::vector<train_stage<T>> list_stages(const architecture& config, const train_acts<T>& acts,
                                        const std::string& prefix = "");
+// list_stages in parts: block l's stages (from its ln1 to its hook_resid_post), and the
+// final norm's, logits and probs (those at `logits`, `probs`), appended to `out`.
+template <class T>
+void list_block_stages(const architecture& config, const train_block_acts<T>& block, std::size_t l, std::size_t B,
+                       std::size_t Tn, std::vector<train_stage<T>>& out, const std::string& prefix = "");
+template <class T>
+void list_head_stages(const architecture& config, const train_acts<T>& acts, const T* logits, const T* probs,
+                      std::vector<train_stage<T>>& out, const std::string& prefix = "");
 
 }  // namespace attn::model

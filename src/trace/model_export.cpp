@@ -16,7 +16,7 @@ using json = nlohmann::ordered_json;
 
 // Calls fn(name, info, data, shape) for every hook the model has, in forward order.
 template <class T, class Fn>
-void for_each_hook(const model::gpt_acts<T>& a, const model::architecture& c, Fn fn) {
+void for_each_hook(const model::forward_acts<T>& a, const model::architecture& c, Fn fn) {
     for (const auto& h : model::hook_names(c)) {
         std::vector<std::size_t> shape;
         const T* data = model::hook_data(a, h, &shape);
@@ -68,7 +68,7 @@ json config_json(const model::architecture& c, const std::string& layout) {
 }  // namespace
 
 template <class T>
-void write_model_json(const model::gpt_acts<T>& a, const model::architecture& c, const model_run_meta& meta,
+void write_model_json(const model::forward_acts<T>& a, const model::architecture& c, const model_run_meta& meta,
                       const byte_sink& out) {
     fmt::memory_buffer buf;
     // A token's text may be part of a UTF-8 character (GPT-2's byte tokens): JSON holds
@@ -102,7 +102,7 @@ void write_model_json(const model::gpt_acts<T>& a, const model::architecture& c,
 }
 
 template <class T>
-std::size_t write_model_npy(const model::gpt_acts<T>& a, const model::architecture& c, io::staged_directory& dir) {
+std::size_t write_model_npy(const model::forward_acts<T>& a, const model::architecture& c, io::staged_directory& dir) {
     std::size_t n = 0;
     for_each_hook(a, c, [&](const model::hook_name& h, const T* data, const std::vector<std::size_t>& shape) {
         std::size_t count = 1;
@@ -116,11 +116,11 @@ std::size_t write_model_npy(const model::gpt_acts<T>& a, const model::architectu
     return n;
 }
 
-template void write_model_json<float>(const model::gpt_acts<float>&, const model::architecture&, const model_run_meta&,
+template void write_model_json<float>(const model::forward_acts<float>&, const model::architecture&, const model_run_meta&,
                                       const byte_sink&);
-template void write_model_json<double>(const model::gpt_acts<double>&, const model::architecture&, const model_run_meta&,
+template void write_model_json<double>(const model::forward_acts<double>&, const model::architecture&, const model_run_meta&,
                                        const byte_sink&);
-template std::size_t write_model_npy<float>(const model::gpt_acts<float>&, const model::architecture&, io::staged_directory&);
-template std::size_t write_model_npy<double>(const model::gpt_acts<double>&, const model::architecture&, io::staged_directory&);
+template std::size_t write_model_npy<float>(const model::forward_acts<float>&, const model::architecture&, io::staged_directory&);
+template std::size_t write_model_npy<double>(const model::forward_acts<double>&, const model::architecture&, io::staged_directory&);
 
 }  // namespace attn::trace

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io/output_writer.hpp"
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "trace/export.hpp"
 
 namespace attn::trace {
@@ -25,11 +25,11 @@ struct model_run_meta {
 };
 
 template <class T>
-void write_model_json(const model::gpt_acts<T>& acts, const model::architecture& config, const model_run_meta& meta,
+void write_model_json(const model::forward_acts<T>& acts, const model::architecture& config, const model_run_meta& meta,
                       const byte_sink& out);
 
 // One .npy per hook into dir; returns the number of files.
 template <class T>
-std::size_t write_model_npy(const model::gpt_acts<T>& acts, const model::architecture& config, io::staged_directory& dir);
+std::size_t write_model_npy(const model::forward_acts<T>& acts, const model::architecture& config, io::staged_directory& dir);
 
 }  // namespace attn::trace

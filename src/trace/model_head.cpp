@@ -59,7 +59,7 @@ void set_data<float>(trace_run& r, std::shared_ptr<run_data<float>> d) {
 }  // namespace
 
 template <class T>
-trace_run model_head_run(const model::gpt_acts<T>& a, const model::architecture& cfg, const model_head_choice& c) {
+trace_run model_head_run(const model::forward_acts<T>& a, const model::architecture& cfg, const model_head_choice& c) {
     check_choice(cfg, a.batch, c);
     const model::block_acts<T>& blk = a.blocks[c.layer];
     const std::size_t P = a.n_pos, dh = cfg.d_head();
@@ -98,8 +98,8 @@ trace_run model_head_run(const model::gpt_acts<T>& a, const model::architecture&
     return r;
 }
 
-template trace_run model_head_run<float>(const model::gpt_acts<float>&, const model::architecture&, const model_head_choice&);
-template trace_run model_head_run<double>(const model::gpt_acts<double>&, const model::architecture&,
+template trace_run model_head_run<float>(const model::forward_acts<float>&, const model::architecture&, const model_head_choice&);
+template trace_run model_head_run<double>(const model::forward_acts<double>&, const model::architecture&,
                                           const model_head_choice&);
 
 std::string id_label(int id) { return "#" + std::to_string(id); }

@@ -1,4 +1,4 @@
-// trace/model_head.hpp — one attention layer of a model's forward (model/gpt_forward)
+// trace/model_head.hpp — one attention layer of a model's forward (model/traced_forward)
 // seen as an `attn trace` run, so `attn model run --layer L --head H` shows a head of
 // a real model with the very tables, heatmaps and per-token walk-through `attn trace`
 // shows for a spec (trace/trace_report.hpp, trace/explain.hpp).
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "trace/trace_run.hpp"
 
 namespace attn::trace {
@@ -29,7 +29,7 @@ struct model_head_choice {
 
 // Throws std::invalid_argument when the layer, head or batch row does not exist.
 template <class T>
-trace_run model_head_run(const model::gpt_acts<T>& acts, const model::architecture& config, const model_head_choice& c);
+trace_run model_head_run(const model::forward_acts<T>& acts, const model::architecture& config, const model_head_choice& c);
 
 // Labels for a sequence whose tokens are given as ids only: "#464".
 std::string id_label(int id);

@@ -13,7 +13,7 @@
 namespace attn::trace {
 
 template <class T>
-std::vector<int> top_tokens(const model::gpt_acts<T>& a, std::size_t b, std::size_t pos, std::size_t k) {
+std::vector<int> top_tokens(const model::forward_acts<T>& a, std::size_t b, std::size_t pos, std::size_t k) {
     const std::size_t V = a.probs.shape(2);
     const T* p = a.probs.data() + (b * a.n_pos + pos) * V;  // [V]
     std::vector<int> ids(V);
@@ -28,18 +28,18 @@ std::vector<int> top_tokens(const model::gpt_acts<T>& a, std::size_t b, std::siz
 namespace {
 
 template <class T>
-double prob_of(const model::gpt_acts<T>& a, std::size_t b, std::size_t pos, int id) {
+double prob_of(const model::forward_acts<T>& a, std::size_t b, std::size_t pos, int id) {
     return static_cast<double>(a.probs.data()[(b * a.n_pos + pos) * a.probs.shape(2) + static_cast<std::size_t>(id)]);
 }
 
 template <class T>
-double logit_of(const model::gpt_acts<T>& a, std::size_t b, std::size_t pos, int id) {
+double logit_of(const model::forward_acts<T>& a, std::size_t b, std::size_t pos, int id) {
     return static_cast<double>(a.logits.data()[(b * a.n_pos + pos) * a.logits.shape(2) + static_cast<std::size_t>(id)]);
 }
 
 // Position → its token and the greedy next token.
 template <class T>
-table greedy_table(const model::gpt_acts<T>& a, std::size_t b, const token_label& label, const std::string& which) {
+table greedy_table(const model::forward_acts<T>& a, std::size_t b, const token_label& label, const std::string& which) {
     table t;
     t.title = "Greedy next token at each position" + which;
     t.axes = "rows: positions (from 0) and their tokens · the most likely next token";
@@ -55,7 +55,7 @@ table greedy_table(const model::gpt_acts<T>& a, std::size_t b, const token_label
 }
 
 template <class T>
-table top_table(const model::gpt_acts<T>& a, std::size_t b, const token_label& label, std::size_t k,
+table top_table(const model::forward_acts<T>& a, std::size_t b, const token_label& label, std::size_t k,
                 const std::string& which) {
     const std::size_t last = a.n_pos - 1;
     table t;
@@ -76,7 +76,7 @@ table top_table(const model::gpt_acts<T>& a, std::size_t b, const token_label& l
 }  // namespace
 
 template <class T>
-std::string render_predictions(const model::gpt_acts<T>& a, const token_label& label, std::size_t top_k, const style& st) {
+std::string render_predictions(const model::forward_acts<T>& a, const token_label& label, std::size_t top_k, const style& st) {
     std::string out;
     for (std::size_t b = 0; b < a.batch; ++b) {
         const std::string which = a.batch > 1 ? fmt::format(" · sequence {} of {}", b + 1, a.batch) : "";
@@ -86,11 +86,11 @@ std::string render_predictions(const model::gpt_acts<T>& a, const token_label& l
     return out;
 }
 
-template std::string render_predictions<float>(const model::gpt_acts<float>&, const token_label&, std::size_t, const style&);
-template std::string render_predictions<double>(const model::gpt_acts<double>&, const token_label&, std::size_t,
+template std::string render_predictions<float>(const model::forward_acts<float>&, const token_label&, std::size_t, const style&);
+template std::string render_predictions<double>(const model::forward_acts<double>&, const token_label&, std::size_t,
                                                 const style&);
-template std::vector<int> top_tokens<float>(const model::gpt_acts<float>&, std::size_t, std::size_t, std::size_t);
-template std::vector<int> top_tokens<double>(const model::gpt_acts<double>&, std::size_t, std::size_t, std::size_t);
+template std::vector<int> top_tokens<float>(const model::forward_acts<float>&, std::size_t, std::size_t, std::size_t);
+template std::vector<int> top_tokens<double>(const model::forward_acts<double>&, std::size_t, std::size_t, std::size_t);
 
 std::string render_head_scores(const model::head_scores& s, const std::string& input_note, const style& st,
                                std::size_t first) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/gpt_forward.hpp"
+#include "model/traced_forward.hpp"
 #include "model/head_detector.hpp"
 #include "trace/style.hpp"
 
@@ -21,12 +21,12 @@ using token_label = std::function<std::string(int id)>;
 // likely next token, its probability), then the top k next tokens after the last
 // position with probability and logit.
 template <class T>
-std::string render_predictions(const model::gpt_acts<T>& acts, const token_label& label, std::size_t top_k,
+std::string render_predictions(const model::forward_acts<T>& acts, const token_label& label, std::size_t top_k,
                                const style& st);
 
 // The k most likely ids at position (b, pos), most likely first (ties: lower id first).
 template <class T>
-std::vector<int> top_tokens(const model::gpt_acts<T>& acts, std::size_t b, std::size_t pos, std::size_t k);
+std::vector<int> top_tokens(const model::forward_acts<T>& acts, std::size_t b, std::size_t pos, std::size_t k);
 
 // The three scores of every layer × head: one table (rows layers, columns heads) and one
 // heatmap (0 … 1) per kind, and the best head of each kind. Layers and heads are counted

@@ -19,7 +19,7 @@ Checks:
     weight mapped wrong, transposed or turned in the wrong pairs moves them), and the
     greedy tokens are the reference's;
   * a GPT-2-family safetensors checkpoint (a lesson's trained model): the cached logits
-    equal `attn model run`'s full forward (model/gpt_forward) at every position;
+    equal `attn model run`'s full forward (model/traced_forward) at every position;
   * a Hugging Face folder written here (config.json, model.safetensors in GPT-2's names,
     vocab.json + merges.txt): `generate FOLDER --prompt` uses the folder's tokenizer, its
     float64 logits equal gpt_reference.py's forward within 1e-9; a folder whose shard index

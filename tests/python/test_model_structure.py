@@ -10,7 +10,7 @@
   (q_proj … down_proj) only in src/model/names_llama*.cpp.
 - One forward: exactly one whole-model forward (a `*_forward` taking `model_params`)
   is declared in src/model (train_forward, the backward beside it). The traced stages
-  (`trace_stages`, src/model/gpt_forward.cpp) are a view that copies train_forward's
+  (`trace_stages`, src/model/traced_forward.cpp) are a view that copies train_forward's
   stages: that file computes nothing (no product, exponential, root or kernel call).
 """
 import os
@@ -114,10 +114,10 @@ for rel, code in texts.items():
         for m in re.finditer(r"\b(\w+_forward)\s*\(\s*const\s+model_params\s*<", code):
             forwards.add(m.group(1))
 check(forwards == {"train_forward"}, f"whole-model forwards in src/model: {sorted(forwards)} (train_forward alone expected)")
-view = texts.get(os.path.join("src", "model", "gpt_forward.cpp"), "")
-check(view != "", "src/model/gpt_forward.cpp (the traced stages' view) is missing")
+view = texts.get(os.path.join("src", "model", "traced_forward.cpp"), "")
+check(view != "", "src/model/traced_forward.cpp (the traced stages' view) is missing")
 for word in ("matmul", "exp(", "sqrt(", "tanh(", "layer_norm", "linear_forward", "attention_forward", "softmax", "gelu", "rotary_forward"):
-    check(word not in view, f"src/model/gpt_forward.cpp computes ('{word}'): it should only copy train_forward's stages")
+    check(word not in view, f"src/model/traced_forward.cpp computes ('{word}'): it should only copy train_forward's stages")
 check(not os.path.exists(os.path.join(model_dir, "layers.cpp")), "src/model/layers.cpp (the second forward's layers) is back")
 
 print("model structure:", "ok" if not failures else f"{len(failures)} failures")

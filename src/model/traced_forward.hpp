@@ -1,9 +1,10 @@
-// model/gpt_forward.hpp — the traced forward of a decoder of any family (GPT-2, minGPT,
+// model/traced_forward.hpp — the traced forward of a decoder of any family (GPT-2, minGPT,
 // nanoGPT, the Llama family) over a batch of token sequences, every intermediate under its
 // TransformerLens name (model/hooks.hpp), in float32 or float64. It is a view, not a second
-// forward: model/train_step's train_forward computes (the one forward of the model floor,
-// the backward beside it) and gpt_forward copies its stages into these buffers, shaped as
-// the hooks are. For the GPT-2 family (the Llama family: RMSNorm, rotary q/k, SwiGLU):
+// forward: model/train_step's forward_block and forward_head compute (the one forward of
+// the model floor, the backward beside it), layer by layer in one block's buffers, and
+// traced_forward copies the stages a verb asks for (stage_request) into these buffers, shaped
+// as the hooks are. For the GPT-2 family (the Llama family: RMSNorm, rotary q/k, SwiGLU):
 //
 //   x = wte[token] + wpe[pos]                                  hook_embed + hook_pos_embed
 //   for each block L (pre-norm):
@@ -72,7 +73,7 @@ struct block_acts {
 };
 
 template <class T>
-struct gpt_acts {
+struct forward_acts {
     std::size_t batch = 0, n_pos = 0;       // B, P
     std::vector<std::vector<int>> tokens;   // [B][P] the input ids
     act3<T> embed;                          // [B, P, d]      hook_embed = wte[token]
@@ -88,13 +89,32 @@ struct gpt_acts {
 // architecture the forward does not compute (model/train_parts' check_trainable).
 void check_tokens(const architecture& config, const std::vector<std::vector<int>>& tokens);
 
-// The forward of `tokens` ([B][P]) through `p` (train_forward, no targets), every hook kept.
+// Which stages a traced forward keeps. The model-wide ones (hook_embed, hook_pos_embed,
+// ln_final, logits, probs) are always kept; a block's stages are kept when asked for,
+// otherwise computed in one block's buffers, reused layer after layer, and dropped (a
+// block not asked for has empty buffers in forward_acts::blocks).
+struct stage_request {
+    bool every_block = true;          // every stage of every block (--json, --npy, lessons)
+    std::vector<std::size_t> blocks;  // every stage of these blocks (--layer L)
+    bool every_pattern = false;       // attn.hook_pattern of every block (attn model heads)
+
+    static stage_request all() { return {}; }
+    static stage_request outputs() { return {false, {}, false}; }
+    static stage_request block(std::size_t l) { return {false, {l}, false}; }
+    static stage_request patterns() { return {false, {}, true}; }
+    bool keeps_block(std::size_t l) const;
+};
+
+// The forward of `tokens` ([B][P]) through `p` (the training forward's arithmetic, no
+// targets; the same bits), keeping the stages `request` asks for. Every stage is checked
+// finite as it is computed (model/finite_check), kept or not.
 template <class T>
-gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens);
+forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens,
+                         const stage_request& request = stage_request::all());
 
 // The kept buffer of one hook (from hook_names / find_hook, model/hooks.hpp) with its
 // shape, or nullptr when the model has no such hook.
 template <class T>
-const T* hook_data(const gpt_acts<T>& a, const hook_name& hook, std::vector<std::size_t>* shape);
+const T* hook_data(const forward_acts<T>& a, const hook_name& hook, std::vector<std::size_t>* shape);
 
 }  // namespace attn::model

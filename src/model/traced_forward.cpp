@@ -1,7 +1,8 @@
-// model/gpt_forward.cpp — the traced forward as a view (see gpt_forward.hpp): runs
-// model/train_step's train_forward and copies each kept stage into its hook's buffer. No
-// arithmetic here: every number is the training forward's.
-#include "model/gpt_forward.hpp"
+// model/traced_forward.cpp — the traced forward as a view (see traced_forward.hpp): runs
+// model/train_step's forward_block layer by layer in one block's buffers and copies each
+// stage asked for into its hook's buffer. No arithmetic here: every number is the
+// training forward's (the same calls in the same order).
+#include "model/traced_forward.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "core/error.hpp"
 #include "model/finite_check.hpp"
 #include "model/hooks.hpp"
+#include "model/stop_request.hpp"
 #include "model/train_parts.hpp"
 #include "model/train_step.hpp"
 
@@ -117,7 +119,7 @@ block_acts<T> block_view(const architecture& c, const train_block_acts<T>& k, co
 // hook_embed and hook_pos_embed: rows of wte and wpe, gathered (the stream entering block
 // 0 is their sum, train_acts::embed).
 template <class T>
-void embed_view(const model_params<T>& p, gpt_acts<T>& a, const std::vector<std::int32_t>& flat) {
+void embed_view(const model_params<T>& p, forward_acts<T>& a, const std::vector<std::int32_t>& flat) {
     const std::size_t B = a.batch, P = a.n_pos, d = p.config.n_embd;
     a.embed = act3<T>::from_shape({B, P, d});
     for (std::size_t r = 0; r < B * P; ++r)
@@ -131,32 +133,63 @@ void embed_view(const model_params<T>& p, gpt_acts<T>& a, const std::vector<std:
 
 }  // namespace
 
+bool stage_request::keeps_block(std::size_t l) const {
+    return every_block || std::find(blocks.begin(), blocks.end(), l) != blocks.end();
+}
+
+namespace {
+
+// Block l's stages checked finite (in the model's order), then copied as `r` asks.
 template <class T>
-gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens) {
+void keep_block(const architecture& c, forward_acts<T>& a, const train_block_acts<T>& k, const std::vector<T>& x,
+                std::size_t l, const stage_request& r) {
+    const std::size_t B = a.batch, P = a.n_pos;
+    std::vector<train_stage<T>> stages;
+    list_block_stages(c, k, l, B, P, stages);
+    check_finite_stages(stages);
+    if (r.keeps_block(l)) a.blocks[l] = block_view(c, k, x, B, P);
+    else if (r.every_pattern) a.blocks[l].pattern = copy_of<act4<T>>(k.pattern, {B, c.n_head, P, P});
+}
+
+}  // namespace
+
+template <class T>
+forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens,
+                         const stage_request& request) {
     const architecture& c = p.config;
     check_tokens(c, tokens);
     const std::size_t B = tokens.size(), P = tokens[0].size(), d = c.n_embd, V = c.vocab_size;
     std::vector<std::int32_t> flat, targets(B * P, -1);  // [B, P]; no targets: the loss is not asked for
     for (const auto& row : tokens) flat.insert(flat.end(), row.begin(), row.end());
-    train_acts<T> t = make_train_acts<T>(c, B, P);
-    train_forward(p, t, flat.data(), targets.data());
-    check_finite_forward(c, t);  // finite or refused, naming the stage (model/finite_check)
-    gpt_acts<T> a;
+    // One block's buffers, reused by every layer; t.embed [B·P, d] carries the stream.
+    train_acts<T> t = make_train_acts<T>(c, B, P, 1, false);
+    forward_acts<T> a;
     a.batch = B;
     a.n_pos = P;
     a.tokens = tokens;
+    a.blocks.resize(c.n_layer);
+    a.logits = act3<T>::from_shape({B, P, V});
+    a.probs = act3<T>::from_shape({B, P, V});
+    forward_embed(p, t, flat.data());
+    check_finite_stages(std::vector<train_stage<T>>{{"blocks.0.hook_resid_pre", {B, P, d}, t.embed.data()}});
     embed_view(p, a, flat);
-    for (std::size_t l = 0; l < c.n_layer; ++l)
-        a.blocks.push_back(block_view(c, t.blocks[l], l == 0 ? t.embed : t.blocks[l - 1].resid_post, B, P));
+    for (std::size_t l = 0; l < c.n_layer; ++l) {
+        check_stop();  // Ctrl-C within a layer's time (model/stop_request)
+        forward_block(p, l, t.blocks[0], t.embed.data(), t.rotary, B, P);
+        keep_block(c, a, t.blocks[0], t.embed, l, request);
+        std::copy(t.blocks[0].resid_post.begin(), t.blocks[0].resid_post.end(), t.embed.begin());
+    }
+    check_stop();
+    forward_head(p, t, t.embed.data(), a.logits.data(), a.probs.data(), targets.data());
+    std::vector<train_stage<T>> head;
+    list_head_stages(c, t, a.logits.data(), a.probs.data(), head);
+    check_finite_stages(head);
     a.ln_final = norm_view(c, t.lnf, t.lnf_normalized, t.lnf_mean, t.lnf_rstd, t.lnf_scale, B, P);
-    a.logits = copy_of<act3<T>>(t.logits, {B, P, V});
-    a.probs = copy_of<act3<T>>(t.probs, {B, P, V});
-    (void)d;
     return a;
 }
 
 template <class T>
-const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::size_t>* shape) {
+const T* hook_data(const forward_acts<T>& a, const hook_name& h, std::vector<std::size_t>* shape) {
     if (!h.info) return nullptr;
     const std::string n = h.info->name;
     const auto give = [&](const auto& t) -> const T* {
@@ -198,9 +231,11 @@ const T* hook_data(const gpt_acts<T>& a, const hook_name& h, std::vector<std::si
     return nullptr;
 }
 
-template gpt_acts<float> trace_stages<float>(const model_params<float>&, const std::vector<std::vector<int>>&);
-template gpt_acts<double> trace_stages<double>(const model_params<double>&, const std::vector<std::vector<int>>&);
-template const float* hook_data<float>(const gpt_acts<float>&, const hook_name&, std::vector<std::size_t>*);
-template const double* hook_data<double>(const gpt_acts<double>&, const hook_name&, std::vector<std::size_t>*);
+template forward_acts<float> trace_stages<float>(const model_params<float>&, const std::vector<std::vector<int>>&,
+                                             const stage_request&);
+template forward_acts<double> trace_stages<double>(const model_params<double>&, const std::vector<std::vector<int>>&,
+                                               const stage_request&);
+template const float* hook_data<float>(const forward_acts<float>&, const hook_name&, std::vector<std::size_t>*);
+template const double* hook_data<double>(const forward_acts<double>&, const hook_name&, std::vector<std::size_t>*);
 
 }  // namespace attn::model
