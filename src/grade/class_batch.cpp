@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <optional>
 #include <set>
 
@@ -209,13 +211,28 @@ graded grade_student(const std::vector<entry>& files, const exercise_set& set, c
     return out;
 }
 
-// Every student's variant of each varied exercise, checked once for the whole run: the
-// copy index, the grading and the copy check then replay the draws (variant.hpp).
-void learn_variants(variant_memo& memo, const exercise_set& set, const grade_options& o,
+// Every student's variant of each varied exercise, checked once for the whole run, on
+// every core: the grading and the copy check then replay the draws (variant.hpp), and the
+// copy index takes each student's right answers from the numbers checked here.
+void learn_variants(variant_memo& memo, copy_finder& copies, const exercise_set& set, const grade_options& o,
                     const std::vector<std::string>& students) {
-    if (o.lesson_numbers || o.secret.empty()) return;
-    for (const auto& id : o.exercise_ids)
-        if (const exercise* x = set.find(id); x && x->variant.enabled) memo.learn(*x, o.secret, students);
+    if (!o.lesson_numbers && !o.secret.empty())  // grade never sets o.seed: the numbers learnt are the ones graded
+        for (const auto& id : o.exercise_ids) {
+            const exercise* x = set.find(id);
+            if (!x || !x->variant.enabled) continue;
+            variant_memo::learnt_numbers index;
+            if (copies.indexes(*x)) index = [&](std::size_t i, const exercise_numbers& n) { copies.index(*x, i, n); };
+            memo.learn(*x, o.secret, students, index);
+        }
+    copies.seal();
+}
+
+// One batch of students [start, start + n), graded on every core.
+std::vector<graded> grade_batch(const roster& students, std::size_t start, std::size_t n, const exercise_set& set,
+                                const grade_options& per, const read_limits& limits, std::size_t threads) {
+    std::vector<graded> done(n);
+    parallel_for(n, threads, [&](std::size_t i) { done[i] = grade_student(students.of(start + i), set, per, limits, students.dir); });
+    return done;
 }
 
 }  // namespace
@@ -231,19 +248,25 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     grade_options per = options;
     per.exercise_ids = out.exercise_ids;
     variant_memo memo;  // outlives every use of per
-    learn_variants(memo, set, per, students.ids);
-    per.memo = &memo;
+    per.memo = &memo;   // found empty for an exercise until learnt: its draws are then checked as usual
     copy_finder copies(set, per, students.ids);
+    learn_variants(memo, copies, set, per, students.ids);
     std::map<std::string, misconception> mistakes;  // by id, while the class is graded
-    // Graded on every core a batch at a time; copies, tallies and the reports then go out
-    // in id order, so the output is the same whatever the number of threads.
+    // Graded on every core a batch at a time, the next batch while this one's copies,
+    // tallies and reports go out in id order (one thread), so the output is the same
+    // whatever the number of threads and no core waits for that serial part.
     const std::size_t threads = threads_from_env("ATTN_GRADE_THREADS");
-    const std::size_t batch = 16 * threads;
-    for (std::size_t start = 0; start < students.ids.size(); start += batch) {
-        const std::size_t n = std::min(batch, students.ids.size() - start);
-        std::vector<graded> done(n);
-        parallel_for(n, threads, [&](std::size_t i) { done[i] = grade_student(students.of(start + i), set, per, limits, dir); });
-        for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t batch = 64 * threads, total = students.ids.size();
+    auto launch = [&](std::size_t start) {
+        return std::async(std::launch::async, grade_batch, std::cref(students), start, std::min(batch, total - start),
+                          std::cref(set), std::cref(per), std::cref(limits), threads);
+    };
+    std::future<std::vector<graded>> next;
+    if (total > 0) next = launch(0);
+    for (std::size_t start = 0; start < total; start += batch) {
+        std::vector<graded> done = next.get();
+        if (start + batch < total) next = launch(start + batch);
+        for (std::size_t i = 0; i < done.size(); ++i) {
             grade_report& r = done[i].report;
             if (done[i].sub)
                 if (const auto m = copies.check(start + i, r, *done[i].sub)) {

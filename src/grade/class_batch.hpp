@@ -42,10 +42,19 @@ struct copy_match {
 class copy_finder {
 public:
     // The exercises of options.exercise_ids; students: the class's normalised ids, in the
-    // order check() will be called (kept by reference).
+    // order check() will be called (kept by reference). Plans the index; its entries come
+    // from index() (each student's numbers, as the variant check draws them), then seal().
     copy_finder(const exercise_set& set, const grade_options& options, const std::vector<std::string>& students);
     ~copy_finder();
     copy_finder(const copy_finder&) = delete;
+
+    // Student `who`'s right answers of x, on the numbers they were handed (any thread: one
+    // slot per student); x's entries join the index at the next seal() or index() of
+    // another exercise, in student order, so the index is the same on any thread count.
+    void index(const exercise& x, std::size_t who, const exercise_numbers& numbers);
+    // Whether index() wants x; after the last exercise: seal().
+    bool indexes(const exercise& x) const;
+    void seal();
     copy_finder& operator=(const copy_finder&) = delete;
 
     // Student number `who` (an index into students): compared with every classmate's

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -72,6 +73,10 @@ struct copy_finder::impl {
     std::vector<plan> plans;
     near_ids expected;      // every student's right answers: (key, student)
     near_values submitted;  // the parts submitted so far, family = plan: 100,000 students stay small
+    const exercise* pending_x = nullptr;                 // the exercise index() is filling
+    std::size_t pending_first = 0;                       // its first plan
+    std::vector<std::optional<std::uint64_t>> pending;   // [students, its plans]; none = no such stage
+    std::mutex switching;                                // held while index() moves to another exercise
 
     using stage_cache = std::map<std::pair<const exercise*, std::uint32_t>, stage_values>;
     struct source_tally {
@@ -93,7 +98,7 @@ struct copy_finder::impl {
         return it->second;
     }
     void plan_exercise(const exercise& x);
-    void index_exercise(std::size_t first_plan);
+    void flush();
     std::set<std::uint32_t> expected_hits(const plan& pl, const matrix& a, std::uint32_t who, stage_cache& cache) const;
     void weigh_part(std::uint32_t pi, std::uint32_t who, const grade_report& r, const submission& sub, stage_cache& cache,
                     evidence& ev);
@@ -121,19 +126,17 @@ void copy_finder::impl::plan_exercise(const exercise& x) {
     }
 }
 
-void copy_finder::impl::index_exercise(std::size_t first_plan) {
-    if (first_plan == plans.size()) return;
-    const exercise& x = *plans[first_plan].x;
-    const std::size_t m = plans.size() - first_plan;
-    std::vector<std::optional<std::uint64_t>> keys(students.size() * m);  // [student, plan]; none = no such stage
-    parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
-        const stage_values right = right_for(x, students[i]);
-        for (std::size_t k = 0; k < m; ++k)
-            if (auto e = plans[first_plan + k].of(right)) keys[i * m + k] = plans[first_plan + k].key.key(*e);
-    });
+// The keys index() left for pending_x join the index, in student order.
+void copy_finder::impl::flush() {
+    if (!pending_x) return;
+    std::size_t m = 0;
+    while (pending_first + m < plans.size() && plans[pending_first + m].x == pending_x) ++m;
     for (std::size_t i = 0; i < students.size(); ++i)
         for (std::size_t k = 0; k < m; ++k)
-            if (keys[i * m + k]) expected.add(*keys[i * m + k], static_cast<std::uint32_t>(i));
+            if (pending[i * m + k]) expected.add(*pending[i * m + k], static_cast<std::uint32_t>(i));
+    pending_x = nullptr;
+    pending.clear();
+    pending.shrink_to_fit();
 }
 
 copy_finder::copy_finder(const exercise_set& set, const grade_options& options, const std::vector<std::string>& students)
@@ -144,10 +147,39 @@ copy_finder::copy_finder(const exercise_set& set, const grade_options& options, 
     for (const auto& id : options.exercise_ids) {
         const exercise* x = set.find(id);
         if (!x || !x->kind->numbers || !x->variant.enabled || x->setup.student_inputs) continue;
-        const std::size_t first = impl_->plans.size();
         impl_->plan_exercise(*x);
-        impl_->index_exercise(first);
     }
+}
+
+bool copy_finder::indexes(const exercise& x) const {
+    for (const auto& pl : impl_->plans)
+        if (pl.x == &x) return true;
+    return false;
+}
+
+void copy_finder::index(const exercise& x, std::size_t who, const exercise_numbers& numbers) {
+    impl& d = *impl_;
+    std::size_t first = 0;
+    while (first < d.plans.size() && d.plans[first].x != &x) ++first;
+    if (first == d.plans.size()) return;
+    std::size_t m = 0;
+    while (first + m < d.plans.size() && d.plans[first + m].x == &x) ++m;
+    {
+        const std::lock_guard<std::mutex> hold(d.switching);  // the first call for x sets the slots up
+        if (d.pending_x != &x) {
+            d.flush();
+            d.pending_x = &x;
+            d.pending_first = first;
+            d.pending.assign(d.students.size() * m, std::nullopt);
+        }
+    }
+    const stage_values right = compute_correct(numbers.inputs);
+    for (std::size_t k = 0; k < m; ++k)
+        if (auto e = d.plans[first + k].of(right)) d.pending[who * m + k] = d.plans[first + k].key.key(*e);
+}
+
+void copy_finder::seal() {
+    impl_->flush();
     impl_->expected.seal();
 }
 

@@ -50,12 +50,22 @@ void redraw(matrix& m, prng& rng, const variant_spec& v) {
     }
 }
 
-// Lessons 20–22: a trained head on the sequence ids (lessons/model_head_inputs.hpp).
-void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, exercise_numbers& n) {
-    lessons::head_numbers h = lessons::model_head_numbers(m, ids);
+// Lessons 20–22: a trained head on the sequence ids (lessons/model_head_inputs.hpp),
+// kept for the next student when the exercise's inputs repeat in a class.
+void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, exercise_numbers& n, bool keep = true) {
+    lessons::head_numbers h = lessons::model_head_numbers(m, ids, keep);
     std::tie(n.inputs.q, n.inputs.k, n.inputs.v, n.inputs.mask, n.inputs.other_heads) = std::tie(h.q, h.k, h.v, h.attend, h.others);
     n.inputs.model_tokens = ids;
     n.query_tokens = n.key_tokens = h.labels;
+}
+
+// Whether a model exercise's draws repeat in a class: lessons 20 and 22 draw 6 digits of
+// {0, 1, 2} (729 sequences) and keep their heads' numbers; lesson 21's space is too large
+// for any student's to come again.
+bool inputs_repeat(const exercise& x) {
+    const auto& m = *x.setup.model;
+    const double drawn = static_cast<double>(m.drawn ? m.drawn : m.tokens.size() - m.keep);
+    return std::pow(std::floor(x.variant.hi) - std::ceil(x.variant.lo) + 1.0, drawn) <= 4096.0;
 }
 
 // Lessons 20–22: the input ids told apart by every exercise drawn on it with x
@@ -63,7 +73,8 @@ void model_inputs(const lessons::model_source& m, const std::vector<int>& ids, e
 bool partners_distinguishable(const exercise& x, const std::vector<int>& ids) {
     exercise_numbers pn;
     for (const exercise& p : x.same_input)
-        if (pn.inputs = p.setup, model_inputs(*p.setup.model, ids, pn); variant_fault(p, pn.inputs)) return false;
+        if (pn.inputs = p.setup, model_inputs(*p.setup.model, ids, pn, inputs_repeat(x)); variant_fault(p, pn.inputs))
+            return false;
     return true;
 }
 
@@ -74,7 +85,9 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
                           const std::optional<variant_draws>& known = std::nullopt) {
     prng rng(seed);
     for (int attempt = 0;; ++attempt) {
-        if (x.setup.model) model_inputs(*x.setup.model, lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi), n);
+        if (x.setup.model)
+            model_inputs(*x.setup.model, lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi), n,
+                         inputs_repeat(x));
         const matrix* first = nullptr;  // with tie, every role copies the first one drawn
         for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
             matrix* m = role == sw::q() ? &n.inputs.q : role == sw::k() ? &n.inputs.k : role == sw::v() ? &n.inputs.v
@@ -146,7 +159,8 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
 // The class's memo: see variant.hpp.
 constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
 
-void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students) {
+void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students,
+                         const learnt_numbers& each) {
     if (secret.empty() || !x.variant.enabled) return;
     std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
     parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
@@ -156,6 +170,7 @@ void variant_memo::learn(const exercise& x, const std::string& secret, const std
         req.practice_ok = false;
         const exercise_numbers n = numbers_for(x, req);
         learnt[i] = {n.seed, static_cast<std::uint8_t>(std::min(n.redraws, 0x7f) | (n.distinguishable ? 0 : not_distinguishable))};
+        if (each) each(i, n);
     });
     std::sort(learnt.begin(), learnt.end());  // by seed, for the binary search in find()
     table t;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,8 +76,12 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request);
 // without checking again: the same numbers, bit for bit (variant.cpp).
 class variant_memo {
 public:
-    // Every student's variant of x under secret, checked once (on every core).
-    void learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students);
+    // Every student's variant of x under secret, checked once (on every core); each(i,
+    // numbers), when given, also sees student i's numbers there (the copy index reads its
+    // right answers from them instead of drawing them again). Called on any thread.
+    using learnt_numbers = std::function<void(std::size_t, const exercise_numbers&)>;
+    void learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students,
+               const learnt_numbers& each = {});
     // What was learnt for this exercise and seed; nullopt when it was not (then the draw is checked as usual).
     std::optional<variant_draws> find(const std::string& exercise_id, std::uint64_t seed) const;
 

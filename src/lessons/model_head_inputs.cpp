@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 
@@ -28,11 +29,30 @@ bool student_rotates(const model::architecture& c) {
            c.rotated_dims() == c.d_head();
 }
 
+// One forward of a built-in model on ids, kept per thread for the next call on the same
+// model and ids: the heads an exercise and its catalogue read (its own, the one counted
+// from 0, the wrong key/value group) and a same_input_as partner's head all come from it.
+struct head_forward {
+    std::string model;
+    std::vector<int> ids;                  // [P]
+    std::shared_ptr<const model::gpt_acts<double>> acts;
+};
+
+const model::gpt_acts<double>& forward_of(const std::string& model, const std::vector<int>& ids) {
+    thread_local head_forward last;
+    if (!last.acts || last.model != model || last.ids != ids) {
+        last.acts = std::make_shared<const model::gpt_acts<double>>(forward_one(find_trained_model(model).params, ids));
+        last.model = model;
+        last.ids = ids;
+    }
+    return *last.acts;
+}
+
 // Query head `head` of `layer` reading key/value head `kv` (grouped-query attention:
 // its own is head / (H / KV)); q and k before the rotation when the student rotates them.
 qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t layer, std::size_t head, std::size_t kv) {
     const trained_model& m = find_trained_model(model);
-    const auto a = forward_one(m.params, ids);
+    const auto& a = forward_of(model, ids);
     const std::size_t P = ids.size(), dh = m.params.config.d_head();
     const bool rotated = m.params.config.positions == model::position_kind::rotary && !student_rotates(m.params.config);
     qkv h{matrix({P, dh}), matrix({P, dh}), matrix({P, dh})};
@@ -156,27 +176,47 @@ static head_numbers computed_head_numbers(const model_source& m, const std::vect
 
 // Grading a class draws the same few inputs again and again (six digits from {0, 1, 2}
 // are 729 sequences), and each costs several model forwards: keep each result, keyed by
-// everything it depends on. A pure function of its key, so the cache never changes an
-// answer; it is cleared when it grows past a bound, and shared by the grading threads.
-template <class Key, class Value, class Compute>
-static Value cached(std::map<Key, Value>& cache, std::mutex& lock, const Key& key, Compute compute) {
-    {
-        const std::lock_guard<std::mutex> hold(lock);
-        const auto it = cache.find(key);
-        if (it != cache.end()) return it->second;
+// everything it depends on, shared by the grading threads. A pure function of its key,
+// so the cache never changes an answer. Bounded in bytes whatever the class: once full it
+// keeps what it holds (the first inputs of a small space are the ones drawn again) and
+// computes the rest; a caller whose inputs are seldom drawn twice does not store them.
+template <class Key, class Value>
+class head_cache {
+public:
+    explicit head_cache(std::size_t budget) : budget_(budget) {}
+    template <class Compute, class Size>
+    Value get(const Key& key, bool store, Compute compute, Size bytes) {
+        if (store) {
+            const std::lock_guard<std::mutex> hold(lock_);
+            const auto it = map_.find(key);
+            if (it != map_.end()) return it->second;
+        }
+        Value v = compute();
+        if (!store) return v;
+        const std::size_t b = bytes(v) + sizeof(Key) + 64;
+        const std::lock_guard<std::mutex> hold(lock_);
+        if (used_ + b <= budget_ && map_.emplace(key, v).second) used_ += b;
+        return v;
     }
-    Value v = compute();
-    const std::lock_guard<std::mutex> hold(lock);
-    if (cache.size() >= 16384) cache.clear();
-    cache.emplace(key, v);
-    return v;
+
+private:
+    std::size_t budget_, used_ = 0;
+    std::map<Key, Value> map_;
+    std::mutex lock_;
+};
+
+// The bytes a head's numbers hold (the cache's budget counts them).
+static std::size_t head_bytes(const head_numbers& h) {
+    std::size_t n = (h.q.size() + h.k.size() + h.v.size()) * sizeof(double) + h.attend.size();
+    for (const auto& o : h.others) n += (o.q.size() + o.k.size() + o.v.size()) * sizeof(double) + o.explanation.size();
+    for (const auto& l : h.labels) n += l.size() + 32;
+    return n + 32 * h.positions.size();
 }
 
-head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids) {
+head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids, bool keep) {
     using key = std::tuple<std::string, std::size_t, std::size_t, std::vector<int>>;
-    static std::map<key, head_numbers> cache;
-    static std::mutex lock;
-    return cached(cache, lock, key{m.model, m.layer, m.head, ids}, [&] { return computed_head_numbers(m, ids); });
+    static head_cache<key, head_numbers> cache(48u << 20);  // 48 MiB: lesson 20 and 22's 4 × 729 inputs of the sort models
+    return cache.get(key{m.model, m.layer, m.head, ids}, keep, [&] { return computed_head_numbers(m, ids); }, head_bytes);
 }
 
 std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, double hi) {
@@ -190,10 +230,11 @@ std::vector<int> draw_model_input(const model_source& m, prng& rng, double lo, d
             ids[i] = static_cast<int>(rng.uniform_int(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)));
         } while (distinct && std::find(ids.begin() + static_cast<std::ptrdiff_t>(m.keep), ids.begin() + static_cast<std::ptrdiff_t>(i),
                                        ids[i]) != ids.begin() + static_cast<std::ptrdiff_t>(i));
+    if (m.then != "greedy") return computed_continuation(m, ids);  // no forward to save
     using key = std::tuple<std::string, std::string, std::size_t, std::vector<int>>;
-    static std::map<key, std::vector<int>> cache;
-    static std::mutex lock;
-    return cached(cache, lock, key{m.model, m.then, m.tokens.size(), ids}, [&] { return computed_continuation(m, ids); });
+    static head_cache<key, std::vector<int>> cache(4u << 20);
+    return cache.get(key{m.model, m.then, m.tokens.size(), ids}, true, [&] { return computed_continuation(m, ids); },
+                     [](const std::vector<int>& v) { return 2 * v.size() * sizeof(int) + 64; });
 }
 
 std::string model_numbers_words(const model_source& m, const std::vector<int>& ids) {

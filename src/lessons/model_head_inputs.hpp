@@ -53,8 +53,10 @@ struct head_numbers {
 };
 
 // Throws attn::error for an unknown model, a token outside the vocabulary, a sequence
-// longer than the model's positions.
-head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids);
+// longer than the model's positions. keep: remember the result for the next call on the
+// same head and ids (a bounded cache shared by threads; worth it when inputs repeat, as
+// lessons 20 and 22's 729 do; lesson 21 draws a new input for every student).
+head_numbers model_head_numbers(const model_source& m, const std::vector<int>& ids, bool keep = true);
 
 // A variant's sequence: the lesson's first `keep` tokens, `drawn` tokens from rng in
 // [lo, hi], then continued.

@@ -168,8 +168,9 @@ check(scanned > 200, f"the scan found only {scanned} functions in src/grade")
 # grade/regrade.* and the answer digest and tolerance each part records, by 269; the late
 # line of the class summary, by 9; same_input_as drawn once and redrawn together,
 # exercise::same_input, by 25; lesson 23's mistakes of a trained Llama head,
-# kv_head_wrong_group and rotation_skipped, by 3).
-GRADE_LINE_BUDGET = 5824
+# kv_head_wrong_group and rotation_skipped, by 3; issue 36's scale, the variant check and
+# the copy index in one pass and the next batch graded during the serial part, by 84).
+GRADE_LINE_BUDGET = 5908
 grade_lines = sum(sum(1 for _ in open(p, encoding="utf-8")) for p in sources(os.path.join("src", "grade")))
 print(f"src/grade: {grade_lines} lines (budget {GRADE_LINE_BUDGET}, aim 5000), {scanned} functions")
 check(grade_lines <= GRADE_LINE_BUDGET, f"src/grade has {grade_lines} lines, over its budget of {GRADE_LINE_BUDGET}")
