@@ -11,6 +11,7 @@
 #include "grade/kinds/kind.hpp"
 #include "grade/pipeline.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/show_circuits_numbers.hpp"
 
 namespace attn::grade {
 
@@ -34,6 +35,8 @@ struct part_spec : lessons::part_decl {
     std::vector<std::string> answers;
     // open: what the teacher looks for (in the review sheet, never in the student's feedback)
     std::string rubric;
+    // circuit (lessons 24–26): the number asked of the student's own input
+    lessons::circuit_ask circuit;
     std::vector<declared_mistake> mistakes;
 };
 
