@@ -235,8 +235,8 @@ int token_id(const token_input& in, const std::string& word, const std::string& 
                                       "or the id of the text as {}",
                                       flag, word, word, token_id_list(named), io::terminal_safe(word), word, token_id_list(named)));
     if (named.size() > 1)
-        throw attn::error(fmt::format("{} '{}' is ambiguous: the tokens {} all read '{}'; name one by its id (#{})", flag,
-                                      io::terminal_safe(word), token_id_list(named), io::terminal_safe(word), named[0]));
+        throw attn::error(fmt::format("{} '{}' is ambiguous: {} tokens read '{}' ({}); name one by its id, as #{}", flag,
+                                      io::terminal_safe(word), named.size(), io::terminal_safe(word), token_id_list(named), named[0]));
     if (named.size() == 1) return named[0];
     if (digits && std::stoul(word) < vocab_size) return static_cast<int>(std::stoul(word));
     if (digits)
