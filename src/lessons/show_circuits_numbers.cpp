@@ -235,8 +235,8 @@ std::vector<int> corrupted_input(const model_source& m, const std::vector<int>& 
 
 std::string circuit_input_words(const model_source& m, const std::vector<int>& ids, std::size_t shift) {
     std::string out = "The input (" + std::to_string(ids.size()) + " tokens, positions 0 to " + std::to_string(ids.size() - 1) +
-                      "): --tokens " + circuit_ids(ids) + "\n";
-    if (shift) out += "Its corrupted twin (the first block's tokens each + " + std::to_string(shift) + "): --tokens " +
+                      "):\n  --tokens " + circuit_ids(ids) + "\n";
+    if (shift) out += "Corrupted (the first block's tokens each + " + std::to_string(shift) + ", wrapped to 1 past the last id):\n  --tokens " +
                       circuit_ids(corrupted_input(m, ids, shift)) + "\n";
     return out;
 }
