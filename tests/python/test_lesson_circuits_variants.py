@@ -44,7 +44,7 @@ def check(cond, what):
 
 
 def drawn(ex, student):
-    r = subprocess.run([ATTN, "exercise", "show", ex, "--student", student, "--secret-file", SECRET, "--guessable-secret-ok", "--format", "json"],
+    r = subprocess.run([ATTN, "exercise", "show", ex, "--student", student, "--secret-file", SECRET, "--format", "json"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0, f"exercise show {ex} --student {student}: exit {r.returncode}: {r.stderr}")
     j = json.loads(r.stdout)
@@ -110,7 +110,7 @@ def grade(tmp, student, answers):
     path = os.path.join(tmp, student + ".json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"student": student, **answers}, f)
-    r = subprocess.run([ATTN, "grade", path, "--format", "json", "--secret-file", SECRET, "--guessable-secret-ok"], capture_output=True, text=True,
+    r = subprocess.run([ATTN, "grade", path, "--format", "json", "--secret-file", SECRET], capture_output=True, text=True,
                        timeout=60)
     check(r.returncode == 0, f"grade {student}: exit {r.returncode}: {r.stderr}")
     return json.loads(r.stdout) if r.returncode == 0 else {"exercises": []}
