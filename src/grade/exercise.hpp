@@ -1,7 +1,7 @@
 // grade/exercise.hpp — exercises as the grader understands them: a lesson's typed
 // [[exercise]] (lessons/exercise_decl.hpp, read and checked by the lesson loader) with
 // its kind's row and each part's own fields, read by that row (schema for teachers:
-// lessons/README.md, "Exercises"). The kinds (numeric, shape, choice, multi, open) are
+// lessons/README.md, "Exercises"). The kinds (numeric, shape, choice, multi, open, circuit) are
 // rows of one registry, one file each: grade/kinds/.
 #pragma once
 
