@@ -189,6 +189,6 @@ TEST_CASE("a lesson still using keyword matching is refused with its place", "[g
     CHECK(read_exercises(l, problems).empty());
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].where.line == 13);
-    CHECK_THAT(problems[0].message, Catch::Contains("'kind' must be numeric, shape, choice, multi or open") &&
+    CHECK_THAT(problems[0].message, Catch::Contains("'kind' must be numeric, shape, choice, multi, open or circuit") &&
                                         Catch::Contains("negated sentence"));
 }

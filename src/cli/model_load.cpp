@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
@@ -248,15 +249,47 @@ token_input read_tokens(const std::vector<std::string>& tokens, const std::strin
     return in;
 }
 
+namespace {
+
+// "#17": the id written as attn labels a token with no text (token_input::label).
+std::optional<int> token_id_marked(const std::string& word, const std::string& flag, std::size_t vocab_size) {
+    const std::string digits = word.size() > 1 && word[0] == '#' ? word.substr(1) : "";
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    if (std::stoul(digits) >= vocab_size)
+        throw attn::error(fmt::format("{} {}: token id {} is not in the vocabulary (ids 0..{})", flag, word, digits, vocab_size - 1));
+    return static_cast<int>(std::stoul(digits));
+}
+
+// "#12, #345 and #400" (at most five named).
+std::string token_id_list(const std::vector<int>& ids) {
+    std::string out;
+    for (std::size_t i = 0; i < ids.size() && i < 5; ++i)
+        out += (i ? (i + 1 == std::min<std::size_t>(ids.size(), 5) ? " and " : ", ") : "") + fmt::format("#{}", ids[i]);
+    return out + (ids.size() > 5 ? fmt::format(" (and {} more)", ids.size() - 5) : "");
+}
+
+}  // namespace
+
 int token_id(const token_input& in, const std::string& word, const std::string& flag, std::size_t vocab_size) {
+    if (const auto marked = token_id_marked(word, flag, vocab_size)) return *marked;
+    std::vector<int> named;  // ids whose readable label or text is the word
     for (std::size_t id = 0; id < in.vocabulary_labels.size(); ++id)
-        if (in.vocabulary_labels[id] == word) return static_cast<int>(id);
+        if (in.vocabulary_labels[id] == word) named.push_back(static_cast<int>(id));
     const bool digits = !word.empty() && word.size() <= 9 && word.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && !named.empty() && !(named.size() == 1 && named[0] == static_cast<int>(std::stoul(word))))
+        throw attn::error(fmt::format("{} '{}' is ambiguous: token id {} or the token {} whose text is '{}'; write #{} for the id, "
+                                      "or the id of the text as {}",
+                                      flag, word, word, token_id_list(named), io::terminal_safe(word), word, token_id_list(named)));
+    if (named.size() > 1)
+        throw attn::error(fmt::format("{} '{}' is ambiguous: {} tokens read '{}' ({}); name one by its id, as #{}", flag,
+                                      io::terminal_safe(word), named.size(), io::terminal_safe(word), token_id_list(named), named[0]));
+    if (named.size() == 1) return named[0];
     if (digits && std::stoul(word) < vocab_size) return static_cast<int>(std::stoul(word));
     if (digits)
         throw attn::error(fmt::format("{} {}: token id {} is not in the vocabulary (ids 0..{})", flag, word, word, vocab_size - 1));
     throw attn::error(fmt::format("{} '{}': no such token in the vocabulary{}", flag, io::terminal_safe(word),
-                                  in.vocabulary_labels.empty() ? " (give a token id, or --tokenizer to name tokens)" : ""));
+                                  in.vocabulary_labels.empty() ? " (give a token id, 17 or #17, or --tokenizer to name tokens)"
+                                                               : " (name a token by its text or its id, #17)"));
 }
 
 std::string model_summary(const loaded_model& m) {

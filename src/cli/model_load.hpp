@@ -101,8 +101,10 @@ struct token_input {
 token_input read_tokens(const std::vector<std::string>& tokens, const std::string& text, const std::string& tokenizer_path,
                         const std::string& checkpoint = "");
 
-// A token named on the command line (--target, --metric): its id ("17"), or its text or
-// readable label in the tokenizer's vocabulary ("␣mat"). Throws attn::error naming flag.
+// A token named on the command line (--target, --metric): its id ("#17", as attn labels a
+// token, or "17"), or its text or readable label in the tokenizer's vocabulary ("␣mat").
+// Throws attn::error naming flag for an unknown token, and for an ambiguous one: a text
+// several ids read as, or digits that are both an id and another token's text.
 int token_id(const token_input& in, const std::string& word, const std::string& flag, std::size_t vocab_size);
 
 // A one-line summary: "GPT-2 (Hugging Face) · 2 layers × 4 heads · d_model 64 · …".

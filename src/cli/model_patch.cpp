@@ -209,7 +209,8 @@ void setup_model_patch(CLI::App& model) {
     sub->add_option("--corrupt-tokens", o->corrupt_tokens, "The corrupted input as token ids, comma-separated");
     sub->add_option("--tokenizer", o->tokenizer, "Tokenizer: a folder (tokenizer.json, or vocab.json + merges.txt), a tokenizer.json or a GGUF");
     sub->add_option("--metric", o->metric, "logit-diff:A,B (at the last position), loss (the clean next tokens' mean loss; loss:FROM "
-                                           "from position FROM on) or prob:TOKEN")->required();
+                                           "from position FROM on) or prob:TOKEN; a token is its id (#17 or 17) or its text, "
+                                           "refused when several tokens read so")->required();
     sub->add_option("--json", o->json, "Write the baselines and every patched metric as JSON to FILE, or '-' for stdout");
     add_dtype_option(*sub, o->dtype);
     add_budget_option(*sub);

@@ -66,8 +66,13 @@ std::optional<exercise> read_exercise(const lessons::lesson& l, const lessons::e
                         "or student_inputs = true");
         return std::nullopt;
     }
-    if (x.variant.enabled && (!x.kind->numbers || x.setup.student_inputs))
-        rd.fail(t.get("variant"), "only numeric exercises on lesson numbers have per-student variants");
+    if (x.kind->input_words && (x.numbers != lessons::setup_state::read || !x.setup.model)) {
+        if (x.numbers == lessons::setup_state::absent)
+            rd.fail(&t, std::string("a ") + x.kind->name + " exercise needs 'model', 'tokens', 'layer' and 'head'");
+        return std::nullopt;
+    }
+    if (x.variant.enabled && ((!x.kind->numbers && !x.kind->input_words) || x.setup.student_inputs))
+        rd.fail(t.get("variant"), "only numeric exercises on lesson numbers (and circuit ones) have per-student variants");
     for (const auto& pd : d.declared_parts) x.parts.push_back(read_part(rd, x, pd));
     if (problems.size() != before) return std::nullopt;
     return x;

@@ -1,7 +1,7 @@
 // grade/exercise.hpp — exercises as the grader understands them: a lesson's typed
 // [[exercise]] (lessons/exercise_decl.hpp, read and checked by the lesson loader) with
 // its kind's row and each part's own fields, read by that row (schema for teachers:
-// lessons/README.md, "Exercises"). The kinds (numeric, shape, choice, multi, open) are
+// lessons/README.md, "Exercises"). The kinds (numeric, shape, choice, multi, open, circuit) are
 // rows of one registry, one file each: grade/kinds/.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include "grade/kinds/kind.hpp"
 #include "grade/pipeline.hpp"
 #include "lessons/lesson.hpp"
+#include "lessons/show_circuits_numbers.hpp"
 
 namespace attn::grade {
 
@@ -34,6 +35,8 @@ struct part_spec : lessons::part_decl {
     std::vector<std::string> answers;
     // open: what the teacher looks for (in the review sheet, never in the student's feedback)
     std::string rubric;
+    // circuit (lessons 24–26): the number asked of the student's own input
+    lessons::circuit_ask circuit;
     std::vector<declared_mistake> mistakes;
 };
 

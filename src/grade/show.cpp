@@ -161,6 +161,8 @@ std::string show_text(const exercise& x, const variant_request& request, const t
                "; every later part is checked against your own choice.\n";
     } else if (x.kind->numbers) {
         out += numbers_text(x, numbers_for(x, request), st);
+    } else if (x.kind->input_words) {  // lessons 24–26: the student's own model input
+        out += "\n" + x.kind->input_words(x, request);
     } else if (!x.choices.empty()) {
         out += "\nChoices: " + lettered_choices(x) + "\n";
         if (x.kind->select_all)
@@ -240,6 +242,14 @@ nlohmann::json show_json(const exercise& x, const variant_request& request) {
                             {"range", {x.variant.lo, x.variant.hi}},
                             {"tie", x.variant.tie}};
         j["inputs"] = inputs_json(x, n);
+    } else if (x.kind->input_words) {  // lessons 24–26: the drawn model input alone
+        const exercise_numbers n = numbers_for(x, request);
+        j["student"] = n.student;
+        j["numbers"] = {{"personal", n.personal}, {"practice", n.practice}, {"parameters", n.parameters}};
+        if (!n.code.empty()) j["numbers"]["variant"] = n.code;
+        j["numbers"]["redraws"] = n.redraws;
+        j["inputs"] = {{"model", {{"name", x.setup.model->model}, {"tokens", n.inputs.model_tokens},
+                                  {"layer", x.setup.model->layer}, {"head", x.setup.model->head}}}};
     }
     j["parts"] = nlohmann::json::array();
     for (const auto& p : x.parts) {
@@ -275,6 +285,10 @@ std::string template_toml(const std::vector<const exercise*>& xs, const variant_
             out += matrix_comment(x->setup.v_name, n.inputs.v);
             if (n.inputs.encoder_q) out += matrix_comment("Q_enc (the encoder's own queries, for reference)", *n.inputs.encoder_q);
             if (n.inputs.grad_output) out += matrix_comment("dO (dL/dO, the gradient arriving at the output)", *n.inputs.grad_output);
+        }
+        if (x->kind->input_words) {  // lessons 24–26: the student's own model input
+            std::istringstream words(x->kind->input_words(*x, request));
+            for (std::string line; std::getline(words, line);) out += "# " + line + "\n";
         }
         if (!x->choices.empty()) {
             out += "# Choices: " + lettered_choices(*x) + "\n";

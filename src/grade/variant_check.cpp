@@ -125,6 +125,7 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
 }  // namespace
 
 std::optional<std::string> variant_fault(const exercise& x, const pipeline_inputs& in) {
+    if (x.kind->input_fault) return x.kind->input_fault(x, in.model_tokens);  // lessons 24–26: the kind's own check
     if (!x.kind->numbers || x.setup.student_inputs) return std::nullopt;
     const stage_values right = compute_correct(in);  // once per draw: both checks read it
     if (auto mistake = mistake_fault(x, in, right)) return mistake;

@@ -2,7 +2,7 @@
 """tests/python/test_grade_variant_space.py — variants that don't collide (issue 36, Build 1):
 in a class of 10,000, at most 1% of the students may share their numbers with a classmate
 (a copy from such a classmate scores 100% and cannot be flagged). For every per-student
-exercise of lessons 01–19 (lessons 20–22: tools/variant-space-models, by hand: minutes), the
+exercise of lessons 01–19 and 24–26 (lessons 20–23: tools/variant-space-models, by hand: minutes), the
 teacher's batch `attn exercise show ID --students ROSTER` draws the 10,000 variants under a
 random secret, and the share of students whose inputs equal someone else's is counted here.
 
@@ -46,7 +46,7 @@ def shared_share(path):
 
 listing = subprocess.run([attn, "exercise", "list", "--width", "300"], capture_output=True, text=True, check=True).stdout
 per_student = [m.group(1) for m in re.finditer(r"^  ((\d\d)-\S+)\s+\w+\s+\d+\s.*\(numbers per student\)", listing, re.M)
-               if (int(m.group(2)) >= 20) == MODELS]
+               if (20 <= int(m.group(2)) <= 23) == MODELS]
 check(len(per_student) >= (6 if MODELS else 12), f"per-student exercises found: {per_student}")
 
 with tempfile.TemporaryDirectory() as d:

@@ -59,6 +59,7 @@ const exercise_kind choice_kind{
     read_part, read_choice_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Type the letter of a choice (a, b, …) or its number.",
     io::typed_choice,
+    nullptr, nullptr,
 };
 
 }  // namespace attn::grade

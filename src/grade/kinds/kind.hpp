@@ -59,6 +59,12 @@ struct exercise_kind {
     const char* how_to_type;
     // Reader of one trimmed typed line; nullopt with error set when it cannot be read.
     std::optional<io::value_node> (*read_typed)(const std::string& line, std::size_t n_choices, std::string& error);
+    // Lessons 24–26: a kind whose parts are no attention stage but still draw a trained
+    // model's input per student ([exercise.variant]): the drawn input in words (show,
+    // template, practice), and its own check of a draw (variant_check.hpp: why these
+    // tokens are no good, or nullopt). Null for the other kinds.
+    std::string (*input_words)(const exercise& x, const variant_request& request);
+    std::optional<std::string> (*input_fault)(const exercise& x, const std::vector<int>& tokens);
 };
 
 // Every kind, in the order messages list them.
@@ -68,7 +74,7 @@ const exercise_kind* find_exercise_kind(const std::string& name);
 // "numeric, shape, choice, multi or open" (for messages).
 std::string exercise_kind_list();
 
-extern const exercise_kind numeric_kind, shape_kind, choice_kind, multi_kind, open_kind;
+extern const exercise_kind numeric_kind, shape_kind, choice_kind, multi_kind, open_kind, circuit_kind;
 
 // Shared by the rows (registry.cpp).
 // "(b) " for the choice text, "" when it is no choice.

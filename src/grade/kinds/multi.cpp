@@ -84,6 +84,7 @@ const exercise_kind multi_kind{
     read_part, read_choice_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Select all that apply: type the letters of every right choice (a c) or their numbers (1 3).",
     io::typed_picks,
+    nullptr, nullptr,
 };
 
 }  // namespace attn::grade

@@ -181,6 +181,7 @@ const exercise_kind numeric_kind{
     "Type numbers on one line: one number (2), a row (0.1 0.2 0.3), rows split by ; "
     "(0.1 0.2; 0.3 0.4) or a TOML array ([[0.1, 0.2], [0.3, 0.4]]); a key can be typed as its token (cat).",
     io::typed_numbers,
+    nullptr, nullptr,
 };
 
 }  // namespace attn::grade

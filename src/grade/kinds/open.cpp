@@ -36,6 +36,7 @@ const exercise_kind open_kind{
     read_part, read_mistake, grade_each_part<grade_open_part>, placeholder, solve_each_part<solution>,
     "",
     io::typed_text,
+    nullptr, nullptr,
 };
 
 }  // namespace attn::grade

@@ -26,7 +26,7 @@ std::string mistake_words(std::string id) {
 }  // namespace
 
 const std::vector<const exercise_kind*>& exercise_kinds() {
-    static const std::vector<const exercise_kind*> all{&numeric_kind, &shape_kind, &choice_kind, &multi_kind, &open_kind};
+    static const std::vector<const exercise_kind*> all{&numeric_kind, &shape_kind, &choice_kind, &multi_kind, &open_kind, &circuit_kind};
     return all;
 }
 

@@ -161,6 +161,7 @@ const exercise_kind shape_kind{
     read_part, read_mistake, grade_each_part<grade_part>, placeholder, solve_each_part<solution>,
     "Type a shape: [5, 4] or 5 × 4 (names work too: B × n × d_k).",
     io::typed_shape,
+    nullptr, nullptr,
 };
 
 }  // namespace attn::grade
