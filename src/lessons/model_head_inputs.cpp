@@ -35,13 +35,13 @@ bool student_rotates(const model::architecture& c) {
 struct head_forward {
     std::string model;
     std::vector<int> ids;                  // [P]
-    std::shared_ptr<const model::gpt_acts<double>> acts;
+    std::shared_ptr<const model::forward_acts<double>> acts;
 };
 
-const model::gpt_acts<double>& forward_of(const std::string& model, const std::vector<int>& ids) {
+const model::forward_acts<double>& forward_of(const std::string& model, const std::vector<int>& ids) {
     thread_local head_forward last;
     if (!last.acts || last.model != model || last.ids != ids) {
-        last.acts = std::make_shared<const model::gpt_acts<double>>(forward_one(find_trained_model(model).params, ids));
+        last.acts = std::make_shared<const model::forward_acts<double>>(forward_one(find_trained_model(model).params, ids));
         last.model = model;
         last.ids = ids;
     }
