@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "model/finite_check.hpp"
 #include "model/hooks.hpp"
+#include "model/stop_request.hpp"
 #include "model/train_parts.hpp"
 #include "model/train_step.hpp"
 
@@ -146,8 +147,10 @@ gpt_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector
     a.n_pos = P;
     a.tokens = tokens;
     embed_view(p, a, flat);
-    for (std::size_t l = 0; l < c.n_layer; ++l)
+    for (std::size_t l = 0; l < c.n_layer; ++l) {
+        check_stop();  // Ctrl-C between the layers' copies too (model/stop_request)
         a.blocks.push_back(block_view(c, t.blocks[l], l == 0 ? t.embed : t.blocks[l - 1].resid_post, B, P));
+    }
     a.ln_final = norm_view(c, t.lnf, t.lnf_normalized, t.lnf_mean, t.lnf_rstd, t.lnf_scale, B, P);
     a.logits = copy_of<act3<T>>(t.logits, {B, P, V});
     a.probs = copy_of<act3<T>>(t.probs, {B, P, V});

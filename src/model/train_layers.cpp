@@ -13,6 +13,7 @@
 
 #include "core/fast_parallel.hpp"
 #include "core/matmul.hpp"
+#include "model/stop_request.hpp"
 #include "model/train_simd.hpp"
 
 namespace attn::model::training {
@@ -59,13 +60,15 @@ void set_threads(unsigned threads) {
 // balance; a task's numbers never depend on which thread runs it.
 void for_tasks(std::size_t n, const std::function<void(std::size_t)>& task) {
     if (!pool() || n < 2) {
-        for (std::size_t i = 0; i < n; ++i) task(i);
+        for (std::size_t i = 0; i < n && !stop_pending(); ++i) task(i);
+        check_stop();  // Ctrl-C: the tasks left were skipped, their results never used
         return;
     }
     std::atomic<std::size_t> next{0};
     pool()->run(pool()->threads(), [&](std::size_t, std::size_t) {
-        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) task(i);
+        for (std::size_t i = next.fetch_add(1); i < n && !stop_pending(); i = next.fetch_add(1)) task(i);
     });
+    check_stop();  // on the calling thread, once every worker is back
 }
 
 // ---- embeddings ------------------------------------------------------------------
@@ -264,6 +267,7 @@ void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B,
             if (simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH)) return;
         for (std::size_t h = 0; h < NH; ++h)
             for (std::size_t t = 0; t < Tn; ++t) {
+                if (stop_pending()) return;  // Ctrl-C: one batch row is seconds at thousands of tokens
                 const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
                 T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
                 T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]

@@ -75,12 +75,15 @@ train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t 
     a.embed.assign(N * C, T(0));
     a.blocks.resize(c.n_layer);
     for (auto& k : a.blocks) {
+        check_stop();  // Ctrl-C: a layer's buffers take a second at thousands of tokens (page faults)
         k.ln1.assign(N * C, T(0));
         k.ln1_mean.assign(N, T(0));
         k.ln1_rstd.assign(N, T(0));
         k.qkv.assign(N * c.qkv_width(), T(0));
         k.scores.assign(B * H * Tn * Tn, T(0));
+        check_stop();  // the two grids are most of a layer's pages
         k.pattern.assign(B * H * Tn * Tn, T(0));
+        check_stop();
         k.z.assign(N * C, T(0));
         k.attn_out.assign(N * C, T(0));
         k.resid_mid.assign(N * C, T(0));
