@@ -31,11 +31,13 @@ TEST_CASE("NaN, Infinity and -Infinity are read as Python's json module writes t
     const submission s = read_submission_text("{\"x\": {\"w\": [NaN, Infinity, -Infinity, -1.5]}}", "p.json", true);
     const io::value_node* w = s.find("x")->get("w");
     REQUIRE(w);
-    REQUIRE(w->items.size() == 4);
-    CHECK(std::isnan(w->items[0].number));
-    CHECK(w->items[1].number == std::numeric_limits<double>::infinity());
-    CHECK(w->items[2].number == -std::numeric_limits<double>::infinity());
-    CHECK(w->items[3].number == -1.5);
+    REQUIRE(w->length() == 4);  // an array of numbers only: packed (io/value_tree)
+    CHECK(w->items.empty());
+    CHECK(std::isnan(w->entry_at(0).number));
+    CHECK(w->entry_at(1).number == std::numeric_limits<double>::infinity());
+    CHECK(w->entry_at(2).number == -std::numeric_limits<double>::infinity());
+    CHECK(w->entry_at(3).number == -1.5);
+    CHECK(w->entry_at(3).where.str() == "p.json:1:40");  // a packed number keeps its place
 }
 
 TEST_CASE("a JSON syntax error names the line, the column and what was found", "[grade]") {

@@ -20,6 +20,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/model_budget.hpp"
+#include "cli/model_stop.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "core/error.hpp"
@@ -379,7 +380,10 @@ void setup_model_explain(CLI::App& model) {
     add_dtype_option(*sub, o->dtype);
     add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
-    sub->callback([o] { run_model_explain(*o); });
+    sub->callback([o] {
+        stop_on_interrupt();  // Ctrl-C: within a second, exit 130 (cli/model_stop)
+        run_model_explain(*o);
+    });
 }
 
 }  // namespace

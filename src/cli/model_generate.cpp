@@ -25,6 +25,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/model_budget.hpp"
+#include "cli/model_stop.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
 #include "cli/text_stream.hpp"
@@ -293,6 +294,7 @@ void setup_model_generate(CLI::App& model) {
         if (o->logits && o->json.empty()) throw attn::error("--logits goes into the JSON: give --json FILE|- too");
         if (o->how.top_k > 0 && o->how.temperature == 0)
             throw attn::error("--top-k chooses among the likeliest tokens when sampling: give --temperature T above 0 too");
+        stop_on_interrupt();  // Ctrl-C: within a second, exit 130 (cli/model_stop)
         run_model_generate(*o);
     });
 }

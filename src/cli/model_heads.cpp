@@ -12,6 +12,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/model_budget.hpp"
+#include "cli/model_stop.hpp"
 #include "core/error.hpp"
 #include "io/size_budget.hpp"
 #include "cli/model_load.hpp"
@@ -84,7 +85,10 @@ void setup_model_heads(CLI::App& model) {
     add_dtype_option(*sub, o->dtype);
     add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
-    sub->callback([o] { run_model_heads(*o); });
+    sub->callback([o] {
+        stop_on_interrupt();  // Ctrl-C: within a second, exit 130 (cli/model_stop)
+        run_model_heads(*o);
+    });
 }
 
 }  // namespace

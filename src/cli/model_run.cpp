@@ -18,6 +18,7 @@
 
 #include "cli/layout.hpp"
 #include "cli/model_budget.hpp"
+#include "cli/model_stop.hpp"
 #include "core/error.hpp"
 #include "cli/model_load.hpp"
 #include "cli/model_verbs.hpp"
@@ -229,7 +230,10 @@ void setup_model_run(CLI::App& model) {
     add_dtype_option(*sub, o->dtype);
     add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
-    sub->callback([o] { run_model_run(*o); });
+    sub->callback([o] {
+        stop_on_interrupt();  // Ctrl-C: within a second, exit 130 (cli/model_stop)
+        run_model_run(*o);
+    });
 }
 
 }  // namespace

@@ -328,7 +328,10 @@ int train_loop(const train_cli& o, const model::train_task& task) {
                                           tr.steps_done() + 1, io::terminal_safe(o.out)));
         if (tr.steps_done() == 0 && !o.grads.empty())  // the first step's gradients, before clipping
             model::write_checkpoint<T>(o.grads, tr.grads(), {{"attn.content", "gradients of step 1"}});
-        tr.update();
+        {
+            const model::stop_deferred whole;  // a Ctrl-C now waits for the update to end (never half the weights)
+            tr.update();
+        }
         keep_now();
         const std::size_t s = tr.steps_done();
         if (s % every != 0 && s != to.iters) continue;

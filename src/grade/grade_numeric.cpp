@@ -194,20 +194,21 @@ std::string stage_words(const std::string& stage) {
 part_result grade_argmax(const part_spec& p, const io::value_node& a, const stage_values& right, const exercise_numbers& n,
                          part_result r) {
     const auto rows = all_or(p.rows, right.weights.shape(0));
-    const std::vector<const io::value_node*> given = a.entries();
-    if (given.size() != rows.size()) {
+    if (a.length() != rows.size()) {  // counted first: a packed array of numbers has no nodes (io/value_tree)
         r.status = part_status::wrong;
         r.feedback = a.where.str() + ": expected " + std::to_string(rows.size()) + " answer(s), one per query row, found " +
-                     std::to_string(given.size());
+                     std::to_string(a.length());
         return r;
     }
+    std::vector<io::value_node> given;  // [rows] one answer per query row
+    for (std::size_t k = 0; k < rows.size(); ++k) given.push_back(a.entry_at(k));
     std::size_t ok = 0;
     std::string first_bad, wrong_queries;  // full feedback; the queries only (no expected key)
     for (std::size_t k = 0; k < rows.size(); ++k) {
         const double best = right.weights(rows[k], row_argmax(right.weights, rows[k]));  // the largest weight
         const std::size_t most = row_argmax(right.weights, rows[k], 1e-9);  // the first key within 1e-9 of it
         std::optional<std::size_t> pick;
-        const io::value_node& g = *given[k];
+        const io::value_node& g = given[k];
         if (g.is_number() && g.number >= 0 && g.number == std::floor(g.number)) pick = static_cast<std::size_t>(g.number);
         if (g.is_string())
             for (std::size_t j = 0; j < n.key_tokens.size(); ++j)

@@ -24,6 +24,7 @@ void canonical(const io::value_node& v, std::string& out) {
     if (v.kind == io::value_node::type::boolean) out += v.flag ? "1" : "0";
     out += std::to_string(v.text.size()) + ":" + v.text + "[";
     for (const auto& e : v.items) canonical(e, out);
+    for (double x : v.numbers) out += fmt::format("2:{:.17g}0:[]", x);  // a packed number as its node would read
     for (const auto& [k, e] : v.fields) {
         out += std::to_string(k.size()) + ":" + k;
         canonical(e, out);

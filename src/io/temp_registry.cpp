@@ -33,13 +33,17 @@ void remove_all_live(int kind) {
 }
 
 extern "C" void on_stop_signal(int sig) {
-    remove_all_live(2);  // files first, then the (now empty) directories
-    remove_all_live(3);
+    remove_live_temps();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
 
 }  // namespace
+
+void remove_live_temps() noexcept {
+    remove_all_live(2);  // files first, then the (now empty) directories
+    remove_all_live(3);
+}
 
 void install_temp_cleanup_handlers() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {

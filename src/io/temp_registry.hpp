@@ -22,6 +22,10 @@ void install_temp_cleanup_handlers();
 // never replaces that handler.
 void ensure_temp_cleanup_handlers();
 
+// Removes every temporary still tracked (async-signal-safe: unlink and rmdir of the fixed
+// table's names), for a signal handler that ends the process itself (cli/model_stop).
+void remove_live_temps() noexcept;
+
 // The temporary was renamed into place or removed: stop tracking it.
 void untrack_temp(int slot);
 

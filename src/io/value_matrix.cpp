@@ -37,6 +37,27 @@ std::optional<double> entry(const value_node& v) {
 
 }  // namespace
 
+// Row `row`'s entries into out [cols] (out null: only counted); an error names the place.
+bool matrix_row(const value_node& row, std::size_t i, double* out, std::string& error) {
+    if (!row.is_array()) {
+        error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
+        return false;
+    }
+    std::size_t k = 0;
+    for (const auto& e : row.items) {
+        auto x = entry(e);
+        if (!x) {
+            error = e.where.str() + ": expected a number, found " + type_name(e);
+            return false;
+        }
+        if (out) out[k] = *x;
+        ++k;
+    }
+    if (out)
+        for (double x : row.numbers) out[k++] = x;
+    return true;
+}
+
 matrix_read read_matrix(const value_node& v) {
     matrix_read r;
     if (auto x = entry(v)) {
@@ -49,37 +70,25 @@ matrix_read read_matrix(const value_node& v) {
                   (v.is_string() ? " \"" + v.text.substr(0, 40) + "\"" : "");
         return r;
     }
-    if (v.items.empty()) {
+    if (v.length() == 0) {
         r.error = v.where.str() + ": expected numbers, found an empty array";
         return r;
     }
-    // [[1, 2], [3, 4]] is rows; [1, 2] is one row.
-    const auto given = v.items.front().is_array() ? v.entries() : std::vector<const value_node*>{&v};
-    std::vector<std::vector<double>> rows;
-    for (std::size_t i = 0; i < given.size(); ++i) {
+    // [[1, 2], [3, 4]] is rows; [1, 2] is one row (packed when long: every entry a number).
+    const bool rows = v.numbers.empty() && v.items.front().is_array();
+    const auto given = rows ? v.entries() : std::vector<const value_node*>{&v};
+    const std::size_t cols = given.front()->is_array() ? given.front()->length() : 0;
+    for (std::size_t i = 0; i < given.size(); ++i) {  // checked first: the matrix is made once, at its size
         const value_node& row = *given[i];
-        if (!row.is_array()) {
-            r.error = row.where.str() + ": row " + std::to_string(i) + " must be an array of numbers, found " + type_name(row);
-            return r;
-        }
-        rows.emplace_back();
-        for (const auto& e : row.items) {
-            auto x = entry(e);
-            if (!x) {
-                r.error = e.where.str() + ": expected a number, found " + type_name(e);
-                return r;
-            }
-            rows.back().push_back(*x);
-        }
-        if (rows.back().size() != rows.front().size() || rows.back().empty()) {
-            r.error = row.where.str() + ": row " + std::to_string(i) + " has " + std::to_string(rows.back().size()) +
-                      " entries but row 0 has " + std::to_string(rows.front().size()) + " (every row needs the same number)";
+        if (!matrix_row(row, i, nullptr, r.error)) return r;
+        if (row.length() != cols || cols == 0) {
+            r.error = row.where.str() + ": row " + std::to_string(i) + " has " + std::to_string(row.length()) +
+                      " entries but row 0 has " + std::to_string(cols) + " (every row needs the same number)";
             return r;
         }
     }
-    r.m = matrix({rows.size(), rows.front().size()});
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        for (std::size_t j = 0; j < rows[i].size(); ++j) (*r.m)(i, j) = rows[i][j];
+    r.m = matrix({given.size(), cols});
+    for (std::size_t i = 0; i < given.size(); ++i) matrix_row(*given[i], i, &(*r.m)(i, 0), r.error);
     return r;
 }
 

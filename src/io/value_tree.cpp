@@ -1,6 +1,7 @@
 // io/value_tree.cpp — see value_tree.hpp.
 #include "io/value_tree.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -70,8 +71,70 @@ value_node from_toml(const toml::node& n, const std::string& file) {
 struct json_builder {
     json_scan& js;
     text_position lines;  // values come in file order: the text is counted once
+    std::size_t max_nodes;  // value nodes the text may make (packed numbers are not nodes)
+    std::size_t text_size;  // bytes of the text
+    std::size_t nodes = 0;
+
+    // One more node, or the refusal at text[at] past max_nodes.
+    void count_node(std::size_t at) {
+        if (++nodes <= max_nodes) return;
+        const source_pos p = lines.to(at);
+        throw input_error(error::as_written{}, "too-large", p,
+                          p.str() + ": more than " + std::to_string(max_nodes) +
+                              " values (arrays, tables, strings) for a text of this size; an answer file holds a few "
+                              "tables of numbers");
+    }
+
+    // An array's next entry: packed while every entry so far is a number; unpacked (each
+    // number a node at its kept place) when an entry of another kind follows.
+    void array_entry(value_node& v) {
+        if (!v.items.empty()) return v.items.push_back(value());
+        const std::size_t at = js.pos();
+        value_node e = value_uncounted();
+        if (e.is_number()) {
+            if (v.numbers.size() < json_pack_places) v.number_places.emplace_back(e.where.line, e.where.column);
+            make_room(v.numbers, 2, text_size);  // "0,": 2 bytes at least
+            return v.numbers.push_back(e.number);
+        }
+        unpack(v);
+        count_node(at);
+        v.items.push_back(std::move(e));
+    }
+    // A long array about to grow is given, once, room for every entry the rest of the text
+    // could still hold (`least` bytes each, at most `most`): address space only, which the
+    // kernel backs as it is written, so the array is never copied (a doubling vector holds
+    // its old and new copies at once: twice its entries at the peak).
+    void make_room(std::vector<double>& entries, std::size_t least, std::size_t most) {
+        if (entries.size() < 4096 || entries.size() < entries.capacity()) return;
+        const std::size_t left = text_size > js.pos() ? (text_size - js.pos()) / least + 1 : 1;
+        entries.reserve(entries.size() + std::max<std::size_t>(1, std::min(left, most)));
+    }
+
+    // make_room's guess was for the rest of the text: an array that ended far short of it
+    // gives the address space back (a copy of this array only).
+    static void fit(std::vector<double>& entries) {
+        if (entries.capacity() > 2 * entries.size() + 4096) entries.shrink_to_fit();
+    }
+
+    void unpack(value_node& v) {
+        std::vector<value_node> items;  // [numbers] each number as a node
+        for (std::size_t i = 0; i < v.numbers.size(); ++i) {
+            count_node(js.pos());
+            items.push_back(v.entry_at(i));  // v.items is still empty: entry i is numbers[i]
+        }
+        v.items = std::move(items);
+        v.numbers.clear();
+        v.numbers.shrink_to_fit();
+        v.number_places.clear();
+        v.number_places.shrink_to_fit();
+    }
 
     value_node value() {
+        count_node(js.pos());
+        return value_uncounted();
+    }
+
+    value_node value_uncounted() {
         using t = value_node::type;
         value_node v;
         const char c = js.peek();
@@ -81,7 +144,8 @@ struct json_builder {
             js.object([&](const std::string& key, std::size_t) { v.fields.emplace_back(key, value()); });
         } else if (c == '[') {
             v.kind = t::array;
-            js.array([&](std::size_t) { v.items.push_back(value()); });
+            js.array([&](std::size_t) { array_entry(v); });
+            fit(v.numbers);
         } else if (c == '"') {
             v.kind = t::string;
             v.text = js.string_value();
@@ -160,7 +224,7 @@ value_node read_json_tree(const std::string& text, const std::string& file) {
             throw input_error(error::as_written{}, "syntax", place(at), place(at).str() + ": JSON syntax: " + message);
         },
         [&](std::size_t at) { return place(at).str(); });
-    json_builder b{js, text_position(file, text)};
+    json_builder b{js, text_position(file, text), std::max<std::size_t>(std::size_t{1} << 16, text.size() / 64), text.size()};
     value_node v = b.value();
     js.finish();
     return v;

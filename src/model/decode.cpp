@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/prng.hpp"
+#include "model/finite_check.hpp"
 #include "model/train_layers.hpp"
 
 namespace attn::model {
@@ -74,9 +75,13 @@ void attention_step(decoder<T>& d, std::size_t l) {
     const T* k = q + H * dh;             // [KV, dh]
     const T* v = k + KV * dh;            // [KV, dh]
     T* pattern = l == d.trace_layer ? d.trace_pattern.data() : nullptr;  // [H, t + 1] when traced
+    const std::size_t t = d.position();  // the token's position (the cache grows in the step)
+    check_finite_step(d.qkv.data(), d.qkv.size(), l, "attn.hook_qkv", t);
     llama::gqa_decode_step<T>(d.z.data(), nullptr, pattern, d.rot_q.data(), d.caches[l], q, k, v, d.table, H);
+    check_finite_step(d.z.data(), d.z.size(), l, "attn.hook_z", t);
     packed_linear(d.o.data(), d.z.data(), d.packed[l].out, ptr(b.b_out));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
+    check_finite_step(d.x.data(), C, l, "hook_resid_mid", t);
 }
 
 // x += the MLP of norm2(x).
@@ -87,15 +92,19 @@ void mlp_step(decoder<T>& d, std::size_t l) {
     const std::size_t C = a.n_embd, F = a.d_mlp();
     const packed_block<T>& w = d.packed[l];
     norm(d, d.a.data(), d.x.data(), b.ln2_w, b.ln2_b);
+    const std::size_t t = d.position() - 1;  // the token's position (its keys are cached by now)
     packed_linear(d.up.data(), d.a.data(), w.fc, ptr(b.b_fc));
+    check_finite_step(d.up.data(), F, l, "mlp.hook_pre", t);
     if (a.mlp == mlp_kind::swiglu) {  // llama::swiglu_forward's steps, on packed weights
         packed_linear(d.gate.data(), d.a.data(), w.gate, static_cast<const T*>(nullptr));
         llama::silu_gate_forward(d.post.data(), d.gate.data(), d.up.data(), F);
     } else {  // GELU (make_decoder refused the rest)
         training::gelu_forward(d.post.data(), d.tanh_out.data(), d.up.data(), F);
     }
+    check_finite_step(d.post.data(), F, l, "mlp.hook_post", t);
     packed_linear(d.o.data(), d.post.data(), w.proj, ptr(b.b_proj));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
+    check_finite_step(d.x.data(), C, l, "hook_resid_post", t);
 }
 
 // The table a cache turns keys and queries with: rotary frequencies, or none at all.
@@ -198,6 +207,7 @@ const std::vector<T>& decode_step(decoder<T>& d, int token) {
     const T* f = d.x.data();
     if (a.final_norm) norm(d, d.a.data(), d.x.data(), p.lnf_w, p.lnf_b), f = d.a.data();
     packed_linear(d.logits.data(), f, d.unembed, static_cast<const T*>(nullptr));  // training::unembed_forward's x · W_Uᵀ
+    check_finite_step(d.logits.data(), d.logits.size(), finite_model_wide, "logits", t);  // never a token from nan
     return d.logits;
 }
 

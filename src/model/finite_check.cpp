@@ -72,9 +72,25 @@ void check_finite_stages(const std::vector<train_stage<T>>& stages) {
     }
 }
 
+template <class T>
+void check_finite_step(const T* data, std::size_t n, std::size_t layer, const char* stage, std::size_t position) {
+    std::size_t bad = 0;
+    while (bad < n && std::isfinite(static_cast<double>(data[bad]))) ++bad;
+    if (bad == n) return;
+    const bool f32 = std::is_same_v<T, float>;
+    const std::string name = layer == finite_model_wide ? std::string(stage) : "blocks." + std::to_string(layer) + "." + stage;
+    throw attn::error("not-finite", source_pos{},
+                      std::string("the ") + (f32 ? "float32" : "float64") + " decode overflows at " + name + layer_words(name) +
+                          ", position " + std::to_string(position) + " (entry " + std::to_string(bad) +
+                          "): a number there is not finite, so no token after it would mean anything" +
+                          (f32 ? "; run it with --dtype float64" : "; the checkpoint's weights are too large for this input"));
+}
+
 template void check_finite_forward<float>(const architecture&, const train_acts<float>&);
 template void check_finite_forward<double>(const architecture&, const train_acts<double>&);
 template void check_finite_stages<float>(const std::vector<train_stage<float>>&);
 template void check_finite_stages<double>(const std::vector<train_stage<double>>&);
+template void check_finite_step<float>(const float*, std::size_t, std::size_t, const char*, std::size_t);
+template void check_finite_step<double>(const double*, std::size_t, std::size_t, const char*, std::size_t);
 
 }  // namespace attn::model

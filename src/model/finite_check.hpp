@@ -19,4 +19,13 @@ void check_finite_forward(const architecture& config, const train_acts<T>& acts)
 template <class T>
 void check_finite_stages(const std::vector<train_stage<T>>& stages);
 
+// The same for one step of generate's cached decode (model/decode): the n numbers of the
+// token at `position`'s stage `stage` ("attn.hook_z", "hook_resid_post", "logits") of
+// layer `layer` (finite_model_wide: a stage after the blocks), refused by name —
+// "the float32 decode overflows at blocks.1.mlp.hook_pre (layer 1), position 7: …" —
+// before a greedy pick or a draw could turn it into a token.
+constexpr std::size_t finite_model_wide = static_cast<std::size_t>(-1);
+template <class T>
+void check_finite_step(const T* data, std::size_t n, std::size_t layer, const char* stage, std::size_t position);
+
 }  // namespace attn::model

@@ -14,6 +14,7 @@
 
 #include "core/fast_parallel.hpp"
 #include "core/matmul.hpp"
+#include "model/stop_request.hpp"
 #include "model/train_simd.hpp"
 
 namespace attn::model::training {
@@ -60,13 +61,15 @@ void set_threads(unsigned threads) {
 // balance; a task's numbers never depend on which thread runs it.
 void for_tasks(std::size_t n, const std::function<void(std::size_t)>& task) {
     if (!pool() || n < 2) {
-        for (std::size_t i = 0; i < n; ++i) task(i);
+        for (std::size_t i = 0; i < n && !stop_pending(); ++i) task(i);
+        check_stop();  // Ctrl-C: the tasks left were skipped, their results never used
         return;
     }
     std::atomic<std::size_t> next{0};
     pool()->run(pool()->threads(), [&](std::size_t, std::size_t) {
-        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) task(i);
+        for (std::size_t i = next.fetch_add(1); i < n && !stop_pending(); i = next.fetch_add(1)) task(i);
     });
+    check_stop();  // on the calling thread, once every worker is back
 }
 
 // ---- embeddings ------------------------------------------------------------------

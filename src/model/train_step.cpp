@@ -101,7 +101,10 @@ train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t 
     a.B = B;
     a.Tn = Tn;
     a.embed.assign(N * C, T(0));
-    for (std::size_t l = 0; l < std::min(kept_blocks, c.n_layer); ++l) a.blocks.push_back(make_block_acts<T>(c, B, Tn));
+    for (std::size_t l = 0; l < std::min(kept_blocks, c.n_layer); ++l) {
+        check_stop();  // Ctrl-C: a layer's buffers take a second at thousands of tokens (page faults)
+        a.blocks.push_back(make_block_acts<T>(c, B, Tn));
+    }
     a.lnf.assign(N * C, T(0));
     a.lnf_mean.assign(N, T(0));
     a.lnf_rstd.assign(N, T(0));

@@ -6,11 +6,14 @@ the same checkpoint runs in float64), `--dtype auto` reads an F64 checkpoint hol
 as float64 (once, not refused as too large for float32), `--seed -1` is refused by name on
 every verb that takes a seed, and `model heads` on one-token sequences is refused instead
 of naming a "highest" head of 0.000."""
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_model_budget import write_checkpoint  # noqa: E402  (the minGPT-named writer)
@@ -98,10 +101,41 @@ def test_heads_one_token(d):
     check("model heads --tokens 1,2: scored (exit 0)", p.returncode == 0, p.stderr)
 
 
+def test_decode_overflow(d):
+    # Both residual writes of layer 0 add 3e38: each is finite in float32, their sum (6e38)
+    # is not. generate's cached decode (model/decode) must refuse it by layer and stage,
+    # before a greedy pick of nan logits prints a token (main's attn printed #10 five times).
+    ckpt = os.path.join(d, "resid.safetensors")
+    full = lambda a: np.full(a.shape, 3e38)
+    write_checkpoint(ckpt, 2, 2, 16, 20, 16, values={"transformer.h.0.attn.c_proj.bias": full,
+                                                     "transformer.h.0.mlp.c_proj.bias": full})
+    p = run("model", "generate", ckpt, "--tokens", "1,2,3", "--new", "5")
+    out = p.stdout + p.stderr
+    check("float32 decode overflow: refused, exit 2", p.returncode == 2, f"exit {p.returncode}: {out[-500:]}")
+    check("float32 decode overflow: names the layer, the stage, the position and --dtype float64",
+          "the float32 decode overflows at blocks.0." in p.stderr and "(layer 0)" in p.stderr and "position 0" in p.stderr
+          and "--dtype float64" in p.stderr, p.stderr)
+    generated = p.stdout.split("values.")[-1] if "values." in p.stdout else p.stdout
+    check("float32 decode overflow: no nan, no generated token printed (only the prompt's)",
+          "nan" not in out.lower().replace("nanogpt", "") and "#10" not in generated and "Stopped after" not in p.stdout,
+          out[-500:])
+    js = os.path.join(d, "gen.json")
+    p = run("model", "generate", ckpt, "--tokens", "1,2,3", "--new", "5", "--json", js, "--logits")
+    check("float32 decode overflow with --json --logits: refused, no file", p.returncode == 2 and not os.path.exists(js),
+          f"exit {p.returncode}: {p.stderr}")
+    p = run("model", "generate", ckpt, "--tokens", "1,2,3", "--new", "5", "--temperature", "1")
+    check("float32 decode overflow when sampling: refused, exit 2", p.returncode == 2 and "decode overflows" in p.stderr,
+          f"exit {p.returncode}: {p.stderr}")
+    p = run("model", "generate", ckpt, "--tokens", "1,2,3", "--new", "5", "--dtype", "float64", "--json", js)
+    ok = p.returncode == 0 and os.path.exists(js)
+    ids = json.load(open(js))["ids"] if ok else []
+    check("the same checkpoint in float64: generates 5 tokens (exit 0)", ok and len(ids) == 5, f"exit {p.returncode}: {p.stderr}")
+
+
 def main():
     d = tempfile.mkdtemp(prefix="attn-finite-")
     try:
-        for t in (test_float32_overflow, test_auto_f64, test_seed, test_heads_one_token):
+        for t in (test_float32_overflow, test_decode_overflow, test_auto_f64, test_seed, test_heads_one_token):
             sub = os.path.join(d, t.__name__)
             os.makedirs(sub)
             t(sub)

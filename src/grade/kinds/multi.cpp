@@ -23,12 +23,13 @@ void read_part(const io::toml_reader& rd, const exercise& x, part_spec& p) {
 void grade_part(const exercise& x, const part_spec& p, const io::value_node& a, const kind_grading&, part_result& r) {
     // ["a", "c"] or the choices' texts; one string is one pick.
     std::vector<bool> picked(x.choices.size(), false);
-    for (const io::value_node* e : a.entries()) {
-        const auto text = io::value_text(*e);
+    for (std::size_t i = 0; i < a.length(); ++i) {  // a packed array of numbers too (io/value_tree)
+        const io::value_node e = a.entry_at(i);
+        const auto text = io::value_text(e);
         const auto pick = text ? find_choice(x, *text) : std::nullopt;
         if (!pick) {
             r.status = part_status::invalid;
-            r.feedback = e->where.str() + ": " + (text ? "\"" + *text + "\" is" : type_name(*e) + " is") +
+            r.feedback = e.where.str() + ": " + (text ? "\"" + *text + "\" is" : type_name(e) + " is") +
                          " not one of the choices (" + choice_list(x) + "); answer with a list such as [\"a\", \"c\"]";
             return;
         }

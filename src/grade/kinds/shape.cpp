@@ -49,7 +49,8 @@ std::optional<std::string> shape_answer_text(const io::value_node& a, part_resul
         return std::nullopt;
     }
     std::string text;  // ["B", "n_tgt", "d_q"] or [2, 5, 4]
-    for (const auto& e : a.items) {
+    for (std::size_t i = 0; i < a.length(); ++i) {  // a packed array of numbers too (io/value_tree)
+        const io::value_node e = a.entry_at(i);
         auto t = io::value_text(e);
         if (!t) {
             r.status = part_status::invalid;
