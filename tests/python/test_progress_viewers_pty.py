@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -44,6 +45,26 @@ def to_question(s, number):
     return s.read_until("answer> ")
 
 
+def until_any(s, texts, timeout=10.0):
+    """Reads the screen until one of texts shows (Session.read_until polls for one)."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if any(t in s.screen for t in texts):
+            return True
+        s.read_until(texts[0], timeout=0.2)
+    return any(t in s.screen for t in texts)
+
+
+def leave(s):
+    """Back to the lesson's prompt (Enter alone at an answer prompt), then q."""
+    for _ in range(4):
+        s.send("\r")
+        if s.read_until("a: answer", timeout=3):
+            break
+    s.send("q")
+    return s.wait(timeout=10)
+
+
 def main():
     d = tempfile.mkdtemp(prefix="attn-progress-viewers-")
     try:
@@ -66,15 +87,12 @@ def main():
               f"exit {p.returncode}: {p.stderr[-300:]}")
         check("viewer A: the right divisor is marked right", a.read_until("✓ Right."), a.screen[-400:])
         for _ in range(6):  # question 2 has several parts, each asked in turn: zeros for every one
-            if b.read_until("Try again", timeout=3) or "✗" in b.screen:
+            if until_any(b, ["Try again", "✗", "answer> "]) and ("Try again" in b.screen or "✗" in b.screen):
                 break
             b.send("0 0 0 0 0\r")
         check("viewer B: its wrong answers were graded", "✗" in b.screen or "Try again" in b.screen, b.screen[-400:])
         for s in (a, b):
-            s.send("\r")
-            s.read_until("a: answer")
-            s.send("q")
-            s.wait()
+            leave(s)
         path = os.path.join(state, "attn", "progress.toml")
         text = open(path).read() if os.path.exists(path) else ""
         with open(path, "rb") as f:
