@@ -33,6 +33,8 @@ torch.set_num_threads(1)
 ATTN = os.environ.get("ATTN_BIN", "build/attn")
 SOURCE = os.environ.get("ATTN_SOURCE_DIR", ".")
 TOL = 1e-9
+# sanitizer build: three of the ten induction queries (each is ~16 processes of the same code path)
+SLOW = os.environ.get("ATTN_SLOW_BUILD", "0") == "1"
 failures = []
 
 
@@ -292,7 +294,7 @@ def check_induction():
     # what lifts that key's score above the other keys' (BOS, the attention sink, aside) is
     # mostly the previous-token head's output at the key: the largest key-side column of
     # (top score − mean score of the other keys).
-    for q in range(11, 21):
+    for q in (11, 15, 20) if SLOW else range(11, 21):
         top = attn_json("explain", path, "--tokens", ids, "--layer", "1", "--head", "0", "--query", str(q))
         if top is None:
             return
