@@ -31,7 +31,7 @@ import test_model_explain as explain_ref  # noqa: E402
 torch.set_num_threads(1)
 ATTN = lc.ATTN
 SECRET = lc.SECRET
-SHIFT, FROM = 21, 10  # 26-your-patch: corrupted = each drawn token + 21 (past 63 round to 1); loss from position 10
+SHIFT, FROM = 21, 10  # 26-your-patch: corrupted = each drawn token + 21 (no token passes 63); loss from position 10
 NAMES = {"term_wrong_position": "a term read from the wrong position", "norm_scale_forgotten": "the norm's scale forgotten",
          "clean_corrupt_swapped": "clean and corrupted swapped", "head_counted_from_0": "layer and head counted from 0"}
 failures = []
