@@ -85,7 +85,9 @@ FAMILIES = {
 
 
 def bench_family(a, arch, env, tmp):
-    """Rounds of attn and its PyTorch peer on one family; returns the family's text."""
+    """Rounds of attn and its PyTorch peer on one family; returns a function of the sorted
+    count giving the family's text (counted after every timed run: importing torch here
+    would raise every later child's peak RSS, which counts the parent's pages at fork)."""
     flags, peer_script, ours_name, peer_name, what = FAMILIES[arch]
     ckpt = os.path.join(tmp, f"sort-{arch}.safetensors")
     ours, peer = [], []
@@ -106,10 +108,11 @@ def bench_family(a, arch, env, tmp):
         f"| {ours_name} | {t_ours:.2f} | {a.iters / t_ours:.1f} | {c_ours:.2f} | {max(r[1] for r in ours) / 1e6:.1f} |",
         f"| {peer_name} | {t_peer:.2f} | {a.iters / t_peer:.1f} | {c_peer:.2f} | {max(r[1] for r in peer) / 1e6:.1f} |",
     ]
-    return (f"{what}: {a.iters} steps, batch 64, float32, {a.threads} threads, median of {a.rounds} round(s); "
-            f"load {load0:.2f} → {load1:.2f}\n\n" + "\n".join(rows) +
-            f"\n\nattn is {t_peer / t_ours:.2f}× faster in wall time, {c_peer / c_ours:.2f}× in CPU time; its checkpoint, "
-            f"read by PyTorch, sorts {sorted_count(ckpt, arch)} of 1000 fresh inputs.\n")
+    return ckpt, lambda sorted_inputs: (
+        f"{what}: {a.iters} steps, batch 64, float32, {a.threads} threads, median of {a.rounds} round(s); "
+        f"load {load0:.2f} → {load1:.2f}\n\n" + "\n".join(rows) +
+        f"\n\nattn is {t_peer / t_ours:.2f}× faster in wall time, {c_peer / c_ours:.2f}× in CPU time; its checkpoint, "
+        f"read by PyTorch, sorts {sorted_inputs} of 1000 fresh inputs.\n")
 
 
 def main():
@@ -126,8 +129,9 @@ def main():
     env.pop("OPENBLAS_CORETYPE", None)
     tmp = tempfile.mkdtemp(prefix="attn-train-bench-")
     families = ["gpt2", "llama"] if a.arch == "both" else [a.arch]
+    timed = [(arch, *bench_family(a, arch, env, tmp)) for arch in families]
     text = "Training the sort task, each family against its PyTorch loop:\n\n" + "\n".join(
-        bench_family(a, arch, env, tmp) for arch in families)
+        describe(sorted_count(ckpt, arch)) for arch, ckpt, describe in timed)
     print(text)
     if a.out:  # replace an earlier training table, keep the tables above it (tools/bench appends)
         old = open(a.out).read() if os.path.exists(a.out) else ""
