@@ -1,7 +1,9 @@
 // model/memory's counts against the buffers themselves: forward_numbers equals the sum of
 // make_train_acts's buffer sizes for GPT-2, attention-only, Llama (RMSNorm, rotary,
-// grouped-query, SwiGLU, partial rotary) and Qwen2 shapes; traced_numbers is at least
-// what trace_stages's forward and copies hold together; sizes past 2^64 give nothing.
+// grouped-query, SwiGLU, partial rotary) and Qwen2 shapes; traced_numbers equals what
+// trace_stages holds for each stage request (its one block's working buffers, counted from
+// make_train_acts(…, 1, false), plus the stages it returns, counted from forward_acts);
+// sizes past 2^64 give nothing.
 #include <catch2/catch.hpp>
 
 #include <limits>
@@ -59,7 +61,7 @@ std::size_t held_by(const forward_acts<double>& a) {
 
 }  // namespace
 
-TEST_CASE("forward_numbers counts every buffer make_train_acts allocates", "[memory]") {
+TEST_CASE("forward_numbers counts every buffer make_train_acts allocates, traced_numbers what trace_stages keeps", "[memory]") {
     const std::vector<architecture> shapes{
         shape_of("gpt2", 0, 0, mlp_kind::gelu_tanh), shape_of("gpt2", 0, 0, mlp_kind::none),
         shape_of("llama", 2, 0, mlp_kind::swiglu),   shape_of("llama", 1, 2, mlp_kind::swiglu),
@@ -72,10 +74,14 @@ TEST_CASE("forward_numbers counts every buffer make_train_acts allocates", "[mem
                 REQUIRE(forward_numbers(c, B, Tn) == held_by(acts));
                 std::vector<std::vector<int>> tokens(B, std::vector<int>(Tn, 3));
                 const auto p = init_params<double>(c, 5);
-                const auto traced = trace_stages(p, tokens);
-                const std::size_t both = held_by(acts) + held_by(traced);
-                REQUIRE(*traced_numbers(c, B, Tn) >= both);
-                REQUIRE(*traced_numbers(c, B, Tn) <= 2 * both);  // an upper bound, not a wild one
+                const std::size_t working = held_by(make_train_acts<double>(c, B, Tn, 1, false));
+                for (const auto& r : {stage_request::all(), stage_request::outputs(), stage_request::block(1),
+                                      stage_request::patterns()}) {
+                    INFO("every block " << r.every_block << ", blocks " << r.blocks.size() << ", patterns " << r.every_pattern);
+                    REQUIRE(traced_numbers(c, B, Tn, r) == working + held_by(trace_stages(p, tokens, r)));
+                }
+                REQUIRE(traced_numbers(c, B, Tn) == traced_numbers(c, B, Tn, stage_request::all()));
+                REQUIRE(*traced_numbers(c, B, Tn, stage_request::outputs()) < *traced_numbers(c, B, Tn));
                 REQUIRE(*training_numbers(c, B, Tn) >= 4 * parameter_count(c) + 2 * held_by(acts));
             }
 }
@@ -86,5 +92,6 @@ TEST_CASE("counts past 2^64 are nothing, not a wrapped small number", "[memory]"
     CHECK_FALSE(forward_numbers(c, huge, 4));
     CHECK_FALSE(forward_numbers(c, 1, std::size_t{1} << 33));  // heads · Tn² overflows
     CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 33));
+    CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 33, stage_request::outputs()));  // one block's scores still overflow
     CHECK(largest_parameter(c) == "blocks.0.mlp.W_in [16 × 64]");
 }

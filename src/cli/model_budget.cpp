@@ -7,6 +7,7 @@
 #include "io/size_budget.hpp"
 #include "model/memory.hpp"
 #include "model/params.hpp"
+#include "model/traced_forward.hpp"
 
 namespace attn::cli {
 
@@ -28,10 +29,15 @@ void charge_parameters(const model::architecture& c, const std::string& file) {
     charge_numbers(n, fmt::format("its {} parameters (the largest tensor: {})", n, model::largest_parameter(c)), file);
 }
 
-void charge_traced_forward(const model::architecture& c, std::size_t B, std::size_t P, const std::string& where) {
-    charge_numbers(model::traced_numbers(c, B, P),
-                   fmt::format("the forward's stages ({} sequence{} × {} tokens; {} layers × {} heads × {} × {} scores each)", B,
-                               B == 1 ? "" : "s", P, c.n_layer, c.n_head, P, P),
+void charge_traced_forward(const model::architecture& c, std::size_t B, std::size_t P, const model::stage_request& request,
+                           const std::string& where) {
+    std::size_t kept = 0;
+    for (std::size_t l = 0; l < c.n_layer; ++l) kept += request.keeps_block(l);
+    const std::string blocks = kept == c.n_layer ? "every layer's stages" : kept == 0 ? "the predictions"
+                             : kept == 1 ? "one layer's stages" : fmt::format("{} layers' stages", kept);
+    charge_numbers(model::traced_numbers(c, B, P, request),
+                   fmt::format("the forward's stages ({} sequence{} × {} tokens; {} kept{}; {} heads × {} × {} scores a layer)", B,
+                               B == 1 ? "" : "s", P, blocks, request.every_pattern ? ", every layer's pattern" : "", c.n_head, P, P),
                    where);
 }
 

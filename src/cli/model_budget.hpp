@@ -16,6 +16,10 @@ namespace CLI {
 class App;
 }
 
+namespace attn::model {
+struct stage_request;  // model/traced_forward.hpp
+}
+
 namespace attn::cli {
 
 // Adds --max-elements N to a model sub-verb (it sets the run's budget when parsed).
@@ -30,8 +34,10 @@ void charge_numbers(std::optional<std::size_t> count, const std::string& what, c
 // and the largest tensor.
 void charge_parameters(const model::architecture& c, const std::string& file);
 
-// One traced forward (model::trace_stages) over B sequences of P tokens.
-void charge_traced_forward(const model::architecture& c, std::size_t B, std::size_t P, const std::string& where);
+// One traced forward (model::trace_stages) over B sequences of P tokens keeping the stages
+// `request` asks for (model::traced_numbers: one block's buffers, the outputs, the blocks kept).
+void charge_traced_forward(const model::architecture& c, std::size_t B, std::size_t P, const model::stage_request& request,
+                           const std::string& where);
 
 // `count` forwards of one sequence of P tokens held at once (model::record_run: explain,
 // patch), when P fits the model (a longer input is refused by its own check).

@@ -66,7 +66,7 @@ void run_model_heads(const heads_options& o) {
     if (P < 2)  // every score would be 0 of 0 cells, and one head named "highest" at 0.000
         throw attn::error(attn::source_pos{"--tokens"}, "expected sequences of at least 2 tokens, found 1: a head is scored "
                                                         "by where a token attends among the earlier ones, and the first has none");
-    charge_traced_forward(c, ids.size(), P, o.tokens.empty() ? "--length" : "--tokens");
+    charge_traced_forward(c, ids.size(), P, model::stage_request::patterns(), o.tokens.empty() ? "--length" : "--tokens");
     charge_numbers(io::checked_product({3, P, P}), "the three detection patterns", o.tokens.empty() ? "--length" : "--tokens");
     model::head_scores s;
     with_params(m, [&](const auto& p) { s = model::detect_heads(model::trace_stages(p, ids, model::stage_request::patterns()), c); });

@@ -204,7 +204,7 @@ void run_model_run(const run_options& o) {
                                                     in.ids.size() == 1 ? "" : "s", in.ids.size() - 1));
     }
     const char* input_flag = o.text.empty() ? "--tokens" : "--text";
-    charge_traced_forward(m.config(), in.ids.size(), in.ids.front().size(), input_flag);
+    charge_traced_forward(m.config(), in.ids.size(), in.ids.front().size(), stages_shown(o), input_flag);
     if (o.grad)
         charge_numbers(model::gradient_numbers(m.config(), in.ids.size(), in.ids.front().size()),
                        "--grad's gradients (of every parameter and every stage)", input_flag);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -117,10 +118,12 @@ std::string config_json_beside(const std::string& path) {
 
 // Converts every tensor into a new model_params, allocated uninitialised (each element is
 // written once: a zero fill first would touch 500 MB of GPT-2 twice); done(begin, end)
-// after each tensor.
+// after each tensor copied. With a mapping's `owner`, a tensor the file holds as the
+// forward reads it (elements_in_place) is a view of the mapping instead: nothing copied.
 template <class T>
-model_params<T> fill(const checked_file& f, const unsigned char* bytes, const std::function<void(std::uint64_t, std::uint64_t)>& done) {
-    if (f.llama) return fill_llama<T>(f.h, f.c, bytes, done);
+model_params<T> fill(const checked_file& f, const unsigned char* bytes, const std::function<void(std::uint64_t, std::uint64_t)>& done,
+                     const std::shared_ptr<const void>& owner = nullptr) {
+    if (f.llama) return fill_llama<T>(f.h, f.c, bytes, done, owner);
     model_params<T> p;
     p.config = f.c;
     p.blocks.resize(f.c.n_layer);
@@ -130,10 +133,14 @@ model_params<T> fill(const checked_file& f, const unsigned char* bytes, const st
         const auto shape = param_shape(pname, f.c);
         typename tensor_t::shape_type s;
         std::copy(shape.begin(), shape.end(), s.begin());
-        tensor = tensor_t::from_shape(s);
         const auto it = f.s.by_key.find(key);
-        if (it == f.s.by_key.end()) return std::fill(tensor.begin(), tensor.end(), T(0));  // an absent bias
-        read_elements<T>(f.h, *it->second, bytes, tensor.data(), transposed_in_file(f.s.linear, kind, key));
+        if (it == f.s.by_key.end()) return void(tensor = tensor_t(s, T(0)));  // an absent bias
+        const bool transpose = transposed_in_file(f.s.linear, kind, key);
+        if (owner)
+            if (const T* in_place = elements_in_place<T>(f.h, *it->second, bytes, transpose))
+                return void(tensor = mapped_tensor<tensor_t>(owner, in_place, s));
+        tensor = tensor_t::from_shape(s);
+        read_elements<T>(f.h, *it->second, bytes, tensor.data(), transpose);
         if (done) done(it->second->begin, it->second->end);
     });
     return p;
@@ -156,11 +163,13 @@ architecture read_checkpoint_config(const std::string& path, checkpoint_info* in
 
 template <class T>
 model_params<T> read_checkpoint(const std::string& path, checkpoint_info* info) {
-    const io::mapped_file file(path, "checkpoint");
+    // Shared by the parameters that are views of it: mapped as long as one of them lives.
+    const auto file = std::make_shared<const io::mapped_file>(path, "checkpoint");
     checkpoint_info local;
-    const checked_file f = check_file(file.data(), file.size(), path, config_json_beside(path), info ? *info : local);
-    // The mapped pages of each tensor are released once copied: peak RSS ≈ the parameters.
-    return fill<T>(f, file.data(), [&](std::uint64_t b, std::uint64_t e) { file.release(b, e); });
+    const checked_file f = check_file(file->data(), file->size(), path, config_json_beside(path), info ? *info : local);
+    // The mapped pages of each tensor copied are released: peak RSS ≈ the parameters, each
+    // counted once (a view's pages are its numbers; a copy's are its own memory).
+    return fill<T>(f, file->data(), [&](std::uint64_t b, std::uint64_t e) { file->release(b, e); }, file);
 }
 
 architecture read_sharded_checkpoint_config(const std::string& index, checkpoint_info* info) {

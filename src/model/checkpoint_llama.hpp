@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "model/checkpoint.hpp"
@@ -31,10 +32,12 @@ bool is_llama_file(const st_header& h);
 architecture check_llama_file(const st_header& h, const std::string& config_json, checkpoint_info& info);
 
 // Every parameter converted from the file (checked by check_llama_file); done(begin, end)
-// after each tensor.
+// after each tensor copied. With a mapping's `owner`, a tensor already in the forward's
+// layout is a view of the mapping instead (model/param_storage.hpp).
 template <class T>
 model_params<T> fill_llama(const st_header& h, const architecture& c, const unsigned char* bytes,
-                           const std::function<void(std::uint64_t, std::uint64_t)>& done);
+                           const std::function<void(std::uint64_t, std::uint64_t)>& done,
+                           const std::shared_ptr<const void>& owner = nullptr);
 
 // Writes F32/F64 in Hugging Face's names and layout, the config in __metadata__ (the keys
 // above, as strings) with extra_metadata beside it. Refuses an architecture those names

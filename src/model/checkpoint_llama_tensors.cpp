@@ -82,12 +82,16 @@ std::set<std::string> check_llama_tensors(const st_header& h, const architecture
 
 template <class T>
 model_params<T> fill_llama(const st_header& h, const architecture& c, const unsigned char* bytes,
-                           const std::function<void(std::uint64_t, std::uint64_t)>& done) {
-    model_params<T> p = zero_params<T>(c);
+                           const std::function<void(std::uint64_t, std::uint64_t)>& done, const std::shared_ptr<const void>& owner) {
+    model_params<T> p = unfilled_params<T>(c);
     for_each_param(p, [&](const std::string& name, param_kind, auto& tensor) {
+        using tensor_t = std::decay_t<decltype(tensor)>;
         const auto keys = llama_keys(name);
         if (keys.size() == 1) {
             const st_tensor& t = *h.find(keys[0]);
+            if (owner)  // the embedding, the norms, lm_head: in the forward's layout already
+                if (const T* in_place = elements_in_place<T>(h, t, bytes, llama_transposed(name)))
+                    return void(tensor = mapped_tensor<tensor_t>(owner, in_place, tensor.shape()));
             read_elements<T>(h, t, bytes, tensor.data(), llama_transposed(name));
             if (done) done(t.begin, t.end);
             return;
@@ -185,9 +189,11 @@ void write_llama_checkpoint(const std::string& path, const model_params<T>& para
 }
 
 template model_params<float> fill_llama<float>(const st_header&, const architecture&, const unsigned char*,
-                                               const std::function<void(std::uint64_t, std::uint64_t)>&);
+                                               const std::function<void(std::uint64_t, std::uint64_t)>&,
+                                               const std::shared_ptr<const void>&);
 template model_params<double> fill_llama<double>(const st_header&, const architecture&, const unsigned char*,
-                                                 const std::function<void(std::uint64_t, std::uint64_t)>&);
+                                                 const std::function<void(std::uint64_t, std::uint64_t)>&,
+                                                 const std::shared_ptr<const void>&);
 template void write_llama_checkpoint<float>(const std::string&, const model_params<float>&,
                                             const std::map<std::string, std::string>&);
 template void write_llama_checkpoint<double>(const std::string&, const model_params<double>&,

@@ -3,6 +3,9 @@
 // when they are linear weights, and written side by side.
 #include "model/gguf_checkpoint.hpp"
 
+#include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "model/checkpoint_names.hpp"
@@ -53,6 +56,22 @@ void fill_param(const gguf_header& h, const gguf_source& src, Tensor& out, const
                                                               std::to_string(out.size()) + " values");
 }
 
+// The parameter's n elements where they lie, when the file holds them as the forward reads
+// them: one F32 tensor (ggml type 0) of n elements read as float, not transposed, aligned
+// for float, every value finite. Otherwise nullptr: fill_param copies (and dequantize
+// names a value that is not finite).
+template <class T>
+const T* gguf_in_place(const gguf_header& h, const gguf_source& src, std::size_t n) {
+    if (!std::is_same_v<T, float> || src.transposed || src.tensors.size() != 1) return nullptr;
+    const gguf_tensor& t = tensor_of(h, src.tensors[0]);
+    const unsigned char* p = h.bytes() + t.begin;
+    if (t.type != 0 || t.count != n || reinterpret_cast<std::uintptr_t>(p) % alignof(float) != 0) return nullptr;
+    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(p);  // [n] the floats' bits
+    std::uint32_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad |= static_cast<std::uint32_t>((bits[i] & 0x7F800000u) == 0x7F800000u);
+    return bad ? nullptr : reinterpret_cast<const T*>(p);
+}
+
 std::string types_text(const gguf_architecture& g) {
     std::string s;
     for (const auto& [type, n] : g.type_counts) s += (s.empty() ? "" : ", ") + type;
@@ -76,8 +95,9 @@ void describe_into(checkpoint_info* info, const gguf_architecture& g) {
 
 template <class T>
 model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info) {
-    const gguf_file f(path);
-    return read_gguf_params<T>(f.header(), info);
+    // Shared by the parameters that are views of it: mapped as long as one of them lives.
+    const auto f = std::make_shared<const gguf_file>(path);
+    return read_gguf_params<T>(f->header(), info, f);
 }
 
 architecture read_gguf_config(const std::string& path, checkpoint_info* info) {
@@ -88,11 +108,16 @@ architecture read_gguf_config(const std::string& path, checkpoint_info* info) {
 }
 
 template <class T>
-model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info) {
+model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info, const std::shared_ptr<const void>& owner) {
     const gguf_architecture g = read_gguf_architecture(h);
-    model_params<T> p = zero_params<T>(gguf_model_architecture(h, g));
+    model_params<T> p = unfilled_params<T>(gguf_model_architecture(h, g));
     for_each_param(p, [&](const std::string& name, param_kind, auto& tensor) {
-        fill_param(h, gguf_param_source(name, p.config), tensor, name);
+        using tensor_t = std::decay_t<decltype(tensor)>;
+        const gguf_source src = gguf_param_source(name, p.config);
+        if (owner)
+            if (const T* in_place = gguf_in_place<T>(h, src, tensor.size()))
+                return void(tensor = mapped_tensor<tensor_t>(owner, in_place, tensor.shape()));
+        fill_param(h, src, tensor, name);
     });
     describe_into(info, g);
     return p;
@@ -100,7 +125,7 @@ model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info) {
 
 template model_params<float> read_gguf_checkpoint<float>(const std::string&, checkpoint_info*);
 template model_params<double> read_gguf_checkpoint<double>(const std::string&, checkpoint_info*);
-template model_params<float> read_gguf_params<float>(const gguf_header&, checkpoint_info*);
-template model_params<double> read_gguf_params<double>(const gguf_header&, checkpoint_info*);
+template model_params<float> read_gguf_params<float>(const gguf_header&, checkpoint_info*, const std::shared_ptr<const void>&);
+template model_params<double> read_gguf_params<double>(const gguf_header&, checkpoint_info*, const std::shared_ptr<const void>&);
 
 }  // namespace attn::model

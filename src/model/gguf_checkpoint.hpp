@@ -8,6 +8,7 @@
 // Every problem is a model::file_error (`file: byte N: …`; the CLI exits 2).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "model/checkpoint.hpp"
@@ -25,8 +26,11 @@ model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* i
 architecture read_gguf_config(const std::string& path, checkpoint_info* info = nullptr);
 
 class gguf_header;
-// The same from a parsed header (its bytes alive): the fuzz target and tests.
+// The same from a parsed header (its bytes alive): the fuzz target and tests. With the
+// bytes' `owner` (the mapped file), a parameter the file holds as one F32 tensor in the
+// forward's layout (embeddings, norms, output) is a view of them (model/param_storage.hpp).
 template <class T>
-model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info = nullptr);
+model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info = nullptr,
+                                 const std::shared_ptr<const void>& owner = nullptr);
 
 }  // namespace attn::model

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/params.hpp"
+#include "model/traced_forward.hpp"
 #include "model/train_parts.hpp"
 
 namespace attn::model {
@@ -78,12 +79,56 @@ std::optional<std::size_t> forward_numbers(const architecture& c, std::size_t B,
     return t.total();
 }
 
-std::optional<std::size_t> traced_numbers(const architecture& c, std::size_t B, std::size_t Tn) {
+namespace {
+
+// One layer norm's kept copy (norm_acts): normalized and out [N, C], mean and rstd [N],
+// scale [N] with RMSNorm.
+void add_norm_copy(tally& t, const architecture& c, std::size_t N) {
+    t.add(2, N, c.n_embd);
+    t.add(c.norm == norm_kind::rms_norm ? 3 : 2, N);
+}
+
+// Every stage of one block as block_acts keeps it (traced_forward's block_view).
+void add_block_copy(tally& t, const architecture& c, std::size_t B, std::size_t Tn, std::size_t N) {
+    const std::size_t C = c.n_embd, dh = c.d_head(), H = c.n_head, KV = c.kv_heads();
+    t.add(3, N, C);                       // resid_pre, attn_out, resid_post
+    add_norm_copy(t, c, N);               // ln1
+    t.add(N, (H + 2 * KV) * dh);          // q, k, v
+    if (parts::split_attention(c) && c.positions == position_kind::rotary) t.add(N, (H + KV) * dh);  // rot_q, rot_k
+    t.add(2 * B, H, Tn, Tn);              // scores, pattern
+    t.add(N, H * dh);                     // z
+    if (!c.has_mlp()) return;
+    t.add(2, N, C);                       // resid_mid, mlp_out
+    add_norm_copy(t, c, N);               // ln2
+    t.add(c.mlp == mlp_kind::swiglu ? 3 : 2, N, c.d_mlp());  // mlp_pre, mlp_post (+ mlp_pre_linear)
+}
+
+}  // namespace
+
+std::optional<std::size_t> traced_numbers(const architecture& c, std::size_t B, std::size_t Tn,
+                                          const stage_request& r) {
+    if (B != 0 && Tn > std::numeric_limits<std::size_t>::max() / B) return std::nullopt;
+    const std::size_t N = B * Tn, C = c.n_embd;
     tally t;
-    t.add(forward_numbers(c, B, Tn));  // the forward, freed only after the copies are made
-    t.add(forward_numbers(c, B, Tn));  // the copies: at most the same buffers …
-    t.add(c.n_layer + 2, B, Tn, c.n_embd);  // … plus resid_pre per block, hook_embed, hook_pos_embed
+    // make_train_acts(c, B, Tn, 1, false): the stream, one block, the final norm, the losses.
+    t.add(N, C);
+    add_block(t, c, B, Tn, N);
+    t.add(2, N, C);                                   // lnf, lnf_normalized
+    t.add(c.norm == norm_kind::rms_norm ? 4 : 3, N);  // lnf_mean, lnf_rstd, losses (+ lnf_scale)
+    if (c.positions == position_kind::rotary) t.add(Tn, c.rotated_dims());  // cos, sin [Tn, dims/2]
+    // forward_acts' model-wide stages.
+    t.add(c.positions == position_kind::learned ? 2 : 1, N, C);  // hook_embed (+ hook_pos_embed)
+    t.add(2, N, c.vocab_size);                                  // logits, probs
+    add_norm_copy(t, c, N);                                     // ln_final
+    for (std::size_t l = 0; l < c.n_layer; ++l) {
+        if (r.keeps_block(l)) add_block_copy(t, c, B, Tn, N);
+        else if (r.every_pattern) t.add(B, c.n_head, Tn, Tn);
+    }
     return t.total();
+}
+
+std::optional<std::size_t> traced_numbers(const architecture& c, std::size_t B, std::size_t Tn) {
+    return traced_numbers(c, B, Tn, stage_request::all());
 }
 
 std::optional<std::size_t> training_numbers(const architecture& c, std::size_t B, std::size_t Tn) {

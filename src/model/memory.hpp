@@ -18,9 +18,16 @@ namespace attn::model {
 // forward over B sequences of Tn tokens, the [B, heads, Tn, Tn] score grids included.
 std::optional<std::size_t> forward_numbers(const architecture& config, std::size_t B, std::size_t Tn);
 
-// trace_stages (model/traced_forward): its forward plus the hook-shaped copies (an upper
-// bound: the copies are at most the forward's buffers plus a residual stream per layer
-// and two embeddings).
+struct stage_request;  // model/traced_forward.hpp
+
+// trace_stages (model/traced_forward) asked for `request` (exact, in numbers; the token ids
+// aside): one block's buffers reused layer after layer and the head's (make_train_acts(…, 1,
+// false)), the model-wide stages it keeps (hook_embed, hook_pos_embed, ln_final, logits,
+// probs), every stage of each block asked for, and hook_pattern of the other blocks when
+// the request keeps every pattern. The weights are not in it: load_model charges them.
+std::optional<std::size_t> traced_numbers(const architecture& config, std::size_t B, std::size_t Tn,
+                                          const stage_request& request);
+// The same with every stage of every block kept (--json, --npy, lessons).
 std::optional<std::size_t> traced_numbers(const architecture& config, std::size_t B, std::size_t Tn);
 
 // What a trainer of batch B over Tn tokens holds: parameters, gradients and AdamW's two

@@ -1,6 +1,9 @@
 // model/params.cpp — allocating a model's parameters from its architecture.
 #include "model/params.hpp"
 
+#include <algorithm>
+#include <type_traits>
+
 namespace attn::model {
 
 template <class T>
@@ -35,6 +38,23 @@ model_params<T> zero_params(const architecture& c) {
     return p;
 }
 
+template <class T>
+model_params<T> unfilled_params(const architecture& c) {
+    model_params<T> p;
+    p.config = c;
+    p.blocks.resize(c.n_layer);
+    for_each_param(p, [&](const std::string& name, param_kind, auto& t) {
+        using tensor_t = std::decay_t<decltype(t)>;
+        const auto shape = param_shape(name, c);
+        typename tensor_t::shape_type s;
+        std::copy(shape.begin(), shape.end(), s.begin());
+        t = tensor_t::from_shape(s);
+    });
+    return p;
+}
+
+template model_params<float> unfilled_params<float>(const architecture&);
+template model_params<double> unfilled_params<double>(const architecture&);
 template model_params<float> zero_params<float>(const architecture&);
 template model_params<double> zero_params<double>(const architecture&);
 

@@ -9,22 +9,26 @@
 // attention's key/value heads: q | k | v = H·d_head | KV·d_head | KV·d_head columns,
 // head h at columns h·d_head … (h+1)·d_head − 1 inside each (Llama's q_proj, k_proj,
 // v_proj side by side). A parameter the architecture does not have is empty (size 0).
+// A parameter's storage (model/param_storage.hpp) is its own memory or, read from a
+// checkpoint that holds it as the forward reads it, a read-only view of the mapped file.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
 
 #include "model/architecture.hpp"
+#include "model/param_storage.hpp"
 
 namespace attn::model {
 
 template <class T>
-using param1 = xt::xtensor<T, 1>;
+using param1 = xt::xtensor_container<param_storage<T>, 1, xt::layout_type::row_major>;
 template <class T>
-using param2 = xt::xtensor<T, 2>;
+using param2 = xt::xtensor_container<param_storage<T>, 2, xt::layout_type::row_major>;
 
 template <class T>
 struct block_params {
@@ -91,10 +95,39 @@ void for_each_param(Params& p, F&& f) {
     if (!a.tied) f(std::string("unembed.W_U"), param_kind::linear, p.lm_head);
 }
 
+// A parameter of `shape` whose elements are the n = product(shape) numbers at `data`, a
+// view of a mapping that `owner` keeps alive (model/param_storage.hpp).
+template <class Tensor, class T>
+Tensor mapped_tensor(std::shared_ptr<const void> owner, const T* data, typename Tensor::shape_type shape) {
+    typename Tensor::inner_strides_type strides;
+    const std::size_t n = xt::compute_strides(shape, xt::layout_type::row_major, strides);
+    return Tensor(param_storage<T>::view(std::move(owner), data, n), std::move(shape), std::move(strides));
+}
+
+// Every parameter in memory of its own (a view of a mapped checkpoint copied): what
+// training and --init do before they write; a no-op for parameters made in memory.
+template <class T>
+void own_params(model_params<T>& p) {
+    for_each_param(p, [](const std::string&, param_kind, auto& t) { t.storage().own(); });
+}
+
+// How many of the parameters' numbers are views of a mapped checkpoint (not copied).
+template <class T>
+std::size_t mapped_numbers(const model_params<T>& p) {
+    std::size_t n = 0;
+    for_each_param(p, [&](const std::string&, param_kind, const auto& t) { n += t.storage().mapped() ? t.size() : 0; });
+    return n;
+}
+
 // Parameters allocated with the architecture's shapes and filled with zeros (norm
 // weights with ones). The checkpoint reader fills them; training initialises them.
 template <class T>
 model_params<T> zero_params(const architecture& config);
+
+// The same shapes allocated and not filled (no page touched until written): for a reader
+// that writes every element or puts a view of its file in place (model/checkpoint*.cpp).
+template <class T>
+model_params<T> unfilled_params(const architecture& config);
 
 // A parameter's shape as model_params stores it ([in, out] for linear layers), from
 // its for_each_param name ("blocks.3.mlp.W_in" → [d_model, d_mlp]).

@@ -69,6 +69,12 @@ st_header parse_safetensors(const unsigned char* bytes, std::size_t size, const 
 template <class T>
 void read_elements(const st_header& h, const st_tensor& t, const unsigned char* bytes, T* out, bool transpose = false);
 
+// Tensor t's elements where they lie, when the file holds them as T (F32 for float, F64
+// for double), not to be transposed, and aligned for T in memory: checked finite (refused
+// as read_elements refuses), then returned in place. Otherwise nullptr: read_elements copies.
+template <class T>
+const T* elements_in_place(const st_header& h, const st_tensor& t, const unsigned char* bytes, bool transpose = false);
+
 // One tensor to write: its shape and its elements, contiguous, of the writer's dtype.
 struct st_out {
     std::string name;

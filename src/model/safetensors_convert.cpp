@@ -4,6 +4,7 @@
 // whether any value is not finite; only then a second pass finds the first one for
 // the message.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -153,6 +154,22 @@ void read_elements(const st_header& h, const st_tensor& t, const unsigned char* 
     if (!finite) fail_not_finite<T>(h, t, element_reader{p, kind});
 }
 
+template <class T>
+const T* elements_in_place(const st_header& h, const st_tensor& t, const unsigned char* bytes, bool transpose) {
+    if (t.dtype != (sizeof(T) == 8 ? "F64" : "F32") || (transpose && t.shape.size() == 2)) return nullptr;
+    const unsigned char* p = (t.shard_bytes ? t.shard_bytes : bytes) + t.begin;
+    if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0) return nullptr;
+    using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+    constexpr bits_t exponent = sizeof(T) == 8 ? bits_t(0x7FF0000000000000ull) : bits_t(0x7F800000u);
+    const bits_t* b = reinterpret_cast<const bits_t*>(p);  // [count] the elements' bits (aligned: checked above)
+    bits_t bad = 0;
+    for (std::size_t i = 0; i < t.count; ++i) bad |= static_cast<bits_t>((b[i] & exponent) == exponent);
+    if (bad != 0) fail_not_finite<T>(h, t, element_reader{p, sizeof(T) == 8 ? 0 : 1});
+    return reinterpret_cast<const T*>(p);
+}
+
+template const float* elements_in_place<float>(const st_header&, const st_tensor&, const unsigned char*, bool);
+template const double* elements_in_place<double>(const st_header&, const st_tensor&, const unsigned char*, bool);
 template void read_elements<float>(const st_header&, const st_tensor&, const unsigned char*, float*, bool);
 template void read_elements<double>(const st_header&, const st_tensor&, const unsigned char*, double*, bool);
 

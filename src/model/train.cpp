@@ -21,7 +21,9 @@ trainer<T>::trainer(const train_task& task, const train_options& options, model_
       grad_acts_(make_train_acts<T>(params_.config, options.batch, task.seq_len)),
       tokens_(options.batch * task.seq_len),
       targets_(options.batch * task.seq_len),
-      data_rng_(data_seed(options.seed)) {}
+      data_rng_(data_seed(options.seed)) {
+    own_params(params_);  // --init's checkpoint may be views of its file: writable copies, before any thread writes
+}
 
 template <class T>
 void trainer<T>::next_batch() {

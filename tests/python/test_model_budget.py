@@ -4,6 +4,10 @@ every case the issue lists that took gigabytes is refused before anything is all
 (exit 2, naming the input, the size, the budget and --max-elements), its peak RSS
 measured by the kernel (wait4's ru_maxrss) staying far under the budget; `model info`
 reads a 10 GB sparse checkpoint's header only; a run the budget admits stays under it.
+`model run` is charged the parameters and what its forward keeps (issue 32: the stages
+asked for, not every stage of every layer): run_charge below counts it here, buffer by
+buffer from the forward's description, and a budget of exactly that count admits the run
+while one number less refuses it.
 
 The checkpoints are written here (minGPT naming, config in __metadata__), the sparse one
 with a hole in place of its 10 GB of weights."""
@@ -94,6 +98,24 @@ def write_checkpoint(path, n_layer, n_head, n_embd, vocab, n_pos, sparse=False, 
     return offset
 
 
+def run_charge(n_layer, n_head, n_embd, vocab, n_pos, B, P, kept_layers=0):
+    """The numbers `attn model run` holds for the GPT-2-family checkpoint write_checkpoint
+    makes (LayerNorm with biases, learned positions, GELU MLP of 4·d, tied): its parameters,
+    the traced forward's one block of working buffers reused layer after layer, the final
+    norm, the stages it keeps whatever is asked (hook_embed, hook_pos_embed, ln_final,
+    logits, probs) and every stage of `kept_layers` layers (--layer: one)."""
+    params = sum(int(np.prod(s)) for s in gpt_tensors(n_layer, n_embd, vocab, n_pos).values())
+    N, C, F, grid = B * P, n_embd, 4 * n_embd, B * n_head * P * P
+    ln_rows = 2 * N * C + 2 * N  # a layer norm's normalized and output rows, its means and 1/std
+    block = (ln_rows + N * 3 * C + 2 * grid + N * C + N * C + N * C + N * C  # ln1, qkv, scores + pattern, z, attn_out, resid_mid, resid_post
+             + ln_rows + N * C + 3 * N * F)  # ln2, mlp_out, mlp_pre + mlp_post + GELU's tanh
+    working = N * C + block + ln_rows + N  # the stream, one block, ln_final's buffers, the losses
+    outputs = 2 * N * C + 2 * N * vocab + ln_rows  # hook_embed, hook_pos_embed, logits, probs, ln_final
+    kept = (3 * N * C + ln_rows + 3 * N * C + 2 * grid + N * C  # resid_pre, attn_out, resid_post, ln1, q k v, scores, pattern, z
+            + 2 * N * C + ln_rows + 2 * N * F)  # resid_mid, mlp_out, ln2, mlp_pre, mlp_post
+    return params + working + outputs + kept_layers * kept
+
+
 def refused(name, args, words):
     code, err, rss, secs = run(*args)
     check(f"{name}: refused, exit 2", code == 2, f"exit {code}: {err[-400:]}")
@@ -115,11 +137,18 @@ def main():
         # tokens are 2 · 8 · 4096² scores and patterns — gigabytes, refused.
         long_ckpt = os.path.join(d, "long.safetensors")
         write_checkpoint(long_ckpt, 2, 8, 32, 50, 4096)
+        # Predictions only: one block's scores and patterns alone are 2 · 8 · 4096² = 2^28.
+        check("4,096 tokens: the predictions alone are past the budget", run_charge(2, 8, 32, 50, 4096, 1, 4096) > BUDGET)
         refused("model run, 4,096 tokens on a 4,096-position model", ["model", "run", long_ckpt, "--tokens", ids(4096, 50)],
                 ["--tokens", "4096 tokens", "numbers"])
         refused("model heads --length 2048", ["model", "heads", long_ckpt, "--length", "2048"], ["--length", "4096 tokens"])
+        # 8 rows of 1,024: the predictions fit (one block's grids are 2 · 8 · 8 · 1024² = 2^27),
+        # but showing a layer keeps its stages beside them (2^27 more): refused.
         row = ids(1024, 50)
-        refused("model run, 8 rows of 1,024 tokens", ["model", "run", long_ckpt] + ["--tokens", row] * 8,
+        check("8 rows of 1,024 tokens: the predictions fit the budget, one layer's stages more do not",
+              run_charge(2, 8, 32, 50, 4096, 8, 1024) <= BUDGET < run_charge(2, 8, 32, 50, 4096, 8, 1024, kept_layers=1))
+        refused("model run --layer 0, 8 rows of 1,024 tokens",
+                ["model", "run", long_ckpt, "--layer", "0", "--head", "0"] + ["--tokens", row] * 8,
                 ["8 sequences", "1024 tokens"])
         refused("model explain at 4,096 tokens",
                 ["model", "explain", long_ckpt, "--tokens", ids(4096, 50), "--layer", "0", "--head", "0", "--query", "5"],
@@ -170,15 +199,28 @@ def main():
         check(f"model tokenize --json on 256 KB: exit 0, peak RSS {rss / MIB:.0f} MiB ≤ {base / MIB:.0f} MiB + 8 numbers a byte",
               code == 0 and (SANITIZED or rss <= base + 64 * os.path.getsize(small)), f"exit {code}: {out[-300:]}")
 
-        # A run the budget admits stays under it: 2 layers × 8 heads at 1,024 tokens, with a
-        # budget just above what it charges; float32, so 4 bytes a number.
-        budget = 80_000_000
+        # A run the budget admits stays under it: 2 layers × 8 heads at 1,024 tokens; the
+        # budget is exactly what run_charge counts (float32, so 4 bytes a number), and one
+        # number less is refused; --layer 0 keeps that layer's stages too: refused there.
+        budget = run_charge(2, 8, 32, 50, 4096, 1, 1024)
         code, err, rss, _ = run("model", "run", long_ckpt, "--tokens", ids(1024, 50), "--max-elements", str(budget))
         base = run("model", "run", long_ckpt, "--tokens", "1,2")[2]
-        check(f"an admitted run: exit 0, peak RSS {rss / MIB:.0f} MiB ≤ {base / MIB:.0f} MiB + 4 bytes × {budget}",
+        check(f"an admitted run at a budget of exactly its {budget} numbers: exit 0, peak RSS {rss / MIB:.0f} MiB ≤ "
+              f"{base / MIB:.0f} MiB + 4 bytes × {budget}",
               code == 0 and (SANITIZED or rss <= base + 4 * budget), f"exit {code}: {err[-300:]}")
-        code, err, _, _ = run("model", "run", long_ckpt, "--tokens", ids(1024, 50), "--max-elements", str(budget // 2))
-        check("the same run under half that budget: refused", code == 2 and "--max-elements" in err, err[-300:])
+        code, err, _, _ = run("model", "run", long_ckpt, "--tokens", ids(1024, 50), "--max-elements", str(budget - 1))
+        check("the same run under a budget one number smaller: refused", code == 2 and "--max-elements" in err, err[-300:])
+        code, err, _, _ = run("model", "run", long_ckpt, "--tokens", ids(1024, 50), "--layer", "0", "--head", "0",
+                              "--max-elements", str(budget))
+        check("--layer 0 at the predictions' budget: refused (its layer's stages are kept too)",
+              code == 2 and "one layer's stages" in err, err[-300:])
+        # --layer 0 on 64 tokens (a table small enough to print): exactly its count admits it.
+        layer = run_charge(2, 8, 32, 50, 4096, 1, 64, kept_layers=1)
+        for given, want in [(layer, 0), (layer - 1, 2)]:
+            code, err, _, _ = run("model", "run", long_ckpt, "--tokens", ids(64, 50), "--layer", "0", "--head", "0",
+                                  "--max-elements", str(given))
+            check(f"--layer 0 on 64 tokens at a budget of {given} numbers (its count: {layer}): exit {want}",
+                  code == want, f"exit {code}: {err[-300:]}")
     finally:
         shutil.rmtree(d, ignore_errors=True)
     if failures:
