@@ -112,6 +112,9 @@ for ex, model, row, then, wrong in CASES:
 toks = seen[("20-first-digit-row", "alice")]
 column = [mh.head_row("sort8", toks, 0, 0, r)[1][7] for r in range(8)]
 expect("20-first-digit-row", "alice", {"weights": column}, "weights_transposed")
+# sort8's scores not divided by √16 are named too.
+unscaled = [4 * x for x in mh.head_row("sort8", toks, 0, 0, 7)[0]]
+expect("20-first-digit-row", "alice", {"scaled": unscaled}, "no_scaling")
 
 # Lesson 22's two steps share the student's input (same_input_as), and so do lesson 21's two heads.
 for student in ("alice", "bob"):
