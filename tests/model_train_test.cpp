@@ -194,6 +194,29 @@ TEST_CASE("The sort task feeds 11 tokens and scores only the sorted half", "[mod
     CHECK_THROWS_WITH(make_task("sorting"), Catch::Contains("sort, reverse, copy or induction"));
 }
 
+TEST_CASE("A wider sort task: eight digits from 0 to 5 feed 15 tokens, the first 7 targets unscored", "[model][train]") {
+    const auto task = make_digits_task("sort", 8, 6);
+    CHECK((task.seq_len == 15 && task.vocab_size == 6 && task.model.n_positions == 15 && task.model.vocab_size == 6));
+    CHECK(task_sequence(task, {3, 0, 5, 2, 0, 4, 1, 3}) ==
+          std::vector<std::int32_t>{3, 0, 5, 2, 0, 4, 1, 3, 0, 0, 1, 2, 3, 3, 4, 5});
+    attn::prng g(3);
+    std::vector<std::int32_t> x(8 * 15), y(8 * 15);  // [B, T]
+    task.fill_batch(g, x.data(), y.data(), 8);
+    std::vector<int> seen(6, 0);
+    for (std::size_t b = 0; b < 8; ++b) {
+        for (std::size_t t = 0; t < 7; ++t) CHECK(y[b * 15 + t] == -1);
+        std::vector<std::int32_t> in(x.begin() + b * 15, x.begin() + b * 15 + 8);
+        for (auto d : in) ++seen.at(static_cast<std::size_t>(d));
+        std::sort(in.begin(), in.end());
+        for (std::size_t t = 0; t < 8; ++t) CHECK(y[b * 15 + 7 + t] == in[t]);
+    }
+    for (int c : seen) CHECK(c > 0);  // 64 digits: every one of 0 … 5 drawn
+    CHECK(make_digits_task("sort", 6, 3).seq_len == make_task("sort").seq_len);
+    CHECK_THROWS_WITH(make_digits_task("induction", 8, 6), Catch::Contains("--digits and --base are for sort"));
+    CHECK_THROWS_WITH(make_digits_task("sort", 0, 6), Catch::Contains("expected 1"));
+    CHECK_THROWS_WITH(make_digits_task("sort", 8, 1), Catch::Contains("base of 2"));
+}
+
 // Whether s [T + 1] is BOS, a prefix s[1 … p], a block s[p+1 … p+L], the block again
 // and a tail, the prefix (from its third token) and the tail following the task's
 // chain: each token one of the followers of the token two before it.

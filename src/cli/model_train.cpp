@@ -52,6 +52,7 @@ namespace {
 struct train_cli {
     std::string task, out, data, init, watch, dtype = "float32", losses, grads, keep_steps, arch = "gpt2";
     std::optional<std::size_t> iters, batch, layers, heads, d_model, kv_heads;
+    std::optional<std::size_t> digits, base;  // sort, reverse, copy: the input's length and its digits 0 … base − 1
     std::uint64_t seed = 1;
     unsigned threads = 1;
     std::optional<double> lr;
@@ -372,10 +373,34 @@ int train_loop(const train_cli& o, const model::train_task& task) {
     return 0;
 }
 
+// The task asked for: a built-in one (sort, reverse, copy with their --digits and --base)
+// or --data's file.
+model::train_task task_asked(const train_cli& o) {
+    if (!o.data.empty()) {
+        if (o.digits || o.base)
+            throw attn::error(attn::source_pos{o.digits ? "--digits" : "--base"},
+                              "the sequences of --data FILE are the file's: --digits and --base are for sort, reverse and copy");
+        return model::load_data_task(o.data);
+    }
+    if (!o.digits && !o.base) return model::make_task(o.task);
+    const char* option = o.digits ? "--digits" : "--base";
+    if (o.task == "induction")
+        throw attn::error(attn::source_pos{option}, "the induction task has no digits to set: --digits and --base are for sort, "
+                                                     "reverse and copy");
+    if (o.digits && (*o.digits < 1 || *o.digits > model::max_task_digits))
+        throw attn::error(attn::source_pos{"--digits"},
+                          fmt::format("expected 1 … {} digits, found {}", model::max_task_digits, *o.digits));
+    if (o.base && (*o.base < 2 || *o.base > model::max_task_base))
+        throw attn::error(attn::source_pos{"--base"},
+                          fmt::format("expected a base of 2 … {} (digits 0 … base − 1), found {}", model::max_task_base, *o.base));
+    const model::train_task defaults = model::make_task(o.task);
+    return model::make_digits_task(o.task, o.digits.value_or(defaults.digits), o.base.value_or(defaults.vocab_size));
+}
+
 void run_model_train(const train_cli& o) {
     if (o.task.empty() == o.data.empty())
         throw attn::error(attn::source_pos{"TASK"}, "give a task (sort, reverse, copy, induction) or --data FILE, not both");
-    const model::train_task task = o.data.empty() ? model::make_task(o.task) : model::load_data_task(o.data);
+    const model::train_task task = task_asked(o);
     model::set_train_threads(o.threads);
     const int code = o.dtype == "float64" ? train_loop<double>(o, task) : train_loop<float>(o, task);
     if (code != 0) throw exit_request{code};
@@ -389,6 +414,9 @@ void setup_model_train(CLI::App& model) {
         ->check(CLI::IsMember({"sort", "reverse", "copy", "induction"}));
     sub->add_option("--out", o->out, "The checkpoint to write (safetensors: minGPT naming; --arch llama: Hugging Face Llama naming)")->required();
     sub->add_option("--data", o->data, "Train on FILE's token sequences (one per line; '|' starts the scored part)");
+    sub->add_option("--digits", o->digits, "sort, reverse, copy: digits in each input (default 6; minGPT's length)");
+    sub->add_option("--base", o->base, "sort, reverse, copy: the digits run from 0 to B - 1 (default 3; minGPT's num_digits)")
+        ->type_name("B");
     sub->add_option("--iters", o->iters, "Training steps (default 2000; induction: 8000)")->check(CLI::Range(1, 10000000));
     sub->add_option("--batch", o->batch, "Sequences per step (default 64)")->check(CLI::Range(1, 65536));
     add_seed_option(*sub, o->seed, "Seed of the initial weights and the batches (default 1)");

@@ -25,11 +25,11 @@ architecture default_model(std::size_t layers, std::size_t heads, std::size_t d,
     return c;
 }
 
-train_task digits_task(const std::string& name) {
+train_task digits_task(const std::string& name, std::size_t digits, std::size_t base) {
     train_task t;
     t.name = name;
-    t.digits = 6;
-    t.vocab_size = 3;
+    t.digits = digits;
+    t.vocab_size = base;
     t.seq_len = 2 * t.digits - 1;
     // minGPT's GPT: untied lm_head (nn.Linear without bias), MLP blocks.
     t.model = default_model(3, 3, 48, t.vocab_size, t.seq_len, true, false);
@@ -66,9 +66,20 @@ const std::vector<std::string>& task_names() {
 }
 
 train_task make_task(const std::string& name) {
-    if (name == "sort" || name == "reverse" || name == "copy") return digits_task(name);
+    if (name == "sort" || name == "reverse" || name == "copy") return digits_task(name, 6, 3);
     if (name == "induction") return induction_task();
     throw attn::error("unknown task '" + name + "': expected sort, reverse, copy or induction");
+}
+
+train_task make_digits_task(const std::string& name, std::size_t digits, std::size_t base) {
+    if (name != "sort" && name != "reverse" && name != "copy")
+        throw attn::error("the task '" + name + "' has no digits to set: --digits and --base are for sort, reverse and copy");
+    if (digits < 1 || digits > max_task_digits)
+        throw attn::error("expected 1 … " + std::to_string(max_task_digits) + " digits, found " + std::to_string(digits));
+    if (base < 2 || base > max_task_base)
+        throw attn::error("expected a base of 2 … " + std::to_string(max_task_base) + " (digits 0 … base − 1), found " +
+                          std::to_string(base));
+    return digits_task(name, digits, base);
 }
 
 std::vector<std::int32_t> task_sequence(const train_task& task, const std::vector<std::int32_t>& input) {

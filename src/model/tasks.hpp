@@ -5,6 +5,8 @@
 //   sort       minGPT's demo: 6 digits from {0, 1, 2}, then the same digits sorted;
 //              the model is fed the first 11 tokens and scored only on the sorted half
 //              (the first 5 targets are −1). 3 layers, 3 heads, d_model 48, untied.
+//              Wider (make_digits_task): N digits from {0 … B − 1} (minGPT's
+//              SortDataset(length=N, num_digits=B)), 2N − 1 tokens fed, N − 1 targets −1.
 //   reverse    the same, the second half the input reversed.
 //   copy       the same, the second half the input again.
 //   induction  BOS (token 0), a prefix of p tokens, a block of L = 4 … 12 uniformly
@@ -62,6 +64,11 @@ struct train_task {
 
 // The built-in tasks by name; throws std::invalid_argument naming the known ones.
 train_task make_task(const std::string& name);
+// sort, reverse or copy on `digits` digits from {0 … base − 1} (make_task's: 6 and 3);
+// throws attn::error for another task, or digits outside 1 … max_task_digits, base
+// outside 2 … max_task_base.
+train_task make_digits_task(const std::string& name, std::size_t digits, std::size_t base);
+constexpr std::size_t max_task_digits = 512, max_task_base = 65536;
 // A task from a file of sequences (io/input_read); throws io::input_error with file:line:col.
 train_task load_data_task(const std::string& path);
 

@@ -61,10 +61,10 @@ with tempfile.TemporaryDirectory() as tmp:
         print(f"{first} / {second}: {len(differ)} of {len(a)} students get other tokens")
         check(not differ, f"{second}: {len(differ)} students get other tokens than at {first}, e.g. {differ[:3]}")
         drawn[first] = a
-    # Following the prompt pays: the step-100 digits, read at step 2,000 (the trained "sort").
+    # Following the prompt pays: the step-100 digits, read at step 2,000 (the trained "sort8").
     for student in ("learner0000", "learner0001", "learner0002"):
         toks = drawn["22-step-100-row"][student]
-        _, weights, most = mh.head_row("sort", toks, 0, 0, 5)
+        _, weights, most = mh.head_row("sort8", toks, 0, 0, 7)
         r = grade(tmp, "22-step-2000-row", student, {"weights": weights, "most": [most]})
         check(r["score"] == r["max_score"] == 2, f"22-step-2000-row: {student} on the step-100 digits scores {r['score']}")
         toks = drawn["21-stripe-row"][student]

@@ -2,7 +2,8 @@
 """tests/python/test_grade_variant_space.py — variants that don't collide (issue 36, Build 1):
 in a class of 10,000, at most 1% of the students may share their numbers with a classmate
 (a copy from such a classmate scores 100% and cannot be flagged). For every per-student
-exercise of lessons 01–19 and 24–26 (lessons 20–23: tools/variant-space-models, by hand: minutes), the
+exercise of lessons 01–19 and 24–26 (lessons 20–23: computed by test_grade_variant_space_models.py,
+counted by tools/variant-space-models, by hand: minutes), the
 teacher's batch `attn exercise show ID --students ROSTER` draws the 10,000 variants under a
 random secret, and the share of students whose inputs equal someone else's is counted here.
 
@@ -26,7 +27,10 @@ failures = []
 STUDENTS = 10000
 LIMIT = 0.01
 MODELS = len(sys.argv) > 1 and sys.argv[1] == "models"
-KNOWN_COLLIDING = {"20-first-digit-row", "20-fourth-digit-row", "22-step-100-row", "22-step-2000-row"}
+# Lessons 20 and 22 read the sort model of eight digits from {0, …, 5} (1,679,616 inputs) since
+# issue 36; 23-rotary-row still draws one story token of 21. CTest computes the models' rates
+# (test_grade_variant_space_models.py); "models" counts them over 10,000 students, by hand.
+KNOWN_COLLIDING = {"23-rotary-row"}
 
 
 def check(cond, what):

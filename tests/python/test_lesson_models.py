@@ -11,7 +11,11 @@
     checkpoint (tests/python/model_train_reference.py's minGPT, float64): lesson 20's
     greedy decoding table (tokens and probabilities) and its head's weights; lesson 21's
     heatmaps (every shade), the induction head's strongest keys and their distance, the
-    head detector's scores and the losses with each head removed."""
+    head detector's scores and the losses with each head removed.
+  * The wider sort model of lessons 20 and 22's per-student exercises (sort8: eight digits
+    from {0, …, 5}) does what their prompts say, in PyTorch: it sorts fresh inputs, and its
+    layer 1, head 1 weights a copy of the smallest digit most at the query of the last
+    input digit, the step that writes the first sorted digit."""
 import os
 import re
 import shutil
@@ -335,6 +339,27 @@ def check_unused_kinds(sort):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_sort8():
+    """sort8 sorts at least 985 of 1,000 fresh inputs by greedy decoding, and its layer 1, head 1
+    (blocks.0 head 0) at row 7 weights a copy of the smallest digit most on at least 95% of them."""
+    m = model("sort8")
+    g = torch.Generator().manual_seed(2026)
+    inputs = torch.randint(0, 6, (1000, 8), generator=g)
+    seq = inputs.clone()
+    with torch.no_grad():
+        for _ in range(8):
+            logits, _ = m(seq)
+            seq = torch.cat([seq, logits[:, -1, :].argmax(-1, keepdim=True)], dim=1)
+        sorted_ok = int((seq[:, 8:] == inputs.sort(dim=1).values).all(dim=1).sum())
+        row = m.pattern(seq[:, :15], 0)[:, 0, 7, :8]  # [1000, 8]: the query of position 7 over the input
+        most = row.argmax(dim=1)
+        on_min = float((inputs.gather(1, most[:, None])[:, 0] == inputs.min(dim=1).values).double().mean())
+    check(sorted_ok >= 985, f"sort8 sorts only {sorted_ok} of 1,000 fresh inputs")
+    check(on_min >= 0.95, f"sort8's layer 1, head 1 weights the smallest digit most on only {100 * on_min:.1f}% of inputs")
+    print(f"ok: sort8 sorts {sorted_ok} of 1,000; its layer 1, head 1 weights the smallest digit most on "
+          f"{100 * on_min:.1f}% of them")
+
+
 def main():
     torch.set_num_threads(1)
     retrained()
@@ -346,6 +371,7 @@ def main():
     check_lesson_22(seq)
     check_unused_kinds(sort)
     check_lesson_21()
+    check_sort8()
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)

@@ -1,7 +1,9 @@
 """tests/python/test_model_train_cli.py — `attn model train` as a user runs it: Ctrl-C
 stops between steps, saves the checkpoint so far, says where (exit 130) and PyTorch
 reads that checkpoint; on a terminal the progress line redraws in place (carriage
-return and erase, one line), in a pipe it prints plain lines."""
+return and erase, one line), in a pipe it prints plain lines. --digits and --base widen
+the digit tasks (PyTorch reads the model's vocabulary and positions, and the checkpoint
+sorts what the task fed it) and are refused, naming the option, where they mean nothing."""
 import os
 import pty
 import select
@@ -65,4 +67,19 @@ assert p.returncode == 0, text
 assert text.count("\r\x1b[K") == 3, repr(text)       # steps 10, 20, 30 drawn over each other
 assert "step 30/30" in text and "wrote " + out2 in text, repr(text)
 assert text.count("\n") <= 3, repr(text)               # the progress itself took one line
+
+# ---- --digits and --base: a wider digit task ------------------------------------------------
+wide = os.path.join(tmp, "wide.safetensors")
+ref.attn("model", "train", "sort", "--digits", "5", "--base", "7", "--iters", "3", "--batch", "4", "--out", wide)
+model, meta = ref.load_model(wide, torch.float32)
+assert (meta["vocab_size"], meta["n_positions"]) == ("7", "9"), meta  # digits 0 … 6, 2·5 − 1 tokens fed
+logits, _ = model(torch.tensor([[6, 0, 3, 3, 1, 0, 1, 3, 3]]))
+assert logits.shape == (1, 9, 7) and torch.isfinite(logits).all()
+for args, option, said in ((["induction", "--digits", "8"], "--digits", "no digits to set"),
+                           (["sort", "--base", "1"], "--base", "expected a base of 2"),
+                           (["sort", "--digits", "0"], "--digits", "expected 1"),
+                           (["--data", os.path.join(tmp, "none.txt"), "--base", "4"], "--base", "are the file's")):
+    r = ref.attn("model", "train", *args, "--out", os.path.join(tmp, "refused.safetensors"), check=False)
+    assert r.returncode == 2 and option in r.stderr and said in r.stderr, (args, r.returncode, r.stderr)
+    assert not os.path.exists(os.path.join(tmp, "refused.safetensors")), args
 print("ok")

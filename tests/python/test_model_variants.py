@@ -49,7 +49,7 @@ def grade(ex, student, parts):
     return json.loads(p.stdout)
 
 
-# The parts each exercise asks for; 20-fourth-digit-row asks for the keys 0 … 8 only.
+# The parts each exercise asks for; 20-fourth-digit-row asks for the keys 0 … 10 only.
 PARTS = {"20-first-digit-row": ("scaled", "weights", "most"), "20-fourth-digit-row": ("weights", "most"),
          "22-step-100-row": ("scaled", "weights"), "22-step-2000-row": ("weights", "most"),
          "21-stripe-row": ("weights", "most"), "21-previous-row": ("scaled", "most")}
@@ -75,10 +75,10 @@ def expect(ex, student, parts, mistake=None):
 
 # (exercise, checkpoint, query row, how the sequence goes on, wrong answers: mistake → (checkpoint, layer, head))
 CASES = [
-    ("20-first-digit-row", "sort", 5, None, {"head_counted_from_0": ("sort", 1, 1), "other_checkpoint": ("sort-100", 0, 0)}),
-    ("20-fourth-digit-row", "sort", 8, "greedy", {"head_counted_from_0": ("sort", 1, 1)}),
-    ("22-step-100-row", "sort-100", 5, None, {"other_checkpoint": ("sort", 0, 0)}),
-    ("22-step-2000-row", "sort", 5, None, {"other_checkpoint": ("sort-100", 0, 0)}),
+    ("20-first-digit-row", "sort8", 7, None, {"head_counted_from_0": ("sort8", 1, 1), "other_checkpoint": ("sort8-100", 0, 0)}),
+    ("20-fourth-digit-row", "sort8", 10, "greedy", {"head_counted_from_0": ("sort8", 1, 1)}),
+    ("22-step-100-row", "sort8-100", 7, None, {"other_checkpoint": ("sort8", 0, 0)}),
+    ("22-step-2000-row", "sort8", 7, None, {"other_checkpoint": ("sort8-100", 0, 0)}),
     # Lesson 21's induction model has one head a layer and one checkpoint: the wrong head
     # read is the other layer's (no catalogued mistake: fewer points, none named).
     ("21-stripe-row", "induction", 15, "repeat", {"": ("induction", 0, 0)}),
@@ -91,14 +91,14 @@ for ex, model, row, then, wrong in CASES:
     for student in ("alice", "bob"):
         toks = tokens(ex, student)
         seen[(ex, student)] = toks
-        if then == "greedy":  # six drawn digits, then what the model writes: its sorted copy
-            check(len(toks) == 11 and toks[6:] == mh.greedy(model, toks[:6], 11)[6:] and toks[6:] == sorted(toks[:6])[:5],
-                  "%s/%s: the input %s is six digits and their sorted copy" % (ex, student, toks))
+        if then == "greedy":  # eight drawn digits, then what the model writes: its sorted copy
+            check(len(toks) == 15 and toks[8:] == mh.greedy(model, toks[:8], 15)[8:] and toks[8:] == sorted(toks[:8])[:7],
+                  "%s/%s: the input %s is eight digits and their sorted copy" % (ex, student, toks))
         elif then == "repeat":  # BOS kept, ten tokens drawn from 1 … 21, the same ten again
             check(len(toks) == 21 and toks[0] == 0 and toks[11:] == toks[1:11] and all(1 <= t <= 21 for t in toks[1:]),
                   "%s/%s: the input %s is BOS, ten tokens and the same ten" % (ex, student, toks))
         else:
-            check(len(toks) == 6 and all(t in (0, 1, 2) for t in toks), "%s/%s: six digits, found %s" % (ex, student, toks))
+            check(len(toks) == 8 and all(0 <= t <= 5 for t in toks), "%s/%s: eight digits of 0 … 5, found %s" % (ex, student, toks))
         layer = LAYER.get(ex, 0)
         expect(ex, student, answers(ex, model, toks, layer, 0, row))
         for mistake, (m2, l2, h2) in wrong.items():
@@ -110,8 +110,11 @@ for ex, model, row, then, wrong in CASES:
 
 # The column of the query's key instead of its row (the weights transposed): named.
 toks = seen[("20-first-digit-row", "alice")]
-column = [mh.head_row("sort", toks, 0, 0, r)[1][5] for r in range(6)]
+column = [mh.head_row("sort8", toks, 0, 0, r)[1][7] for r in range(8)]
 expect("20-first-digit-row", "alice", {"weights": column}, "weights_transposed")
+# sort8's scores not divided by √16 are named too.
+unscaled = [4 * x for x in mh.head_row("sort8", toks, 0, 0, 7)[0]]
+expect("20-first-digit-row", "alice", {"scaled": unscaled}, "no_scaling")
 
 # Lesson 22's two steps share the student's input (same_input_as), and so do lesson 21's two heads.
 for student in ("alice", "bob"):
@@ -136,9 +139,9 @@ expect("21-previous-row", "alice", {"scaled": unscaled}, "no_scaling")
 
 # A lesson file's mistakes in these keys are reported at their place (exit 2).
 lesson20 = open(os.path.join(ROOT, "lessons", "20-learned-to-sort.toml"), encoding="utf-8").read()
-EXERCISE = 'points = 3\nmodel = "sort"\ntokens = "2 0 1 1 0 2"\nlayer = 0\nhead = 0\n'  # 20-first-digit-row's keys
-BAD = [('model = "sort"', 'model = "sortt"', "no built-in model 'sortt'"),
-       ('tokens = "2 0 1 1 0 2"', 'tokens = "2 0 7 1 0 2"', "token ids from 0 to 2"),
+EXERCISE = 'points = 3\nmodel = "sort8"\ntokens = "3 0 5 2 0 4 1 3"\nlayer = 0\nhead = 0\n'  # 20-first-digit-row's keys
+BAD = [('model = "sort8"', 'model = "sortt"', "no built-in model 'sortt'"),
+       ('tokens = "3 0 5 2 0 4 1 3"', 'tokens = "3 0 7 2 0 4 1 3"', "token ids from 0 to 5"),
        ('layer = 0', 'layer = 3', "'layer'"),
        ('head = 0', 'head = 3 # counted from 0', "'head'")]
 at = lesson20.index(EXERCISE)
