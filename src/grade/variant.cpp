@@ -17,12 +17,30 @@ namespace sw = stage_word;
 
 std::string normalize_student_id(const std::string& id) { return io::ascii_lower(io::trimmed(id, " \t\r\n\v\f")); }
 
+namespace {
+
+// course_key(secret), kept per thread for the next call with the same secret (a class asks
+// for it twice per student and exercise: seed and code).
+const std::array<unsigned char, 32>& variant_key(const std::string& secret) {
+    thread_local std::string last_secret;
+    thread_local std::array<unsigned char, 32> last_key{};
+    thread_local bool known = false;
+    if (!known || last_secret != secret) {
+        last_key = course_key(secret);
+        last_secret = secret;
+        known = true;
+    }
+    return last_key;
+}
+
+}  // namespace
+
 std::uint64_t variant_seed(const std::string& secret, const std::string& student, const std::string& exercise_id) {
-    return first_u64(keyed_hash(course_key(secret), {"attn-variant-seed-v2", exercise_id, normalize_student_id(student)}));
+    return first_u64(keyed_hash(variant_key(secret), {"attn-variant-seed-v2", exercise_id, normalize_student_id(student)}));
 }
 
 std::string variant_code(const std::string& secret, const std::string& student, const std::string& exercise_id) {
-    return base32(keyed_hash(course_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
+    return base32(keyed_hash(variant_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
 }
 
 namespace {
@@ -78,16 +96,28 @@ bool partners_distinguishable(const exercise& x, const std::vector<int>& ids) {
     return true;
 }
 
+// Whether x draws numbers into q, k, v or encoder_q (a model exercise draws its tokens only).
+bool draws_roles(const exercise& x) {
+    return std::any_of(x.variant.vary.begin(), x.variant.vary.end(), [](const std::string& role) {
+        return role == sw::q() || role == sw::k() || role == sw::v() || role == "encoder_q";
+    });
+}
+
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
 // right answer of a part (then a wrong method could score full marks); bounded. With
 // the draw count known (a class's memo), the same stream is replayed unchecked.
 void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_numbers& n,
                           const std::optional<variant_draws>& known = std::nullopt) {
     prng rng(seed);
+    const bool roles = draws_roles(x);
     for (int attempt = 0;; ++attempt) {
-        if (x.setup.model)
-            model_inputs(*x.setup.model, lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi), n,
-                         inputs_repeat(x));
+        // A draw the class's memo says was refused is only read off the stream again: its
+        // head's numbers are needed only when roles are drawn on their shapes.
+        const bool replayed = known && attempt < known->redraws;
+        if (x.setup.model) {
+            const std::vector<int> ids = lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi);
+            if (!replayed || roles) model_inputs(*x.setup.model, ids, n, inputs_repeat(x));
+        }
         const matrix* first = nullptr;  // with tie, every role copies the first one drawn
         for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
             matrix* m = role == sw::q() ? &n.inputs.q : role == sw::k() ? &n.inputs.k : role == sw::v() ? &n.inputs.v
@@ -100,7 +130,7 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
             redraw(*m, rng, x.variant);
             if (x.variant.tie && role != "encoder_q") first = m;
         }
-        if (known && attempt < known->redraws) {
+        if (replayed) {
             ++n.redraws;
             continue;
         }
