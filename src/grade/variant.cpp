@@ -189,9 +189,50 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
 // The class's memo: see variant.hpp.
 constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
 
+namespace {
+
+// Whether x and p (same_input_as partners) read one stream of token draws alike: one
+// seed, the same drawing rules, no roles drawn on the heads' shapes, and a continuation
+// that does not depend on which model runs it.
+bool draws_alike(const exercise& x, const exercise& p) {
+    if (!x.setup.model || !p.setup.model || seed_id(x) != seed_id(p) || draws_roles(x) || draws_roles(p)) return false;
+    const auto &a = *x.setup.model, &b = *p.setup.model;
+    return a.tokens == b.tokens && a.keep == b.keep && a.drawn == b.drawn && a.then == b.then &&
+           (a.then != "greedy" || a.model == b.model) && x.variant.lo == p.variant.lo && x.variant.hi == p.variant.hi;
+}
+
+}  // namespace
+
+// A draw of x is kept when neither x's check nor any partner's refuses it (draw_distinguishable):
+// a partner learnt with the same set of checks and the same draws has x's table already.
+const variant_memo::table* variant_memo::partner_table(const exercise& x, const std::vector<std::string>& checked) const {
+    for (const exercise& p : x.same_input) {
+        const auto it = by_exercise_.find(p.id);
+        if (it != by_exercise_.end() && it->second.checked == checked && draws_alike(x, p)) return &it->second;
+    }
+    return nullptr;
+}
+
 void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students,
                          const learnt_numbers& each) {
     if (secret.empty() || !x.variant.enabled) return;
+    std::vector<std::string> checked{x.id};
+    for (const exercise& p : x.same_input) checked.push_back(p.id);
+    std::sort(checked.begin(), checked.end());
+    if (const table* shared = partner_table(x, checked)) {  // lessons 20–22: drawn and checked with its partner already
+        table t = *shared;
+        by_exercise_[x.id] = std::move(t);
+        if (each)  // x's own numbers on the kept draws, replayed unchecked
+            parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
+                variant_request req;
+                req.student = students[i];
+                req.secret = secret;
+                req.practice_ok = false;
+                req.memo = this;
+                each(i, numbers_for(x, req));
+            });
+        return;
+    }
     std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
     parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
         variant_request req;
@@ -204,6 +245,7 @@ void variant_memo::learn(const exercise& x, const std::string& secret, const std
     });
     std::sort(learnt.begin(), learnt.end());  // by seed, for the binary search in find()
     table t;
+    t.checked = std::move(checked);
     for (const auto& [seed, d] : learnt) {
         t.seeds.push_back(seed);
         t.draws.push_back(d);
