@@ -13,6 +13,14 @@ be: the class is graded in id order whatever the threads). The issue's target: u
 30 s wall and under 100 MB.
 
     bench/grade_bench.py --attn build-bench/attn [--students 100000] [--rounds 1] [--out FILE]
+                         [--term-classes DIR]
+
+Then issue 36's two term assignments, in the same command: bench/term-14.toml on
+DIR/term-14-N and bench/term-models.toml on DIR/term-models-N (bench/make_term_class.py
+writes them once when missing: slow, an hour or more for 100,000 model submissions; keep
+DIR, default build-bench/term-classes or $ATTN_TERM_CLASSES), each on every core and on
+one thread, with `--assignment` instead of `--exercises`. The table adds the cores used
+(CPU time over wall time: 2.0 is both cores busy the whole run).
 """
 import argparse
 import filecmp
@@ -34,6 +42,18 @@ def env_for(threads=None):
     if threads:
         env["ATTN_GRADE_THREADS"] = str(threads)
     return env
+
+
+TERMS = ["term-14", "term-models"]  # bench/<name>.toml, the class in TERM_DIR/<name>-N
+
+
+def make_term_class(attn, directory, assignment, n):
+    have = len([f for f in os.listdir(directory) if f.endswith(".json")]) if os.path.isdir(directory) else -1
+    if have == n:
+        return
+    print(f"grade_bench: writing {n} submissions of {assignment} into {directory} (once; slow)", file=sys.stderr)
+    subprocess.run([sys.executable, os.path.join(HERE, "make_term_class.py"), attn, assignment, directory, str(n)],
+                   env=env_for(), check=True, stdout=subprocess.DEVNULL)
 
 
 def make_class(attn, directory, n):
@@ -70,10 +90,31 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--class-dir", default=None, help="default: build-bench/grade-class-N beside the binary")
     ap.add_argument("--out", default=None, help="append the table to this Markdown file")
+    ap.add_argument("--term-classes", default=None,
+                    help="issue 36's term classes (default $ATTN_TERM_CLASSES or build-bench/term-classes)")
     a = ap.parse_args()
     attn = os.path.abspath(a.attn)
     directory = a.class_dir or os.path.join(os.path.dirname(attn), f"grade-class-{a.students}")
     make_class(attn, directory, a.students)
+    text = time_sides(attn, directory, ["--exercises", EXERCISES], f"--exercises {EXERCISES}",
+                      f"Grading a class of {a.students:,} submissions", a.rounds)
+    term_dir = a.term_classes or os.environ.get("ATTN_TERM_CLASSES") or os.path.join(os.path.dirname(attn), "term-classes")
+    for term in TERMS:
+        assignment = os.path.join(HERE, term + ".toml")
+        directory = os.path.join(term_dir, f"{term}-{a.students}")
+        make_term_class(attn, directory, assignment, a.students)
+        text += time_sides(attn, directory, ["--assignment", assignment], f"--assignment bench/{term}.toml",
+                           f"Grading {a.students:,} submissions of bench/{term}.toml (issue 36)", a.rounds)
+    print(text)
+    if a.out:
+        with open(a.out, "a") as f:
+            f.write(text)
+    if "Gradebooks byte-identical between the two: NO" in text:
+        sys.exit("grade_bench: the gradebooks differ between every core and one thread")
+
+
+def time_sides(attn, directory, which, which_words, title, rounds):
+    """Every core against one thread on one class: the Markdown table."""
     cores = os.cpu_count() or 1
     sides = [("every core", None), ("one thread", 1)]
     wall = {s: [] for s, _ in sides}
@@ -82,39 +123,35 @@ def main():
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         books = {s: os.path.join(tmp, f"gradebook-{i}.csv") for i, (s, _) in enumerate(sides)}
-        for r in range(a.rounds):
+        for r in range(rounds):
             for side, threads in (sides if r % 2 == 0 else sides[::-1]):
-                cmd = [attn, "grade", "--class", directory, "--exercises", EXERCISES, "--gradebook", books[side]]
+                cmd = [attn, "grade", "--class", directory, *which, "--gradebook", books[side]]
                 w, c, m = run(cmd, env_for(threads))
                 wall[side].append(w)
                 cpu[side].append(c)
                 rss[side].append(m)
-                print(f"grade_bench: {side}: {w:.2f} s, {c:.2f} s of CPU, {m / 2**20:.1f} MiB", file=sys.stderr)
+                print(f"grade_bench: {title}, {side}: {w:.2f} s, {c:.2f} s of CPU, {m / 2**20:.1f} MiB", file=sys.stderr)
         identical = filecmp.cmp(books["every core"], books["one thread"], shallow=False)
         with open(books["every core"]) as f:
             rows = sum(1 for _ in f) - 1
     load_end = os.getloadavg()
     lines = [
         "",
-        f"## Grading a class of {a.students:,} submissions (`bench/grade_bench.py`)",
+        f"## {title} (`bench/grade_bench.py`)",
         "",
-        f"`attn grade --class DIR --exercises {EXERCISES} --gradebook FILE`, {a.rounds} round(s), "
+        f"`attn grade --class DIR {which_words} --gradebook FILE`, {rounds} round(s), "
         f"{rows:,} gradebook rows; {cores} cores; load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end. "
         f"Gradebooks byte-identical between the two: {'yes' if identical else 'NO'}. Target: < 30 s, < 100 MB.",
         "",
-        "| side | wall s, median (min–max) | CPU s (user + sys), median | peak RSS MiB |",
-        "|---|---|---|---|",
+        "| side | wall s, median (min–max) | CPU s (user + sys), median | cores used (CPU / wall) | peak RSS MiB |",
+        "|---|---|---|---|---|",
     ]
     for side, threads in sides:
         label = f"{side} (ATTN_GRADE_THREADS={threads})" if threads else f"{side} ({cores})"
-        lines.append(f"| {label} | {fmt_s(wall[side])} | {statistics.median(cpu[side]):.2f} | {max(rss[side]) / 2**20:.1f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        with open(a.out, "a") as f:
-            f.write(text)
-    if not identical:
-        sys.exit("grade_bench: the gradebooks differ between every core and one thread")
+        used = statistics.median(cpu[side]) / max(statistics.median(wall[side]), 1e-9)
+        lines.append(f"| {label} | {fmt_s(wall[side])} | {statistics.median(cpu[side]):.2f} | {used:.2f} | "
+                     f"{max(rss[side]) / 2**20:.1f} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

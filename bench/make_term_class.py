@@ -4,7 +4,12 @@ assignments of issue 36: `bench/term-14.toml` (14 exercises of lessons 01–19, 
 per student) and `bench/term-models.toml` (lessons 20–22's six trained-head exercises and two
 choices).
 
-usage: ATTN_COURSE_SECRET=... bench/make_term_class.py ATTN_BIN ASSIGNMENT.toml DIR N
+usage: ATTN_COURSE_SECRET=... bench/make_term_class.py ATTN_BIN ASSIGNMENT.toml DIR N [FIRST [LAST]]
+
+FIRST and LAST (default 0 and N) write only students FIRST … LAST-1 of the N, so two
+processes (one a core) share one class: `… DIR 100000 0 50000` and `… DIR 100000 50000`.
+A slice of 2,000 whose files all exist is skipped, so an interrupted run resumes where it
+stopped (a file appears whole: written to .NAME.json.part, then renamed).
 
 Writes DIR/s000000.json … for N students, each answering on their own numbers (asked of
 `attn exercise show ID --students FILE`, in slices of 2,000), computed here in NumPy —
@@ -35,7 +40,7 @@ CHOICES = {"04-qkv-from": {"Q": "target", "K": "source", "V": "source"},
 
 
 def show_slice(attn, ex, students, tmp):
-    path = os.path.join(tmp, ".students.txt")
+    path = os.path.join(tmp, f".students-{os.getpid()}.txt")  # one a process: two may share DIR
     with open(path, "w") as f:
         f.write("\n".join(students) + "\n")
     out = subprocess.run([attn, "exercise", "show", ex, "--format", "json", "--students", path],
@@ -127,19 +132,25 @@ def student_doc(i, exercises, personal):
 
 def main():
     attn, assignment, out, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    first = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    last = min(n, int(sys.argv[6])) if len(sys.argv) > 6 else n
     with open(assignment, "rb") as f:
         exercises = [e["id"] for e in tomllib.load(f)["exercise"]]
     os.makedirs(out, exist_ok=True)
     names = [f"s{i:06d}" for i in range(n)]
-    for start in range(0, n, SLICE):
-        part = names[start:start + SLICE]
+    for start in range(first, last, SLICE):
+        part = names[start:min(start + SLICE, last)]
+        if all(os.path.exists(os.path.join(out, s + ".json")) for s in part):
+            continue  # written by an earlier run (each file appears whole: written aside, then renamed)
         personal = {ex: show_slice(attn, ex, part, out) for ex in exercises if ex not in CHOICES}
         for i in range(start, start + len(part)):
             student, text = student_doc(i, exercises, personal)
-            with open(os.path.join(out, student + ".json"), "w") as f:
+            aside = os.path.join(out, "." + student + ".json.part")  # a dot file: `attn grade --class` skips it
+            with open(aside, "w") as f:
                 f.write(text)
-        print(f"make_term_class: {start + len(part)} of {n}", file=sys.stderr)
-    print(f"{n} submissions in {out}")
+            os.replace(aside, os.path.join(out, student + ".json"))
+        print(f"make_term_class: {start + len(part)} of {first}..{last} (class of {n})", file=sys.stderr)
+    print(f"{last - first} submissions in {out}")
 
 
 if __name__ == "__main__":

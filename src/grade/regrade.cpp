@@ -3,6 +3,7 @@
 #include "grade/regrade.hpp"
 
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,18 +19,23 @@ namespace attn::grade {
 namespace {
 
 // The answer as one canonical string: kind, then its value (numbers to 17 digits).
+// Written in place (fmt::format_to): every graded part's answer goes through it.
 void canonical(const io::value_node& v, std::string& out) {
-    out += std::to_string(static_cast<int>(v.kind)) + ":";
-    if (v.kind == io::value_node::type::number) out += fmt::format("{:.17g}", v.number);
-    if (v.kind == io::value_node::type::boolean) out += v.flag ? "1" : "0";
-    out += std::to_string(v.text.size()) + ":" + v.text + "[";
+    auto to = std::back_inserter(out);
+    fmt::format_to(to, "{}:", static_cast<int>(v.kind));
+    if (v.kind == io::value_node::type::number) fmt::format_to(to, "{:.17g}", v.number);
+    if (v.kind == io::value_node::type::boolean) out += v.flag ? '1' : '0';
+    fmt::format_to(to, "{}:", v.text.size());
+    out += v.text;
+    out += '[';
     for (const auto& e : v.items) canonical(e, out);
-    for (double x : v.numbers) out += fmt::format("2:{:.17g}0:[]", x);  // a packed number as its node would read
+    for (double x : v.numbers) fmt::format_to(to, "2:{:.17g}0:[]", x);  // a packed number as its node would read
     for (const auto& [k, e] : v.fields) {
-        out += std::to_string(k.size()) + ":" + k;
+        fmt::format_to(to, "{}:", k.size());
+        out += k;
         canonical(e, out);
     }
-    out += "]";
+    out += ']';
 }
 
 double number_or(const nlohmann::json& j, const char* key, double fallback = 0.0) {
@@ -49,7 +55,8 @@ bool moved(double a, double b) { return std::fabs(a - b) > 5e-7; }  // the JSON 
 std::string answer_digest(const io::value_node& v) {
     std::string text;
     canonical(v, text);
-    return base32(keyed_hash(course_key("attn answer digest"), {"attn-answer-v1", text}, 10), 16);
+    static const auto digest_key = course_key("attn answer digest");  // a public label, not a secret
+    return base32(keyed_hash(digest_key, {"attn-answer-v1", text}, 10), 16);
 }
 
 regrade_base regrade_base::read(const std::string& path) {

@@ -17,12 +17,30 @@ namespace sw = stage_word;
 
 std::string normalize_student_id(const std::string& id) { return io::ascii_lower(io::trimmed(id, " \t\r\n\v\f")); }
 
+namespace {
+
+// course_key(secret), kept per thread for the next call with the same secret (a class asks
+// for it twice per student and exercise: seed and code).
+const std::array<unsigned char, 32>& variant_key(const std::string& secret) {
+    thread_local std::string last_secret;
+    thread_local std::array<unsigned char, 32> last_key{};
+    thread_local bool known = false;
+    if (!known || last_secret != secret) {
+        last_key = course_key(secret);
+        last_secret = secret;
+        known = true;
+    }
+    return last_key;
+}
+
+}  // namespace
+
 std::uint64_t variant_seed(const std::string& secret, const std::string& student, const std::string& exercise_id) {
-    return first_u64(keyed_hash(course_key(secret), {"attn-variant-seed-v2", exercise_id, normalize_student_id(student)}));
+    return first_u64(keyed_hash(variant_key(secret), {"attn-variant-seed-v2", exercise_id, normalize_student_id(student)}));
 }
 
 std::string variant_code(const std::string& secret, const std::string& student, const std::string& exercise_id) {
-    return base32(keyed_hash(course_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
+    return base32(keyed_hash(variant_key(secret), {"attn-variant-code-v2", exercise_id, normalize_student_id(student)}), 6);
 }
 
 namespace {
@@ -78,16 +96,28 @@ bool partners_distinguishable(const exercise& x, const std::vector<int>& ids) {
     return true;
 }
 
+// Whether x draws numbers into q, k, v or encoder_q (a model exercise draws its tokens only).
+bool draws_roles(const exercise& x) {
+    return std::any_of(x.variant.vary.begin(), x.variant.vary.end(), [](const std::string& role) {
+        return role == sw::q() || role == sw::k() || role == sw::v() || role == "encoder_q";
+    });
+}
+
 // Draws from one PRNG stream until no catalogued mistake that applies gives the
 // right answer of a part (then a wrong method could score full marks); bounded. With
 // the draw count known (a class's memo), the same stream is replayed unchecked.
 void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_numbers& n,
                           const std::optional<variant_draws>& known = std::nullopt) {
     prng rng(seed);
+    const bool roles = draws_roles(x);
     for (int attempt = 0;; ++attempt) {
-        if (x.setup.model)
-            model_inputs(*x.setup.model, lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi), n,
-                         inputs_repeat(x));
+        // A draw the class's memo says was refused is only read off the stream again: its
+        // head's numbers are needed only when roles are drawn on their shapes.
+        const bool replayed = known && attempt < known->redraws;
+        if (x.setup.model) {
+            const std::vector<int> ids = lessons::draw_model_input(*x.setup.model, rng, x.variant.lo, x.variant.hi);
+            if (!replayed || roles) model_inputs(*x.setup.model, ids, n, inputs_repeat(x));
+        }
         const matrix* first = nullptr;  // with tie, every role copies the first one drawn
         for (const auto& role : x.variant.vary) {  // in the teacher's order: the order is part of the variant
             matrix* m = role == sw::q() ? &n.inputs.q : role == sw::k() ? &n.inputs.k : role == sw::v() ? &n.inputs.v
@@ -100,7 +130,7 @@ void draw_distinguishable(const exercise& x, std::uint64_t seed, exercise_number
             redraw(*m, rng, x.variant);
             if (x.variant.tie && role != "encoder_q") first = m;
         }
-        if (known && attempt < known->redraws) {
+        if (replayed) {
             ++n.redraws;
             continue;
         }
@@ -159,9 +189,50 @@ exercise_numbers numbers_for(const exercise& x, const variant_request& request) 
 // The class's memo: see variant.hpp.
 constexpr std::uint8_t not_distinguishable = 0x80;  // in a draws byte
 
+namespace {
+
+// Whether x and p (same_input_as partners) read one stream of token draws alike: one
+// seed, the same drawing rules, no roles drawn on the heads' shapes, and a continuation
+// that does not depend on which model runs it.
+bool draws_alike(const exercise& x, const exercise& p) {
+    if (!x.setup.model || !p.setup.model || seed_id(x) != seed_id(p) || draws_roles(x) || draws_roles(p)) return false;
+    const auto &a = *x.setup.model, &b = *p.setup.model;
+    return a.tokens == b.tokens && a.keep == b.keep && a.drawn == b.drawn && a.then == b.then &&
+           (a.then != "greedy" || a.model == b.model) && x.variant.lo == p.variant.lo && x.variant.hi == p.variant.hi;
+}
+
+}  // namespace
+
+// A draw of x is kept when neither x's check nor any partner's refuses it (draw_distinguishable):
+// a partner learnt with the same set of checks and the same draws has x's table already.
+const variant_memo::table* variant_memo::partner_table(const exercise& x, const std::vector<std::string>& checked) const {
+    for (const exercise& p : x.same_input) {
+        const auto it = by_exercise_.find(p.id);
+        if (it != by_exercise_.end() && it->second.checked == checked && draws_alike(x, p)) return &it->second;
+    }
+    return nullptr;
+}
+
 void variant_memo::learn(const exercise& x, const std::string& secret, const std::vector<std::string>& students,
                          const learnt_numbers& each) {
     if (secret.empty() || !x.variant.enabled) return;
+    std::vector<std::string> checked{x.id};
+    for (const exercise& p : x.same_input) checked.push_back(p.id);
+    std::sort(checked.begin(), checked.end());
+    if (const table* shared = partner_table(x, checked)) {  // lessons 20–22: drawn and checked with its partner already
+        table t = *shared;
+        by_exercise_[x.id] = std::move(t);
+        if (each)  // x's own numbers on the kept draws, replayed unchecked
+            parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
+                variant_request req;
+                req.student = students[i];
+                req.secret = secret;
+                req.practice_ok = false;
+                req.memo = this;
+                each(i, numbers_for(x, req));
+            });
+        return;
+    }
     std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
     parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
         variant_request req;
@@ -174,6 +245,7 @@ void variant_memo::learn(const exercise& x, const std::string& secret, const std
     });
     std::sort(learnt.begin(), learnt.end());  // by seed, for the binary search in find()
     table t;
+    t.checked = std::move(checked);
     for (const auto& [seed, d] : learnt) {
         t.seeds.push_back(seed);
         t.draws.push_back(d);

@@ -89,7 +89,10 @@ private:
     struct table {
         std::vector<std::uint64_t> seeds;  // [students] sorted
         std::vector<std::uint8_t> draws;   // [students] redraws, bit 7 set when not distinguishable
+        std::vector<std::string> checked;  // the exercise and its same_input partners, sorted: whose checks decided the draws
     };
+    // Lessons 20–22: a same_input partner's table when it holds x's draws too (variant.cpp).
+    const table* partner_table(const exercise& x, const std::vector<std::string>& checked) const;
     std::map<std::string, table> by_exercise_;
 };
 

@@ -106,10 +106,7 @@ void circuit_grade_part(const part_spec& p, const io::value_node& a, const lesso
 
 void circuit_grade(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r) {
     const exercise_numbers n = numbers_for(x, g.request);
-    r.personal = n.personal;
-    r.practice = n.practice;
-    r.variant = n.code;
-    r.parameters = n.parameters;
+    take_variant(n, r);
     const auto answers = circuit_answers(x, n.inputs.model_tokens);
     for (std::size_t i = 0; i < x.parts.size(); ++i) {
         const part_spec& p = x.parts[i];

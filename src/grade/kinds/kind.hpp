@@ -24,6 +24,7 @@ struct declared_mistake;
 struct exercise_result;
 struct part_result;
 struct variant_request;
+struct exercise_numbers;
 class review_table;
 
 // What a kind's grader is handed besides the exercise and the answer.
@@ -97,6 +98,10 @@ bool read_choice_mistake(const io::toml_reader& rd, const exercise& x, declared_
 // as their grader, and those whose worked solution is one line per part have
 // solve_each_part<their line>. A part grader is handed the part's answer and its result
 // already started (start_part); an unanswered part never reaches it.
+// The student's numbers as the result names them: personal or practice, the variant code,
+// the parameters in words (numeric and circuit both draw their numbers this way).
+void take_variant(const exercise_numbers& n, exercise_result& r);
+
 using part_grader = void (*)(const exercise& x, const part_spec& p, const io::value_node& answer, const kind_grading& g,
                              part_result& r);
 using solution_line = std::string (*)(const exercise& x, const part_spec& p);

@@ -60,10 +60,7 @@ bool read_mistake(const io::toml_reader& rd, const exercise&, declared_mistake& 
 
 void grade(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r) {
     const exercise_numbers n = numbers_for(x, g.request);
-    r.personal = n.personal;
-    r.practice = n.practice;
-    r.variant = n.code;
-    r.parameters = n.parameters;
+    take_variant(n, r);
     r.parts = grade_numeric_parts(x, n, answer);
     bool other = false;
     for (const auto& p : r.parts) other = other || p.other_numbers;

@@ -12,6 +12,7 @@
 #include "grade/regrade.hpp"
 #include "grade/kinds/kind.hpp"
 #include "grade/report.hpp"
+#include "grade/variant.hpp"
 #include "io/text_fold.hpp"
 
 namespace attn::grade {
@@ -119,6 +120,13 @@ void explain_wrong_pick(const exercise& x, const part_spec& p, const std::string
             return;
         }
     if (auto it = x.choice_feedback.find(chosen); it != x.choice_feedback.end()) r.feedback.full_only(": " + it->second);
+}
+
+void take_variant(const exercise_numbers& n, exercise_result& r) {
+    r.personal = n.personal;
+    r.practice = n.practice;
+    r.variant = n.code;
+    r.parameters = n.parameters;
 }
 
 void grade_parts(const exercise& x, const io::value_node* answer, const kind_grading& g, exercise_result& r, part_grader one) {
