@@ -173,3 +173,37 @@ TEMPLATE_TEST_CASE("matmul_packed with B packed once gives matmul's bits and the
         CHECK(relative_error(p, TestType(1), TestType(1), got) <= (sizeof(TestType) == 8 ? 1e-12 : 2e-5));
     }
 }
+
+TEMPLATE_TEST_CASE("matmul_row and matmul_row_packed give matmul's bits for one row on every kernel set",
+                   "[core][matmul]", float, double) {
+    const kernel_guard guard;
+    const auto wanted = GENERATE(kernels::isa::generic, kernels::isa::avx2, kernels::isa::avx512);
+    INFO("kernel set " << kernels::force(wanted).name);
+    // n cutting a vector and a group (9, 70, 300), exactly a group (row_group), k over
+    // several of matmul's blocks of 256 (600, 704); alpha 1 and not; beta 0, 1 and 0.5.
+    const std::size_t g = row_group<TestType>();
+    const std::size_t ns[] = {1, 9, 70, g, 300}, ks[] = {1, 8, 64, 600, 704};
+    std::uint64_t seed = 100;
+    for (std::size_t n : ns)
+        for (std::size_t k : ks)
+            for (bool tb : {false, true}) {
+                const problem<TestType> p(false, tb, 1, n, k, seed++);
+                const TestType alpha = TestType(seed % 2 == 0 ? 1.0 : 0.125), beta = TestType(seed % 3 == 0 ? 0.0 : seed % 3 == 1 ? 1.0 : 0.5);
+                INFO("n " << n << " k " << k << " trans_b " << tb << " alpha " << alpha << " beta " << beta);
+                std::vector<TestType> want;
+                p.run(alpha, beta, want);
+                std::vector<TestType> packed(row_packed_size<TestType>(k, n));  // [groups, k, group]
+                const row_packed_matrix<TestType> pb = pack_rows(packed.data(), tb, k, n, p.b.data(), p.ldb);
+                REQUIRE(pb.groups() == (n + g - 1) / g);
+                std::vector<TestType> got = p.c;
+                const std::size_t half = pb.groups() / 2;  // two ranges of groups, as threads share them
+                matmul_row_packed(pb, 0, half, alpha, p.a.data(), beta, got.data());
+                matmul_row_packed(pb, half, pb.groups(), alpha, p.a.data(), beta, got.data());
+                CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(TestType)) == 0);
+                if (tb) continue;
+                std::vector<TestType> direct = p.c;  // B read in place, its row stride wider than n
+                matmul_row(n, k, alpha, p.a.data(), p.b.data(), p.ldb, beta, direct.data());
+                CHECK(std::memcmp(want.data(), direct.data(), want.size() * sizeof(TestType)) == 0);
+                CHECK(relative_error(p, alpha, beta, direct) <= (sizeof(TestType) == 8 ? 1e-12 : 2e-5));
+            }
+}

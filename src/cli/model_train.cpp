@@ -37,6 +37,8 @@
 #include "io/temp_registry.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/checkpoint.hpp"
+#include "model/gguf.hpp"
+#include "model/gguf_checkpoint.hpp"
 #include "model/init.hpp"
 #include "model/memory.hpp"
 #include "model/stop_request.hpp"
@@ -241,10 +243,25 @@ model::model_params<T> initial_params(const train_cli& o, const model::train_tas
     return p;
 }
 
+// An --init checkpoint whose rotary frequencies are rescaled (config.json's rope_scaling
+// llama3 or linear, GGUF's rope.scaling or rope_freqs.weight) is refused from its header,
+// before any work: the checkpoint a run writes has no words for the rescaling, so the
+// trained model could only be written wrong (model/checkpoint_llama_tensors refuses it
+// after the whole run otherwise).
+void check_init_scaling(const std::string& path, const model::architecture& c) {
+    if (c.rope_frequencies.empty()) return;
+    throw attn::error(fmt::format("--init {}: its rotary frequencies are rescaled ({}); attn model train writes checkpoints "
+                                  "without rope_scaling, so the trained model would lose it: training a rescaled model is "
+                                  "not supported (start from an unscaled checkpoint)",
+                                  io::terminal_safe(path), io::terminal_safe(c.rope_scaling)));
+}
+
 // What the run will hold, from the config alone (the --init checkpoint's header), charged
 // to the budget: a step of --batch 65536 at d_model 2048 is refused, not swapped.
 void charge_training(const train_cli& o, const model::train_task& task, std::size_t batch) {
+    if (!o.init.empty() && model::is_gguf_file(o.init)) check_init_scaling(o.init, model::read_gguf_config(o.init));
     const model::architecture c = o.init.empty() ? model_config(o, task) : model::read_checkpoint_config(o.init);
+    if (!o.init.empty()) check_init_scaling(o.init, c);
     charge_numbers(model::training_numbers(c, batch, task.seq_len),
                    fmt::format("training batches of {} × {} tokens on {} layers × {} heads, d_model {}, vocabulary {} "
                                "(parameters, gradients, AdamW's moments, every stage of a forward and its backward; "

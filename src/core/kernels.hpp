@@ -45,6 +45,15 @@ struct gemm_ops {
     void (*block_rows_b)(std::size_t mc, std::size_t nc, std::size_t kc, const T* a, std::size_t lda, const T* b,
                          std::size_t ldb, T alpha, T beta, T* c, std::size_t ldc) = nullptr;
 
+    // One row of C (decoding's matrix-vector products) over one group of at most
+    // row_group columns, C [1, cols] = alpha · a [kc] · B + beta · C, each entry's
+    // arithmetic the tile's (so the bits of block_rows' row): row_packed reads B packed
+    // as [kc, row_group] (zeros past cols), row_in_place reads row p of B at b + p·ldb.
+    std::size_t row_group = 0;
+    void (*row_packed)(std::size_t kc, std::size_t cols, const T* a, const T* packed_b, T alpha, T beta, T* c) = nullptr;
+    void (*row_in_place)(std::size_t kc, std::size_t cols, const T* a, const T* b, std::size_t ldb, T alpha, T beta,
+                         T* c) = nullptr;
+
     // The softmax pieces (core/kernels_softmax_impl.hpp), vectorised the same way.
     // softmax_row: fast_softmax_row's contract. row_scores: out = raw · inv_scale (+ bias,
     // blocked = fill), returns the row max and sets any_visible. exp_sum: x = e^(x − m) in

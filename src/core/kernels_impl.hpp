@@ -249,6 +249,97 @@ void block_rows_b(std::size_t mc, std::size_t nc, std::size_t kc, const typename
     block_rows<V, MR, NV>(mc, nc, kc, a, lda, b, alpha, beta, c, ldc, ldb);
 }
 
+// ---- one row of C: decoding's matrix-vector products ---------------------------------
+// C [1, cols] = alpha · a [kc] · B [kc, cols] + beta · C for one group of up to
+// row_vectors vectors of columns. Every entry goes through the tile's arithmetic (sum
+// from zero over p in order, then tile::store's alpha/beta step), so a row comes out
+// with the bits block() or block_rows() give it, without the tile's mr rows computing
+// it mr times; the group's row_vectors chains keep the FMA units busy.
+constexpr std::size_t row_vectors = 8;
+
+template <class V>
+struct row_group {
+    using T = typename V::T;
+    using reg = typename V::reg;
+    static constexpr std::size_t W = V::width, G = row_vectors * W;
+
+    // tile::store's step for one vector of C at c.
+    static ATTN_KERNEL_INLINE reg finish(reg acc, reg va, T beta, const T* c) {
+        if (beta == T(0)) return V::mul(va, acc);
+        if (beta == T(1)) return V::fma(va, acc, V::load(c));
+        return V::fma(va, acc, V::mul(V::set1(beta), V::load(c)));
+    }
+
+    // C's first `cols` values from the accumulators (a cut vector through a scratch).
+    static ATTN_KERNEL_INLINE void write(reg (&acc)[row_vectors], std::size_t cols, T alpha, T beta, T* c) {
+        const reg va = V::set1(alpha);
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < row_vectors; ++v) {
+            const std::size_t c0 = v * W;
+            if (c0 + W <= cols) {
+                V::store(c + c0, finish(acc[v], va, beta, c + c0));
+            } else if (c0 < cols) {
+                alignas(64) T scratch[W];  // [W] the cut vector's C, zeros past cols
+                for (std::size_t j = 0; j < W; ++j) scratch[j] = c0 + j < cols && beta != T(0) ? c[c0 + j] : T(0);
+                V::store(scratch, finish(acc[v], va, beta, scratch));
+                for (std::size_t j = 0; c0 + j < cols; ++j) c[c0 + j] = scratch[j];
+            }
+        }
+    }
+
+    // B packed: pb [kc, G] (columns past cols zero), row p at pb + p·G.
+    static void packed(std::size_t kc, std::size_t cols, const T* a, const T* pb, T alpha, T beta, T* c) {
+        reg acc[row_vectors];
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < row_vectors; ++v) acc[v] = V::zero();
+        for (std::size_t p = 0; p < kc; ++p, pb += G) {
+            const reg x = V::set1(a[p]);
+#pragma GCC unroll 8
+            for (std::size_t v = 0; v < row_vectors; ++v) acc[v] = V::fma(x, V::load(pb + v * W), acc[v]);
+        }
+        write(acc, cols, alpha, beta, c);
+    }
+
+    // B read in place: row p at b + p·ldb, cols ≤ G values read (a cut vector through a scratch).
+    static void in_place(std::size_t kc, std::size_t cols, const T* a, const T* b, std::size_t ldb, T alpha, T beta, T* c) {
+        reg acc[row_vectors];
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < row_vectors; ++v) acc[v] = V::zero();
+        const std::size_t full = cols / W, rest = cols % W;
+        if (full == row_vectors) {
+            for (std::size_t p = 0; p < kc; ++p, b += ldb) {
+                const reg x = V::set1(a[p]);
+#pragma GCC unroll 8
+                for (std::size_t v = 0; v < row_vectors; ++v) acc[v] = V::fma(x, V::load(b + v * W), acc[v]);
+            }
+            return write(acc, cols, alpha, beta, c);
+        }
+        alignas(64) T cut[W] = {};  // [W] the cut vector of row p, zeros past cols
+        for (std::size_t p = 0; p < kc; ++p, b += ldb) {
+            const reg x = V::set1(a[p]);
+#pragma GCC unroll 8
+            for (std::size_t v = 0; v < row_vectors; ++v)
+                if (v < full) acc[v] = V::fma(x, V::load(b + v * W), acc[v]);
+            if (rest == 0) continue;
+            for (std::size_t j = 0; j < rest; ++j) cut[j] = b[full * W + j];
+            acc[full] = V::fma(x, V::load(cut), acc[full]);
+        }
+        write(acc, cols, alpha, beta, c);
+    }
+};
+
+template <class V>
+void row_packed(std::size_t kc, std::size_t cols, const typename V::T* a, const typename V::T* pb, typename V::T alpha,
+                typename V::T beta, typename V::T* c) {
+    row_group<V>::packed(kc, cols, a, pb, alpha, beta, c);
+}
+
+template <class V>
+void row_in_place(std::size_t kc, std::size_t cols, const typename V::T* a, const typename V::T* b, std::size_t ldb,
+                  typename V::T alpha, typename V::T beta, typename V::T* c) {
+    row_group<V>::in_place(kc, cols, a, b, ldb, alpha, beta, c);
+}
+
 // The gemm_ops of one element type for this file's vector type.
 template <class V, std::size_t MR, std::size_t NV>
 gemm_ops<typename V::T> make_ops() {
@@ -261,6 +352,9 @@ gemm_ops<typename V::T> make_ops() {
     o.block = &block<V, MR, NV>;
     o.block_rows = &block_rows_packed<V, MR, NV>;
     o.block_rows_b = &block_rows_b<V, MR, NV>;
+    o.row_group = row_group<V>::G;
+    o.row_packed = &row_packed<V>;
+    o.row_in_place = &row_in_place<V>;
     o.softmax_row = &softmax_row<V>;
     o.row_scores = &scores_of_row<V>;
     o.exp_sum = &exp_shifted_sum<V>;

@@ -201,7 +201,100 @@ void matmul_any(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, T
     if (!pooled) matmul_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);  // the pool was busy
 }
 
+// ---- one row -------------------------------------------------------------------------
+
+// matmul_serial's k blocks for one row, B in place: the same sums, alpha and beta steps.
+template <class T>
+void matmul_row_any(std::size_t n, std::size_t k, T alpha, const T* a, const T* b, std::size_t ldb, T beta, T* c) {
+    if (n == 0) return;
+    if (k == 0) return scale_c(1, n, beta, c, n);
+    const auto& ops = kernels::active().ops<T>();
+    const std::size_t g = ops.row_group;
+    for (std::size_t p0 = 0; p0 < k; p0 += kc_max) {
+        const std::size_t kc = std::min(kc_max, k - p0);
+        const T block_beta = p0 == 0 ? beta : T(1);  // later k blocks add to C
+        for (std::size_t j0 = 0; j0 < n; j0 += g)
+            ops.row_in_place(kc, std::min(g, n - j0), a + p0, b + p0 * ldb + j0, ldb, alpha, block_beta, c + j0);
+    }
+}
+
+template <class T>
+row_packed_matrix<T> pack_rows_any(T* dst, bool tb, std::size_t k, std::size_t n, const T* b, std::size_t ldb) {
+    row_packed_matrix<T> out;
+    out.k = k, out.n = n, out.group = kernels::active().ops<T>().row_group, out.data = dst;
+    const std::size_t g = out.group;
+    for (std::size_t j0 = 0; j0 < n; j0 += g, dst += k * g) {  // one group: [k, g]
+        const std::size_t cols = std::min(g, n - j0);
+        if (!tb) {
+            for (std::size_t p = 0; p < k; ++p) {
+                std::memcpy(dst + p * g, b + p * ldb + j0, cols * sizeof(T));
+                std::fill(dst + p * g + cols, dst + (p + 1) * g, T(0));
+            }
+            continue;
+        }
+        for (std::size_t j = 0; j < g; ++j)  // column j0 + j of op(B) is row j0 + j of B, read in order
+            for (std::size_t p = 0; p < k; ++p) dst[p * g + j] = j < cols ? b[(j0 + j) * ldb + p] : T(0);
+    }
+    return out;
+}
+
+template <class T>
+void matmul_row_packed_any(const row_packed_matrix<T>& b, std::size_t g0, std::size_t g1, T alpha, const T* a, T beta,
+                           T* c) {
+    const auto& ops = kernels::active().ops<T>();
+    const std::size_t g = b.group;
+    for (std::size_t i = g0; i < g1; ++i) {
+        const std::size_t j0 = i * g, cols = std::min(g, b.n - j0);
+        if (b.k == 0) {
+            scale_c(1, cols, beta, c + j0, cols);
+            continue;
+        }
+        const T* group = b.data + i * b.k * g;  // [k, g]
+        for (std::size_t p0 = 0; p0 < b.k; p0 += kc_max)
+            ops.row_packed(std::min(kc_max, b.k - p0), cols, a + p0, group + p0 * g, alpha, p0 == 0 ? beta : T(1), c + j0);
+    }
+}
+
 }  // namespace
+
+template <class T>
+std::size_t row_group() {
+    return kernels::active().ops<T>().row_group;
+}
+template std::size_t row_group<float>();
+template std::size_t row_group<double>();
+
+template <class T>
+std::size_t row_packed_size(std::size_t k, std::size_t n) {
+    return kernels::strips(n, row_group<T>()) * row_group<T>() * k;
+}
+template std::size_t row_packed_size<float>(std::size_t, std::size_t);
+template std::size_t row_packed_size<double>(std::size_t, std::size_t);
+
+void matmul_row(std::size_t n, std::size_t k, float alpha, const float* a, const float* b, std::size_t ldb, float beta,
+                float* c) {
+    matmul_row_any(n, k, alpha, a, b, ldb, beta, c);
+}
+void matmul_row(std::size_t n, std::size_t k, double alpha, const double* a, const double* b, std::size_t ldb,
+                double beta, double* c) {
+    matmul_row_any(n, k, alpha, a, b, ldb, beta, c);
+}
+row_packed_matrix<float> pack_rows(float* dst, bool trans_b, std::size_t k, std::size_t n, const float* b,
+                                   std::size_t ldb) {
+    return pack_rows_any(dst, trans_b, k, n, b, ldb);
+}
+row_packed_matrix<double> pack_rows(double* dst, bool trans_b, std::size_t k, std::size_t n, const double* b,
+                                    std::size_t ldb) {
+    return pack_rows_any(dst, trans_b, k, n, b, ldb);
+}
+void matmul_row_packed(const row_packed_matrix<float>& b, std::size_t g0, std::size_t g1, float alpha, const float* a,
+                       float beta, float* c) {
+    matmul_row_packed_any(b, g0, g1, alpha, a, beta, c);
+}
+void matmul_row_packed(const row_packed_matrix<double>& b, std::size_t g0, std::size_t g1, double alpha,
+                       const double* a, double beta, double* c) {
+    matmul_row_packed_any(b, g0, g1, alpha, a, beta, c);
+}
 
 unsigned matmul_threads() {
     const unsigned t = configured_threads.load();

@@ -47,6 +47,45 @@ void matmul_packed(bool trans_a, std::size_t m, float alpha, const float* a, std
 void matmul_packed(bool trans_a, std::size_t m, double alpha, const double* a, std::size_t lda,
                    const packed_matrix<double>& b, double beta, double* c, std::size_t ldc);
 
+// ---- one row: decoding's matrix-vector products ---------------------------------------
+// matmul with m = 1 computes its row in a tile of mr rows; these give the same bits
+// (each entry's sum over k in blocks of 256, in order, then the same alpha/beta step)
+// computing it once, the columns in groups of row_group() (8 vectors) whose chains run
+// side by side. On the calling thread.
+//
+// c [n] = alpha · a [k] · B + beta · c with B [k, n] read in place, row p at b + p·ldb.
+void matmul_row(std::size_t n, std::size_t k, float alpha, const float* a, const float* b, std::size_t ldb, float beta,
+                float* c);
+void matmul_row(std::size_t n, std::size_t k, double alpha, const double* a, const double* b, std::size_t ldb,
+                double beta, double* c);
+
+// op(B) [k, n] laid out for matmul_row_packed: column group g (row_group() columns, the
+// last zero-padded) at data + g·k·row_group(), as k rows of row_group() values, so a
+// product reads each group as one sequential stream. The data lives in the caller's
+// buffer of row_packed_size(k, n) values (e.g. one for all of a model's weights).
+// Packed for the kernel set active when pack_rows ran.
+template <class T>
+struct row_packed_matrix {
+    std::size_t k = 0, n = 0, group = 0;  // group: columns per group
+    const T* data = nullptr;              // [⌈n/group⌉, k, group], not owned
+    std::size_t groups() const { return group == 0 ? 0 : (n + group - 1) / group; }
+};
+template <class T>
+std::size_t row_group();  // columns per group of the active kernel set
+template <class T>
+std::size_t row_packed_size(std::size_t k, std::size_t n);
+// Packs op(B) (B(p, j) at b[p·ldb + j], or b[j·ldb + p] when trans_b) into dst.
+row_packed_matrix<float> pack_rows(float* dst, bool trans_b, std::size_t k, std::size_t n, const float* b,
+                                   std::size_t ldb);
+row_packed_matrix<double> pack_rows(double* dst, bool trans_b, std::size_t k, std::size_t n, const double* b,
+                                    std::size_t ldb);
+// c [columns of groups g0 … g1 − 1] = alpha · a [k] · B + beta · c (c indexed by column
+// from 0; groups may be shared out between threads, the bits never change).
+void matmul_row_packed(const row_packed_matrix<float>& b, std::size_t g0, std::size_t g1, float alpha, const float* a,
+                       float beta, float* c);
+void matmul_row_packed(const row_packed_matrix<double>& b, std::size_t g0, std::size_t g1, double alpha,
+                       const double* a, double beta, double* c);
+
 // Threads a large product uses (the caller included): set_matmul_threads(0), the
 // default, means the machine's hardware threads. Never changes a result's bits.
 unsigned matmul_threads();

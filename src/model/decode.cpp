@@ -21,33 +21,54 @@ auto ptr(const Tensor& t) -> const typename Tensor::value_type* {
     return t.size() == 0 ? nullptr : t.data();
 }
 
-constexpr std::size_t column_block = 512;  // output columns per task of a packed product
-
-// W [in, out] (or Wᵀ of W [out, in] when transposed) packed in blocks of columns.
-template <class T>
-packed_weight<T> pack_weight(const T* w, std::size_t in, std::size_t out, bool transposed) {
-    packed_weight<T> p;
-    p.in = in, p.out = out;
-    for (std::size_t c0 = 0; c0 < out; c0 += column_block) {
-        const std::size_t n = std::min(column_block, out - c0);
-        p.first.push_back(c0);
-        p.blocks.emplace_back();
-        if (transposed) pack_once(p.blocks.back(), true, in, n, w + c0 * in, in);  // rows c0 … of W [out, in]
-        else pack_once(p.blocks.back(), false, in, n, w + c0, out);               // columns c0 … of W [in, out]
-    }
-    return p;
-}
+constexpr std::size_t task_columns = 512;  // output columns per task of a packed product (whole groups)
 
 // out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
-// weight packed once, its column blocks over the threads.
+// weight packed once, its column groups over the threads.
 template <class T>
-void packed_linear(T* out, const T* x, const packed_weight<T>& w, const T* b) {
-    training::for_tasks(w.blocks.size(), [&](std::size_t i) {
-        const std::size_t c0 = w.first[i], n = w.blocks[i].n;
-        matmul_packed(false, 1, T(1), x, w.in, w.blocks[i], T(0), out + c0, w.out);
+void packed_linear(T* out, const T* x, const row_packed_matrix<T>& w, const T* b) {
+    const std::size_t per_task = std::max<std::size_t>(1, task_columns / w.group), groups = w.groups();
+    training::for_tasks((groups + per_task - 1) / per_task, [&](std::size_t i) {
+        const std::size_t g0 = i * per_task, g1 = std::min(groups, g0 + per_task);
+        matmul_row_packed(w, g0, g1, T(1), x, T(0), out);
         if (b)
-            for (std::size_t o = c0; o < c0 + n; ++o) out[o] += b[o];
+            for (std::size_t o = g0 * w.group; o < std::min(w.n, g1 * w.group); ++o) out[o] += b[o];
     });
+}
+
+// Every weight of the model packed for matmul_row_packed into d.weights: W [in, out]
+// as it is, the unembedding W_U [vocab, C] transposed.
+template <class T>
+void pack_weights(decoder<T>& d) {
+    const model_params<T>& p = *d.params;
+    const architecture& a = p.config;
+    const std::size_t C = a.n_embd, F = a.has_mlp() ? a.d_mlp() : 0, HD = a.n_head * a.d_head();
+    struct job {
+        row_packed_matrix<T>* into;
+        const T* w;
+        std::size_t in, out;
+        bool transposed;
+    };
+    std::vector<job> jobs;  // [weights]
+    d.packed.resize(a.n_layer);
+    for (std::size_t l = 0; l < a.n_layer; ++l) {
+        const block_params<T>& b = p.blocks[l];
+        packed_block<T>& w = d.packed[l];
+        jobs.push_back({&w.qkv, b.w_qkv.data(), C, a.qkv_width(), false});
+        jobs.push_back({&w.out, b.w_out.data(), HD, C, false});
+        if (a.mlp == mlp_kind::swiglu) jobs.push_back({&w.gate, b.w_gate.data(), C, F, false});
+        if (a.has_mlp()) jobs.push_back({&w.fc, b.w_fc.data(), C, F, false}), jobs.push_back({&w.proj, b.w_proj.data(), F, C, false});
+    }
+    jobs.push_back({&d.unembed, (a.tied ? p.wte : p.lm_head).data(), C, a.vocab_size, true});
+    std::size_t total = 0;  // values, each weight's start rounded to 64 bytes
+    const std::size_t align = 64 / sizeof(T);
+    for (const job& j : jobs) total += (row_packed_size<T>(j.in, j.out) + align - 1) / align * align;
+    d.weights = huge_block(total * sizeof(T));
+    T* at = static_cast<T*>(d.weights.data());
+    for (const job& j : jobs) {
+        *j.into = pack_rows(at, j.transposed, j.in, j.out, j.w, j.transposed ? j.in : j.out);
+        at += (row_packed_size<T>(j.in, j.out) + align - 1) / align * align;
+    }
 }
 
 // out = norm(x) with the weight (and LayerNorm's bias) of one norm.
@@ -169,15 +190,7 @@ decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity) {
     const std::size_t C = a.n_embd, F = a.has_mlp() ? a.d_mlp() : 0, HD = a.n_head * a.d_head();
     for (std::size_t l = 0; l < a.n_layer; ++l) d.caches.push_back(llama::make_kv_cache<T>(1, capacity, a.kv_heads(), a.d_head()));
     d.table = position_table(a, capacity);
-    for (const auto& b : p.blocks) {
-        packed_block<T> w;
-        w.qkv = pack_weight(b.w_qkv.data(), C, a.qkv_width(), false);
-        w.out = pack_weight(b.w_out.data(), HD, C, false);
-        if (a.mlp == mlp_kind::swiglu) w.gate = pack_weight(b.w_gate.data(), C, F, false);
-        if (a.has_mlp()) w.fc = pack_weight(b.w_fc.data(), C, F, false), w.proj = pack_weight(b.w_proj.data(), F, C, false);
-        d.packed.push_back(std::move(w));
-    }
-    d.unembed = pack_weight((a.tied ? p.wte : p.lm_head).data(), C, a.vocab_size, true);
+    pack_weights(d);
     d.x.resize(C), d.a.resize(C), d.o.resize(C), d.zero_bias.assign(C, T(0));
     d.qkv.resize(a.qkv_width()), d.rot_q.resize(HD), d.z.resize(HD);
     d.gate.resize(F), d.up.resize(F), d.post.resize(F), d.tanh_out.resize(F);

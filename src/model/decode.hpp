@@ -16,11 +16,12 @@
 // Every piece is an existing layer function (model/train_layers, model/llama_layers):
 // no arithmetic of its own, so the logits of step t equal row t of the forward over
 // positions 0 … t (tests/python/test_model_generate.py checks them against PyTorch).
-// The one difference from training's linear_forward: a step is one row, so packing a
-// weight for core/matmul costs as much as the product itself; the decoder packs every
-// weight once (core/matmul's pack_once, in blocks of columns the threads share) and
-// each step runs matmul_packed — the same bits as linear_forward, at the price of a
-// packed copy of the weights (the model's size again in memory).
+// The one difference from training's linear_forward: a step is one row, a matrix-vector
+// product per weight, bound by reading the weights. The decoder packs every weight once
+// (core/matmul's pack_rows: each group of columns one sequential stream, all of them in
+// one block of huge pages, core/huge_block) and each step runs matmul_row_packed, one
+// row computed once — the same bits as linear_forward, at the price of a packed copy of
+// the weights (the model's size again in memory).
 // Families: every architecture row (GPT-2, Llama, Qwen2); batch 1.
 #pragma once
 
@@ -30,30 +31,24 @@
 #include <optional>
 #include <vector>
 
+#include "core/huge_block.hpp"
 #include "core/matmul.hpp"
 #include "model/llama_layers.hpp"
 #include "model/params.hpp"
 
 namespace attn::model {
 
-// A weight op(W) [in, out] packed once, in blocks of columns (one task each).
-template <class T>
-struct packed_weight {
-    std::size_t in = 0, out = 0;
-    std::vector<std::size_t> first;        // [blocks] each block's first output column
-    std::vector<packed_matrix<T>> blocks;  // [blocks] op(W)[:, first … first + width)
-};
-
 template <class T>
 struct packed_block {
-    packed_weight<T> qkv, out, gate, fc, proj;  // W_qkv, W_O, W_gate (SwiGLU), W_in, W_out (empty without MLP)
+    row_packed_matrix<T> qkv, out, gate, fc, proj;  // W_qkv, W_O, W_gate (SwiGLU), W_in, W_out (empty without MLP)
 };
 
 template <class T>
 struct decoder {
     const model_params<T>* params = nullptr;
+    huge_block weights;                       // every packed weight below, one block
     std::vector<packed_block<T>> packed;      // [n_layer]
-    packed_weight<T> unembed;                 // W_Uᵀ [d_model, vocab]
+    row_packed_matrix<T> unembed;             // W_Uᵀ [d_model, vocab]
     std::size_t capacity = 0;                 // positions the caches hold
     std::vector<llama::kv_cache<T>> caches;   // [n_layer], each k, v [1, capacity, KV, dh]
     llama::rotary_table table;                // rotary: [capacity, dims/2]; learned: turns nothing

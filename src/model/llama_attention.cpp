@@ -124,8 +124,8 @@ kv_cache<T> make_kv_cache(std::size_t B, std::size_t capacity, std::size_t KV, s
     c.kv_heads = KV;
     c.d_head = dh;
     c.batch = B;
-    c.k.assign(B * capacity * KV * dh, T(0));  // [B, capacity, KV, dh]
-    c.v.assign(B * capacity * KV * dh, T(0));  // [B, capacity, KV, dh]
+    c.k.assign(B * KV * dh * capacity, T(0));  // [B, KV, dh, capacity]
+    c.v.assign(B * KV * capacity * dh, T(0));  // [B, KV, capacity, dh]
     return c;
 }
 
@@ -140,15 +140,18 @@ void check_decode(const kv_cache<T>& c, const rotary_table& tab, std::size_t H) 
     check_heads(H, c.kv_heads);
 }
 
-// Appends position t's rotated keys and its values to the cache.
+// Appends position t's rotated keys (column t of each head's [dh, capacity]) and its
+// values (row t of each head's [capacity, dh]) to the cache.
 template <class T>
-void cache_append(kv_cache<T>& c, const T* k_t, const T* v_t, const rotary_table& tab) {
-    const std::size_t t = c.length, row = c.kv_heads * c.d_head;
+void cache_append(kv_cache<T>& c, T* rot_k, const T* k_t, const T* v_t, const rotary_table& tab) {
+    const std::size_t t = c.length, KV = c.kv_heads, dh = c.d_head, cap = c.capacity;
     for (std::size_t b = 0; b < c.batch; ++b) {
-        T* kc = c.k.data() + (b * c.capacity + t) * row;  // [KV, dh]
-        T* vc = c.v.data() + (b * c.capacity + t) * row;  // [KV, dh]
-        rotary_forward(kc, k_t + b * row, tab, 1, 1, c.kv_heads, t);
-        for (std::size_t i = 0; i < row; ++i) vc[i] = v_t[b * row + i];
+        rotary_forward(rot_k, k_t + b * KV * dh, tab, 1, 1, KV, t);  // [KV, dh]
+        for (std::size_t g = 0; g < KV; ++g) {
+            T* kc = c.k.data() + (b * KV + g) * dh * cap + t;        // column t of [dh, capacity]
+            T* vc = c.v.data() + ((b * KV + g) * cap + t) * dh;      // row t of [capacity, dh]
+            for (std::size_t i = 0; i < dh; ++i) kc[i * cap] = rot_k[g * dh + i], vc[i] = v_t[(b * KV + g) * dh + i];
+        }
     }
     c.length = t + 1;
 }
@@ -158,19 +161,21 @@ template <class T>
 void gqa_decode_step(T* z, maybe_null<T> scores, maybe_null<T> pattern, T* rot_q, kv_cache<T>& c,
                      const T* q_t, const T* k_t, const T* v_t, const rotary_table& tab, std::size_t H) {
     check_decode(c, tab, H);
-    const std::size_t t = c.length, n = t + 1, KV = c.kv_heads, dh = c.d_head, group = H / KV, ldk = KV * dh;
+    const std::size_t t = c.length, n = t + 1, KV = c.kv_heads, dh = c.d_head, group = H / KV, cap = c.capacity;
     rotary_forward(rot_q, q_t, tab, c.batch, 1, H, t);  // throws past the table's positions
-    cache_append(c, k_t, v_t, tab);
+    cache_append(c, scratch_rows<T>(0, KV * dh), k_t, v_t, tab);
     const T scale = T(1) / std::sqrt(static_cast<T>(dh));
-    training::for_tasks(c.batch * H, [&](std::size_t task) {  // one (batch row, query head) each
-        const std::size_t b = task / H, h = task % H;
-        const T* kg = c.k.data() + b * c.capacity * ldk + (h / group) * dh;  // [n, dh] rows ldk apart
-        const T* vg = c.v.data() + b * c.capacity * ldk + (h / group) * dh;  // [n, dh] rows ldk apart
+    // One (batch row, query head) each: the products are core/matmul's rows (matmul_row),
+    // the bits of matmul with one query row, keys read as [dh, n] and values as [n, dh] in place.
+    training::for_tasks(c.batch * H, [&](std::size_t task) {
+        const std::size_t b = task / H, h = task % H, g = b * KV + h / group;
+        const T* kg = c.k.data() + g * dh * cap;  // [dh, n] rows cap apart
+        const T* vg = c.v.data() + g * cap * dh;  // [n, dh]
         T* s = scores ? scores + task * n : scratch_rows<T>(0, n);     // [n]
         T* a = pattern ? pattern + task * n : scratch_rows<T>(1, n);  // [n]
-        matmul(false, true, 1, n, dh, scale, rot_q + task * dh, dh, kg, ldk, T(0), s, n);
+        matmul_row(n, dh, scale, rot_q + task * dh, kg, cap, T(0), s);
         softmax_row(a, s, t, n);
-        matmul(false, false, 1, dh, n, T(1), a, n, vg, ldk, T(0), z + task * dh, dh);
+        matmul_row(dh, n, T(1), a, vg, dh, T(0), z + task * dh);
     });
 }
 

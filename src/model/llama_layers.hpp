@@ -121,12 +121,14 @@ void gqa_attention_backward(T* dq, T* dk, T* dv, T* dscores, T* dpattern, const 
 
 // ---- one decoding step with a KV cache ---------------------------------------------
 // The keys and values of positions 0 … t of every batch row, rotated keys as the
-// forward's hook_rot_k. k, v [B, capacity, KV, dh]; `length` positions filled (the same
-// for every row).
+// forward's hook_rot_k; `length` positions filled (the same for every row). Each head's
+// keys are stored as columns (the scores' product reads them as B [dh, n] in place) and
+// its values as rows (B [n, dh]).
 template <class T>
 struct kv_cache {
     std::size_t capacity = 0, kv_heads = 0, d_head = 0, batch = 0, length = 0;
-    std::vector<T> k, v;  // [B, capacity, KV, dh]
+    std::vector<T> k;  // [B, KV, dh, capacity]
+    std::vector<T> v;  // [B, KV, capacity, dh]
 };
 template <class T>
 kv_cache<T> make_kv_cache(std::size_t B, std::size_t capacity, std::size_t KV, std::size_t dh);
