@@ -22,17 +22,17 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 
 namespace {
-const attn::testing::reference_data& data() {
+const attn::testing::reference_data& blocks_ref() {
     static const attn::testing::reference_data d("core_blocks_reference.txt");
     return d;
 }
-vector vec(const std::string& name) { return data().at(name); }
+vector vec(const std::string& name) { return blocks_ref().at(name); }
 multi_head_weights mh(const std::string& prefix) {
-    return {data().mat(prefix + ".w_q"), data().mat(prefix + ".w_k"), data().mat(prefix + ".w_v"),
-            data().mat(prefix + ".w_o"), 2};
+    return {blocks_ref().mat(prefix + ".w_q"), blocks_ref().mat(prefix + ".w_k"), blocks_ref().mat(prefix + ".w_v"),
+            blocks_ref().mat(prefix + ".w_o"), 2};
 }
 ffn_weights ffn_w(activation a = activation::relu) {
-    return {data().mat("ffn.w1"), vec("ffn.b1"), data().mat("ffn.w2"), vec("ffn.b2"), a};
+    return {blocks_ref().mat("ffn.w1"), vec("ffn.b1"), blocks_ref().mat("ffn.w2"), vec("ffn.b2"), a};
 }
 layer_norm_params norm(int i) {
     const std::string p = "norm" + std::to_string(i);
@@ -42,7 +42,7 @@ layer_norm_params norm(int i) {
 
 TEST_CASE("sinusoidal positions follow sin and cos of pos over 10000 to the 2i over d", "[core]") {
     const matrix p = sinusoidal_positions(6, 8);
-    check_all_close(p, data().mat("sinusoidal_6x8"), 1e-15, "table");
+    check_all_close(p, blocks_ref().mat("sinusoidal_6x8"), 1e-15, "table");
     // By hand: row 1, column 0 is sin(1); column 1 is cos(1).
     CHECK_THAT(p(1, 0), WithinAbs(std::sin(1.0), 1e-15));
     CHECK_THAT(p(1, 1), WithinAbs(std::cos(1.0), 1e-15));
@@ -71,7 +71,8 @@ TEST_CASE("the linear distance bias is seed 000 eq 13", "[core]") {
     const double row0[] = {0, -1, -2, -3, -4};
     for (std::size_t j = 0; j < 5; ++j) CHECK(b(0, j) == row0[j]);
     CHECK_FALSE(std::signbit(b(3, 3)));  // 0, not −0
-    check_all_close(linear_distance_bias(4, 6, 0.5, 1), data().mat("alibi_4x6_slope_half_offset_1"), 0.0, "offset");
+    check_all_close(linear_distance_bias(4, 6, 0.5, 1), blocks_ref().mat("alibi_4x6_slope_half_offset_1"), 0.0,
+                    "offset");
 }
 
 TEST_CASE("ALiBi slopes are the geometric sequence of Press et al", "[core]") {
@@ -103,8 +104,8 @@ TEST_CASE("layer norm statistics are per token and match hand and NumPy", "[core
     CHECK_THAT(s.normalized(0, 3), WithinAbs(3 / std::sqrt(3.5), 1e-15));
     // A constant token: σ = 0 and ε = 0 give zeros, not NaN.
     CHECK(s.normalized(1, 0) == 0.0);
-    const auto r = layer_norm(data().mat("ln.h"), {vec("ln.gamma"), vec("ln.beta"), 1e-5});
-    check_all_close(r.output, data().mat("ln.output"), 1e-12, "NumPy layer norm");
+    const auto r = layer_norm(blocks_ref().mat("ln.h"), {vec("ln.gamma"), vec("ln.beta"), 1e-5});
+    check_all_close(r.output, blocks_ref().mat("ln.output"), 1e-12, "NumPy layer norm");
     CHECK_THROWS_AS(layer_norm(matrix{{1, 2}}, {vector{1, 2, 3}, std::nullopt, 1e-5}), shape_error);
 }
 
@@ -114,14 +115,14 @@ TEST_CASE("residual add needs equal shapes", "[core]") {
 }
 
 TEST_CASE("the FFN keeps pre-activation, activation and output and matches NumPy", "[core]") {
-    const matrix x = data().mat("enc.x");
+    const matrix x = blocks_ref().mat("enc.x");
     const auto relu = feed_forward(x, ffn_w());
     CHECK(relu.hidden_pre.shape(1) == 16);  // d_ff = 4d
-    check_all_close(relu.hidden, data().mat("ffn.relu.hidden"), 1e-12, "ReLU hidden");
-    check_all_close(relu.output, data().mat("ffn.relu.output"), 1e-12, "ReLU output");
+    check_all_close(relu.hidden, blocks_ref().mat("ffn.relu.hidden"), 1e-12, "ReLU hidden");
+    check_all_close(relu.output, blocks_ref().mat("ffn.relu.output"), 1e-12, "ReLU output");
     const auto gelu = feed_forward(x, ffn_w(activation::gelu_tanh));
-    check_all_close(gelu.hidden, data().mat("ffn.gelu.hidden"), 1e-12, "GELU hidden");
-    check_all_close(gelu.output, data().mat("ffn.gelu.output"), 1e-12, "GELU output");
+    check_all_close(gelu.hidden, blocks_ref().mat("ffn.gelu.hidden"), 1e-12, "GELU hidden");
+    check_all_close(gelu.output, blocks_ref().mat("ffn.gelu.output"), 1e-12, "GELU output");
     // Token-wise: the FFN of one row alone equals that row of the FFN of all rows.
     const auto one = feed_forward(matrix(xt::view(x, xt::range(2, 3), xt::all())), ffn_w());
     for (std::size_t j = 0; j < 4; ++j) CHECK_THAT(one.output(0, j), WithinAbs(relu.output(2, j), 1e-14));
@@ -135,9 +136,9 @@ TEST_CASE("encoder blocks, post-norm and pre-norm, match NumPy", "[core]") {
         GENERATE(table<norm_placement, std::string>({{norm_placement::post, "post"}, {norm_placement::pre, "pre"}}));
     INFO(name);
     const encoder_block_weights w{mh("enc.attn"), ffn_w(), norm(1), norm(2), placement};
-    const auto s = encoder_block(data().mat("enc.x"), w);
-    check_all_close(s.add_norm1.stream, data().mat("enc." + name + ".after_attention"), 1e-12, "after attention");
-    check_all_close(s.output, data().mat("enc." + name + ".output"), 1e-12, "output");
+    const auto s = encoder_block(blocks_ref().mat("enc.x"), w);
+    check_all_close(s.add_norm1.stream, blocks_ref().mat("enc." + name + ".after_attention"), 1e-12, "after attention");
+    check_all_close(s.output, blocks_ref().mat("enc." + name + ".output"), 1e-12, "output");
     REQUIRE(s.sublayers.size() == 2);
     CHECK(to_string(s.sublayers[0].shape) == "n × d");
     if (placement == norm_placement::post) {
@@ -153,10 +154,11 @@ TEST_CASE("decoder blocks of an encoder-decoder match NumPy sub-layer by sub-lay
         GENERATE(table<norm_placement, std::string>({{norm_placement::post, "post"}, {norm_placement::pre, "pre"}}));
     INFO(name);
     const decoder_block_weights w{mh("dec.self"), mh("dec.cross"), ffn_w(), norm(1), norm(2), norm(3), placement};
-    const auto s = decoder_block(data().mat("dec.y"), data().mat("enc.x"), w);
-    check_all_close(s.add_norm1.stream, data().mat("dec." + name + ".after_self"), 1e-12, "after self-attention");
-    check_all_close(s.add_norm2.stream, data().mat("dec." + name + ".after_cross"), 1e-12, "after cross-attention");
-    check_all_close(s.output, data().mat("dec." + name + ".output"), 1e-12, "output");
+    const auto s = decoder_block(blocks_ref().mat("dec.y"), blocks_ref().mat("enc.x"), w);
+    check_all_close(s.add_norm1.stream, blocks_ref().mat("dec." + name + ".after_self"), 1e-12, "after self-attention");
+    check_all_close(s.add_norm2.stream, blocks_ref().mat("dec." + name + ".after_cross"), 1e-12,
+                    "after cross-attention");
+    check_all_close(s.output, blocks_ref().mat("dec." + name + ".output"), 1e-12, "output");
     // Shapes of seed 004 Q2: self weights n_tgt × n_tgt, cross weights n_tgt × n_src.
     CHECK(s.self_attention.head[0].weights.shape(1) == 3);
     CHECK(s.cross_attention.head[0].weights.shape(1) == 4);
@@ -168,7 +170,7 @@ TEST_CASE("decoder blocks of an encoder-decoder match NumPy sub-layer by sub-lay
 }
 
 TEST_CASE("per-head ALiBi options give each head its own slope in multi-head attention", "[core]") {
-    const matrix x = data().mat("enc.x");  // [4, 4]
+    const matrix x = blocks_ref().mat("enc.x");  // [4, 4]
     const auto w = mh("enc.attn");         // H = 2
     const auto opts = alibi_options(4, 4, {0.5, 2.0});
     const auto s = multi_head_attention(x, x, w, opts);

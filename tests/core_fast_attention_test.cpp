@@ -22,22 +22,16 @@
 #include "core/kernels.hpp"
 #include "core/shape_error.hpp"
 #include "core/internal_error.hpp"
+#include "support/lcg.hpp"
 
 using namespace attn;
+using attn::testing::lcg;
+using attn::testing::same_bits;
 using Catch::Matchers::WithinAbs;
 
 namespace {
 
-// Deterministic inputs: a 64-bit LCG, uniform in [-2, 2).
-struct lcg {
-    std::uint64_t s;
-    double next() {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return double(s >> 11) * 0x1.0p-53 * 4.0 - 2.0;
-    }
-};
-
-matrix random_matrix(lcg& g, std::size_t rows, std::size_t cols) {
+matrix lcg_matrix(lcg& g, std::size_t rows, std::size_t cols) {
     matrix m({rows, cols});  // [rows, cols]
     for (auto& x : m) x = g.next();
     return m;
@@ -69,14 +63,7 @@ void check_stage(const A& fast, const matrix& ref, double tol, const char* stage
 }
 
 template <class T>
-bool same_bits(const fast_matrix<T>& a, const fast_matrix<T>& b) {
-    // Empty matrices (stages a keep mode does not hold) have no data pointer: memcmp
-    // must not see it (UBSan: null passed as a nonnull argument).
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-template <class T>
-fast_matrix<T> as(const matrix& m) {
+fast_matrix<T> fast_copy(const matrix& m) {
     return xt::cast<T>(m);
 }
 
@@ -95,9 +82,9 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
     const bool biased = GENERATE(false, true);
     lcg g{n_q * 1000 + n_k};
     // Inputs are rounded to T first so both paths see the same numbers.
-    const matrix q = xt::cast<double>(as<TestType>(random_matrix(g, n_q, d_k)));
-    const matrix k = xt::cast<double>(as<TestType>(random_matrix(g, n_k, d_k)));
-    const matrix v = xt::cast<double>(as<TestType>(random_matrix(g, n_k, d_v)));
+    const matrix q = xt::cast<double>(fast_copy<TestType>(lcg_matrix(g, n_q, d_k)));
+    const matrix k = xt::cast<double>(fast_copy<TestType>(lcg_matrix(g, n_k, d_k)));
+    const matrix v = xt::cast<double>(fast_copy<TestType>(lcg_matrix(g, n_k, d_v)));
     attention_options ro;
     fast_options<TestType> fo;
     fo.threads = threads;
@@ -113,13 +100,13 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
         fo.mask = &mask;
     }
     if (biased) {
-        bias = as<TestType>(random_matrix(g, n_q, n_k));
+        bias = fast_copy<TestType>(lcg_matrix(g, n_q, n_k));
         ro.bias = matrix(xt::cast<double>(bias));
         fo.bias = &bias;
     }
     const attention_steps ref = scaled_dot_product_attention(q, k, v, ro);
     fast_steps<TestType> fast;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fast, fo);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), fast, fo);
 
     CHECK_THAT(double(fast.scale), Catch::Matchers::WithinRel(ref.scale, tol));
     check_stage(fast.scores_raw, ref.scores_raw, tol, "scores_raw");
@@ -129,7 +116,8 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
     check_stage(fast.output, ref.output, tol, "output");
     CHECK(fast.row_fully_masked == ref.row_fully_masked);
 
-    const attention_steps back = to_attention_steps(fast, as<TestType>(q), as<TestType>(k), as<TestType>(v));
+    const attention_steps back =
+        to_attention_steps(fast, fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v));
     check_stage(back.scores_masked, ref.scores_masked, tol, "to_attention_steps scores_masked");
     CHECK(back.attend == ref.attend);
 
@@ -138,7 +126,7 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
     // fused forward (online softmax over blocks of 256 keys) the reference numbers.
     fo.keep = keep_mode::output_only;
     fast_steps<TestType> whole;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), whole, fo);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), whole, fo);
     if (n_q == 40)
         check_stage(whole.output, ref.output, tol, "output only, split by keys");
     else
@@ -146,7 +134,7 @@ TEMPLATE_TEST_CASE("the fast path equals the reference path stage by stage", "[c
     CHECK(whole.row_fully_masked == ref.row_fully_masked);
     fo.whole_row_keys = 0;
     fast_steps<TestType> fused;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, fo);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), fused, fo);
     check_stage(fused.output, ref.output, tol, "fused output");
     CHECK(fused.row_fully_masked == ref.row_fully_masked);
 }
@@ -162,27 +150,27 @@ TEMPLATE_TEST_CASE("every kernel set the CPU runs gives the reference numbers in
     } guard;
     INFO("kernel set " << kernels::force(wanted).name);
     lcg g{99};
-    const matrix q = xt::cast<double>(as<TestType>(random_matrix(g, 70, 40)));
-    const matrix k = xt::cast<double>(as<TestType>(random_matrix(g, 600, 40)));
-    const matrix v = xt::cast<double>(as<TestType>(random_matrix(g, 600, 24)));
+    const matrix q = xt::cast<double>(fast_copy<TestType>(lcg_matrix(g, 70, 40)));
+    const matrix k = xt::cast<double>(fast_copy<TestType>(lcg_matrix(g, 600, 40)));
+    const matrix v = xt::cast<double>(fast_copy<TestType>(lcg_matrix(g, 600, 24)));
     const attention_steps ref = scaled_dot_product_attention(q, k, v);
     fast_options<TestType> o;
     o.threads = 2;
     fast_steps<TestType> all, fused, one;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), all, o);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), all, o);
     check_stage(all.scores_raw, ref.scores_raw, tol, "scores_raw");
     check_stage(all.weights, ref.weights, tol, "weights");
     check_stage(all.output, ref.output, tol, "output");
     o.keep = keep_mode::output_only;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, o);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), fused, o);
     check_stage(fused.output, ref.output, tol, "output only, whole rows");
     o.whole_row_keys = 0;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), fused, o);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), fused, o);
     check_stage(fused.output, ref.output, tol, "output only, online softmax");
     o.whole_row_keys = 4096;
     o.keep = keep_mode::one_query;
     o.query = 69;
-    fast_attention(as<TestType>(q), as<TestType>(k), as<TestType>(v), one, o);
+    fast_attention(fast_copy<TestType>(q), fast_copy<TestType>(k), fast_copy<TestType>(v), one, o);
     const matrix ref_row = xt::view(ref.output, xt::range(69, 70), xt::all());
     check_stage(one.output, ref_row, tol, "one-query output");
 }
@@ -192,9 +180,9 @@ TEMPLATE_TEST_CASE("the fast forward gives the same bits on 1, 2 and 3 threads a
     lcg g{5};
     const std::size_t n_q = GENERATE(std::size_t(300), std::size_t(40));  // 40 × 600: scores split by key blocks
     const std::size_t n_k = n_q == 40 ? 600 : 520;
-    const auto q = as<TestType>(random_matrix(g, n_q, 32));
-    const auto k = as<TestType>(random_matrix(g, n_k, 32));
-    const auto v = as<TestType>(random_matrix(g, n_k, 16));
+    const auto q = fast_copy<TestType>(lcg_matrix(g, n_q, 32));
+    const auto k = fast_copy<TestType>(lcg_matrix(g, n_k, 32));
+    const auto v = fast_copy<TestType>(lcg_matrix(g, n_k, 16));
     for (const std::size_t whole_row_keys : {std::size_t(0), std::size_t(4096)})  // output only: online, whole rows
     for (const keep_mode mode : {keep_mode::all_stages, keep_mode::output_only}) {
         fast_options<TestType> o;
@@ -220,9 +208,9 @@ TEMPLATE_TEST_CASE("the fast forward gives the same bits on 1, 2 and 3 threads a
 TEMPLATE_TEST_CASE("fully masked rows give zero weights, zero output and a flag, never NaN", "[core][fast][mask]",
                    float, double) {
     lcg g{7};
-    const auto q = as<TestType>(random_matrix(g, 4, 8));
-    const auto k = as<TestType>(random_matrix(g, 19, 8));
-    const auto v = as<TestType>(random_matrix(g, 19, 8));
+    const auto q = fast_copy<TestType>(lcg_matrix(g, 4, 8));
+    const auto k = fast_copy<TestType>(lcg_matrix(g, 19, 8));
+    const auto v = fast_copy<TestType>(lcg_matrix(g, 19, 8));
     bool_matrix mask = xt::ones<bool>({4, 19});
     for (std::size_t j = 0; j < 19; ++j) mask(1, j) = mask(3, j) = false;
     fast_options<TestType> o;
@@ -264,9 +252,9 @@ TEMPLATE_TEST_CASE("scores of plus and minus 1e4 stay finite and give exact one-
 TEST_CASE("output-only and one-query modes give the all-stages numbers without the n by n matrices",
           "[core][fast]") {
     lcg g{11};
-    const auto q = as<float>(random_matrix(g, 300, 16));
-    const auto k = as<float>(random_matrix(g, 257, 16));
-    const auto v = as<float>(random_matrix(g, 257, 16));
+    const auto q = fast_copy<float>(lcg_matrix(g, 300, 16));
+    const auto k = fast_copy<float>(lcg_matrix(g, 257, 16));
+    const auto v = fast_copy<float>(lcg_matrix(g, 257, 16));
     fast_steps<float> all, only, one;
     fast_options<float> o;
     o.threads = 2;
@@ -299,8 +287,8 @@ TEST_CASE("output-only and one-query modes give the all-stages numbers without t
 
 TEST_CASE("a workspace reused for another shape gives that shape's numbers", "[core][fast]") {
     lcg g{3};
-    const matrix q1 = random_matrix(g, 9, 4), k1 = random_matrix(g, 11, 4), v1 = random_matrix(g, 11, 2);
-    const matrix q2 = random_matrix(g, 3, 6), k2 = random_matrix(g, 5, 6), v2 = random_matrix(g, 5, 7);
+    const matrix q1 = lcg_matrix(g, 9, 4), k1 = lcg_matrix(g, 11, 4), v1 = lcg_matrix(g, 11, 2);
+    const matrix q2 = lcg_matrix(g, 3, 6), k2 = lcg_matrix(g, 5, 6), v2 = lcg_matrix(g, 5, 7);
     fast_steps<double> s;
     fast_attention<double>(q1, k1, v1, s);
     fast_attention<double>(q2, k2, v2, s);

@@ -13,18 +13,12 @@
 #include "core/attention.hpp"
 #include "core/fast_fused.hpp"
 #include "core/kernels.hpp"
+#include "support/lcg.hpp"
 
 using namespace attn;
+using attn::testing::lcg;
 
 namespace {
-
-struct lcg {
-    std::uint64_t s;
-    double next() {  // uniform in [-2, 2)
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return double(s >> 11) * 0x1.0p-53 * 4.0 - 2.0;
-    }
-};
 
 // One head's Q, K, V inside buffers three times wider than a head (as in a QKV buffer).
 template <class T>

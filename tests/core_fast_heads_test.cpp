@@ -13,30 +13,19 @@
 #include "core/attention.hpp"
 #include "core/fast_heads.hpp"
 #include "core/shape_error.hpp"
+#include "support/lcg.hpp"
 
 using namespace attn;
+using attn::testing::lcg;
+using attn::testing::same_bits;
 
 namespace {
 
-// Deterministic inputs: a 64-bit LCG, uniform in [-2, 2).
-struct lcg {
-    std::uint64_t s;
-    double next() {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return double(s >> 11) * 0x1.0p-53 * 4.0 - 2.0;
-    }
-};
-
 template <class T>
-fast_matrix<T> random_matrix(lcg& g, std::size_t rows, std::size_t cols) {
+fast_matrix<T> lcg_fast_matrix(lcg& g, std::size_t rows, std::size_t cols) {
     fast_matrix<T> m({rows, cols});  // [rows, cols]
     for (auto& x : m) x = static_cast<T>(g.next());
     return m;
-}
-
-template <class T>
-bool same_bits(const fast_matrix<T>& a, const fast_matrix<T>& b) {
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 }  // namespace
@@ -50,9 +39,9 @@ TEMPLATE_TEST_CASE("heads in one call get the bits each gets alone on any thread
     const std::size_t n_k[] = {130, 300, 200, 40, 260};
     std::vector<fast_matrix<TestType>> q, k, v;
     for (std::size_t h = 0; h < 5; ++h) {
-        q.push_back(random_matrix<TestType>(g, n_q[h], 16));
-        k.push_back(random_matrix<TestType>(g, n_k[h], 16));
-        v.push_back(random_matrix<TestType>(g, n_k[h], 8));
+        q.push_back(lcg_fast_matrix<TestType>(g, n_q[h], 16));
+        k.push_back(lcg_fast_matrix<TestType>(g, n_k[h], 16));
+        v.push_back(lcg_fast_matrix<TestType>(g, n_k[h], 8));
     }
     fast_options<TestType> o;
     o.keep = mode;
@@ -80,8 +69,8 @@ TEMPLATE_TEST_CASE("heads in one call get the bits each gets alone on any thread
 
 TEST_CASE("a head whose shapes do not chain is refused before any head runs", "[core][fast][heads][errors]") {
     lcg g{3};
-    const auto q = random_matrix<double>(g, 40, 8), k = random_matrix<double>(g, 40, 8), v = random_matrix<double>(g, 40, 4);
-    const auto bad_k = random_matrix<double>(g, 40, 7);  // d_k = 7 against Q's 8
+    const auto q = lcg_fast_matrix<double>(g, 40, 8), k = lcg_fast_matrix<double>(g, 40, 8), v = lcg_fast_matrix<double>(g, 40, 4);
+    const auto bad_k = lcg_fast_matrix<double>(g, 40, 7);  // d_k = 7 against Q's 8
     std::vector<fast_steps<double>> steps(4);
     std::vector<fast_head<double>> heads{{&q, &k, &v, &steps[0]}, {&q, &k, &v, &steps[1]}, {&q, &bad_k, &v, &steps[2]},
                                          {&q, &k, &v, &steps[3]}};

@@ -18,30 +18,31 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 
 namespace {
-const attn::testing::reference_data& data() {
+const attn::testing::reference_data& heads_ref() {
     static const attn::testing::reference_data d("core_multi_head_reference.txt");
     return d;
 }
 multi_head_weights weights_of(const std::string& c, std::size_t heads) {
-    return {data().mat(c + ".w_q"), data().mat(c + ".w_k"), data().mat(c + ".w_v"), data().mat(c + ".w_o"), heads};
+    const auto& r = heads_ref();
+    return {r.mat(c + ".w_q"), r.mat(c + ".w_k"), r.mat(c + ".w_v"), r.mat(c + ".w_o"), heads};
 }
 }  // namespace
 
 TEST_CASE("causal multi-head self-attention matches NumPy at every stage", "[core]") {
     attention_options o;
     o.mask = causal_mask(4, 4);
-    const auto s = multi_head_self_attention(data().mat("self.x"), weights_of("self", 2), o);
+    const auto s = multi_head_self_attention(heads_ref().mat("self.x"), weights_of("self", 2), o);
     CHECK(s.heads == 2);
     CHECK(s.d_k == 3);
     CHECK(s.d_v == 3);
-    check_all_close(s.q, data().mat("self.q"), 1e-12, "Q");
-    check_all_close(s.weights(), data().t3("self.weights"), 1e-12, "weights per head");
-    const tensor3 z_ref = data().t3("self.z");
+    check_all_close(s.q, heads_ref().mat("self.q"), 1e-12, "Q");
+    check_all_close(s.weights(), heads_ref().t3("self.weights"), 1e-12, "weights per head");
+    const tensor3 z_ref = heads_ref().t3("self.z");
     for (std::size_t h = 0; h < 2; ++h)
         check_all_close(s.head[h].output, matrix(xt::view(z_ref, h, xt::all(), xt::all())), 1e-12, "head output");
-    check_all_close(s.concat, data().mat("self.concat"), 1e-12, "concat");
-    check_all_close(s.output, data().mat("self.output"), 1e-12, "output");
-    check_all_close(s.head_results, data().t3("self.head_results"), 1e-12, "per-head results");
+    check_all_close(s.concat, heads_ref().mat("self.concat"), 1e-12, "concat");
+    check_all_close(s.output, heads_ref().mat("self.output"), 1e-12, "output");
+    check_all_close(s.head_results, heads_ref().t3("self.head_results"), 1e-12, "per-head results");
     // The future stays invisible in every head.
     CHECK(s.head[0].weights(0, 1) == 0.0);
     CHECK(s.head[1].weights(2, 3) == 0.0);
@@ -50,25 +51,27 @@ TEST_CASE("causal multi-head self-attention matches NumPy at every stage", "[cor
 TEST_CASE("cross multi-head attention with d_k unlike d_v, padding and bias matches NumPy", "[core]") {
     attention_options o;
     o.mask = padding_mask(3, {false, false, false, false, true});
-    o.bias = data().mat("cross.bias");
-    const auto s = multi_head_attention(data().mat("cross.x_q"), data().mat("cross.x_kv"), weights_of("cross", 2), o);
+    o.bias = heads_ref().mat("cross.bias");
+    const auto s =
+        multi_head_attention(heads_ref().mat("cross.x_q"), heads_ref().mat("cross.x_kv"), weights_of("cross", 2), o);
     CHECK(s.d_k == 3);
     CHECK(s.d_v == 2);
     CHECK(s.head[0].scale == std::sqrt(3.0));  // √d_k of one head, not of d_model
-    check_all_close(s.weights(), data().t3("cross.weights"), 1e-12, "weights");
-    check_all_close(s.output, data().mat("cross.output"), 1e-12, "output");
-    check_all_close(s.head_results, data().t3("cross.head_results"), 1e-12, "per-head results");
+    check_all_close(s.weights(), heads_ref().t3("cross.weights"), 1e-12, "weights");
+    check_all_close(s.output, heads_ref().mat("cross.output"), 1e-12, "output");
+    check_all_close(s.head_results, heads_ref().t3("cross.head_results"), 1e-12, "per-head results");
 }
 
 TEST_CASE("a batch of items gives each item's multi-head output", "[core]") {
-    const auto b = multi_head_attention_batched(data().t3("batch.x"), data().t3("batch.x"), weights_of("self", 3));
+    const auto b =
+        multi_head_attention_batched(heads_ref().t3("batch.x"), heads_ref().t3("batch.x"), weights_of("self", 3));
     REQUIRE(b.items.size() == 2);
     CHECK(b.items[0].d_k == 2);
-    check_all_close(b.output, data().t3("batch.output"), 1e-12, "batched output");
+    check_all_close(b.output, heads_ref().t3("batch.output"), 1e-12, "batched output");
 }
 
 TEST_CASE("per-head results sum to the output", "[core]") {
-    const auto s = multi_head_self_attention(data().mat("self.x"), weights_of("self", 3));
+    const auto s = multi_head_self_attention(heads_ref().mat("self.x"), weights_of("self", 3));
     matrix sum = xt::zeros<double>({4, 6});
     for (std::size_t h = 0; h < 3; ++h) sum += xt::view(s.head_results, h, xt::all(), xt::all());
     check_all_close(sum, s.output, 1e-12, "sum of head results");
@@ -137,7 +140,7 @@ TEST_CASE("multi-head shape errors name both shapes by axis names", "[core]") {
 }
 
 TEST_CASE("a batch takes one attention option per item", "[core]") {
-    const tensor3 x = data().t3("batch.x");  // [2, 3, 6]
+    const tensor3 x = heads_ref().t3("batch.x");  // [2, 3, 6]
     attention_options pad_last, none;
     pad_last.mask = padding_mask(3, {false, false, true});
     const auto b = multi_head_attention_batched(x, x, weights_of("self", 3), {none, pad_last});

@@ -22,7 +22,7 @@ using attn::testing::check_all_close;
 using Catch::Matchers::WithinAbs;
 
 namespace {
-const attn::testing::reference_data& data() {
+const attn::testing::reference_data& tiled_ref() {
     static const attn::testing::reference_data d("core_tiled_reference.txt");
     return d;
 }
@@ -36,35 +36,37 @@ matrix as_double(const bool_matrix& b) {
 TEST_CASE("the online softmax keeps the same running max, sum and partial output as NumPy", "[core][tiled]") {
     tiled_options o;
     o.tile = 3;
-    const auto t = tiled_attention(data().mat("tiled.q"), data().mat("tiled.k"), data().mat("tiled.v"), o);
+    const auto t = tiled_attention(tiled_ref().mat("tiled.q"), tiled_ref().mat("tiled.k"),
+                                   tiled_ref().mat("tiled.v"), o);
     CHECK(t.blocks == 3);
-    check_all_close(t.running_max, data().mat("tiled.running_max"), 1e-12, "running max");
-    check_all_close(t.running_sum, data().mat("tiled.running_sum"), 1e-12, "running sum");
-    check_all_close(t.correction, data().mat("tiled.correction"), 1e-12, "correction");
-    check_all_close(t.partial_output, data().t3("tiled.partial_output"), 1e-12, "partial output");
-    check_all_close(t.output, data().mat("tiled.output"), 1e-12, "output");
+    check_all_close(t.running_max, tiled_ref().mat("tiled.running_max"), 1e-12, "running max");
+    check_all_close(t.running_sum, tiled_ref().mat("tiled.running_sum"), 1e-12, "running sum");
+    check_all_close(t.correction, tiled_ref().mat("tiled.correction"), 1e-12, "correction");
+    check_all_close(t.partial_output, tiled_ref().t3("tiled.partial_output"), 1e-12, "partial output");
+    check_all_close(t.output, tiled_ref().mat("tiled.output"), 1e-12, "output");
     o.skip_rescale = true;
-    const auto wrong = tiled_attention(data().mat("tiled.q"), data().mat("tiled.k"), data().mat("tiled.v"), o);
-    check_all_close(wrong.output, data().mat("tiled.no_rescale"), 1e-12, "the no-rescale mistake");
+    const auto wrong = tiled_attention(tiled_ref().mat("tiled.q"), tiled_ref().mat("tiled.k"),
+                                       tiled_ref().mat("tiled.v"), o);
+    check_all_close(wrong.output, tiled_ref().mat("tiled.no_rescale"), 1e-12, "the no-rescale mistake");
 }
 
 TEST_CASE("the tiled forward with a causal mask matches NumPy block by block", "[core][tiled]") {
-    const matrix x = data().mat("causal.x");
+    const matrix x = tiled_ref().mat("causal.x");
     tiled_options o;
     o.tile = 2;
     o.mask = causal_mask(6, 6);
     const auto t = tiled_attention(x, x, x, o);
-    check_all_close(t.running_max, data().mat("causal.running_max"), 1e-12, "running max");
-    check_all_close(t.running_sum, data().mat("causal.running_sum"), 1e-12, "running sum");
-    check_all_close(t.partial_output, data().t3("causal.partial_output"), 1e-12, "partial output");
-    check_all_close(t.output, data().mat("causal.output"), 1e-12, "output");
+    check_all_close(t.running_max, tiled_ref().mat("causal.running_max"), 1e-12, "running max");
+    check_all_close(t.running_sum, tiled_ref().mat("causal.running_sum"), 1e-12, "running sum");
+    check_all_close(t.partial_output, tiled_ref().t3("causal.partial_output"), 1e-12, "partial output");
+    check_all_close(t.output, tiled_ref().mat("causal.output"), 1e-12, "output");
 }
 
 // The stated relation (core/tiled.hpp): the same numbers up to rounding, not bit for
 // bit — the dot products are summed in another order (BLAS in the one-shot path), the
 // exponentials are rescaled, and the division by the row sum comes last.
 TEST_CASE("the tiled output equals the one-shot output to rounding for every tile size", "[core][tiled]") {
-    const matrix q = data().mat("tiled.q"), k = data().mat("tiled.k"), v = data().mat("tiled.v");
+    const matrix q = tiled_ref().mat("tiled.q"), k = tiled_ref().mat("tiled.k"), v = tiled_ref().mat("tiled.v");
     const auto once = scaled_dot_product_attention(q, k, v);
     const std::size_t tile = GENERATE(1, 2, 3, 7, 100);
     tiled_options o;
@@ -82,20 +84,21 @@ TEST_CASE("the tiled output equals the one-shot output to rounding for every til
 TEST_CASE("a tile of zero keys is refused", "[core][tiled]") {
     tiled_options o;
     o.tile = 0;
-    CHECK_THROWS_AS(tiled_attention(data().mat("tiled.q"), data().mat("tiled.k"), data().mat("tiled.v"), o),
+    CHECK_THROWS_AS(tiled_attention(tiled_ref().mat("tiled.q"), tiled_ref().mat("tiled.k"),
+                                    tiled_ref().mat("tiled.v"), o),
                     shape_error);
 }
 
 TEST_CASE("rotary embeddings match NumPy's complex-number rotation", "[core][rope]") {
-    const matrix x = data().mat("rope.x");
-    check_all_close(rotary_embed(x).rotated, data().mat("rope.rotated"), 1e-12, "base 10000");
-    check_all_close(rotary_embed(x, 10000.0, 3.0).rotated, data().mat("rope.shifted"), 1e-12, "positions + 3");
-    check_all_close(rotary_embed(x, 100.0).rotated, data().mat("rope.base100"), 1e-12, "base 100");
+    const matrix x = tiled_ref().mat("rope.x");
+    check_all_close(rotary_embed(x).rotated, tiled_ref().mat("rope.rotated"), 1e-12, "base 10000");
+    check_all_close(rotary_embed(x, 10000.0, 3.0).rotated, tiled_ref().mat("rope.shifted"), 1e-12, "positions + 3");
+    check_all_close(rotary_embed(x, 100.0).rotated, tiled_ref().mat("rope.base100"), 1e-12, "base 100");
     CHECK_THROWS_AS(rotary_embed(matrix(xt::zeros<double>({2, 3}))), shape_error);
 }
 
 TEST_CASE("rotated scores depend only on the distance between positions", "[core][rope]") {
-    const matrix x = data().mat("rope.x");
+    const matrix x = tiled_ref().mat("rope.x");
     const matrix q = xt::view(x, xt::range(0, 1), xt::all()), k = xt::view(x, xt::range(1, 2), xt::all());
     const double first = xt::sum(rotary_embed_at(q, {4.0}).rotated * rotary_embed_at(k, {1.0}).rotated)();
     for (double shift : {1.0, 5.0, 100.0})
@@ -104,14 +107,14 @@ TEST_CASE("rotated scores depend only on the distance between positions", "[core
 }
 
 TEST_CASE("grouped-query attention matches NumPy's repeated K/V heads", "[core][gqa]") {
-    const matrix q = data().mat("gqa.q"), k = data().mat("gqa.k"), v = data().mat("gqa.v");
+    const matrix q = tiled_ref().mat("gqa.q"), k = tiled_ref().mat("gqa.k"), v = tiled_ref().mat("gqa.v");
     attention_options o;
     o.mask = causal_mask(5, 5);
     const auto g2 = grouped_query_attention(q, k, v, 4, 2, o);
     CHECK(g2.group == std::vector<std::size_t>{0, 0, 1, 1});
-    check_all_close(g2.concat, data().mat("gqa.g2"), 1e-12, "G = 2");
+    check_all_close(g2.concat, tiled_ref().mat("gqa.g2"), 1e-12, "G = 2");
     const matrix k1 = xt::view(k, xt::all(), xt::range(0, 3)), v1 = xt::view(v, xt::all(), xt::range(0, 2));
-    check_all_close(grouped_query_attention(q, k1, v1, 4, 1, o).concat, data().mat("gqa.g1"), 1e-12, "G = 1");
+    check_all_close(grouped_query_attention(q, k1, v1, 4, 1, o).concat, tiled_ref().mat("gqa.g1"), 1e-12, "G = 1");
     CHECK_THROWS_AS(grouped_query_attention(q, k, v, 4, 3, o), shape_error);
 }
 
@@ -123,12 +126,12 @@ TEST_CASE("the KV cache shrinks by H/G", "[core][gqa]") {
 }
 
 TEST_CASE("window masks match NumPy and attention under them too", "[core][window]") {
-    check_all_close(as_double(window_mask(7, 7, 2, true)), data().mat("window.causal"), 0.0, "causal window");
-    check_all_close(as_double(window_mask(7, 7, 2, false)), data().mat("window.both"), 0.0, "two-sided window");
-    const matrix x = data().mat("window.x");
+    check_all_close(as_double(window_mask(7, 7, 2, true)), tiled_ref().mat("window.causal"), 0.0, "causal window");
+    check_all_close(as_double(window_mask(7, 7, 2, false)), tiled_ref().mat("window.both"), 0.0, "two-sided window");
+    const matrix x = tiled_ref().mat("window.x");
     attention_options o;
     o.mask = window_mask(7, 7, 2, true);
-    check_all_close(scaled_dot_product_attention(x, x, x, o).output, data().mat("window.output"), 1e-12, "output");
+    check_all_close(scaled_dot_product_attention(x, x, x, o).output, tiled_ref().mat("window.output"), 1e-12, "output");
 }
 
 TEST_CASE("window cost counts visible pairs and the receptive field grows by w per layer", "[core][window]") {

@@ -14,36 +14,13 @@
 #include "grade/grader.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "support/golden.hpp"
+#include "support/grade_fixtures.hpp"
+#include "support/scratch.hpp"
 
 using namespace attn::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string fixture(const std::string& name) { return std::string(ATTN_SOURCE_DIR) + "/tests/fixtures/grade/" + name; }
-
-std::string attn_cmd(const std::string& args) {
-    return "ATTN_COURSE_SECRET=attn-fixture-secret " + shell_quote(ATTN_BIN) + " " + args;
-}
-
-struct scratch {
-    fs::path dir;
-    explicit scratch(const std::string& name)
-        : dir(fs::temp_directory_path() / ("attn-assign-" + name + "-" + std::to_string(::getpid()))) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string path(const std::string& name) const { return (dir / name).string(); }
-    std::string write(const std::string& name, const std::string& text) const {
-        fs::create_directories((dir / name).parent_path());
-        std::ofstream(dir / name, std::ios::binary) << text;
-        return path(name);
-    }
-};
 
 // partial.toml answers only 04-cross-the (4 points); 04-qkv-from is worth 3, 05-fr-shape 1.
 const char* three_and_one_more = R"(feedback = "full"
@@ -62,11 +39,11 @@ id = "01-self-cat"
 
 TEST_CASE("an assignment grades every exercise it lists: unanswered at 0, its points replace the lesson's",
           "[grade][assignment]") {
-    scratch s("lists");
+    scratch_folder s("assign-lists");
     const std::string a = s.write("a.toml", three_and_one_more);
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants --format json --assignment " + shell_quote(a) + " " +
-                                                 shell_quote(fixture("partial.toml"))),
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants --format json --assignment " + shell_quote(a) + " " +
+                                                             shell_quote(fixture_file("partial.toml"))),
                                         &code);
     REQUIRE(code == 0);
     const auto j = nlohmann::json::parse(out);
@@ -86,11 +63,11 @@ TEST_CASE("an assignment grades every exercise it lists: unanswered at 0, its po
     CHECK_FALSE(j.contains("graded"));  // an assignment was given
 
     // The text report shows the unanswered exercise, and --strict fails on it.
-    const std::string text = run_command(attn_cmd("grade --no-variants --assignment " + shell_quote(a) + " " +
-                                                  shell_quote(fixture("correct.toml"))),
+    const std::string text = run_command(attn_cmd_with_secret("grade --no-variants --assignment " + shell_quote(a) + " " +
+                                                              shell_quote(fixture_file("correct.toml"))),
                                          &code);
     CHECK_THAT(text, Catch::Contains("01-self-cat") && Catch::Contains("not answered"));
-    run_command(attn_cmd("grade --strict --no-variants --assignment " + shell_quote(a) + " " + shell_quote(fixture("correct.toml"))),
+    run_command(attn_cmd_with_secret("grade --strict --no-variants --assignment " + shell_quote(a) + " " + shell_quote(fixture_file("correct.toml"))),
                 &code);
     CHECK(code == 1);
 }
@@ -99,13 +76,13 @@ TEST_CASE("An assignment made by --exercises and --lesson: an exercise not answe
           "[grade][assignment]") {
     int code = -1;
     // correct.toml is full marks on what it answers ...
-    run_command(attn_cmd("grade --strict --no-variants " + shell_quote(fixture("correct.toml"))), &code);
+    run_command(attn_cmd_with_secret("grade --strict --no-variants " + shell_quote(fixture_file("correct.toml"))), &code);
     REQUIRE(code == 0);
     // ... but not on an assignment with one more exercise.
     for (const std::string& extra : {std::string("--exercises 04-cross-the,01-self-cat"), std::string("--lesson 1")}) {
         INFO(extra);
         const std::string out =
-            run_command(attn_cmd("grade " + shell_quote(fixture("correct.toml")) + " --strict --no-variants --format json " + extra), &code);
+            run_command(attn_cmd_with_secret("grade " + shell_quote(fixture_file("correct.toml")) + " --strict --no-variants --format json " + extra), &code);
         CHECK(code == 1);
         const auto j = nlohmann::json::parse(out);
         bool unanswered_at_zero = false;
@@ -117,23 +94,23 @@ TEST_CASE("An assignment made by --exercises and --lesson: an exercise not answe
 
 TEST_CASE("a single file graded without an assignment says which exercises it graded", "[grade][assignment]") {
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants --width 200 " + shell_quote(fixture("correct.toml"))), &code);
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants --width 200 " + shell_quote(fixture_file("correct.toml"))), &code);
     CHECK(code == 0);
     const auto j = nlohmann::json::parse(
-        run_command(attn_cmd("grade --no-variants --format json " + shell_quote(fixture("correct.toml"))), &code));
+        run_command(attn_cmd_with_secret("grade --no-variants --format json " + shell_quote(fixture_file("correct.toml"))), &code));
     CHECK(j["graded"] ==
           "Graded 6 exercises: 03-why-causal, 04-cross-the, 04-qkv-from, 05-fr-shape, 06-cross-causal, 06-padded-the; no "
           "assignment given, so only the answered ones");
     CHECK_THAT(out, Catch::Contains("Graded 6 exercises: 03-why-causal,") && Catch::Contains("no assignment given"));
-    const std::string one = run_command(attn_cmd("grade --no-variants " + shell_quote(fixture("partial.toml"))), &code);
+    const std::string one = run_command(attn_cmd_with_secret("grade --no-variants " + shell_quote(fixture_file("partial.toml"))), &code);
     CHECK_THAT(one, Catch::Contains("Graded 1 exercise: 04-cross-the;"));
     const std::string with =
-        run_command(attn_cmd("grade " + shell_quote(fixture("partial.toml")) + " --no-variants --exercises 04-cross-the"), &code);
+        run_command(attn_cmd_with_secret("grade " + shell_quote(fixture_file("partial.toml")) + " --no-variants --exercises 04-cross-the"), &code);
     CHECK_THAT(with, !Catch::Contains("no assignment given"));
 }
 
 TEST_CASE("a bad assignment file is refused with its file:line:col, exit 2", "[grade][assignment]") {
-    scratch s("bad");
+    scratch_folder s("assign-bad");
     struct bad_case {
         const char* text;
         const char* says;
@@ -154,8 +131,8 @@ TEST_CASE("a bad assignment file is refused with its file:line:col, exit 2", "[g
     INFO(text);
     const std::string a = s.write("a.toml", text);
     int code = -1;
-    const std::string err = run_command(attn_cmd("grade --no-variants --assignment " + shell_quote(a) + " " +
-                                                 shell_quote(fixture("partial.toml")) + " 2>&1"),
+    const std::string err = run_command(attn_cmd_with_secret("grade --no-variants --assignment " + shell_quote(a) + " " +
+                                                             shell_quote(fixture_file("partial.toml")) + " 2>&1"),
                                         &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains(says));
@@ -165,12 +142,12 @@ TEST_CASE("a bad assignment file is refused with its file:line:col, exit 2", "[g
 TEST_CASE("Giving --assignment with --exercises is a usage error, and a missing assignment file is named", "[grade][assignment]") {
     int code = -1;
     const std::string ex = std::string(ATTN_SOURCE_DIR) + "/examples/assignment.toml";
-    std::string err = run_command(attn_cmd("grade " + shell_quote(fixture("partial.toml")) + " --no-variants --assignment " +
-                                           shell_quote(ex) + " --exercises 04-cross-the 2>&1"),
+    std::string err = run_command(attn_cmd_with_secret("grade " + shell_quote(fixture_file("partial.toml")) + " --no-variants --assignment " +
+                                                       shell_quote(ex) + " --exercises 04-cross-the 2>&1"),
                                   &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains("--assignment names the exercises"));
-    err = run_command(attn_cmd("grade --assignment /nonexistent/a.toml " + shell_quote(fixture("partial.toml")) + " 2>&1"), &code);
+    err = run_command(attn_cmd_with_secret("grade --assignment /nonexistent/a.toml " + shell_quote(fixture_file("partial.toml")) + " 2>&1"), &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains("/nonexistent/a.toml"));
 }
@@ -193,11 +170,11 @@ TEST_CASE("the example assignment reads, and the library applies it to the gradi
 }
 
 TEST_CASE("A class graded with an assignment: its exercises are the gradebook's columns, at its points", "[grade][assignment]") {
-    scratch s("class");
+    scratch_folder s("assign-class");
     const std::string a = s.write("a.toml", "[[exercise]]\nid = \"04-cross-the\"\npoints = 8\n[[exercise]]\nid = \"01-self-cat\"\n");
     int code = -1;
-    run_command(attn_cmd("grade --no-variants --class " + shell_quote(fixture("class")) + " --assignment " + shell_quote(a) +
-                         " --gradebook " + shell_quote(s.path("book.csv"))),
+    run_command(attn_cmd_with_secret("grade --no-variants --class " + shell_quote(fixture_file("class")) + " --assignment " + shell_quote(a) +
+                                     " --gradebook " + shell_quote(s.path("book.csv"))),
                 &code);
     CHECK(code == 0);
     const std::string book = read_file(s.path("book.csv"));
@@ -207,15 +184,15 @@ TEST_CASE("A class graded with an assignment: its exercises are the gradebook's 
 }
 
 TEST_CASE("Under --gradescope a broken assignment still writes results.json, and exits 2", "[grade][assignment]") {
-    scratch s("gs");
+    scratch_folder s("assign-gs");
     const std::string a = s.write("a.toml", "[[exercise]]\nid = \"04-nothing\"\n");
-    s.write("submission/answers.toml", read_file(fixture("partial.toml")));
+    s.write("submission/answers.toml", read_file(fixture_file("partial.toml")));
     s.write("meta.json", R"({"users": [{"sid": "ana"}]})");
     int code = -1;
-    const std::string err = run_command(attn_cmd("grade --gradescope --no-variants --assignment " + shell_quote(a) +
-                                                 " --submission " + shell_quote(s.path("submission")) + " --metadata " +
-                                                 shell_quote(s.path("meta.json")) + " --results " + shell_quote(s.path("r.json")) +
-                                                 " 2>&1"),
+    const std::string err = run_command(attn_cmd_with_secret("grade --gradescope --no-variants --assignment " + shell_quote(a) +
+                                                             " --submission " + shell_quote(s.path("submission")) + " --metadata " +
+                                                             shell_quote(s.path("meta.json")) + " --results " + shell_quote(s.path("r.json")) +
+                                                             " 2>&1"),
                                         &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains("a.toml:2:6: no exercise '04-nothing'"));
@@ -226,8 +203,8 @@ TEST_CASE("Under --gradescope a broken assignment still writes results.json, and
 
 TEST_CASE("Each of --exercises and --lesson takes one value: a FILE after them is graded, not swallowed", "[grade][assignment]") {
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants --format json --exercises 04-cross-the,05-fr-shape --lesson 3 " +
-                                                 shell_quote(fixture("correct.toml"))),
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants --format json --exercises 04-cross-the,05-fr-shape --lesson 3 " +
+                                                             shell_quote(fixture_file("correct.toml"))),
                                         &code);
     REQUIRE(code == 0);
     const auto j = nlohmann::json::parse(out);

@@ -10,18 +10,13 @@
 
 #include "grade/grader.hpp"
 #include "grade/mistakes.hpp"
+#include "support/golden.hpp"
 
 using namespace attn;
 using namespace attn::grade;
+using attn::testing::read_file;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Lessons 15–19 grade their own stages (grade/pipeline.cpp); their fixtures are the
 // newlessons helper's NumPy/autograd checks (tests/python/test_grade_new_lessons.py).
@@ -44,7 +39,7 @@ TEST_CASE("every catalogued mistake is one record with a unique id, a name, a ru
 }
 
 TEST_CASE("every catalogued mistake is documented and its fixture is diagnosed as it", "[grade][catalogue]") {
-    const std::string guide = slurp(std::string(ATTN_SOURCE_DIR) + "/lessons/README.md");
+    const std::string guide = read_file(std::string(ATTN_SOURCE_DIR) + "/lessons/README.md");
     const exercise_set set = load_exercise_set(std::string(ATTN_SOURCE_DIR) + "/lessons");
     for (const auto& m : mistake_catalogue()) {
         const std::string id = m.id;

@@ -13,50 +13,23 @@
 
 #include "grade/exercise.hpp"
 #include "support/golden.hpp"
+#include "support/grade_fixtures.hpp"
+#include "support/scratch.hpp"
+#include "support/text_checks.hpp"
 
 using namespace attn::testing;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(ATTN_SOURCE_DIR) + "/tests/fixtures/grade/" + name; }
-
-std::string attn_cmd(const std::string& args) {
-    return "ATTN_COURSE_SECRET=attn-fixture-secret " + shell_quote(ATTN_BIN) + " " + args;
-}
-
-struct scratch {
-    fs::path dir;
-    explicit scratch(const std::string& name) : dir(fs::temp_directory_path() / ("attn-grade-" + name + "-" + std::to_string(::getpid()))) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string path(const std::string& name) const { return (dir / name).string(); }
-    void write(const std::string& name, const std::string& text) const {
-        fs::create_directories((dir / name).parent_path());
-        std::ofstream(dir / name, std::ios::binary) << text;
-    }
-};
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-}
-
 }  // namespace
 
 TEST_CASE("a class folder with broken submissions: every student in the gradebook, the batch goes on", "[grade][cli]") {
-    scratch s("class");
+    scratch_folder s("grade-class");
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants --class " + shell_quote(fixture("class")) +
-                                                 " --gradebook " + shell_quote(s.path("book.csv")) + " --histogram " +
-                                                 shell_quote(s.path("hist.csv"))),
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants --class " + shell_quote(fixture_file("class")) +
+                                                             " --gradebook " + shell_quote(s.path("book.csv")) + " --histogram " +
+                                                             shell_quote(s.path("hist.csv"))),
                                         &code);
     CHECK(code == 0);
     const auto rows = lines_of(read_file(s.path("book.csv")));
@@ -80,9 +53,9 @@ TEST_CASE("a class folder with broken submissions: every student in the gradeboo
 
 TEST_CASE("300 generated submissions, some broken: every one has its gradebook row, the broken ones not gradable", "[grade][cli]") {
     // Speed is measured in bench/ (bench/make_class.py, README "Grading a class"), never asserted here.
-    scratch s("three-hundred");
-    const std::string good = read_file(fixture("correct.toml"));
-    const std::string slip = read_file(fixture("mistake-no_scaling.toml"));
+    scratch_folder s("grade-three-hundred");
+    const std::string good = read_file(fixture_file("correct.toml"));
+    const std::string slip = read_file(fixture_file("mistake-no_scaling.toml"));
     for (int i = 0; i < 300; ++i) {
         const std::string name = "s" + std::to_string(1000 + i);
         if (i % 50 == 7) s.write(name + ".toml", "");                        // empty
@@ -92,8 +65,8 @@ TEST_CASE("300 generated submissions, some broken: every one has its gradebook r
         else s.write(name + ".toml", i % 3 ? good : slip);
     }
     int code = -1;
-    run_command(attn_cmd("grade --no-variants --class " + shell_quote(s.dir.string()) + " --gradebook " +
-                         shell_quote(s.path("book.csv"))),
+    run_command(attn_cmd_with_secret("grade --no-variants --class " + shell_quote(s.dir.string()) + " --gradebook " +
+                                     shell_quote(s.path("book.csv"))),
                 &code);
     CHECK(code == 0);
     const auto rows = lines_of(read_file(s.path("book.csv")));
@@ -104,13 +77,13 @@ TEST_CASE("300 generated submissions, some broken: every one has its gradebook r
 }
 
 TEST_CASE("Gradescope: results.json always written, with the spec's fields", "[grade][cli]") {
-    scratch s("gradescope");
+    scratch_folder s("grade-gradescope");
     fs::create_directories(s.dir / "submission");
-    fs::copy_file(fixture("partial.toml"), s.dir / "submission" / "answers.toml");
+    fs::copy_file(fixture_file("partial.toml"), s.dir / "submission" / "answers.toml");
     s.write("meta.json", R"({"users": [{"email": "ana@example.edu", "id": 7, "name": "Ana"}]})");
     int code = -1;
-    run_command(attn_cmd("grade --gradescope --no-variants --submission " + shell_quote(s.path("submission")) + " --results " +
-                         shell_quote(s.path("results/results.json")) + " --metadata " + shell_quote(s.path("meta.json"))),
+    run_command(attn_cmd_with_secret("grade --gradescope --no-variants --submission " + shell_quote(s.path("submission")) + " --results " +
+                                     shell_quote(s.path("results/results.json")) + " --metadata " + shell_quote(s.path("meta.json"))),
                 &code);
     CHECK(code == 0);
     const auto j = nlohmann::json::parse(read_file(s.path("results/results.json")));
@@ -130,8 +103,8 @@ TEST_CASE("Gradescope: results.json always written, with the spec's fields", "[g
             fs::create_directories(s.dir / "broken");
             s.write("broken/a.json", "{\"04-cross-the\": ");
         }
-        run_command(attn_cmd("grade --gradescope --no-variants --exercises 04-cross-the --submission " +
-                             shell_quote(s.path(what)) + " --results " + shell_quote(s.path(what + ".json"))),
+        run_command(attn_cmd_with_secret("grade --gradescope --no-variants --exercises 04-cross-the --submission " +
+                                         shell_quote(s.path(what)) + " --results " + shell_quote(s.path(what + ".json"))),
                     &code);
         CHECK(code == 0);
         const auto b = nlohmann::json::parse(read_file(s.path(what + ".json")));
@@ -144,37 +117,37 @@ TEST_CASE("Gradescope: results.json always written, with the spec's fields", "[g
 
 TEST_CASE("strict exit codes: 0 at full marks, 1 below, 2 for a file that cannot be graded", "[grade][cli]") {
     int code = -1;
-    run_command(attn_cmd("grade --strict --no-variants " + shell_quote(fixture("correct.toml"))), &code);
+    run_command(attn_cmd_with_secret("grade --strict --no-variants " + shell_quote(fixture_file("correct.toml"))), &code);
     CHECK(code == 0);
-    run_command(attn_cmd("grade --strict --no-variants " + shell_quote(fixture("partial.toml"))), &code);
+    run_command(attn_cmd_with_secret("grade --strict --no-variants " + shell_quote(fixture_file("partial.toml"))), &code);
     CHECK(code == 1);
-    run_command(attn_cmd("grade --no-variants " + shell_quote(fixture("partial.toml"))), &code);
+    run_command(attn_cmd_with_secret("grade --no-variants " + shell_quote(fixture_file("partial.toml"))), &code);
     CHECK(code == 0);
-    const std::string err = run_command(attn_cmd("grade --strict " + shell_quote(fixture("malformed/syntax.toml")) + " 2>&1"), &code);
+    const std::string err = run_command(attn_cmd_with_secret("grade --strict " + shell_quote(fixture_file("malformed/syntax.toml")) + " 2>&1"), &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains("syntax.toml:3:1"));
-    run_command(attn_cmd("grade --exercises 99-none " + shell_quote(fixture("correct.toml")) + " 2>&1"), &code);
+    run_command(attn_cmd_with_secret("grade --exercises 99-none " + shell_quote(fixture_file("correct.toml")) + " 2>&1"), &code);
     CHECK(code == 2);
 }
 
 TEST_CASE("without the course secret: one file is checked on the practice numbers, a class is refused", "[grade][cli]") {
     int code = -1;
     const std::string out = run_command("env -u ATTN_COURSE_SECRET " + shell_quote(ATTN_BIN) + " grade --student alice " +
-                                            shell_quote(fixture("correct.toml")) + " 2>&1",
+                                            shell_quote(fixture_file("correct.toml")) + " 2>&1",
                                         &code);
     CHECK(code == 0);
     CHECK_THAT(out, Catch::Contains("the practice variant, not a class's numbers"));
     const std::string err = run_command("env -u ATTN_COURSE_SECRET " + shell_quote(ATTN_BIN) + " grade --class " +
-                                            shell_quote(fixture("class")) + " --gradebook - 2>&1",
+                                            shell_quote(fixture_file("class")) + " --gradebook - 2>&1",
                                         &code);
     CHECK(code == 2);
     CHECK_THAT(err, Catch::Contains("course secret"));
 }
 
 TEST_CASE("JUnit XML has one failure per part that lost points", "[grade][cli]") {
-    scratch s("junit");
+    scratch_folder s("grade-junit");
     int code = -1;
-    run_command(attn_cmd("grade --no-variants " + shell_quote(fixture("partial.toml")) + " --junit " + shell_quote(s.path("j.xml"))), &code);
+    run_command(attn_cmd_with_secret("grade --no-variants " + shell_quote(fixture_file("partial.toml")) + " --junit " + shell_quote(s.path("j.xml"))), &code);
     CHECK(code == 0);
     const std::string xml = read_file(s.path("j.xml"));
     CHECK_THAT(xml, Catch::StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
@@ -183,10 +156,10 @@ TEST_CASE("JUnit XML has one failure per part that lost points", "[grade][cli]")
 }
 
 TEST_CASE("control characters from a submission never reach the terminal raw", "[grade][cli]") {
-    scratch s("controls");
+    scratch_folder s("grade-controls");
     s.write("eve.toml", "student = \"eve\\nTotal 11 / 11 (100.0%)\\u001b[2J\"\n[01-scale]\nanswer = 2.0\n");
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants " + shell_quote(s.path("eve.toml"))), &code);
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants " + shell_quote(s.path("eve.toml"))), &code);
     CHECK(code == 0);
     CHECK(out.find('\x1b') == std::string::npos);
     CHECK_THAT(out, Catch::Contains("eve\\x0atotal 11 / 11"));
@@ -204,7 +177,7 @@ TEST_CASE("an exercise that asks for the scale does not print it in its hand-out
         ++asked;
         INFO(x.id);
         int code = -1;
-        const std::string out = run_command(attn_cmd("exercise show " + x.id + " --no-variants"), &code);
+        const std::string out = run_command(attn_cmd_with_secret("exercise show " + x.id + " --no-variants"), &code);
         CHECK(code == 0);
         CHECK_THAT(out, !Catch::Contains("divide the raw scores by"));
         CHECK_THAT(out, Catch::Contains("one of the parts below"));
@@ -220,10 +193,10 @@ TEST_CASE("a shape answer whose arithmetic overflows costs that part and does no
                               "/tests/fuzz/regressions/shape/nested-powers-exponent-overflow.txt")),
         std::string("999999999999999 * 999999999999999 × 5"), std::string("n / 0"));
     INFO(answer);
-    scratch s("hostile-shape");
+    scratch_folder s("grade-hostile-shape");
     s.write("mallory.toml", "[\"05-fr-shape\"]\nanswer = \"" + answer + "\"\n");
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants " + shell_quote(s.path("mallory.toml"))), &code);
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants " + shell_quote(s.path("mallory.toml"))), &code);
     CHECK(code == 0);
     CHECK_THAT(out, Catch::Contains("0/1"));
     CHECK_THAT(out, Catch::Contains("cannot read"));

@@ -8,20 +8,20 @@
 
 #include "grade/grader.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "support/grade_fixtures.hpp"
 #include "support/lesson_exercises.hpp"
 
 using namespace attn;
 using namespace attn::grade;
+using attn::testing::fixture_file;
 using attn::testing::lessons_exercises;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(ATTN_SOURCE_DIR) + "/tests/fixtures/grade/" + name; }
-
 grade_report grade_fixture(const std::string& name) {
     grade_options o;
     o.lesson_numbers = true;  // the fixtures answer on the lessons' own numbers
-    return grade_submission(read_submission_path(fixture(name)), lessons_exercises(), o);
+    return grade_submission(read_submission_path(fixture_file(name)), lessons_exercises(), o);
 }
 
 const part_result* find_part(const grade_report& r, const std::string& exercise, const std::string& part) {
@@ -128,7 +128,7 @@ TEST_CASE("malformed answer files are not gradable, with the place and the reaso
         row{"malformed/not-a-table.json", "layout", "not-a-table.json:1:1"},
     }));
     try {
-        read_submission_path(fixture(file));
+        read_submission_path(fixture_file(file));
         FAIL(file << " was read");
     } catch (const attn::error& e) {
         CHECK(e.reason == reason);

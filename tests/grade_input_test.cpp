@@ -12,10 +12,14 @@
 
 #include "grade/submission.hpp"
 #include "support/golden.hpp"
+#include "support/grade_fixtures.hpp"
+#include "support/scratch.hpp"
 
 using namespace attn;
 using namespace attn::grade;
+using attn::testing::attn_cmd_with_secret;
 using attn::testing::run_command;
+using attn::testing::scratch_folder;
 using attn::testing::shell_quote;
 namespace fs = std::filesystem;
 
@@ -30,24 +34,6 @@ attn::error refusal(const std::string& text, const std::string& name) {
     FAIL("accepted " << name << ":\n" << text);
     return attn::error("");
 }
-
-std::string attn_cmd(const std::string& args) {
-    return "ATTN_COURSE_SECRET=attn-fixture-secret " + shell_quote(ATTN_BIN) + " " + args + " 2>&1";
-}
-
-struct scratch_dir {
-    fs::path dir = fs::temp_directory_path() / ("attn-grade-input-" + std::to_string(::getpid()));
-    scratch_dir() { fs::create_directories(dir); }
-    ~scratch_dir() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        fs::create_directories((dir / name).parent_path());
-        std::ofstream(dir / name, std::ios::binary) << text;
-        return (dir / name).string();
-    }
-};
 
 }  // namespace
 
@@ -71,7 +57,7 @@ TEST_CASE("an exercise answered twice in one file is refused with both places", 
 TEST_CASE("the same exercise in two files of one student's folder is merged, not refused", "[grade][input]") {
     // Parts split over files are a feature (tests/fixtures/grade/class/bob); only one file
     // answering an exercise twice is refused.
-    scratch_dir s;
+    const scratch_folder s("grade-input");
     s.write("bob/a.toml", "[04-cross-the]\nraw = [1]\n");
     s.write("bob/b.toml", "[04-cross-the]\nweights = [1]\n");
     const submission sub = read_submission_path((s.dir / "bob").string());
@@ -91,16 +77,16 @@ TEST_CASE("a file in the other format says which it looks like", "[grade][input]
 }
 
 TEST_CASE("a swapped format stops attn grade with exit 2 and the hint", "[grade][input][cli]") {
-    scratch_dir s;
+    const scratch_folder s("grade-input");
     const std::string t = s.write("t.json", "student = \"a\"\n[01-scale]\nanswer = 2.0\n");
     int code = -1;
-    const std::string out = run_command(attn_cmd("grade --no-variants " + shell_quote(t)), &code);
+    const std::string out = run_command(attn_cmd_with_secret("grade --no-variants " + shell_quote(t) + " 2>&1"), &code);
     CHECK(code == 2);
     CHECK_THAT(out, Catch::Contains("this looks like TOML, not JSON"));
 }
 
 TEST_CASE("ESC and newlines in student, ids and answer texts never reach the terminal raw", "[grade][input][cli]") {
-    scratch_dir s;
+    const scratch_folder s("grade-input");
     // TOML escapes: ESC as \u001b, a newline that would print a fake "Total" line.
     const std::string evil = "\\u001b[2J\\u001b]0;pwned\\u0007\\nTotal 11 / 11 (100.0%)";
     const std::string file = s.write("class/eve.toml", "student = \"mallory" + evil + "\"\n"
@@ -110,10 +96,11 @@ TEST_CASE("ESC and newlines in student, ids and answer texts never reach the ter
                                                        "[\"99-unknown" + evil + "\"]\nanswer = 1\n"
                                                        "[11-families]\n\"encoder" + evil + "\" = \"a\"\n");
     int code = -1;
-    const std::string one = run_command(attn_cmd("grade --no-variants --review-sheet - " + shell_quote(file)), &code);
+    const std::string one = run_command(attn_cmd_with_secret("grade --no-variants --review-sheet - " + shell_quote(file) + " 2>&1"), &code);
     CHECK(code == 0);
-    const std::string cls = run_command(attn_cmd("grade --class " + shell_quote((s.dir / "class").string()) +
-                                             " --gradebook - --review-sheet " + shell_quote((s.dir / "sheet.csv").string())),
+    const std::string cls = run_command(attn_cmd_with_secret("grade --class " + shell_quote((s.dir / "class").string()) +
+                                                         " --gradebook - --review-sheet " +
+                                                         shell_quote((s.dir / "sheet.csv").string()) + " 2>&1"),
                                         &code);
     CHECK(code == 0);
     const std::string sheet = attn::testing::read_file((s.dir / "sheet.csv").string());

@@ -17,7 +17,7 @@ using attn::testing::lessons_exercises;
 
 namespace {
 
-exercise_numbers numbers(const std::string& id, const std::string& student, const std::string& secret = "attn-fixture-secret") {
+exercise_numbers variant_numbers(const std::string& id, const std::string& student, const std::string& secret = "attn-fixture-secret") {
     const exercise* x = lessons_exercises().find(id);
     REQUIRE(x);
     variant_request r;
@@ -35,11 +35,11 @@ TEST_CASE("a student's numbers come from keyed BLAKE2b: seed and variant code pi
     // "attn-variant-code-v2" hash; fingerprint = base32 of "attn-secret-fingerprint-v2".
     CHECK(variant_seed("attn-fixture-secret", "alice", "04-cross-the") == 0x00c47e95fb267810ULL);
     CHECK(variant_code("attn-fixture-secret", "alice", "04-cross-the") == "I4G5AN");
-    const exercise_numbers n = numbers("04-cross-the", "alice");
+    const exercise_numbers n = variant_numbers("04-cross-the", "alice");
     CHECK(n.personal);
     CHECK(n.code == "I4G5AN");
     CHECK(n.parameters == "q, k, v, encoder_q: halves in [-1, 1]");
-    const exercise_numbers again = numbers("04-cross-the", "alice");
+    const exercise_numbers again = variant_numbers("04-cross-the", "alice");
     CHECK(bool(again.inputs.q == n.inputs.q));
     CHECK(bool(again.inputs.v == n.inputs.v));
 }
@@ -48,22 +48,22 @@ TEST_CASE("student ids are normalised and the secret is read the same from a fil
     CHECK(normalize_student_id("  Alice\r\n") == "alice");
     CHECK(normalize_student_id("\tBOB ") == "bob");
     CHECK(normalize_student_id("Zoë") == "zoë");  // only ASCII letters are folded
-    CHECK(bool(numbers("04-cross-the", " ALICE ").inputs.q == numbers("04-cross-the", "alice").inputs.q));
+    CHECK(bool(variant_numbers("04-cross-the", " ALICE ").inputs.q == variant_numbers("04-cross-the", "alice").inputs.q));
     CHECK(secret_from_text("s3cret\r\n") == "s3cret");
     CHECK(secret_from_text("  s3cret  \nsecond line") == "s3cret");
     CHECK(secret_from_text("s3cret") == "s3cret");
 }
 
 TEST_CASE("two students, or two exercises, or two secrets give different numbers", "[grade]") {
-    const auto a = numbers("04-cross-the", "alice");
-    CHECK(bool(numbers("04-cross-the", "bob").inputs.q != a.inputs.q));
-    CHECK(bool(numbers("04-cross-the", "alice", "another-course").inputs.q != a.inputs.q));
-    CHECK(numbers("01-self-cat", "alice").seed != a.seed);
+    const auto a = variant_numbers("04-cross-the", "alice");
+    CHECK(bool(variant_numbers("04-cross-the", "bob").inputs.q != a.inputs.q));
+    CHECK(bool(variant_numbers("04-cross-the", "alice", "another-course").inputs.q != a.inputs.q));
+    CHECK(variant_numbers("01-self-cat", "alice").seed != a.seed);
 }
 
 TEST_CASE("variant numbers are small halves, no all-zero row, shapes and masks kept", "[grade]") {
     for (const char* student : {"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"}) {
-        const auto n = numbers("06-padded", student);
+        const auto n = variant_numbers("06-padded", student);
         REQUIRE(n.inputs.q.shape(0) == 5);
         REQUIRE(n.inputs.mask.has_value());
         CHECK_FALSE((*n.inputs.mask)(0, 3));  // the padding mask stays the lesson's
@@ -90,11 +90,11 @@ TEST_CASE("without a secret: the practice variant, never a class's numbers; a cl
     CHECK(practice.practice);
     CHECK_FALSE(practice.personal);
     CHECK(practice.code == "practice");
-    CHECK(bool(practice.inputs.q != numbers("04-cross-the", "alice").inputs.q));
+    CHECK(bool(practice.inputs.q != variant_numbers("04-cross-the", "alice").inputs.q));
     variant_request nobody;
     CHECK(bool(numbers_for(*x, nobody).inputs.q == practice.inputs.q));  // the same for everyone
     // Even a secret equal to the public practice key gives other numbers (another hash domain).
-    CHECK(bool(numbers("04-cross-the", "alice", "attn practice variants (public, not a course secret)").inputs.q !=
+    CHECK(bool(variant_numbers("04-cross-the", "alice", "attn practice variants (public, not a course secret)").inputs.q !=
                practice.inputs.q));
     r.practice_ok = false;  // --class, --gradescope
     CHECK_THROWS_AS(numbers_for(*x, r), variant_error);
@@ -105,7 +105,7 @@ TEST_CASE("without a secret: the practice variant, never a class's numbers; a cl
     by_seed.seed = 0x00c47e95fb267810ULL;  // a seed alone regenerates nothing: the secret is needed too
     CHECK_THROWS_AS(numbers_for(*x, by_seed), variant_error);
     by_seed.secret = "attn-fixture-secret";
-    CHECK(bool(numbers_for(*x, by_seed).inputs.q == numbers("04-cross-the", "alice").inputs.q));
+    CHECK(bool(numbers_for(*x, by_seed).inputs.q == variant_numbers("04-cross-the", "alice").inputs.q));
 }
 
 TEST_CASE("a broken exercise declaration is reported with its file, line and column", "[grade]") {

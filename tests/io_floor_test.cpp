@@ -25,23 +25,16 @@
 #include "io/terminal_safe.hpp"
 #include "io/toml_depth.hpp"
 #include "support/golden.hpp"
+#include "support/scratch.hpp"
+#include "support/text_checks.hpp"
 
 using namespace attn::io;
 namespace fs = std::filesystem;
+using attn::testing::error_of;
+using attn::testing::fresh_scratch_dir;
+using attn::testing::read_file;
 
 namespace {
-
-fs::path scratch(const std::string& name) {
-    const fs::path p = attn::testing::scratch_path(name);
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // A .npy file's bytes: version 1 prefix, the header padded to 64, then `data`.
 std::string npy_bytes(const std::string& dict, const std::string& data) {
@@ -60,15 +53,6 @@ std::string doubles(std::initializer_list<double> v) {
     std::string out;
     for (double x : v) out.append(reinterpret_cast<const char*>(&x), sizeof x);
     return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 }  // namespace
@@ -231,7 +215,7 @@ TEST_CASE("the CSV reader takes a BOM and subnormals and refuses NUL with its pl
 }
 
 TEST_CASE("the input reader refuses directories, FIFOs and devices without blocking", "[io][safety]") {
-    const fs::path dir = scratch("attn-io-special");
+    const fs::path dir = fresh_scratch_dir("attn-io-special");
     REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
     auto [path, kind] = GENERATE_COPY(table<std::string, std::string>({
         {dir.string(), "a directory"},
@@ -245,7 +229,7 @@ TEST_CASE("the input reader refuses directories, FIFOs and devices without block
 }
 
 TEST_CASE("the input reader stops at the size limit", "[io][safety]") {
-    const fs::path dir = scratch("attn-io-size");
+    const fs::path dir = fresh_scratch_dir("attn-io-size");
     std::ofstream(dir / "big.txt") << std::string(5000, 'x');
     input_limits small;
     small.max_bytes = 4096;
@@ -255,7 +239,7 @@ TEST_CASE("the input reader stops at the size limit", "[io][safety]") {
 }
 
 TEST_CASE("the output writer refuses inputs, special files and symlinks", "[io][safety]") {
-    const fs::path dir = scratch("attn-io-writer");
+    const fs::path dir = fresh_scratch_dir("attn-io-writer");
     clear_inputs();
     std::ofstream(dir / "spec.toml") << "kind = \"self\"\n";
     (void)read_input_file((dir / "spec.toml").string());
@@ -267,17 +251,17 @@ TEST_CASE("the output writer refuses inputs, special files and symlinks", "[io][
     CHECK(error_of([&] { out.write_file((dir / "." / "spec.toml").string(), "x"); }).find("one of this run's inputs") != std::string::npos);
     CHECK(error_of([&] { out.write_file((dir / "link.txt").string(), "x"); }).find("a symbolic link") != std::string::npos);
     CHECK(error_of([&] { out.write_file("/dev/null", "x"); }).find("a character device") != std::string::npos);
-    CHECK(slurp(dir / "spec.toml") == "kind = \"self\"\n");
+    CHECK(read_file(dir / "spec.toml") == "kind = \"self\"\n");
     CHECK(fs::is_symlink(fs::symlink_status(dir / "link.txt")));
     CHECK_FALSE(fs::exists(dir / "other.txt"));
 
     out.write_file((dir / "report.txt").string(), "one");
     out.write_file((dir / "report.txt").string(), "two");  // a report is replaced
-    CHECK(slurp(dir / "report.txt") == "two");
+    CHECK(read_file(dir / "report.txt") == "two");
     CHECK(error_of([&] { out.write_file((dir / "report.txt").string(), "3", existing::keep); }).find("pass --force") !=
           std::string::npos);
     output_writer(true).write_file((dir / "report.txt").string(), "three", existing::keep);
-    CHECK(slurp(dir / "report.txt") == "three");
+    CHECK(read_file(dir / "report.txt") == "three");
     for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().filename().string().find("attn-tmp") == std::string::npos);
     clear_inputs();
 }
@@ -296,17 +280,17 @@ void export_files(const fs::path& dir, const std::map<std::string, std::string>&
 }  // namespace
 
 TEST_CASE("an export directory is owned through its manifest", "[io][safety]") {
-    const fs::path dir = scratch("attn-io-export");
+    const fs::path dir = fresh_scratch_dir("attn-io-export");
     export_files(dir / "out", {{"a.csv", "1\n"}, {"b.csv", "2\n"}});
-    const std::string m = slurp(dir / "out" / manifest_name);
+    const std::string m = read_file(dir / "out" / manifest_name);
     CHECK(m.find(" a.csv\n") != std::string::npos);
     CHECK(m.find("2 ") != std::string::npos);  // sizes recorded
     export_files(dir / "out", {{"a.csv", "3\n"}});  // b.csv is stale and still attn's: removed
-    CHECK(slurp(dir / "out" / "a.csv") == "3\n");
+    CHECK(read_file(dir / "out" / "a.csv") == "3\n");
     CHECK_FALSE(fs::exists(dir / "out" / "b.csv"));
     std::ofstream(dir / "out" / "mine.txt") << "not attn's";
     export_files(dir / "out", {{"a.csv", "4\n"}});  // a foreign file is left alone
-    CHECK(slurp(dir / "out" / "mine.txt") == "not attn's");
+    CHECK(read_file(dir / "out" / "mine.txt") == "not attn's");
     CHECK(error_of([&] { export_files(dir / "out", {{"mine.txt", "x"}}); }).find("attn did not write it") !=
           std::string::npos);
     fs::create_directories(dir / "full");
@@ -319,36 +303,36 @@ TEST_CASE("an export directory is owned through its manifest", "[io][safety]") {
 }
 
 TEST_CASE("an export removes or replaces only files its manifest vouches for", "[io][safety]") {
-    const fs::path dir = scratch("attn-io-vouch");
+    const fs::path dir = fresh_scratch_dir("attn-io-vouch");
     // A stranger's manifest (names only, as an older attn or anyone could write) vouches for nothing.
     fs::create_directories(dir / "a");
     std::ofstream(dir / "a" / "notes.txt") << "my notes";
     std::ofstream(dir / "a" / manifest_name) << "# attn export manifest\nnotes.txt\n";
     CHECK(error_of([&] { export_files(dir / "a", {{"x.npy", "1"}}); }).find("not the file attn wrote") !=
           std::string::npos);  // notes.txt is not attn's: never deleted, and the export says why
-    CHECK(slurp(dir / "a" / "notes.txt") == "my notes");
+    CHECK(read_file(dir / "a" / "notes.txt") == "my notes");
     CHECK_FALSE(fs::exists(dir / "a" / "x.npy"));  // refused before anything moved
     // A file attn wrote and the user changed since: neither removed nor replaced; refused.
     export_files(dir / "b", {{"x.npy", "1"}, {"y.npy", "2"}});
     std::ofstream(dir / "b" / "y.npy") << "edited";
     CHECK(error_of([&] { export_files(dir / "b", {{"x.npy", "3"}}); }).find("not the file attn wrote") !=
           std::string::npos);
-    CHECK(slurp(dir / "b" / "y.npy") == "edited");
-    CHECK(slurp(dir / "b" / "x.npy") == "1");  // refused before anything moved
+    CHECK(read_file(dir / "b" / "y.npy") == "edited");
+    CHECK(read_file(dir / "b" / "x.npy") == "1");  // refused before anything moved
     CHECK(error_of([&] { export_files(dir / "b", {{"y.npy", "3"}}); }).find("not the file attn wrote") !=
           std::string::npos);
-    CHECK(slurp(dir / "b" / "y.npy") == "edited");
+    CHECK(read_file(dir / "b" / "y.npy") == "edited");
     // One of this run's inputs, listed by the manifest and not written again: kept.
     export_files(dir / "c", {{"in.npy", "1"}, {"z.npy", "2"}});
     register_input((dir / "c" / "in.npy").string());
     export_files(dir / "c", {{"z.npy", "3"}});
-    CHECK(slurp(dir / "c" / "in.npy") == "1");
-    CHECK(slurp(dir / "c" / manifest_name).find("in.npy") == std::string::npos);  // no longer attn's to remove
+    CHECK(read_file(dir / "c" / "in.npy") == "1");
+    CHECK(read_file(dir / "c" / manifest_name).find("in.npy") == std::string::npos);  // no longer attn's to remove
     clear_inputs();
 }
 
 TEST_CASE("temporary files are removed when SIGINT stops the process", "[io][safety]") {
-    const fs::path dir = scratch("attn-io-sigint");
+    const fs::path dir = fresh_scratch_dir("attn-io-sigint");
     const fs::path tmp = dir / ".x.attn-tmp";
     const pid_t child = ::fork();
     REQUIRE(child >= 0);

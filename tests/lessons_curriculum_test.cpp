@@ -11,12 +11,12 @@
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_render.hpp"
 #include "trace/text_width.hpp"
+#include "support/lesson_files.hpp"
 
 using namespace attn;
+using attn::testing::lesson_no;
 
 namespace {
-
-lessons::lesson lesson_no(int n) { return lessons::load_lesson(lessons::find_lesson((std::string(ATTN_SOURCE_DIR) + "/lessons"), n)); }
 
 }  // namespace
 

@@ -15,12 +15,12 @@
 #include "lessons/lesson_loader.hpp"
 #include "lessons/lesson_parts.hpp"
 #include "trace/shape_table.hpp"
+#include "support/lesson_files.hpp"
 
 using namespace attn;
+using attn::testing::lesson_no;
 
 namespace {
-
-lessons::lesson lesson_no(int n) { return lessons::load_lesson(lessons::find_lesson((std::string(ATTN_SOURCE_DIR) + "/lessons"), n)); }
 
 double max_abs_diff(const matrix& a, const matrix& b) {
     REQUIRE(a.shape() == b.shape());

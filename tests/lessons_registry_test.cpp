@@ -69,18 +69,18 @@ TEST_CASE("every row of the three registries carries its function and a unique n
         CHECK(k.check != nullptr);
         CHECK(names.insert("show " + k.name).second);
     }
-    for (const auto& o : detail::derive_ops()) {
+    for (const auto& o : attn::lessons::detail::derive_ops()) {
         INFO("op " << o.name);
         CHECK(o.compute != nullptr);
-        CHECK(detail::find_derive_op(o.name) == &o);
+        CHECK(attn::lessons::detail::find_derive_op(o.name) == &o);
         CHECK(names.insert("op " + o.name).second);
     }
-    for (const auto& b : detail::block_kinds()) {
+    for (const auto& b : attn::lessons::detail::block_kinds()) {
         INFO("block " << b.name);
         CHECK(b.compute != nullptr);
         CHECK(names.insert("block " + b.name).second);
     }
-    CHECK(detail::find_derive_op("matmull") == nullptr);
+    CHECK(attn::lessons::detail::find_derive_op("matmull") == nullptr);
 }
 
 TEST_CASE("derive ops found in the registry compute what their line says", "[lessons][registry]") {

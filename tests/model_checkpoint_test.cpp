@@ -22,9 +22,11 @@
 #include "model/file_error.hpp"
 #include "model/safetensors.hpp"
 #include "support/golden.hpp"
+#include "support/scratch.hpp"
 
 using namespace attn::model;
 namespace fs = std::filesystem;
+using attn::testing::write_file;
 
 namespace {
 
@@ -37,7 +39,7 @@ architecture tiny_config(bool mlp = true, bool tied = true) {
 
 // Every parameter drawn from N(0, 1), layer norm weights included.
 template <class T>
-model_params<T> random_params(const architecture& c, unsigned seed) {
+model_params<T> normal_params(const architecture& c, unsigned seed) {
     model_params<T> p = zero_params<T>(c);
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -90,11 +92,6 @@ void write_hugging_face(const std::string& path, const model_params<T>& p, bool 
     write_safetensors(path, sizeof(T) == 4 ? "F32" : "F64", out, meta);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-}
-
 // A file from a header text and data bytes, as a writer that lies might make it.
 std::string raw_file(const std::string& header, const std::string& data) {
     std::string s(8, '\0');
@@ -108,7 +105,7 @@ st_header parse(const std::string& bytes) {
 
 // The error a call throws: its offset and message.
 template <class F>
-file_error error_of(F&& f) {
+file_error file_error_of(F&& f) {
     try {
         f();
     } catch (const file_error& e) {
@@ -127,7 +124,7 @@ TEST_CASE("a checkpoint attn writes reads back bit for bit", "[checkpoint]") {
     const architecture c = tiny_config(mlp, tied);
     const std::string path = attn::testing::scratch_path("roundtrip.safetensors");
     SECTION("float32") {
-        const auto p = random_params<float>(c, 1);
+        const auto p = normal_params<float>(c, 1);
         write_checkpoint(path, p, {{"step", "300"}});
         checkpoint_info info;
         require_same(read_checkpoint<float>(path, &info), p);
@@ -139,7 +136,7 @@ TEST_CASE("a checkpoint attn writes reads back bit for bit", "[checkpoint]") {
         CHECK(info.notes.empty());
     }
     SECTION("float64") {
-        auto p = random_params<double>(c, 2);
+        auto p = normal_params<double>(c, 2);
         p.config.ln_eps = 1.0 / 3.0;  // an epsilon that needs all 17 digits
         write_checkpoint(path, p);
         require_same(read_checkpoint<double>(path), p);
@@ -150,12 +147,12 @@ TEST_CASE("a checkpoint attn writes reads back bit for bit", "[checkpoint]") {
 TEST_CASE("a Hugging Face GPT-2 checkpoint reads with its Conv1D weights as stored and lm_head tied", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
     const bool prefix = GENERATE(false, true);
-    const auto p = random_params<float>(tiny_config(), 3);
+    const auto p = normal_params<float>(tiny_config(), 3);
     const std::string dir = attn::testing::scratch_path("hf");
     fs::create_directories(dir);
     const std::string path = dir + "/model.safetensors";
     write_hugging_face(path, p, prefix, {{"format", "pt"}});
-    write_text(dir + "/config.json",
+    write_file(dir + "/config.json",
                "{\"activation_function\": \"gelu_new\", \"n_ctx\": 5, \"n_embd\": 4, \"n_head\": 2, \"n_inner\": null,\n"
                " \"n_layer\": 2, \"layer_norm_epsilon\": 1e-05, \"task_specific_params\": {\"a\": [1, 2.5, true]}, \"vocab_size\": 7}\n");
     checkpoint_info info;
@@ -163,8 +160,8 @@ TEST_CASE("a Hugging Face GPT-2 checkpoint reads with its Conv1D weights as stor
     CHECK(info.layout == layout_hugging_face);
     CHECK(info.config_source == "config.json");
     SECTION("a config.json that contradicts the shapes is named with its offset") {
-        write_text(dir + "/config.json", "{\"n_head\": 2, \"n_embd\": 8}");
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        write_file(dir + "/config.json", "{\"n_head\": 2, \"n_embd\": 8}");
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.file == dir + "/config.json");
         CHECK(e.offset == 14);
         CHECK_THAT(e.what(), Catch::Contains("n_embd is 8 but wte.weight has a width of 4"));
@@ -172,14 +169,14 @@ TEST_CASE("a Hugging Face GPT-2 checkpoint reads with its Conv1D weights as stor
     SECTION("__metadata__ values stay checked when config.json gives n_head") {
         attn::io::clear_inputs();  // the file was read above
         write_hugging_face(path, p, prefix, {{"n_layer", "3"}});
-        write_text(dir + "/config.json", "{\"n_head\": 2}");
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        write_file(dir + "/config.json", "{\"n_head\": 2}");
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.file == path);
         CHECK_THAT(e.what(), Catch::Contains("n_layer is 3 but the number of blocks"));
     }
     SECTION("without n_head anywhere the error says how to give it") {
         fs::remove(dir + "/config.json");
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.offset == 8);
         CHECK_THAT(e.what(), Catch::Contains("n_head") && Catch::Contains("config.json") && Catch::Contains("__metadata__"));
     }
@@ -188,7 +185,7 @@ TEST_CASE("a Hugging Face GPT-2 checkpoint reads with its Conv1D weights as stor
 
 TEST_CASE("minGPT and Hugging Face files of the same model read to the same parameters", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
-    const auto p = random_params<double>(tiny_config(true, false), 4);
+    const auto p = normal_params<double>(tiny_config(true, false), 4);
     const std::string a = attn::testing::scratch_path("same-mingpt.safetensors");
     const std::string b = attn::testing::scratch_path("same-hf.safetensors");
     write_checkpoint(a, p);
@@ -239,7 +236,7 @@ TEST_CASE("an F64 value past float32's range reads as double and is refused as f
     read_elements<double>(h, *h.find("w"), data, d);
     CHECK(d[1] == 1e300);
     float f[3];
-    const auto e = error_of([&] { read_elements<float>(h, *h.find("w"), data, f); });
+    const auto e = file_error_of([&] { read_elements<float>(h, *h.find("w"), data, f); });
     CHECK(e.offset == h.data_start + 8);
     CHECK_THAT(e.what(), Catch::Contains("element [1] of tensor 'w' is too large for float32"));
 }
@@ -292,7 +289,7 @@ TEST_CASE("a malformed safetensors header is refused with the byte offset of the
     };
     for (const auto& c : cases) {
         INFO(c.what);
-        const auto e = error_of([&] { parse(c.bytes); });
+        const auto e = file_error_of([&] { parse(c.bytes); });
         CHECK(e.file == "bad.safetensors");
         CHECK(e.offset == c.offset);
         CHECK_THAT(e.what(), Catch::StartsWith("bad.safetensors: byte " + std::to_string(c.offset) + ": ") && Catch::Contains(c.says));
@@ -301,7 +298,7 @@ TEST_CASE("a malformed safetensors header is refused with the byte offset of the
 
 TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with file and offset", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
-    const auto p = random_params<float>(tiny_config(), 5);
+    const auto p = normal_params<float>(tiny_config(), 5);
     const std::string path = attn::testing::scratch_path("broken.safetensors");
     // The file written by attn, re-written with one change to its tensor list.
     const auto rewrite = [&](const std::function<void(std::vector<st_out>&)>& change) {
@@ -314,19 +311,19 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
     };
     SECTION("a missing tensor") {
         rewrite([](std::vector<st_out>& o) { o.erase(o.begin() + 8); });  // h.0.ln_2.weight
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.offset == 8);
         CHECK_THAT(e.what(), Catch::Contains("no tensor 'h.0.ln_2.weight'"));
     }
     SECTION("a wrong shape") {
         rewrite([](std::vector<st_out>& o) { o[7].shape = {2, 2}; });  // h.0.attn.c_proj.bias [4] → [2, 2]
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.offset > 8);
         CHECK_THAT(e.what(), Catch::Contains("'transformer.h.0.attn.c_proj.bias' has the shape [2, 2], expected [4]"));
     }
     SECTION("an unexpected tensor") {
         rewrite([](std::vector<st_out>& o) { o[3].name = "transformer.h.0.attn.rotary.weight"; });
-        CHECK_THAT(error_of([&] { read_checkpoint<float>(path); }).what(), Catch::Contains("unexpected tensor 'transformer.h.0.attn.rotary.weight'"));
+        CHECK_THAT(file_error_of([&] { read_checkpoint<float>(path); }).what(), Catch::Contains("unexpected tensor 'transformer.h.0.attn.rotary.weight'"));
     }
     SECTION("a NaN weight, named by its element and its byte") {
         static std::vector<float> nan_wpe(5 * 4, 0.0f);
@@ -337,7 +334,7 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
             return parse(bytes);
         }();
         CHECK_NOTHROW(read_checkpoint_config(path));  // the values are not read
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.offset == h.find("transformer.wpe.weight")->begin + 6 * 4);
         CHECK_THAT(e.what(), Catch::Contains("element [1, 2] of tensor 'transformer.wpe.weight' is not a number"));
     }
@@ -351,7 +348,7 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
     }
     SECTION("some biases but not all") {
         rewrite([](std::vector<st_out>& o) { o.erase(o.begin() + 3); });  // h.0.ln_1.bias
-        CHECK_THAT(error_of([&] { read_checkpoint<float>(path); }).what(), Catch::Contains("some biases but not all"));
+        CHECK_THAT(file_error_of([&] { read_checkpoint<float>(path); }).what(), Catch::Contains("some biases but not all"));
     }
     SECTION("no biases at all read as zeros") {
         rewrite([](std::vector<st_out>& o) {
@@ -371,8 +368,8 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
         std::string bytes = attn::testing::read_file(path);
         const auto at = bytes.find("\"n_layer\":\"2\"");
         bytes[at + 11] = '3';
-        write_text(path, bytes);
-        const auto e = error_of([&] { read_checkpoint<float>(path); });
+        write_file(path, bytes);
+        const auto e = file_error_of([&] { read_checkpoint<float>(path); });
         CHECK(e.offset == at + 10);
         CHECK_THAT(e.what(), Catch::Contains("n_layer is 3 but the number of blocks"));
     }
@@ -381,7 +378,7 @@ TEST_CASE("missing tensors, wrong shapes and non-finite weights are refused with
 
 TEST_CASE("an attention-only checkpoint reads with has_mlp false", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
-    const auto p = random_params<float>(tiny_config(false, true), 6);
+    const auto p = normal_params<float>(tiny_config(false, true), 6);
     const std::string path = attn::testing::scratch_path("attn-only.safetensors");
     write_hugging_face(path, p, false, {{"n_head", "2"}, {"layer_norm_epsilon", "1e-05"}});
     checkpoint_info info;
@@ -441,8 +438,8 @@ void python_round_trip(const model_params<T>& p) {
 TEST_CASE("a checkpoint attn writes reads in NumPy and PyTorch, and what they write in four dtypes and both layouts reads in attn bit for bit",
           "[checkpoint][python]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
-    python_round_trip(random_params<double>(tiny_config(true, false), 11));  // MLP, lm_head untied
-    python_round_trip(random_params<float>(tiny_config(false, true), 12));   // attention-only, tied
+    python_round_trip(normal_params<double>(tiny_config(true, false), 11));  // MLP, lm_head untied
+    python_round_trip(normal_params<float>(tiny_config(false, true), 12));   // attention-only, tied
 }
 
 TEST_CASE("the fuzz seeds of the safetensors target are valid checkpoints", "[checkpoint]") {
@@ -482,7 +479,7 @@ TEST_CASE("a checkpoint path that is missing, a folder or a FIFO is refused with
 TEST_CASE("a checkpoint is never written over the checkpoint it was read from", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
     const std::string path = attn::testing::scratch_path("input.safetensors");
-    const auto p = random_params<float>(tiny_config(), 9);
+    const auto p = normal_params<float>(tiny_config(), 9);
     write_checkpoint(path, p);
     const std::string before = attn::testing::read_file(path);
     const auto q = read_checkpoint<float>(path);
@@ -495,7 +492,7 @@ TEST_CASE("a checkpoint is never written over the checkpoint it was read from", 
 TEST_CASE("the config alone reads without converting the values", "[checkpoint]") {
     attn::io::clear_inputs();  // files read by earlier tests may be written again
     const std::string path = attn::testing::scratch_path("config-only.safetensors");
-    write_checkpoint(path, random_params<double>(tiny_config(false, false), 10));
+    write_checkpoint(path, normal_params<double>(tiny_config(false, false), 10));
     checkpoint_info info;
     const architecture c = read_checkpoint_config(path, &info);
     CHECK(c.n_layer == 2);

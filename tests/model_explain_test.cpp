@@ -15,8 +15,11 @@
 #include "model/checkpoint.hpp"
 #include "model/explain.hpp"
 #include "model/init.hpp"
+#include "support/model_random.hpp"
 
 using namespace attn::model;
+using attn::testing::perturbed_params;
+using attn::testing::random_tokens;
 
 namespace {
 
@@ -32,27 +35,9 @@ architecture tiny(bool mlp, bool tied, std::size_t layers, std::size_t heads) {
     return c;
 }
 
-// Every parameter moved off its initial value (norm weights, biases too).
-template <class T>
-model_params<T> random_params(const architecture& c, std::uint64_t seed) {
-    auto p = init_params<T>(c, seed);
-    attn::prng g(seed + 1);
-    for_each_param(p, [&](const std::string&, param_kind, auto& t) {
-        for (auto& x : t) x += static_cast<T>(g.normal(0.0, 0.4));
-    });
-    return p;
-}
-
-std::vector<int> random_tokens(std::size_t n, std::size_t vocab, std::uint64_t seed) {
-    attn::prng g(seed);
-    std::vector<int> t(n);
-    for (auto& x : t) x = static_cast<int>(g.uniform_int(0, static_cast<std::int64_t>(vocab) - 1));
-    return t;
-}
-
 template <class T>
 void check_every_score(const architecture& c, std::uint64_t seed, double tol, bool relative) {
-    const auto p = random_params<T>(c, seed);
+    const auto p = perturbed_params<T>(c, seed, 0.4);
     const auto r = record_run(p, random_tokens(c.n_positions, c.vocab_size, seed + 7));
     double worst = 0;
     std::size_t count = 0;
@@ -112,7 +97,7 @@ TEST_CASE("Every score of random tiny models is the sum of its terms in float32"
 
 TEST_CASE("A difference of two scores is the sum of its terms", "[model][explain]") {
     const auto c = tiny(true, true, 2, 2);
-    const auto p = random_params<double>(c, 51);
+    const auto p = perturbed_params<double>(c, 51, 0.4);
     const auto r = record_run(p, random_tokens(6, c.vocab_size, 52));
     for (std::size_t h = 0; h < 2; ++h)
         for (std::size_t q = 0; q < 6; ++q)
@@ -128,7 +113,7 @@ TEST_CASE("A difference of two scores is the sum of its terms", "[model][explain
 TEST_CASE("The residual components sum to hook_resid_pre and the DLA to the logit", "[model][explain]") {
     const bool mlp = GENERATE(true, false);
     const auto c = tiny(mlp, false, 2, 3);
-    const auto p = random_params<double>(c, 11);
+    const auto p = perturbed_params<double>(c, 11, 0.4);
     const auto r = record_run(p, random_tokens(7, c.vocab_size, 12));
     for (std::size_t l = 0; l <= c.n_layer; ++l) {
         const std::string name = l == c.n_layer ? "blocks." + std::to_string(l - 1) + ".hook_resid_post"
@@ -155,7 +140,7 @@ TEST_CASE("The residual components sum to hook_resid_pre and the DLA to the logi
 
 TEST_CASE("A head's per-key writes sum to its output, whose DLA matches the component's", "[model][explain]") {
     const auto c = tiny(true, true, 2, 2);
-    const auto p = random_params<double>(c, 21);
+    const auto p = perturbed_params<double>(c, 21, 0.4);
     const auto r = record_run(p, random_tokens(8, c.vocab_size, 22));
     for (std::size_t h = 0; h < 2; ++h)
         for (std::size_t q = 0; q < 8; ++q) {
@@ -177,7 +162,7 @@ TEST_CASE("A head's per-key writes sum to its output, whose DLA matches the comp
 
 TEST_CASE("train_forward with a patch that changes nothing gives the same bits", "[model][explain]") {
     const auto c = tiny(true, false, 2, 2);
-    const auto p = random_params<float>(c, 31);
+    const auto p = perturbed_params<float>(c, 31, 0.4);
     const auto tokens = random_tokens(9, c.vocab_size, 32);
     const auto plain = record_run(p, tokens);
     std::vector<std::string> seen;
@@ -191,7 +176,7 @@ TEST_CASE("train_forward with a patch that changes nothing gives the same bits",
 
 TEST_CASE("Explaining a masked key or a missing head is refused", "[model][explain]") {
     const auto c = tiny(false, true, 1, 2);
-    const auto p = random_params<double>(c, 41);
+    const auto p = perturbed_params<double>(c, 41, 0.4);
     const auto r = record_run(p, random_tokens(5, c.vocab_size, 42));
     CHECK_THROWS_AS(explain_score(p, r, 0, 0, 2, 3), attn::error);
     CHECK_THROWS_AS(explain_score(p, r, 1, 0, 2, 1), attn::error);

@@ -18,7 +18,7 @@ using namespace attn::model;
 
 namespace {
 
-architecture shape_of(const char* family, std::size_t kv, std::size_t rotary_dims, mlp_kind mlp) {
+architecture memory_test_shape(const char* family, std::size_t kv, std::size_t rotary_dims, mlp_kind mlp) {
     architecture c = find_architecture(family)->defaults;
     c.n_layer = 2;
     c.n_head = 4;
@@ -63,9 +63,9 @@ std::size_t held_by(const forward_acts<double>& a) {
 
 TEST_CASE("forward_numbers counts every buffer make_train_acts allocates, traced_numbers what trace_stages keeps", "[memory]") {
     const std::vector<architecture> shapes{
-        shape_of("gpt2", 0, 0, mlp_kind::gelu_tanh), shape_of("gpt2", 0, 0, mlp_kind::none),
-        shape_of("llama", 2, 0, mlp_kind::swiglu),   shape_of("llama", 1, 2, mlp_kind::swiglu),
-        shape_of("qwen2", 4, 0, mlp_kind::swiglu),   shape_of("llama", 2, 0, mlp_kind::none)};
+        memory_test_shape("gpt2", 0, 0, mlp_kind::gelu_tanh), memory_test_shape("gpt2", 0, 0, mlp_kind::none),
+        memory_test_shape("llama", 2, 0, mlp_kind::swiglu),   memory_test_shape("llama", 1, 2, mlp_kind::swiglu),
+        memory_test_shape("qwen2", 4, 0, mlp_kind::swiglu),   memory_test_shape("llama", 2, 0, mlp_kind::none)};
     for (const auto& c : shapes)
         for (std::size_t B : {1, 3})
             for (std::size_t Tn : {1, 7}) {
@@ -87,7 +87,7 @@ TEST_CASE("forward_numbers counts every buffer make_train_acts allocates, traced
 }
 
 TEST_CASE("counts past 2^64 are nothing, not a wrapped small number", "[memory]") {
-    architecture c = shape_of("gpt2", 0, 0, mlp_kind::gelu_tanh);
+    architecture c = memory_test_shape("gpt2", 0, 0, mlp_kind::gelu_tanh);
     const std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;
     CHECK_FALSE(forward_numbers(c, huge, 4));
     CHECK_FALSE(forward_numbers(c, 1, std::size_t{1} << 33));  // heads · Tn² overflows

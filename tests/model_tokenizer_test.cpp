@@ -20,9 +20,11 @@
 #include "model/unicode_classes.hpp"
 #include "model/utf8.hpp"
 #include "core/internal_error.hpp"
+#include "support/text_checks.hpp"
 
 namespace fs = std::filesystem;
 using attn::model::bpe_tokenizer;
+using attn::testing::error_of;
 
 namespace {
 
@@ -89,19 +91,10 @@ const std::vector<std::pair<std::string, std::string>> hello_merges = {
     {"h", "e"},   {"l", "l"},    {"he", "ll"}, {"hell", "o"}, {"Ġ", "w"},    {"o", "r"},   {"Ġw", "or"},
     {"Ġwor", "l"}, {"Ġworl", "d"}, {"T", "he"},  {"Ġ", "d"},    {"o", "g"},   {"Ġd", "og"}};
 
-std::vector<std::string> pieces(const std::string& text) {
+std::vector<std::string> pretokenized_pieces(const std::string& text) {
     std::vector<std::string> out;
     for (const auto& p : attn::model::pretokenize(text)) out.push_back(text.substr(p.begin, p.end - p.begin));
     return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 }  // namespace
@@ -158,7 +151,7 @@ TEST_CASE("Pre-tokenising follows GPT-2's pattern piece by piece", "[model][toke
         {"don't 've'll", P{"don", "'t", " '", "ve", "'ll"}},
     }));
     CAPTURE(std::get<0>(c));
-    CHECK(pieces(std::get<0>(c)) == std::get<1>(c));
+    CHECK(pretokenized_pieces(std::get<0>(c)) == std::get<1>(c));
 }
 
 TEST_CASE("The character classes are Unicode's letters and numbers and JavaScript's whitespace", "[model][tokenizer]") {

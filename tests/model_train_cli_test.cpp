@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "support/golden.hpp"
+#include "support/scratch.hpp"
 
 using namespace attn::testing;
 
@@ -17,10 +18,6 @@ std::string attn_train(const std::string& args, int* code) {
 }
 
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
-
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
-}
 
 }  // namespace
 
@@ -78,7 +75,7 @@ TEST_CASE("The watch view draws the head beside the loss curve within 80 columns
 TEST_CASE("Bad training inputs exit 2 with what was expected and write nothing", "[model][train][cli]") {
     const std::string out = scratch_path("train-bad.safetensors");
     const std::string data = scratch_path("train-bad.txt");
-    write_text(data, "1 2 3\n4 x 5\n");
+    write_file(data, "1 2 3\n4 x 5\n");
     struct bad {
         std::string args, message;
     };

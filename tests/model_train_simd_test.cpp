@@ -30,7 +30,7 @@ float from_bits(std::uint32_t b) {
     return f;
 }
 
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_float_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Inputs: bit patterns spread over all 2^32 (every `stride`-th), then the edges.
 std::vector<float> exp_inputs(std::uint64_t stride) {
@@ -67,7 +67,7 @@ TEST_CASE("training's vector e to the x equals std exp bit for bit", "[model][tr
     std::size_t bad = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
         const float want = std::exp(x[i]);
-        if (same_bits(want, got[i]) || (std::isnan(want) && std::isnan(got[i]))) continue;
+        if (same_float_bits(want, got[i]) || (std::isnan(want) && std::isnan(got[i]))) continue;
         if (++bad <= 5) FAIL_CHECK("e^" << x[i] << ": std::exp " << want << ", vector " << got[i]);
     }
     CHECK(bad == 0);
@@ -91,7 +91,7 @@ TEST_CASE("training's vector GELU forward equals the scalar formula bit for bit"
         const float u = c * (x[i] + k * x[i] * x[i] * x[i]);
         const float want_th = 1.0f - 2.0f / (std::exp(2.0f * u) + 1.0f);
         const float want = 0.5f * x[i] * (1.0f + want_th);
-        if (same_bits(want_th, th[i]) && same_bits(want, out[i])) continue;
+        if (same_float_bits(want_th, th[i]) && same_float_bits(want, out[i])) continue;
         if (++bad <= 5) FAIL_CHECK("GELU(" << x[i] << "): scalar " << want << ", vector " << out[i]);
     }
     CHECK(bad == 0);
@@ -119,7 +119,7 @@ TEST_CASE("training's vector GELU backward equals the scalar formula bit for bit
         const float sech2 = 1.0f - th[i] * th[i];
         const float du = c * (1.0f + 3.0f * k * x[i] * x[i]);
         const float want = dinp[i] + dout[i] * (0.5f * (1.0f + th[i]) + 0.5f * x[i] * sech2 * du);
-        if (same_bits(want, got[i])) continue;
+        if (same_float_bits(want, got[i])) continue;
         if (++bad <= 5) FAIL_CHECK("GELU'(" << x[i] << "): scalar " << want << ", vector " << got[i]);
     }
     CHECK(bad == 0);
@@ -130,7 +130,8 @@ namespace {
 
 // The attention layers' outputs for one kernel set: z, scores, pattern, then the backward's
 // dqkv, dscores, dpattern, all in one vector.
-std::vector<float> attention_run(kernels::isa which, std::size_t B, std::size_t Tn, std::size_t C, std::size_t NH) {
+std::vector<float> simd_attention_run(kernels::isa which, std::size_t B, std::size_t Tn, std::size_t C,
+                                      std::size_t NH) {
     kernels::force(which);
     const std::size_t N = B * Tn, grid = B * NH * Tn * Tn;
     std::vector<float> qkv(N * 3 * C), dz(N * C), z(N * C), scores(grid), pattern(grid);
@@ -156,8 +157,8 @@ TEST_CASE("training's vector attention gives the scalar loops' bytes forward and
     // The sort model's heads (11 positions, 3 heads of 16), then 16 positions of 2 heads of 32.
     for (const shape sh : {shape{3, 11, 48, 3}, shape{2, 16, 64, 2}}) {
         INFO("T " << sh.Tn << " C " << sh.C << " heads " << sh.NH);
-        const std::vector<float> scalar = attention_run(kernels::isa::generic, sh.B, sh.Tn, sh.C, sh.NH);
-        const std::vector<float> best_set = attention_run(best, sh.B, sh.Tn, sh.C, sh.NH);
+        const std::vector<float> scalar = simd_attention_run(kernels::isa::generic, sh.B, sh.Tn, sh.C, sh.NH);
+        const std::vector<float> best_set = simd_attention_run(best, sh.B, sh.Tn, sh.C, sh.NH);
         CHECK(std::memcmp(scalar.data(), best_set.data(), scalar.size() * sizeof(float)) == 0);
         std::size_t finite = 0;
         for (float x : scalar) finite += std::isfinite(x) ? 1 : 0;

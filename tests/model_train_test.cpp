@@ -11,12 +11,14 @@
 #include "model/init.hpp"
 #include "model/tasks.hpp"
 #include "model/train_step.hpp"
+#include "support/model_random.hpp"
 
 using namespace attn::model;
+using attn::testing::perturbed_params;
 
 namespace {
 
-architecture tiny_config(bool mlp, bool tied) {
+architecture tiny_train_config(bool mlp, bool tied) {
     architecture c;
     c.n_layer = 2;
     c.n_head = 2;
@@ -26,16 +28,6 @@ architecture tiny_config(bool mlp, bool tied) {
     c.mlp = mlp ? mlp_kind::gelu_tanh : mlp_kind::none;
     c.tied = tied;
     return c;
-}
-
-// Random weights with every kind away from its initial value (layer norms too).
-model_params<double> random_params(const architecture& c, std::uint64_t seed) {
-    auto p = init_params<double>(c, seed);
-    attn::prng g(seed + 1);
-    for_each_param(p, [&](const std::string&, param_kind, auto& t) {
-        for (auto& x : t) x += g.normal(0.0, 0.3);
-    });
-    return p;
 }
 
 struct tiny_batch {
@@ -48,8 +40,8 @@ struct tiny_batch {
 TEST_CASE("Every parameter gradient matches central finite differences in float64", "[model][train]") {
     const bool mlp = GENERATE(true, false);
     const bool tied = GENERATE(true, false);
-    const auto c = tiny_config(mlp, tied);
-    auto p = random_params(c, 7);
+    const auto c = tiny_train_config(mlp, tied);
+    auto p = perturbed_params<double>(c, 7, 0.3);
     auto grads = zero_params<double>(c);
     auto acts = make_train_acts<double>(c, 2, 6);
     auto gacts = make_train_acts<double>(c, 2, 6);
@@ -91,8 +83,8 @@ TEST_CASE("Every parameter gradient matches central finite differences in float6
 }
 
 TEST_CASE("The attention pattern rows sum to one and the future gets no weight", "[model][train]") {
-    const auto c = tiny_config(true, false);
-    auto p = random_params(c, 3);
+    const auto c = tiny_train_config(true, false);
+    auto p = perturbed_params<double>(c, 3, 0.3);
     auto acts = make_train_acts<double>(c, 2, 6);
     const tiny_batch batch;
     const double loss = train_forward(p, acts, batch.tokens.data(), batch.targets.data());
@@ -115,8 +107,8 @@ TEST_CASE("The attention pattern rows sum to one and the future gets no weight",
 
 TEST_CASE("AdamW's first step moves every parameter by about lr against its gradient sign", "[model][train]") {
     // With m and v from one gradient, m̂/√v̂ = g/|g| (up to ε): each entry moves by lr.
-    const auto c = tiny_config(true, false);
-    auto p = random_params(c, 5);
+    const auto c = tiny_train_config(true, false);
+    auto p = perturbed_params<double>(c, 5, 0.3);
     auto before = p;
     auto grads = zero_params<double>(c);
     attn::prng g(9);
@@ -146,8 +138,8 @@ TEST_CASE("AdamW's first step moves every parameter by about lr against its grad
 }
 
 TEST_CASE("Clipping scales every gradient so the global norm is the clip", "[model][train]") {
-    const auto c = tiny_config(false, true);
-    auto p = random_params(c, 5);
+    const auto c = tiny_train_config(false, true);
+    auto p = perturbed_params<double>(c, 5, 0.3);
     auto grads = zero_params<double>(c);
     for_each_param(grads, [&](const std::string&, param_kind, auto& t) {
         for (auto& x : t) x = 3.0;
@@ -263,8 +255,8 @@ TEST_CASE("The induction task repeats a random block of random length between pa
 TEST_CASE("Training's forward computes what the model floor's traced forward computes", "[model][train]") {
     const bool mlp = GENERATE(true, false);
     const bool tied = GENERATE(true, false);
-    const auto c = tiny_config(mlp, tied);
-    const auto p = random_params(c, 21);
+    const auto c = tiny_train_config(mlp, tied);
+    const auto p = perturbed_params<double>(c, 21, 0.3);
     const tiny_batch batch;
     auto acts = make_train_acts<double>(c, 2, 6);
     train_forward(p, acts, batch.tokens.data(), batch.targets.data());

@@ -13,9 +13,13 @@
 #include "core/attention.hpp"
 #include "core/mask.hpp"
 #include "lessons/lesson_loader.hpp"
+#include "support/lesson_files.hpp"
+#include "support/seed_printed.hpp"
 #include "support/shared_example.hpp"
 
 using namespace attn;
+using attn::testing::lesson_file;
+using attn::testing::prints_as;
 
 namespace {
 
@@ -43,11 +47,6 @@ seed_row_table load(const std::string& file, const std::string& name) {
     return out;
 }
 
-// Our value printed at the seed's decimals equals the seed's printed value.
-bool prints_as(double ours, double printed, int decimals) {
-    return std::fabs(ours - printed) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;
-}
-
 void check_row(const seed_row_table& seed, const matrix& m, std::size_t row) {
     REQUIRE(seed.rows.size() == 1);
     REQUIRE(m.shape(1) == seed.rows[0].size());
@@ -56,10 +55,6 @@ void check_row(const seed_row_table& seed, const matrix& m, std::size_t row) {
         CHECK(prints_as(m(row, j), seed.rows[0][j], seed.decimals));
         if (seed.rows[0][j] == 0.0) CHECK(m(row, j) == 0.0);  // blocked keys: exactly 0, not small
     }
-}
-
-lessons::lesson lesson_file(const std::string& name) {
-    return lessons::load_lesson(std::string(ATTN_SOURCE_DIR) + "/lessons/" + name);
 }
 
 }  // namespace

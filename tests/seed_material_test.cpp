@@ -19,8 +19,10 @@
 #include "core/attention_cost.hpp"
 #include "lessons/lesson_loader.hpp"
 #include "support/golden.hpp"
+#include "support/lesson_files.hpp"
 
 using namespace attn;
+using attn::testing::lesson_file;
 
 namespace {
 
@@ -29,7 +31,7 @@ const toml::table& seed() {
     return doc;
 }
 
-std::vector<double> numbers(const std::string& name) {
+std::vector<double> seed_numbers(const std::string& name) {
     std::vector<double> out;
     for (const auto& e : *seed()[name]["values"].as_array()) out.push_back(*e.value<double>());
     return out;
@@ -45,11 +47,7 @@ std::vector<std::vector<std::string>> text_rows(const std::string& name) {
 }
 
 // Printed at 4 decimals, our value is the seed's printed value.
-bool prints_as(double ours, double printed) { return std::fabs(ours - printed) <= 0.5e-4 + 1e-12; }
-
-lessons::lesson lesson_file(const std::string& name) {
-    return lessons::load_lesson(std::string(ATTN_SOURCE_DIR) + "/lessons/" + name);
-}
+bool prints_as_4dp(double ours, double printed) { return std::fabs(ours - printed) <= 0.5e-4 + 1e-12; }
 
 std::string lesson_out(const std::string& args) {
     int code = -1;
@@ -65,10 +63,10 @@ std::string lesson_out(const std::string& args) {
 TEST_CASE("lesson 01 writes h_The = sum of alpha v_j with the seed's weights and output", "[seed][lessons]") {
     const auto l = lesson_file("01-self-attention.toml");
     const auto& self = l.runs.at("self").steps;
-    const auto alpha = numbers("self_the_weights");
-    const auto h = numbers("self_the_output");
-    for (std::size_t j = 0; j < alpha.size(); ++j) CHECK(prints_as(self.weights(0, j), alpha[j]));
-    for (std::size_t c = 0; c < h.size(); ++c) CHECK(prints_as(self.output(0, c), h[c]));
+    const auto alpha = seed_numbers("self_the_weights");
+    const auto h = seed_numbers("self_the_output");
+    for (std::size_t j = 0; j < alpha.size(); ++j) CHECK(prints_as_4dp(self.weights(0, j), alpha[j]));
+    for (std::size_t c = 0; c < h.size(); ++c) CHECK(prints_as_4dp(self.output(0, c), h[c]));
     const std::string out = lesson_out("1 --step 5");
     CHECK(out.find("h_The = Σ_j α_The,j · v_j") != std::string::npos);
     CHECK(out.find("(eq. 7)") != std::string::npos);
@@ -92,8 +90,8 @@ TEST_CASE("lesson 04's difference matrix is cross minus self and its row The is 
     REQUIRE(diff.shape(1) == 5);
     for (std::size_t i = 0; i < 5; ++i)
         for (std::size_t j = 0; j < 5; ++j) CHECK(diff(i, j) == Approx(cross(i, j) - self(i, j)).margin(1e-15));
-    const auto delta = numbers("delta_the");
-    for (std::size_t j = 0; j < delta.size(); ++j) CHECK(prints_as(diff(0, j), delta[j]));
+    const auto delta = seed_numbers("delta_the");
+    for (std::size_t j = 0; j < delta.size(); ++j) CHECK(prints_as_4dp(diff(0, j), delta[j]));
     // The step shows the three maps and the Δ table with the seed's row.
     const std::string out = lesson_out("4 --step 9");
     CHECK(out.find("Cross-attention weights  [5 × 5]") != std::string::npos);

@@ -10,9 +10,11 @@
 #include <toml++/toml.h>
 
 #include "core/attention.hpp"
+#include "support/seed_printed.hpp"
 #include "support/shared_example.hpp"
 
 using namespace attn;
+using attn::testing::prints_as;
 
 namespace {
 
@@ -21,7 +23,7 @@ struct seed_table {
     std::vector<std::vector<double>> rows;
 };
 
-seed_table load(const std::string& name) {
+seed_table seed_002_table(const std::string& name) {
     static const toml::table doc = toml::parse_file(std::string(ATTN_SOURCE_DIR) + "/golden/seed-002.toml");
     const toml::table* t = doc[name].as_table();
     REQUIRE(t != nullptr);
@@ -43,14 +45,8 @@ seed_table load(const std::string& name) {
     return out;
 }
 
-// True when `ours` prints as `printed` with the given decimals (half a unit in the
-// last place, plus a hair for the binary representation of the printed number).
-bool prints_as(double ours, double printed, int decimals) {
-    return std::fabs(ours - printed) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;
-}
-
 void check_matrix(const std::string& name, const matrix& ours) {
-    const seed_table seed = load(name);
+    const seed_table seed = seed_002_table(name);
     INFO("seed table " << name);
     REQUIRE(ours.shape(0) == seed.rows.size());
     for (std::size_t i = 0; i < seed.rows.size(); ++i) {
@@ -100,7 +96,7 @@ TEST_CASE("a changed constant in the core would fail the seed check", "[seed]") 
     matrix q = testing::shared_q_dec();
     for (std::size_t i = 0; i < 5; ++i) q(i, 0) = testing::shared_q()(i, 0) * 1.25;
     const auto s = scaled_dot_product_attention(q, testing::shared_k(), testing::shared_v());
-    const seed_table seed = load("cross_weights");
+    const seed_table seed = seed_002_table("cross_weights");
     bool all_match = true;
     for (std::size_t i = 0; i < 5; ++i)
         for (std::size_t j = 0; j < 5; ++j) all_match = all_match && prints_as(s.weights(i, j), seed.rows[i][j], 4);

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
+// The lines that end in '\n' (a last line without one is left out).
+std::vector<std::string> ended_lines_of(const std::string& text) {
     std::vector<std::string> out;
     std::size_t start = 0;
     for (std::size_t p; (p = text.find('\n', start)) != std::string::npos; start = p + 1) out.push_back(text.substr(start, p - start));
@@ -43,7 +44,7 @@ TEST_CASE("a plain heatmap aligns Hangul labels and marks blocked cells", "[trac
     in.values = &w;
     in.attend = &attend;
     in.unit_range = true;
-    const auto lines = lines_of(render_heatmap(in, heatmap_style{}));
+    const auto lines = ended_lines_of(render_heatmap(in, heatmap_style{}));
     REQUIRE(lines.size() == 5);
     CHECK(lines[1] == "           잔다    x");
     CHECK(lines[2] == "  고양이가 ████    ·");
@@ -66,7 +67,7 @@ TEST_CASE("a heatmap legend is broken between its parts to fit the width", "[tra
     const std::size_t width = GENERATE(as<std::size_t>{}, 40, 60, 80, 120);
     in.width = width;
     const std::string out = render_heatmap(in, heatmap_style{});
-    const auto lines = lines_of(out);
+    const auto lines = ended_lines_of(out);
     for (std::size_t i = 4; i < lines.size(); ++i) CHECK(display_width(lines[i]) <= width);  // the legend
     // No part is split: each number keeps its shade, and "· blocked" stays whole.
     CHECK(out.find("≤ ▒ < 0.08") != std::string::npos);
@@ -81,7 +82,7 @@ TEST_CASE("a command in backticks is never broken over two lines when it fits on
     const std::size_t width = GENERATE(as<std::size_t>{}, 50, 60, 80);
     for (const auto& text : {fit_line(prose, width), wrap_prose(prose, width)}) {
         CHECK(text.find("(`attn exercise show 03-causal-cat --student YOU`)") != std::string::npos);
-        for (const auto& line : lines_of(text + "\n")) CHECK(display_width(line) <= width);
+        for (const auto& line : ended_lines_of(text + "\n")) CHECK(display_width(line) <= width);
     }
     // Wider than the whole line: broken at spaces as any other words.
     CHECK(fit_line(prose, 30).find("`attn exercise show 03-causal-cat --student YOU`") == std::string::npos);

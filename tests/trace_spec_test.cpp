@@ -15,34 +15,15 @@
 #include "io/trace_spec.hpp"
 #include "trace/export.hpp"
 #include "trace/trace_run.hpp"
+#include "support/scratch.hpp"
+#include "support/text_checks.hpp"
 
 using namespace attn;
 namespace fs = std::filesystem;
+using attn::testing::error_of;
+using attn::testing::scratch_folder;
 
 namespace {
-
-// A fresh scratch directory per test case, removed at the end.
-struct scratch {
-    fs::path dir;
-    explicit scratch(const std::string& name) : dir(fs::temp_directory_path() / ("attn-trace-test-" + name)) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~scratch() { fs::remove_all(dir); }
-    std::string write(const std::string& file, const std::string& text) const {
-        std::ofstream(dir / file, std::ios::binary) << text;
-        return (dir / file).string();
-    }
-};
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const io::input_error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 const char* const qkv = "Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]\n"
                         "K = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]\n"
@@ -51,7 +32,7 @@ const char* const qkv = "Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]\n"
 }  // namespace
 
 TEST_CASE("a block mask in a spec becomes attend polarity and combines with causal", "[trace]") {
-    scratch s("block");
+    scratch_folder s("trace-test-block");
     const auto spec = s.write("s.toml", std::string("kind = \"causal\"\ntokens = [\"a\", \"b\", \"c\"]\n") + qkv +
                                             "[mask]\nblock = [[false, false, false], [true, false, false], [false, false, false]]\n");
     const io::trace_inputs in = io::resolve_trace_inputs(io::load_trace_spec(spec));
@@ -64,7 +45,7 @@ TEST_CASE("a block mask in a spec becomes attend polarity and combines with caus
 }
 
 TEST_CASE("float32 and float64 npy files load exactly and other layouts are refused", "[trace]") {
-    scratch s("npy");
+    scratch_folder s("trace-test-npy");
     const xt::xtensor<double, 2> d = {{0.1, -2.5}, {1e-300, 3.0}};
     const xt::xtensor<float, 2> f = {{0.1f, -2.5f}, {1e-30f, 3.0f}};
     xt::dump_npy((s.dir / "d.npy").string(), d);
@@ -77,13 +58,13 @@ TEST_CASE("float32 and float64 npy files load exactly and other layouts are refu
 
     const xt::xarray<double, xt::layout_type::column_major> fortran = {{1.0, 2.0}, {3.0, 4.0}};
     xt::dump_npy((s.dir / "fortran.npy").string(), fortran);
-    CHECK_THAT(error_of([&] { io::read_npy((s.dir / "fortran.npy").string()); }), Catch::Contains("Fortran order"));
+    CHECK_THAT(error_of<io::input_error>([&] { io::read_npy((s.dir / "fortran.npy").string()); }), Catch::Contains("Fortran order"));
     const xt::xtensor<int, 2> ints = {{1, 2}};
     xt::dump_npy((s.dir / "int.npy").string(), ints);
-    CHECK_THAT(error_of([&] { io::read_npy((s.dir / "int.npy").string()); }), Catch::Contains("found '<i4'"));
+    CHECK_THAT(error_of<io::input_error>([&] { io::read_npy((s.dir / "int.npy").string()); }), Catch::Contains("found '<i4'"));
     const xt::xtensor<bool, 2> mask = {{true, false}};
     xt::dump_npy((s.dir / "mask.npy").string(), mask);
-    CHECK_THAT(error_of([&] { io::read_npy((s.dir / "mask.npy").string()); }), Catch::Contains("found '|b1'"));
+    CHECK_THAT(error_of<io::input_error>([&] { io::read_npy((s.dir / "mask.npy").string()); }), Catch::Contains("found '|b1'"));
     CHECK(io::read_npy((s.dir / "mask.npy").string(), io::npy_options{true}).data == std::vector<double>{1.0, 0.0});
 }
 
@@ -93,9 +74,9 @@ TEST_CASE("a CSV cell that is not a number is reported with its line and column"
         {"# comment\n1, 2\n3,,4\n", "c.csv:3:3: expected a number, found ''"},
         {"1,2\n3\n", "c.csv:2:1: expected 2 numbers like the first row, found 1"},
     }));
-    scratch s("csv");
+    scratch_folder s("trace-test-csv");
     const auto path = s.write("c.csv", text);
-    CHECK_THAT(error_of([&] { io::read_csv(path); }), Catch::EndsWith(where));
+    CHECK_THAT(error_of<io::input_error>([&] { io::read_csv(path); }), Catch::EndsWith(where));
 }
 
 TEST_CASE("inputs that do not chain name both shapes by their axis names", "[trace]") {
@@ -109,14 +90,14 @@ TEST_CASE("inputs that do not chain name both shapes by their axis names", "[tra
         {"kind = \"self\"\nQ = [[1.0]]\nK = [[1.0]]\nV = [[1.0]]\nbias = [[0.0, 1.0]]\n",
          "s.toml:5:8: bias [1 × 2] does not chain with the scores [n_q=1, n_k=1] (or [heads=1, n_q, n_k] for one bias per head)"},
     }));
-    scratch s("chain");
+    scratch_folder s("trace-test-chain");
     const auto path = s.write("s.toml", body);
-    CHECK_THAT(error_of([&] { io::resolve_trace_inputs(io::load_trace_spec(path)); }), Catch::EndsWith(message));
+    CHECK_THAT(error_of<io::input_error>([&] { io::resolve_trace_inputs(io::load_trace_spec(path)); }), Catch::EndsWith(message));
 }
 
 TEST_CASE("exported stages follow the TransformerLens axes with every value in its place", "[trace]") {
     // Batch 2, 2 heads of d_head 1: head h of Q is column h.
-    scratch s("layout");
+    scratch_folder s("trace-test-layout");
     const auto path = s.write("s.toml", "kind = \"self\"\nheads = 2\n"
                                         "Q = [[[1.0, 0.0], [0.0, 2.0]], [[0.5, 1.0], [1.0, 0.0]]]\n"
                                         "K = [[[1.0, 1.0], [2.0, 0.0]], [[0.0, 1.0], [1.0, 3.0]]]\n"

@@ -9,18 +9,12 @@
 
 #include "trace/table.hpp"
 #include "trace/text_width.hpp"
+#include "support/text_checks.hpp"
 
 using namespace attn;
+using attn::testing::lines_of;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    std::string l;
-    while (std::getline(in, l)) out.push_back(l);
-    return out;
-}
 
 std::size_t widest(const std::string& text) {
     std::size_t w = 0;

@@ -14,7 +14,10 @@
 
 namespace attn {
 
-namespace {
+// Named, not anonymous: the lambdas below capture these buffers, and GCC warns
+// (-Wsubobject-linkage) when a lambda of an external function holds a file-local type
+// in a unity build, where this file is not the main file.
+namespace fast_fused_detail {
 
 // Packed K and V of one thread's calls, kept between calls (pages cost on this VM).
 template <class T>
@@ -29,7 +32,7 @@ fused_buffers<T>& buffers() {
     return b;
 }
 
-}  // namespace
+}  // namespace fast_fused_detail
 
 template <class T>
 void fused_attention(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::size_t d_v, const T* q, std::size_t ldq,
@@ -37,7 +40,7 @@ void fused_attention(std::size_t n_q, std::size_t n_k, std::size_t d_k, std::siz
                      const fused_options<T>& o) {
     if (n_q == 0) return;
     const auto& ops = kernels::active().ops<T>();
-    auto& buf = buffers<T>();
+    auto& buf = fast_fused_detail::buffers<T>();
     blocks::size_packed_kv(ops, n_k, d_k, d_v, buf.packed_k, buf.packed_v);
     blocks::plan<T> p{ops, n_q, n_k, d_k, d_v, q, ldq, buf.packed_k.data(), buf.packed_v.data(), {}};
     const double divisor = o.scale_divisor ? *o.scale_divisor : std::sqrt(static_cast<double>(d_k));

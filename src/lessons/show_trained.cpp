@@ -31,6 +31,8 @@
 
 namespace attn::lessons::show {
 
+// show::whole (show_trained_inputs.hpp) is called qualified: in a unity build another
+// show file's file-local `whole` would hide it inside this file's anonymous namespace.
 namespace {
 
 model::model_params<double> weights_at(const show_item& item, const trained_model& m, std::size_t step);
@@ -146,10 +148,10 @@ attention_steps head_steps(const model::forward_acts<double>& a, std::size_t lay
 std::string show_model_head(const lesson&, const show_item& item, const trace::style& st) {
     const sequence s = need_sequence(item);
     const auto& c = s.model->params.config;
-    const std::size_t layer = whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
-    const std::size_t head = whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
+    const std::size_t layer = show::whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
+    const std::size_t head = show::whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
     const bool at_step = item.spec->get("step") != nullptr;
-    const std::size_t step = at_step ? whole(item, "step", 0, 100000000) : 0;
+    const std::size_t step = at_step ? show::whole(item, "step", 0, 100000000) : 0;
     const attention_steps steps =
         head_steps(forward_one(at_step ? weights_at(item, *s.model, step) : s.model->params, s.ids), layer, head);
     trace::run_labels labels;
@@ -240,7 +242,7 @@ std::pair<std::pair<int, double>, std::pair<int, double>> top_two(const model::f
 std::string show_greedy_decode(const lesson&, const show_item& item, const trace::style& st) {
     sequence s = need_sequence(item);
     const std::size_t room = s.model->params.config.n_positions - s.ids.size() + 1;
-    const std::size_t steps = whole(item, "steps", 1, static_cast<std::int64_t>(room));
+    const std::size_t steps = show::whole(item, "steps", 1, static_cast<std::int64_t>(room));
     trace::table t;
     t.title = opt_string(item, "title", "Greedy decoding: feed the sequence, append the likeliest token");
     t.axes = "rows: decoding steps";
@@ -296,7 +298,7 @@ std::string story_text(const sequence& s, const std::vector<int>& ids) {
 std::string show_cached_decode(const lesson&, const show_item& item, const trace::style& st) {
     const sequence s = need_sequence(item);
     const auto& c = s.model->params.config;
-    const std::size_t steps = whole(item, "steps", 1, static_cast<std::int64_t>(c.n_positions - s.ids.size()));
+    const std::size_t steps = show::whole(item, "steps", 1, static_cast<std::int64_t>(c.n_positions - s.ids.size()));
     model::decoder<double> d = model::make_decoder(s.model->params, s.ids.size() + steps);
     const std::size_t per_token = 2 * c.n_layer * c.kv_heads() * c.d_head(), per_token_h = 2 * c.n_layer * c.n_head * c.d_head();
     trace::table t;
@@ -352,7 +354,7 @@ std::string show_head_scores(const lesson&, const show_item& item, const trace::
 std::string show_head_ablation(const lesson&, const show_item& item, const trace::style& st) {
     const sequence s = need_sequence(item, "tokens", 1);
     const auto& p = s.model->params;
-    const std::size_t P = s.ids.size(), from = whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
+    const std::size_t P = s.ids.size(), from = show::whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
     const std::vector<int> fed(s.ids.begin(), s.ids.end() - 1);  // [P − 1]: the last token is a target only
     trace::table t;
     t.title = opt_string(item, "title", "Loss per token with one head removed (its W_O rows set to 0)");
@@ -411,9 +413,9 @@ std::vector<std::size_t> need_steps(const show_item& item) {
 std::string show_head_over_steps(const lesson&, const show_item& item, const trace::style& st) {
     const sequence s = need_sequence(item);
     const auto& c = s.model->params.config;
-    const std::size_t layer = whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
-    const std::size_t head = whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
-    const std::size_t P = s.ids.size(), from = whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
+    const std::size_t layer = show::whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
+    const std::size_t head = show::whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
+    const std::size_t P = s.ids.size(), from = show::whole(item, "from", 2, static_cast<std::int64_t>(P) - 1);
     std::vector<panel> panels;
     for (std::size_t step : need_steps(item)) {
         const auto a = forward_one(weights_at(item, *s.model, step), s.ids);
@@ -518,8 +520,8 @@ std::string show_loss_curve(const lesson&, const show_item& item, const trace::s
 
 void check_layer_head(const show_item& item, const sequence& s) {
     const auto& c = s.model->params.config;
-    whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
-    whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
+    show::whole(item, "layer", 0, static_cast<std::int64_t>(c.n_layer) - 1);
+    show::whole(item, "head", 0, static_cast<std::int64_t>(c.n_head) - 1);
 }
 
 void check_model_head(const lesson& l, const show_item& item) {
@@ -531,20 +533,20 @@ void check_model_head(const lesson& l, const show_item& item) {
         bad(item, "'stage' must be heatmap, strongest, trace or a stage name such as weights" + stage_hint(stage), "stage");
     if (stage == "trace") need_position(item, s);
     else if (item.spec->get("token")) bad(item, "'token' goes with stage = \"trace\" only", "token");
-    if (item.spec->get("step")) weights_at(item, *s.model, whole(item, "step", 0, 100000000));
+    if (item.spec->get("step")) weights_at(item, *s.model, show::whole(item, "step", 0, 100000000));
     opt_decimals(item, -1);
 }
 
 void check_greedy_decode(const lesson& l, const show_item& item) {
     check_references(l, item);
     const sequence s = need_sequence(item);
-    whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size() + 1));
+    show::whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size() + 1));
 }
 
 void check_cached_decode(const lesson& l, const show_item& item) {
     check_references(l, item);
     const sequence s = need_sequence(item);
-    whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size()));
+    show::whole(item, "steps", 1, static_cast<std::int64_t>(s.model->params.config.n_positions - s.ids.size()));
 }
 
 void check_head_scores(const lesson& l, const show_item& item) {
@@ -556,7 +558,7 @@ void check_head_over_steps(const lesson& l, const show_item& item) {
     check_references(l, item);
     const sequence s = need_sequence(item);
     check_layer_head(item, s);
-    whole(item, "from", 2, static_cast<std::int64_t>(s.ids.size()) - 1);
+    show::whole(item, "from", 2, static_cast<std::int64_t>(s.ids.size()) - 1);
     for (const std::size_t step : need_steps(item)) weights_at(item, *s.model, step);
 }
 
@@ -568,7 +570,7 @@ void check_loss_curve(const lesson& l, const show_item& item) {
 void check_head_ablation(const lesson& l, const show_item& item) {
     check_references(l, item);
     const sequence s = need_sequence(item, "tokens", 1);
-    whole(item, "from", 2, static_cast<std::int64_t>(s.ids.size()) - 1);
+    show::whole(item, "from", 2, static_cast<std::int64_t>(s.ids.size()) - 1);
 }
 
 }  // namespace

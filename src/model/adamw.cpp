@@ -37,7 +37,9 @@ adamw<T>::adamw(const adamw_config& config, const architecture& model)
     zero_params_in_place(v_);
 }
 
-namespace {
+// Named, not anonymous: step's lambda captures these, and GCC warns (-Wsubobject-linkage)
+// when a lambda of an external function holds a file-local type in a unity build.
+namespace adamw_detail {
 // The tensors of one model_params in for_each_param's order, with their kinds.
 template <class T>
 struct flat {
@@ -55,7 +57,7 @@ flat<T> flatten(model_params<T>& p) {
     });
     return f;
 }
-}  // namespace
+}  // namespace adamw_detail
 
 template <class T>
 double adamw<T>::step(model_params<T>& params, model_params<T>& grads) {
@@ -74,6 +76,8 @@ double adamw<T>::step(model_params<T>& params, model_params<T>& grads) {
     const double bc2_sqrt = std::sqrt(1.0 - std::pow(b2, static_cast<double>(t_)));
     const T step_size = static_cast<T>(lr / bc1);
     const T decay = static_cast<T>(1.0 - lr * config_.weight_decay);
+    using adamw_detail::flat;
+    using adamw_detail::flatten;
     const flat<T> p = flatten(params), g = flatten(grads), m = flatten(m_), v = flatten(v_);
     // One task per tensor, on the training's threads: each element's update stands alone.
     training::for_tasks(p.data.size(), [&](std::size_t i) {

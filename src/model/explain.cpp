@@ -123,7 +123,7 @@ namespace {
 // LayerNorm (center), v · rstd · w for an RMSNorm, the norm's bias added to the bias
 // component (the last). [n][C]
 template <class T>
-std::vector<std::vector<double>> normalized(const std::vector<residual_component>& comps, double rstd,
+std::vector<std::vector<double>> explain_normalized(const std::vector<residual_component>& comps, double rstd,
                                             const param1<T>& w, const param1<T>& b, bool center) {
     std::vector<std::vector<double>> out;
     for (std::size_t i = 0; i < comps.size(); ++i) {
@@ -169,7 +169,7 @@ std::size_t key_column(const architecture& c, std::size_t head) {
     return c.n_head * c.d_head() + head / (c.n_head / c.kv_heads()) * c.d_head();
 }
 
-void check_head(const architecture& c, std::size_t layer, std::size_t head) {
+void explain_check_head(const architecture& c, std::size_t layer, std::size_t head) {
     if (layer >= c.n_layer) throw attn::error(fmt::format("layer {} does not exist: the model has {} layers (0..{})", layer, c.n_layer, c.n_layer - 1));
     if (head >= c.n_head) throw attn::error(fmt::format("head {} does not exist: the model has {} head{} (0..{})", head, c.n_head, c.n_head == 1 ? "" : "s", c.n_head - 1));
 }
@@ -181,7 +181,7 @@ score_decomposition explain_score(const model_params<T>& p, const forward_record
                                   std::size_t head, std::size_t query, std::size_t key) {
     const architecture& c = p.config;
     const std::size_t P = r.tokens.size(), hs = c.d_head();
-    check_head(c, layer, head);
+    explain_check_head(c, layer, head);
     if (query >= P) throw attn::error(fmt::format("query {} does not exist: the input has {} positions (0..{})", query, P, P - 1));
     if (key > query)
         throw attn::error(fmt::format("key {} comes after query {}: a causal model masks it (its score is -inf)", key, query));
@@ -189,8 +189,8 @@ score_decomposition explain_score(const model_params<T>& p, const forward_record
     const T* rstd = norm_rstd(r.acts, layer_name(layer) + "ln1");
     const auto qc = residual_components(p, r, layer, query), kc = residual_components(p, r, layer, key);
     const bool center = c.norm == norm_kind::layer_norm;
-    auto qs = projected(normalized(qc, static_cast<double>(rstd[query]), b.ln1_w, b.ln1_b, center), b, head * hs, hs);
-    auto ks = projected(normalized(kc, static_cast<double>(rstd[key]), b.ln1_w, b.ln1_b, center), b, key_column(c, head), hs);
+    auto qs = projected(explain_normalized(qc, static_cast<double>(rstd[query]), b.ln1_w, b.ln1_b, center), b, head * hs, hs);
+    auto ks = projected(explain_normalized(kc, static_cast<double>(rstd[key]), b.ln1_w, b.ln1_b, center), b, key_column(c, head), hs);
     if (c.positions == position_kind::rotary) {
         rotate_each(qs, r.acts.rotary, query);
         rotate_each(ks, r.acts.rotary, key);
@@ -283,7 +283,7 @@ template <class T>
 std::vector<head_write> head_writes(const model_params<T>& p, const forward_record<T>& r, std::size_t layer,
                                     std::size_t head, std::size_t query) {
     const architecture& c = p.config;
-    check_head(c, layer, head);
+    explain_check_head(c, layer, head);
     const std::size_t P = r.tokens.size(), C = c.n_embd, hs = c.d_head();
     if (query >= P) throw attn::error(fmt::format("query {} does not exist: the input has {} positions (0..{})", query, P, P - 1));
     // v of the head's key/value head at key k: hook_v [P, KV, hs] when the block splits q, k,

@@ -9,7 +9,7 @@ namespace attn::model {
 namespace {
 
 // attn's part of a block → the layer's tensors (model.layers.N. + these)
-const std::map<std::string, std::vector<std::string>>& block_names() {
+const std::map<std::string, std::vector<std::string>>& llama_block_names() {
     static const std::map<std::string, std::vector<std::string>> m = {
         {"ln1.w", {"input_layernorm.weight"}},
         {"attn.W_qkv", {"self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight"}},
@@ -25,7 +25,7 @@ const std::map<std::string, std::vector<std::string>>& block_names() {
     return m;
 }
 
-const std::map<std::string, std::string>& model_names() {
+const std::map<std::string, std::string>& llama_model_names() {
     static const std::map<std::string, std::string> m = {
         {"embed.W_E", "model.embed_tokens.weight"}, {"ln_final.w", "model.norm.weight"}, {"unembed.W_U", "lm_head.weight"}};
     return m;
@@ -34,12 +34,12 @@ const std::map<std::string, std::string>& model_names() {
 }  // namespace
 
 std::vector<std::string> llama_keys(const std::string& name) {
-    if (const auto it = model_names().find(name); it != model_names().end()) return {it->second};
+    if (const auto it = llama_model_names().find(name); it != llama_model_names().end()) return {it->second};
     // "blocks.L.part" → "model.layers.L." + the part's tensors
     const std::size_t dot = name.find('.', 7);
     const std::string layer = "model.layers." + name.substr(7, dot - 7) + ".";
     std::vector<std::string> keys;
-    for (const auto& part : block_names().at(name.substr(dot + 1))) keys.push_back(layer + part);
+    for (const auto& part : llama_block_names().at(name.substr(dot + 1))) keys.push_back(layer + part);
     return keys;
 }
 

@@ -24,7 +24,7 @@ bool is_crlf(char32_t c) { return c == U'\r' || c == U'\n'; }
 char32_t ascii_lower(char32_t c) { return (c >= U'A' && c <= U'Z') ? c + 32 : c; }
 
 // The contraction at code point i, in code points (0: none); case-insensitive, ASCII.
-std::size_t contraction_length(const std::vector<code_point>& cps, std::size_t i) {
+std::size_t llama3_contraction_length(const std::vector<code_point>& cps, std::size_t i) {
     const std::size_t n = cps.size();
     if (cps[i].cp != U'\'' || i + 1 >= n) return 0;
     const char32_t a = ascii_lower(cps[i + 1].cp);
@@ -35,14 +35,14 @@ std::size_t contraction_length(const std::vector<code_point>& cps, std::size_t i
     return 0;
 }
 
-std::size_t run_end(const std::vector<char_class>& cls, std::size_t j, char_class c) {
+std::size_t llama3_run_end(const std::vector<char_class>& cls, std::size_t j, char_class c) {
     while (j < cls.size() && cls[j] == c) ++j;
     return j;
 }
 
 // Alternatives 5–7 at a whitespace character i.
 std::size_t whitespace_end(const std::vector<code_point>& cps, const std::vector<char_class>& cls, std::size_t i) {
-    const std::size_t j = run_end(cls, i, char_class::space);
+    const std::size_t j = llama3_run_end(cls, i, char_class::space);
     for (std::size_t k = j; k > i; --k)
         if (is_crlf(cps[k - 1].cp)) return k;  // 5: through the run's last CR or LF
     if (j == cls.size()) return j;              // 6: the run reaches the end
@@ -53,10 +53,10 @@ std::size_t whitespace_end(const std::vector<code_point>& cps, const std::vector
 std::size_t piece_end(const std::vector<code_point>& cps, const std::vector<char_class>& cls, std::size_t i,
                       std::size_t max_digits) {
     const std::size_t n = cps.size();
-    if (const std::size_t c = contraction_length(cps, i)) return i + c;                   // 1
-    if (cls[i] == char_class::letter) return run_end(cls, i, char_class::letter);         // 2
+    if (const std::size_t c = llama3_contraction_length(cps, i)) return i + c;                   // 1
+    if (cls[i] == char_class::letter) return llama3_run_end(cls, i, char_class::letter);         // 2
     if (cls[i] != char_class::number && !is_crlf(cps[i].cp) && i + 1 < n && cls[i + 1] == char_class::letter)
-        return run_end(cls, i + 1, char_class::letter);                                   // 2, led
+        return llama3_run_end(cls, i + 1, char_class::letter);                                   // 2, led
     if (cls[i] == char_class::number) {                                                   // 3
         std::size_t e = i;
         while (e < n && e - i < max_digits && cls[e] == char_class::number) ++e;
@@ -65,7 +65,7 @@ std::size_t piece_end(const std::vector<code_point>& cps, const std::vector<char
     std::size_t j = i;
     if (cps[j].cp == U' ' && j + 1 < n && cls[j + 1] == char_class::other) ++j;          // 4's space
     if (cls[j] == char_class::other) {                                                    // 4
-        j = run_end(cls, j, char_class::other);
+        j = llama3_run_end(cls, j, char_class::other);
         while (j < n && is_crlf(cps[j].cp)) ++j;
         return j;
     }

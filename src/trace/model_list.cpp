@@ -7,22 +7,12 @@
 #include <fmt/format.h>
 
 #include "model/params.hpp"
+#include "trace/number_format.hpp"
 #include "trace/text_width.hpp"
 
 namespace attn::trace {
 
 namespace {
-
-// 85728 → "85,728"
-std::string grouped(std::size_t n) {
-    const std::string s = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (i && (s.size() - i) % 3 == 0) out += ',';
-        out += s[i];
-    }
-    return out;
-}
 
 std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
