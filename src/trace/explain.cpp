@@ -38,16 +38,16 @@ std::string dot_terms(const attention_steps& s, std::size_t i, std::size_t j, co
     return sum_of_terms(elide_items(terms, 3, 1, st.full || s.d_k() <= 8));
 }
 
-constexpr std::size_t gap = static_cast<std::size_t>(-1);
+constexpr std::size_t hidden_key_gap = static_cast<std::size_t>(-1);
 
 // The keys a per-token trace lists: all up to view_limit, else the first and last
-// view_edge with `gap` between (as the elided stage tables); --full lists all.
+// view_edge with `hidden_key_gap` between (as the elided stage tables); --full lists all.
 std::vector<std::size_t> listed_keys(std::size_t n_k, bool full) {
     const axis_view v = view_axis(n_k, full ? std::numeric_limits<std::size_t>::max() : view_limit);
     std::vector<std::size_t> keys;
     for (std::size_t k = 0; k < v.shown.size(); ++k) {
         keys.push_back(v.shown[k]);
-        if (k == v.gap_after) keys.push_back(gap);
+        if (k == v.gap_after) keys.push_back(hidden_key_gap);
     }
     return keys;
 }
@@ -67,7 +67,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
     for (const auto& t : l.key_tokens) key_w = std::max(key_w, display_width(t));
     const auto key = [&](std::size_t j) { return pad_right(l.key_tokens[j], key_w); };
     const std::string qref = l.q_name + "[" + qt + "]";
-    const std::vector<std::size_t> keys = listed_keys(s.n_k(), st.full);  // gap marks the hidden keys
+    const std::vector<std::size_t> keys = listed_keys(s.n_k(), st.full);  // hidden_key_gap marks the hidden keys
     std::string out;
 
     out += st.heading(fmt::format("=== {} trace: '{}' (row {} of {}) ===", l.title, qt, shown, l.q_name)) + "\n";
@@ -76,7 +76,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
     // Step 1: each dot product, term by term.
     out += "\n" + st.heading(fmt::format("Step 1 - Raw scores: {} · {}[j], term by term", qref, l.k_name)) + "\n";
     for (std::size_t j : keys) {
-        if (j == gap) { out += hidden_keys(s.n_k()); continue; }
+        if (j == hidden_key_gap) { out += hidden_keys(s.n_k()); continue; }
         const std::string k_row = fmt::format("  {}[{}] = {}", l.k_name, key(j), row_text(s.k, j, -1, st));
         const std::string sum = fmt::format("{} = {}", dot_terms(s, i, j, st), fixed(s.scores_raw(i, j), 2));
         // The terms go under the key's row when both do not fit one line.
@@ -91,7 +91,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
                                            : fmt::format("Step 2 - Scale: ÷ {}", compact(s.scale, 6))) +
            "\n";
     for (std::size_t j : keys) {
-        if (j == gap) { out += hidden_keys(s.n_k()); continue; }
+        if (j == hidden_key_gap) { out += hidden_keys(s.n_k()); continue; }
         out += fmt::format("  S[{},{}] = {} ÷ {} = {}\n", qt, key(j), fixed(s.scores_raw(i, j), 2),
                            compact(s.scale, 6), fixed(s.scores_scaled(i, j), 3));
     }
@@ -103,7 +103,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
     if (row_changed) {
         out += "\n" + st.heading("Step 2b - Bias and mask") + "\n";
         for (std::size_t j : keys) {
-            if (j == gap) { out += hidden_keys(s.n_k()); continue; }
+            if (j == hidden_key_gap) { out += hidden_keys(s.n_k()); continue; }
             const std::string note = s.attend(i, j) ? "" : "   (blocked by the mask)";
             out += fmt::format("  S[{},{}] = {}{}\n", qt, key(j), fixed(s.scores_masked(i, j), 3), note);
         }
@@ -124,7 +124,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
         }
         out += fmt::format("  shift by the row max {} so that exp never overflows\n", fixed(row_max, 3));
         for (std::size_t j : keys) {
-            if (j == gap) { out += hidden_keys(s.n_k()); continue; }
+            if (j == hidden_key_gap) { out += hidden_keys(s.n_k()); continue; }
             if (std::isinf(s.scores_masked(i, j)))
                 out += fmt::format("  exp(-inf) = 0.0000  [{}]\n", key(j));
             else
@@ -134,7 +134,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
         }
         out += fmt::format("  sum of exp = {}\n", fixed(sum, 4));
         for (std::size_t j : keys) {
-            if (j == gap) { out += hidden_keys(s.n_k()); continue; }
+            if (j == hidden_key_gap) { out += hidden_keys(s.n_k()); continue; }
             out += fmt::format("  A[{},{}] = {} ÷ {} = {} {}\n", qt, key(j), fixed(e[j], 4), fixed(sum, 4),
                                fixed(s.weights(i, j), 4), weight_bar(s.weights(i, j)));
         }
@@ -144,7 +144,7 @@ std::string explain_query(const attention_steps& s, std::size_t i, const run_lab
     out += "\n" + st.heading(fmt::format("Step 4 - Output (weighted sum of {} rows)", l.v_name)) + "\n";
     const matrix c = contributions_for_query(s, i);  // [n_k, d_v]
     for (std::size_t j : keys) {
-        if (j == gap) { out += hidden_keys(s.n_k()); continue; }
+        if (j == hidden_key_gap) { out += hidden_keys(s.n_k()); continue; }
         const std::string line = fmt::format("  {} × {}[{}] {} = {}", fixed(s.weights(i, j), 4), l.v_name, key(j),
                                               row_text(s.v, j, -1, st), row_text(c, j, 4, st));
         if (display_width(line) <= st.width)

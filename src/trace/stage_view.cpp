@@ -16,7 +16,7 @@ namespace attn::trace {
 
 namespace {
 
-const char* const gap = "…";
+const char* const elided_cell = "…";
 
 // One row of a forward stage as doubles, whatever the run's dtype.  // [cols]
 void read_row(const trace_run& r, stage s, std::size_t b, std::size_t h, std::size_t i, std::vector<double>& out) {
@@ -38,7 +38,7 @@ std::vector<std::string> shown_labels(const axis_view& v, Label label) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < v.shown.size(); ++k) {
         out.push_back(label(v.shown[k]));
-        if (k == v.gap_after) out.push_back(gap);
+        if (k == v.gap_after) out.push_back(elided_cell);
     }
     return out;
 }
@@ -78,10 +78,10 @@ table stage_view_table(const trace_run& r, stage s, std::size_t b, std::size_t h
         std::vector<std::string> cells;
         for (std::size_t c = 0; c < cv.shown.size(); ++c) {
             cells.push_back(fixed(row[cv.shown[c]], decimals));
-            if (c == cv.gap_after) cells.push_back(gap);
+            if (c == cv.gap_after) cells.push_back(elided_cell);
         }
         t.cells.push_back(cells);
-        if (a == rv.gap_after) t.cells.push_back(std::vector<std::string>(cells.size(), gap));
+        if (a == rv.gap_after) t.cells.push_back(std::vector<std::string>(cells.size(), elided_cell));
     }
     return t;
 }
