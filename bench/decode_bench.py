@@ -22,6 +22,21 @@ fused into one matrix-vector product and SwiGLU's gate and up into another (attn
 the first too), rotary turns as complex products (Meta's own form), torch.addmv for
 GPT-2's biased projections.
 
+The same threads: PyTorch runs in a child process of this script whose OMP_NUM_THREADS,
+OPENBLAS_NUM_THREADS and MKL_NUM_THREADS are the row's thread count before torch is
+imported (torch.set_num_threads alone does not bind Debian's OpenBLAS, which runs its
+matrix-vector products on every core). Each row says how that was checked: the child's
+CPU time over its loop's wall time, and its OS threads (/proc/self/task) after the loop.
+
+The roofline: a step reads every weight once (the embedding one row; a tied unembedding
+whole) and every cached key and value of every layer, so a token cannot take less than
+(those bytes) / (the machine's read bandwidth). The bytes come from the file's tensor
+table and shapes (the cache's at the loop's mean length, context / 2); the bandwidth is
+measured by attn_bandwidth (bench/bandwidth/) streaming a block the size of the model's
+weights on the row's threads (or fewer, when that reads faster) — from memory for the random models, from cache for
+stories260K. A row's "2× needs" is PyTorch's time over 2 beside that floor: below it,
+2× is beyond what the memory can deliver, whatever the code.
+
 Quantized: the Llama-shaped model's weights quantized here to Q8_0 and Q4_K (ggml's
 block layouts; norms stay F32) and written beside the F32 file; `attn model run FILE
 --tokens <128 ids>` (the whole process: reading, dequantizing, one forward, printing)
@@ -31,11 +46,13 @@ the F32 file's. Issue 33: dequantizing must not make a forward slower than F32 t
 attn's decode time is the one it prints on stderr (the decoding loop alone, without
 loading the file or the tokenizer); PyTorch's is timed around its loop the same way.
 
-  /usr/bin/python3 bench/decode_bench.py --attn build-bench/attn [--threads 1,2]
-      [--rounds 3] [--cases stories,gpt2,llama,quant] [--contexts 128,1024] [--out FILE]
+  /usr/bin/python3 bench/decode_bench.py --attn build-bench/attn [--bandwidth build-bench/bench/attn_bandwidth]
+      [--threads 1,2] [--rounds 3] [--cases stories,gpt2,llama,quant] [--contexts 128,1024] [--out FILE]
+(without --bandwidth, the helper is compiled from bench/bandwidth/bandwidth.cpp with c++ into a temporary folder).
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import re
@@ -50,7 +67,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
 import numpy as np  # noqa: E402
 import gguf_reference as gg  # noqa: E402
-import torch  # noqa: E402
+
+torch = None  # imported by the PyTorch child only (torch_child), after its thread variables are set
+TORCH_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 STORIES = os.path.join(HERE, "..", "lessons", "models", "stories260K.gguf")
 GPT2_SHAPE = dict(d=768, layers=12, heads=12, d_mlp=3072, vocab=50257, context=1024)  # tied unembedding
@@ -82,8 +101,8 @@ def attn_run_ms(attn, model, tokens):
 
 # ---- GGUF F32 tensors for PyTorch --------------------------------------------------------
 
-def read_gguf(path):
-    """(metadata, {name: float32 tensor, outermost dim first}) of a GGUF file of F32 tensors."""
+def read_gguf_header(path):
+    """(metadata, [(name, dims innermost first, type id, offset)], data start) of a GGUF file."""
     data = np.memmap(path, dtype=np.uint8, mode="r")
     raw = bytes(data[:1 << 24]) if data.size > 1 << 24 else bytes(data)
     pos = 4
@@ -121,16 +140,47 @@ def read_gguf(path):
     for _ in range(n_tensors):
         name = string()
         dims = [take("<u8") for _ in range(take("<u4"))]
-        kind, offset = take("<u4"), take("<u8")
-        assert kind == 0, (name, "F32 only")
-        infos.append((name, dims, offset))
+        infos.append((name, dims, take("<u4"), take("<u8")))
     align = meta.get("general.alignment", 32)
-    start = (pos + align - 1) // align * align
+    return meta, infos, (pos + align - 1) // align * align
+
+
+def read_gguf(path):
+    """(metadata, {name: float32 tensor, outermost dim first}) of a GGUF file of F32 tensors."""
+    meta, infos, start = read_gguf_header(path)
+    data = np.memmap(path, dtype=np.uint8, mode="r")
     tensors = {}
-    for name, dims, offset in infos:
+    for name, dims, kind, offset in infos:
+        assert kind == 0, (name, "F32 only")
         a = np.frombuffer(data, dtype="<f4", count=int(np.prod(dims)), offset=start + offset)
         tensors[name] = torch.from_numpy(np.array(a.reshape(list(reversed(dims)))))
     return meta, tensors
+
+
+def weight_bytes(path):
+    """Bytes of the weights one decoding step reads (an F32 file): every tensor, the token and position
+    embeddings one row each, a tied unembedding (no output.weight) the whole token embedding."""
+    _meta, infos, _start = read_gguf_header(path)
+    names = {name for name, _d, _k, _o in infos}
+    total = 0
+    for name, dims, kind, _offset in infos:
+        assert kind == 0, (name, "F32 only")
+        n = int(np.prod(dims))
+        if name in ("token_embd.weight", "position_embd.weight"):
+            n = dims[0] + (n if name == "token_embd.weight" and "output.weight" not in names else 0)
+        total += 4 * n
+    return total
+
+
+def cache_bytes(path, context):
+    """Mean bytes of cached keys and values one step reads over a loop from BOS to `context` tokens
+    (step t reads t + 1 positions; float32)."""
+    meta, _infos, _start = read_gguf_header(path)
+    arch = meta["general.architecture"]
+    layers, heads = meta[arch + ".block_count"], meta[arch + ".attention.head_count"]
+    kv, d_head = meta.get(arch + ".attention.head_count_kv", heads), meta[arch + ".embedding_length"] // heads
+    steps = context - 1
+    return 2 * 4 * layers * kv * d_head * (steps + 1) / 2
 
 
 # ---- PyTorch's cached decode loops -------------------------------------------------------
@@ -222,8 +272,13 @@ class TorchGPT2:
         return self.unembed @ self.norm(x, self.nf_w, self.nf_b)
 
 
-def torch_generate(path, new, threads):
-    """(ms of PyTorch's loop, the new ids): BOS, then each chosen token fed back, `new` steps."""
+def torch_child(path, new, threads):
+    """The PyTorch side of a row, in the child process (its thread variables set by torch_generate before
+    torch is imported): prints one JSON line — the loop's ms, the new ids, CPU ÷ wall over the loop,
+    the process's OS threads after it, torch's own thread count and version, the BLAS it loaded."""
+    global torch
+    import torch as loaded
+    torch = loaded
     torch.set_num_threads(threads)
     with open(path, "rb") as f:
         f.seek(4 + 4 + 16 + 8)
@@ -231,12 +286,52 @@ def torch_generate(path, new, threads):
     d = (TorchGPT2 if b"gpt2" in arch else TorchLlama)(path, new + 1)
     ids, tok = [], 1
     with torch.no_grad():
-        start = time.perf_counter()
+        cpu, start = time.process_time(), time.perf_counter()
         for pos in range(new):
             tok = int(d.step(tok, pos).argmax())
             ids.append(tok)
-        ms = (time.perf_counter() - start) * 1e3
-    return ms, ids
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    with open("/proc/self/maps") as f:
+        blas = sorted({os.path.basename(line.split()[-1]) for line in f if "blas" in line.split()[-1]})
+    print(json.dumps(dict(ms=wall * 1e3, ids=ids, cpu_per_wall=cpu / wall, os_threads=len(os.listdir("/proc/self/task")),
+                          torch_threads=torch.get_num_threads(), version=torch.__version__, blas=blas)))
+
+
+def torch_generate(path, new, threads):
+    """PyTorch's loop on `threads` threads (torch_child's JSON as a dict): BOS, then each chosen token fed
+    back, `new` steps, in a child process whose OpenMP/OpenBLAS/MKL thread counts are set before torch loads."""
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE", **{v: str(threads) for v in TORCH_THREAD_VARIABLES})
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-child", path, str(new), str(threads)], env=env,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"decode_bench: the PyTorch loop on {path} failed ({r.returncode}):\n{r.stderr}")
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    if out["cpu_per_wall"] > threads + 0.25:  # more cores busy than asked: the comparison would not be fair
+        sys.exit(f"decode_bench: PyTorch asked for {threads} thread(s) used {out['cpu_per_wall']:.2f} cores (CPU ÷ wall)")
+    return out
+
+
+# ---- the roofline: the machine's read bandwidth ------------------------------------------
+
+def bandwidth_tool(o, folder):
+    """The attn_bandwidth binary: --bandwidth, or compiled here from bench/bandwidth/bandwidth.cpp."""
+    if o.bandwidth:
+        return o.bandwidth
+    out = os.path.join(folder, "attn_bandwidth")
+    src = os.path.join(HERE, "bandwidth", "bandwidth.cpp")
+    r = subprocess.run(["c++", "-O2", "-march=native", "-std=c++17", "-pthread", src, "-o", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"decode_bench: cannot compile {src} (give --bandwidth BIN):\n{r.stderr}")
+    return out
+
+
+def read_bandwidth(tool, nbytes, threads):
+    """GB/s (10⁹ bytes) streaming a block of nbytes on `threads` threads: attn_bandwidth's best of 7 rounds."""
+    kib = max(64, (nbytes + 1023) // 1024)
+    r = subprocess.run([tool, str(threads), str(kib), "7"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"decode_bench: {tool} {threads} {kib} failed ({r.returncode}):\n{r.stderr}")
+    return json.loads(r.stdout)["gb_per_s"]
 
 
 # ---- the random models ---------------------------------------------------------------
@@ -354,30 +449,37 @@ def shape_words(s, arch):
 
 # ---- the table -------------------------------------------------------------------------
 
-def machine():
+def machine(torch_version):
     try:
         with open("/proc/cpuinfo") as f:
             model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         model = platform.processor() or "unknown CPU"
-    return f"{model}, {os.cpu_count()} hardware threads, Linux {platform.release()}, PyTorch {torch.__version__}"
+    return f"{model}, {os.cpu_count()} hardware threads, Linux {platform.release()}, PyTorch {torch_version}"
 
 
-def decode_row(o, words, path, context, threads):
-    a_ms, t_ms, a_ids, t_ids = [], [], None, None
+def decode_row(o, words, path, context, threads, bandwidth):
+    """One row: attn and PyTorch at this context and thread count, beside the roofline (bandwidth: GB/s on
+    `threads` threads for this model's weights)."""
+    a_ms, t_ms, a_ids, t = [], [], None, None
     new = context - 1  # BOS and the new tokens fill the cache to the context
     for _ in range(o.rounds):
         ms, a_ids = attn_generate(o.attn, path, new, threads)
         a_ms.append(ms)
-        ms, t_ids = torch_generate(path, new, threads)
-        t_ms.append(ms)
-    if a_ids != t_ids:
-        first = next(i for i, (a, b) in enumerate(zip(a_ids + [-1], t_ids + [-2])) if a != b)
-        sys.exit(f"decode_bench: {words}: attn and PyTorch chose different tokens from step {first}:\n{a_ids}\n{t_ids}")
+        t = torch_generate(path, new, threads)
+        t_ms.append(t["ms"])
+    if a_ids != t["ids"]:
+        first = next(i for i, (a, b) in enumerate(zip(a_ids + [-1], t["ids"] + [-2])) if a != b)
+        sys.exit(f"decode_bench: {words}: attn and PyTorch chose different tokens from step {first}:\n{a_ids}\n{t['ids']}")
     am, tm = statistics.median(a_ms) / new, statistics.median(t_ms) / new
-    row = f"| {words} | {context:,} | {threads} | {am:.3f} ms | {tm:.3f} ms | {tm / am:.2f}× |"
+    nbytes = weight_bytes(path) + cache_bytes(path, context)
+    floor = nbytes / (bandwidth * 1e9) * 1e3  # ms
+    need = tm / 2
+    verdict = "reachable" if need >= floor else "**beyond the floor**"
+    row = (f"| {words} | {context:,} | {threads} | {nbytes / 1e6:,.1f} MB | {bandwidth:.1f} GB/s | {floor:.3f} ms | {am:.3f} ms | "
+           f"{tm:.3f} ms | {tm / am:.2f}× | {need:.3f} ms: {verdict} | {t['cpu_per_wall']:.2f}, {t['os_threads']} |")
     print(row, flush=True)
-    return row
+    return row, t["version"]
 
 
 def quant_rows(o, folder, threads):
@@ -398,9 +500,18 @@ def quant_rows(o, folder, threads):
     return rows
 
 
+def torch_version():
+    r = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True,
+                       env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE", **{v: "1" for v in TORCH_THREAD_VARIABLES}))
+    return r.stdout.strip() or "unknown"
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--torch-child":  # the PyTorch side of a row (torch_generate)
+        return torch_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     ap = argparse.ArgumentParser()
     ap.add_argument("--attn", default="build/attn")
+    ap.add_argument("--bandwidth", default="", help="attn_bandwidth (default: compiled from bench/bandwidth/bandwidth.cpp)")
     ap.add_argument("--threads", default="1,%d" % (os.cpu_count() or 1), help="comma-separated thread counts (default: 1 and every core)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cases", default="stories,gpt2,llama,quant")
@@ -411,6 +522,7 @@ def main():
     cases, contexts = o.cases.split(","), [int(c) for c in o.contexts.split(",")]
     began = time.perf_counter()
     folder = tempfile.mkdtemp(prefix="decode-bench-")
+    tool = bandwidth_tool(o, folder)
     models = []
     if "stories" in cases:
         models.append(("stories260K.gguf (real, trained; 5 layers, d 64, 8 q / 4 kv heads)", STORIES, 512))
@@ -420,11 +532,17 @@ def main():
             path = os.path.join(folder, f"{key}.gguf")
             write_model(path, arch, md(shape), random_weights(shapes(**shape), seed=1))
             models.append((shape_words(shape, arch), path, shape["context"]))
-    rows = []
+    rows, version, bandwidths = [], None, []
     for words, path, limit in models:
+        bw = {t: read_bandwidth(tool, weight_bytes(path), t) for t in threads}
+        bw = {t: max(bw[u] for u in threads if u <= t) for t in threads}  # t threads may always read as fewer do
+        bandwidths.append(f"{words.split(' (')[0]} ({weight_bytes(path) / 2 ** 20:,.1f} MiB): "
+                          + ", ".join(f"{bw[t]:.1f} GB/s on {t} thread{'s' if t > 1 else ''}" for t in threads))
+        print(bandwidths[-1], flush=True)
         for context in sorted({min(c, limit) for c in contexts}):
             for t in threads:
-                rows.append(decode_row(o, words, path, context, t))
+                row, version = decode_row(o, words, path, context, t, bw[t])
+                rows.append(row)
         if path != STORIES:
             os.remove(path)
     qrows = []
@@ -432,12 +550,20 @@ def main():
         qrows = quant_rows(o, folder, max(threads))
     took = time.perf_counter() - began
     text = (f"## Decode through a KV cache — {datetime.date.today().isoformat()}\n\n"
-            f"Machine: {machine()}. Median of {o.rounds} runs; attn and PyTorch choose the same tokens in every row.\n"
-            f"Command: `/usr/bin/python3 bench/decode_bench.py {' '.join(sys.argv[1:])}` ({took / 60:.1f} minutes)\n\n")
+            f"Machine: {machine(version or torch_version())}. Median of {o.rounds} runs; attn and PyTorch choose the same tokens "
+            f"in every row.\nCommand: `/usr/bin/python3 bench/decode_bench.py {' '.join(sys.argv[1:])}` ({took / 60:.1f} minutes)\n\n")
     if rows:
-        text += ("Greedy from BOS until the cache holds the context's tokens; ms per token over the whole loop.\n\n"
-                 "| model | context | threads | attn model generate | PyTorch cached loop | PyTorch time ÷ attn time |\n"
-                 "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+        text += ("Greedy from BOS until the cache holds the context's tokens; ms per token over the whole loop. PyTorch ran in a "
+                 "child process with OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to the row's threads before "
+                 "torch was imported; its last column is checked, not assumed: CPU time ÷ wall time over its loop (about the "
+                 "cores it kept busy) and its OS threads after the loop. The roofline: bytes a token reads (weights + the KV "
+                 "cache at the loop's mean length) ÷ the read bandwidth attn_bandwidth measured streaming a block the size of "
+                 "the model's weights on the row's threads or fewer (best of 7) = the floor no decoder can beat on this machine; "
+                 "\"2× needs\" is PyTorch's time ÷ 2, reachable only if it is above the floor.\n\n"
+                 "Read bandwidth: " + "; ".join(bandwidths) + ".\n\n"
+                 "| model | context | threads | bytes a token | read bandwidth | floor | attn model generate | PyTorch cached loop "
+                 "| PyTorch ÷ attn | 2× needs | PyTorch CPU ÷ wall, OS threads |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     if qrows:
         text += ("\nThe Llama-shaped model quantized: `attn model run` on 128 tokens (the whole process: read, dequantize, "
                  "forward, print; every core) and `attn model generate` at context 128 (ms per token), each beside the F32 file's.\n\n"

@@ -6,6 +6,7 @@
 // The PyTorch autograd references are in tests/python/test_model_llama_layers.py.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -313,6 +314,49 @@ TEST_CASE("Decoding token by token with a KV cache equals the whole causal forwa
     CHECK_THROWS_AS(ll::gqa_decode_step(one.data(), row.data(), row.data(), one.data(), cache, q.data(), k.data(),
                                         v.data(), tab, H),
                     attn::shape_error);  // the cache is full
+}
+
+TEST_CASE("Decoding past decode_parallel_bytes of cache splits by key/value head with the same bits on one thread and on three",
+          "[model][llama]") {
+    // B 2, KV 2, dh 64, float64: the cache read passes 512 KiB at 256 positions, so the
+    // last steps run one task per (batch row, key/value head), the first ones one task.
+    const std::size_t B = 2, Tn = 300, H = 4, kv = 2, dh = 64, maps = B * H * Tn * Tn;
+    REQUIRE(B * kv * Tn * dh * 2 * sizeof(double) > ll::decode_parallel_bytes);
+    const auto q = random_values(B * Tn * H * dh, 61), k = random_values(B * Tn * kv * dh, 62),
+               v = random_values(B * Tn * kv * dh, 63);
+    const auto tab = ll::make_rotary_table(spec(10000.0, 0, ll::rotary_pairing::adjacent), dh, Tn);
+    const auto run = [&](unsigned threads) {
+        tr::set_threads(threads);
+        auto cache = ll::make_kv_cache<double>(B, Tn, kv, dh);
+        std::vector<double> all;  // [Tn, B, H, dh] every step's z
+        for (std::size_t t = 0; t < Tn; ++t) {
+            std::vector<double> qt(B * H * dh), kt(B * kv * dh), vt(B * kv * dh), zt(B * H * dh), rt(B * H * dh);
+            for (std::size_t b = 0; b < B; ++b) {
+                std::copy_n(q.data() + (b * Tn + t) * H * dh, H * dh, qt.data() + b * H * dh);
+                std::copy_n(k.data() + (b * Tn + t) * kv * dh, kv * dh, kt.data() + b * kv * dh);
+                std::copy_n(v.data() + (b * Tn + t) * kv * dh, kv * dh, vt.data() + b * kv * dh);
+            }
+            ll::gqa_decode_step(zt.data(), nullptr, nullptr, rt.data(), cache, qt.data(), kt.data(), vt.data(), tab, H);
+            all.insert(all.end(), zt.begin(), zt.end());
+        }
+        return all;
+    };
+    const auto one = run(1), three = run(3);
+    tr::set_threads(1);
+    REQUIRE(one.size() == three.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < one.size(); ++i) differ += std::memcmp(&one[i], &three[i], sizeof(double)) != 0;
+    CHECK(differ == 0);
+    std::vector<double> rq(q.size()), rk(k.size()), z(q.size()), scores(maps), pattern(maps);  // the whole causal forward
+    ll::rotary_forward(rq.data(), q.data(), tab, B, Tn, H, 0);
+    ll::rotary_forward(rk.data(), k.data(), tab, B, Tn, kv, 0);
+    ll::gqa_attention_forward(z.data(), scores.data(), pattern.data(), rq.data(), rk.data(), v.data(), B, Tn, H, kv, dh);
+    double worst = 0;
+    for (std::size_t t = 0; t < Tn; ++t)
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t i = 0; i < H * dh; ++i)
+                worst = std::max(worst, std::abs(three[(t * B + b) * H * dh + i] - z[(b * Tn + t) * H * dh + i]));
+    CHECK(worst < 1e-12);
 }
 
 TEST_CASE("The Llama layers give the same bits on one thread and on three", "[model][llama]") {

@@ -37,6 +37,7 @@
 #include "io/temp_registry.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/checkpoint.hpp"
+#include "model/file_error.hpp"
 #include "model/gguf.hpp"
 #include "model/gguf_checkpoint.hpp"
 #include "model/init.hpp"
@@ -256,10 +257,30 @@ void check_init_scaling(const std::string& path, const model::architecture& c) {
                                   io::terminal_safe(path), io::terminal_safe(c.rope_scaling)));
 }
 
+// What --init takes, in a refusal's words.
+constexpr const char* init_accepts =
+    "--init takes one .safetensors checkpoint: one written by attn model train, a GPT-2 (Hugging Face) or minGPT/nanoGPT "
+    "file, or a Hugging Face Llama, Mistral or Qwen2 model.safetensors with its config.json beside it";
+
+// A folder or a GGUF --init is refused by name (a GGUF's rescaled rotary frequencies are
+// named first, as for every --init): training starts from safetensors only, and a GGUF
+// would otherwise reach the safetensors reader's "not a safetensors file?".
+void check_init_kind(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw attn::error(attn::source_pos{path}, fmt::format("a folder; {}: give the folder's model.safetensors",
+                                                              init_accepts));
+    if (!model::is_gguf_file(path)) return;
+    check_init_scaling(path, model::read_gguf_config(path));
+    throw model::file_error("unsupported", path, 0,
+                            fmt::format("a GGUF file (it starts with \"GGUF\"); {} (or leave --init out: fresh weights)",
+                                        init_accepts));
+}
+
 // What the run will hold, from the config alone (the --init checkpoint's header), charged
 // to the budget: a step of --batch 65536 at d_model 2048 is refused, not swapped.
 void charge_training(const train_cli& o, const model::train_task& task, std::size_t batch) {
-    if (!o.init.empty() && model::is_gguf_file(o.init)) check_init_scaling(o.init, model::read_gguf_config(o.init));
+    if (!o.init.empty()) check_init_kind(o.init);
     const model::architecture c = o.init.empty() ? model_config(o, task) : model::read_checkpoint_config(o.init);
     if (!o.init.empty()) check_init_scaling(o.init, c);
     charge_numbers(model::training_numbers(c, batch, task.seq_len),

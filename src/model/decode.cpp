@@ -21,13 +21,19 @@ auto ptr(const Tensor& t) -> const typename Tensor::value_type* {
     return t.size() == 0 ? nullptr : t.data();
 }
 
-constexpr std::size_t task_columns = 512;  // output columns per task of a packed product (whole groups)
+constexpr std::size_t task_bytes = std::size_t(64) << 10;  // weight bytes a task of a packed product reads, at least
 
 // out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
-// weight packed once, its column groups over the threads.
+// weight packed once, its column groups over the threads — a group a task (each group
+// is k · group values, 256-400 KiB at GPT-2 or Llama sizes, so the threads stay even),
+// or all of them in one task on the calling thread when the weight is small
+// (llama::decode_parallel_bytes).
 template <class T>
 void packed_linear(T* out, const T* x, const row_packed_matrix<T>& w, const T* b) {
-    const std::size_t per_task = std::max<std::size_t>(1, task_columns / w.group), groups = w.groups();
+    const std::size_t groups = w.groups(), group_bytes = std::max<std::size_t>(1, w.k * w.group * sizeof(T));
+    const std::size_t per_task = groups * group_bytes < llama::decode_parallel_bytes
+                                     ? std::max<std::size_t>(1, groups)
+                                     : (task_bytes + group_bytes - 1) / group_bytes;
     training::for_tasks((groups + per_task - 1) / per_task, [&](std::size_t i) {
         const std::size_t g0 = i * per_task, g1 = std::min(groups, g0 + per_task);
         matmul_row_packed(w, g0, g1, T(1), x, T(0), out);

@@ -165,17 +165,24 @@ void gqa_decode_step(T* z, maybe_null<T> scores, maybe_null<T> pattern, T* rot_q
     rotary_forward(rot_q, q_t, tab, c.batch, 1, H, t);  // throws past the table's positions
     cache_append(c, scratch_rows<T>(0, KV * dh), k_t, v_t, tab);
     const T scale = T(1) / std::sqrt(static_cast<T>(dh));
-    // One (batch row, query head) each: the products are core/matmul's rows (matmul_row),
-    // the bits of matmul with one query row, keys read as [dh, n] and values as [n, dh] in place.
-    training::for_tasks(c.batch * H, [&](std::size_t task) {
-        const std::size_t b = task / H, h = task % H, g = b * KV + h / group;
-        const T* kg = c.k.data() + g * dh * cap;  // [dh, n] rows cap apart
-        const T* vg = c.v.data() + g * cap * dh;  // [n, dh]
-        T* s = scores ? scores + task * n : scratch_rows<T>(0, n);     // [n]
-        T* a = pattern ? pattern + task * n : scratch_rows<T>(1, n);  // [n]
-        matmul_row(n, dh, scale, rot_q + task * dh, kg, cap, T(0), s);
-        softmax_row(a, s, t, n);
-        matmul_row(dh, n, T(1), a, vg, dh, T(0), z + task * dh);
+    // One (batch row, key/value head) each, its query heads in turn, so the cached keys and
+    // values they share come from memory once; all of them on the calling thread when the
+    // cache read is small (decode_parallel_bytes). The products are core/matmul's rows
+    // (matmul_row), the bits of matmul with one query row, keys read as [dh, n] and values
+    // as [n, dh] in place.
+    const std::size_t cache_bytes = c.batch * KV * n * dh * 2 * sizeof(T);  // the keys and values read
+    const std::size_t tasks = cache_bytes < decode_parallel_bytes ? 1 : c.batch * KV, per_task = c.batch * H / tasks;
+    training::for_tasks(tasks, [&](std::size_t i) {
+        for (std::size_t task = i * per_task; task < (i + 1) * per_task; ++task) {  // task = b·H + h
+            const std::size_t b = task / H, h = task % H, g = b * KV + h / group;
+            const T* kg = c.k.data() + g * dh * cap;  // [dh, n] rows cap apart
+            const T* vg = c.v.data() + g * cap * dh;  // [n, dh]
+            T* s = scores ? scores + task * n : scratch_rows<T>(0, n);     // [n]
+            T* a = pattern ? pattern + task * n : scratch_rows<T>(1, n);  // [n]
+            matmul_row(n, dh, scale, rot_q + task * dh, kg, cap, T(0), s);
+            softmax_row(a, s, t, n);
+            matmul_row(dh, n, T(1), a, vg, dh, T(0), z + task * dh);
+        }
     });
 }
 

@@ -133,6 +133,13 @@ struct kv_cache {
 template <class T>
 kv_cache<T> make_kv_cache(std::size_t B, std::size_t capacity, std::size_t KV, std::size_t dh);
 
+// A decoding step's product or attention goes to the threads only when it reads at
+// least this many bytes (weights, or cached keys and values): below it, a pool pass
+// (waking the other threads and waiting for them: microseconds, far more on a loaded
+// machine) costs more than the half of the work it saves. stories260K's largest, its
+// unembedding, reads 128 KiB: its whole step stays on one thread.
+constexpr std::size_t decode_parallel_bytes = std::size_t(512) << 10;
+
 // The token at position t = cache.length for every batch row: q_t [B, H, dh], k_t, v_t
 // [B, KV, dh] as projected (not rotated). Rotates q_t and k_t at position t, appends
 // rotated k_t and v_t to the cache, and attends q_t to positions 0 … t:
