@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@
 #include "grade/grader.hpp"
 #include "grade/report.hpp"
 #include "grade/show.hpp"
+#include "grade/variant.hpp"
+#include "grade/variant_space.hpp"
 #include "io/input_read.hpp"
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
@@ -49,6 +52,7 @@ struct exercise_options {
     int lesson = 0;
     bool fingerprint = false;
     bool guessable_secret_ok = false;  // accept a secret grade/secret.hpp calls guessable (as `grade` does)
+    bool small_variant_space_ok = false;  // template --roster: accept variants > 1% of the roster share (grade/variant_space.hpp)
     std::vector<std::string> answer_files;
     std::string students_file;
     std::string assignment;  // template: the assignment's exercises
@@ -206,6 +210,11 @@ void hand_out(const exercise_options& o, const std::vector<const grade::exercise
     if (req.secret.empty() || req.lesson_numbers)
         throw attn::error("--roster hands out each student's own numbers: give the course secret (--secret-file or ATTN_COURSE_SECRET)");
     req.practice_ok = false;
+    if (!o.small_variant_space_ok) {  // before anything is written: the roster's size decides
+        std::set<std::string> students;
+        for (const auto& e : roster) students.insert(grade::normalize_student_id(e.id));
+        grade::check_variant_spaces(xs, students.size(), "--small-variant-space-ok");
+    }
     std::filesystem::create_directories(o.out_dir);
     const std::string ext = o.format == "json" ? ".json" : ".toml";
     std::size_t written = 0;
@@ -291,6 +300,8 @@ void setup_exercise(CLI::App& app) {
     tmpl->add_option("--assignment", o->assignment, "The exercises of this assignment file (instead of IDs)");
     tmpl->add_option("--roster", o->roster, "Teachers: a file of student ids (one a line): one answer file each, into --out DIR");
     tmpl->add_option("--out", o->out_dir, "With --roster: the folder of the answer files (STUDENT.toml); existing files are kept");
+    tmpl->add_flag("--small-variant-space-ok", o->small_variant_space_ok,
+                   "With --roster: hand out an exercise whose variants more than 1% of the roster would share");
     tmpl->callback([o] {
         const auto set = grade::load_exercise_set(lessons::lessons_dir());
         if (!o->assignment.empty() && !o->ids.empty()) throw attn::error("--assignment names the exercises: drop the IDs");

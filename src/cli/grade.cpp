@@ -58,6 +58,7 @@ struct grade_cli {
     layout_options layout;  // --width/--full of the text report
     bool fingerprint = false;
     bool guessable_secret_ok = false;  // accept a secret grade/secret.hpp calls guessable
+    bool small_variant_space_ok = false;  // with --class: accept variants shared by > 1% of the class (grade/variant_space.hpp)
     std::string reviews;       // the teacher's filled-in review sheet (open exercises)
     std::string review_sheet;  // where to write the review sheet
     std::string canvas, moodle;     // with --class: the totals in Canvas's / Moodle's grade import CSV
@@ -200,6 +201,7 @@ int run_class(const grade_cli& o) {
     const auto set = grade::load_exercise_set(lessons::lessons_dir());
     auto g = options_of(o, set, grade::feedback_level::full);
     g.practice_ok = false;  // a class is graded on its own numbers, never on practice ones
+    g.small_variant_space_ok = o.small_variant_space_ok;
     grade::read_limits limits;
     limits.max_bytes = o.max_bytes;
     // Each report is written out as soon as it is graded: the gradebook row by row (a
@@ -397,6 +399,9 @@ void setup_grade(CLI::App& app) {
     sub->add_option("--reviews", o->reviews, "The teacher's filled-in review sheet: its points count for the open exercises");
     sub->add_flag("--guessable-secret-ok", o->guessable_secret_ok,
                   "Accept a guessable course secret (students' variant codes then let anyone find it, and every student's numbers)");
+    sub->add_flag("--small-variant-space-ok", o->small_variant_space_ok,
+                  "With --class: grade an exercise whose variants more than 1% of the class would share (copies between "
+                  "them cannot be flagged)");
     sub->add_flag("--fingerprint", o->fingerprint, "Say on standard error which course secret is used (a short fingerprint)");
     sub->add_option("--visibility", o->visibility, "With --gradescope: visible, hidden, after_due_date or after_published")
         ->check(CLI::IsMember(grade::gradescope_visibilities));

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
 #include "grade/variant.hpp"
+#include "grade/variant_space.hpp"
 #include "io/csv_cell.hpp"
 #include "io/shown_text.hpp"
 
@@ -244,6 +245,11 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     out.exercise_ids = options.exercise_ids.empty() ? answered_exercises(students, set, limits) : options.exercise_ids;
     for (const auto& id : out.exercise_ids)
         if (!set.find(id)) throw attn::error("no exercise '" + id + "' (`attn exercise list` shows them)");
+    if (!options.lesson_numbers && !options.small_variant_space_ok) {  // before any work: the class's size decides
+        std::vector<const exercise*> xs;
+        for (const auto& id : out.exercise_ids) xs.push_back(set.find(id));
+        check_variant_spaces(xs, students.ids.size(), "--small-variant-space-ok");
+    }
 
     grade_options per = options;
     per.exercise_ids = out.exercise_ids;

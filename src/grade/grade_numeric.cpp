@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <xtensor/xview.hpp>
@@ -486,8 +488,53 @@ struct numeric_grading {
             r.feedback = "cannot be checked until your own " + which + " (asked above) are there with the asked shapes";
             return out.push_back(r);
         }
-        if (p.stage == sw::argmax()) return out.push_back(grade_argmax(p, *a, right, numbers, r));
+        if (p.stage == sw::argmax()) return argmax_part(p, *a, r);
         matrix_part(p, *a, r);
+    }
+
+    // An argmax part wrong for the right weights but right for the student's own earlier
+    // weights (or scores) — a genuine attempt such as a named mistake or a part carried from
+    // one — carries like any other part: the error counts once (issue 36: the argmax that
+    // followed from the student's own weights was not carried, so a named mistake cost 100%).
+    void argmax_part(const part_spec& p, const io::value_node& a, part_result r) {
+        part_result graded = grade_argmax(p, a, right, numbers, r);
+        if (graded.status != part_status::correct)
+            if (const std::optional<stage_values> own = own_weights(p)) {
+                const part_result mine = grade_argmax(p, a, *own, numbers, r);
+                if (mine.status == part_status::correct) {
+                    graded.status = part_status::carried;
+                    graded.score = graded.max * carried_fraction;
+                    graded.feedback = "the key your own weights above weight most: " + points_pct(carried_fraction) +
+                                      " of this part's points";
+                }
+            }
+        out.push_back(graded);
+    }
+
+    // The right values with the argmax part's rows replaced by the student's own weights
+    // (or, without them, own scores: the softmax keeps their order), from the latest earlier
+    // part on exactly those rows that is wrong but a genuine attempt; blocked keys never win.
+    std::optional<stage_values> own_weights(const part_spec& p) {
+        const auto rows = all_or(p.rows, right.weights.shape(0));
+        for (auto e = seen.rbegin(); e != seen.rend(); ++e) {
+            const std::string& from = e->p->stage;
+            if (from != sw::weights() && from != sw::scaled() && from != sw::masked()) continue;
+            if (all_or(e->p->rows, right.weights.shape(0)) != rows || e->got.shape(0) != rows.size()) continue;
+            if (e->r.status == part_status::correct || !e->genuine) return std::nullopt;
+            const auto cols = all_or(e->p->cols, right.weights.shape(1));
+            if (e->got.shape(1) != cols.size()) return std::nullopt;
+            stage_values own = right;
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                for (std::size_t j = 0; j < own.weights.shape(1); ++j) own.weights(rows[k], j) = -std::numeric_limits<double>::infinity();
+                for (std::size_t c = 0; c < cols.size(); ++c) {
+                    const bool blocked = in.mask && !(*in.mask)(rows[k], cols[c]);
+                    const double v = e->got(k, c);
+                    if (!blocked && std::isfinite(v)) own.weights(rows[k], cols[c]) = v;
+                }
+            }
+            return own;
+        }
+        return std::nullopt;
     }
 };
 

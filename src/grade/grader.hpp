@@ -38,6 +38,7 @@ struct grade_options : variant_request {
     feedback_level feedback = feedback_level::full;       // every exercise's level unless per_exercise says
     std::map<std::string, exercise_override> per_exercise;  // from the assignment file
     std::shared_ptr<const late_work> late;  // the assignment's late policy with the submission times, or none
+    bool small_variant_space_ok = false;    // --class: grade an exercise whose variants > 1% of the class share (variant_space.hpp)
 
     variant_request request(const std::string& for_student) const;  // whose numbers, as these options draw them
 };

@@ -18,7 +18,7 @@ students against the same reference.
   * step 7: the story generated through the cache (greedy, every probability) and the
     numbers cached per step;
   * exercises: 23-rotary-row for alice and bob (their inputs drawn from the course secret:
-    BOS, one drawn word, the model's own greedy continuation), the right answer full
+    BOS, five drawn tokens, the model's own greedy continuation), the right answer full
     marks, an honest mistake (q and k never rotated; the key/value head of another
     group; the head counted from 0) fewer, named; the choice exercises' right answers and
     named wrong ones."""
@@ -314,9 +314,9 @@ def exercises():
     for student in ("alice", "bob"):
         toks, shown = show_tokens(student)
         seen[student] = toks
-        greedy = ref.greedy(WEIGHTS, CFG, toks[:2], 8)
-        check(len(toks) == 10 and toks[0] == 1 and 380 <= toks[1] <= 400 and toks == greedy,
-              "%s's input %s is BOS, a drawn word (380 … 400) and the model's greedy continuation %s" % (student, toks, greedy))
+        greedy = ref.greedy(WEIGHTS, CFG, toks[:6], 4)
+        check(len(toks) == 10 and toks[0] == 1 and all(380 <= t <= 400 for t in toks[1:6]) and toks == greedy,
+              "%s's input %s is BOS, five drawn tokens (380 … 400) and the model's greedy continuation %s" % (student, toks, greedy))
         s = forward(toks)
         a = "blocks.1.attn."
         right = row9(s[a + "hook_rot_q"][0, :, 4], s[a + "hook_rot_k"][0, :, 2])

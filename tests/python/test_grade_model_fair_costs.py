@@ -1,0 +1,253 @@
+#!/usr/bin/python3
+"""tests/python/test_grade_model_fair_costs.py — fair costs on the trained-model exercises
+(issue 36, Build 2), for two students each, every answer computed here by PyTorch from the
+checkpoint (model_head_reference.py, never attn's code):
+
+  * a catalogued mistake made honestly all the way through — the head counted from 0
+    (layer 2, head 2 read for layer 1, head 1), the head at another training step, the
+    scores not divided by √d_head — with the weights and the argmax that follow from the
+    student's own numbers: exactly 50% of the exercise (before, the argmax of the student's
+    own weights was not carried and the mistake cost 100% on some inputs), the mistake
+    named, the argmax part never 0, and no "not an attempt at your numbers";
+  * a classmate's right answers handed in: at most 20% of the exercise (the documented
+    limit for foreign answers), on every model exercise of lessons 20–22;
+  * placeholders — zeros, uniform weights over the visible keys with the lesson's argmax, or
+    the lesson's own answers (its printed example) — earn nothing.
+
+KNOWN lists what issue 36 measured and is not fixed yet (each must still behave so: when one
+is fixed, the test says so and it leaves the list): an honest wrong layer, wrong head or
+√d_model scale is not catalogued ("someone else's numbers?"), and a one-hot guess at the
+weights is named "no scaling"; on 03-causal-cat (NumPy) the mask applied after the softmax
+earns 1 of 3 (the documented 1.5) and, like the wrong query row, reads "not an attempt at
+your numbers"."""
+import atexit
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_head_reference as mh  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
+ATTN = os.environ.get("ATTN_BIN", "build/attn")
+SECRET = os.path.join(mh.ROOT, "tests", "fixtures", "grade", "course.secret")
+STUDENTS = ("alice", "carol")
+tmp = tempfile.mkdtemp(prefix="attn-model-fair-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+failures = []
+# Lesson 21's heads put nearly all their weight on the same position for every input (the
+# token after the previous occurrence; the previous token), and 22-step-2000-row's argmax is
+# often the same: a classmate's answers still earn 50-90% there (measured: 21-stripe-row
+# 1.56-1.81 of 2, 21-previous-row 1.0 of 2, 22-step-2000-row up to 1.125 of 2).
+KNOWN_FOREIGN = {"21-stripe-row", "21-previous-row", "22-step-2000-row"}
+# Placeholders: zeros for the scores, uniform weights over the visible keys and the lesson's own
+# argmax; or the lesson's own answers (the example it prints). Lesson 21's earn 50-90% (its
+# heads' rows are nearly the same for every input); the lesson's example keeps one entry on
+# 20-first-digit-row for alice (0.125 of 3).
+KNOWN_PLACEHOLDER = {("21-stripe-row", "uniform"), ("21-stripe-row", "lesson's example"), ("21-previous-row", "uniform"),
+                     ("21-previous-row", "lesson's example"), ("20-first-digit-row", "lesson's example")}
+KNOWN = {"wrong layer not catalogued", "wrong head not catalogued", "sqrt(d_model) not catalogued", "one-hot named no_scaling",
+         "mask after softmax: 1 of 3, not an attempt", "wrong query row: not an attempt"}
+seen_known = set()
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def tokens(ex, student):
+    p = subprocess.run([ATTN, "exercise", "show", ex, "--format", "json", "--student", student, "--secret-file", SECRET],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "%s: exercise show: %s" % (ex, p.stderr[:200]))
+    return json.loads(p.stdout)["inputs"]["model"]["tokens"]
+
+
+def grade(ex, student, parts):
+    path = os.path.join(tmp, "%s-%s-%d.json" % (ex, student, len(os.listdir(tmp))))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({ex: parts}, f)
+    p = subprocess.run([ATTN, "grade", path, "--student", student, "--format", "json", "--secret-file", SECRET],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "%s: grade exit %d: %s" % (ex, p.returncode, p.stderr[:200]))
+    return json.loads(p.stdout)
+
+
+# exercise → (checkpoint, layer, head, query row, its parts, weights over the keys 0 … row only)
+EXERCISES = {
+    "20-first-digit-row": ("sort8", 0, 0, 7, ("scaled", "weights", "most"), False),
+    "20-fourth-digit-row": ("sort8", 0, 0, 10, ("weights", "most"), True),
+    "22-step-100-row": ("sort8-100", 0, 0, 7, ("scaled", "weights"), False),
+    "22-step-2000-row": ("sort8", 0, 0, 7, ("weights", "most"), False),
+    "21-stripe-row": ("induction", 1, 0, 15, ("weights", "most"), True),
+    "21-previous-row": ("induction", 0, 0, 15, ("scaled", "most"), False),
+}
+
+
+def row_answers(ex, scaled, weights, row):
+    """The exercise's parts from one query row's scores [row + 1] and weights (keys 0 … row visible)."""
+    parts = EXERCISES[ex][4]
+    w = list(weights[:row + 1]) + [0.0] * (len(weights) - row - 1)
+    if EXERCISES[ex][5]:
+        w = w[:row + 1]
+    most = max(range(row + 1), key=lambda j: weights[j])
+    return {k: v for k, v in (("scaled", list(scaled)), ("weights", w), ("most", most)) if k in parts}
+
+
+def head(model, toks, layer, h, row, divide_by=None):
+    """(scaled [row + 1], weights [T]) of one head; divide_by replaces √d_head."""
+    scaled, weights, _ = mh.head_row(model, toks, layer, h, row)
+    if divide_by is not None:
+        d_head = mh.model(model).transformer.h[layer].attn.c_attn.weight.shape[-1] // mh.model(model).transformer.h[layer].heads
+        scaled = [s * math.sqrt(d_head) / divide_by for s in scaled]
+        e = torch.softmax(torch.tensor(scaled, dtype=torch.float64), 0).tolist()
+        weights = e + [0.0] * (len(toks) - len(e))
+    return scaled, weights
+
+
+def texts(r):
+    return json.dumps(r, ensure_ascii=False)
+
+
+def honest_mistake(ex, student, toks, how, mistake):
+    model, layer, h, row, parts, _ = EXERCISES[ex]
+    scaled, weights = how(model, toks, layer, h, row)
+    r = grade(ex, student, row_answers(ex, scaled, weights, row))
+    x = r["exercises"][0]
+    named = [p.get("mistake", {}).get("id") for p in x["parts"]]
+    most = [p for p in x["parts"] if p["id"] == "most"]
+    check(abs(r["score"] - r["max_score"] / 2) < 1e-9 and mistake in named,
+          "%s/%s: %s costs exactly 50%%: %s of %s, named %s" % (ex, student, mistake, r["score"], r["max_score"], named))
+    check(not most or most[0]["score"] > 0, "%s/%s: %s: the argmax of the student's own weights carries: %s" % (ex, student, mistake, most))
+    check("not an attempt" not in texts(r), "%s/%s: %s named, yet 'not an attempt': %s" % (ex, student, mistake, texts(x)[:300]))
+
+
+def known(name, still):
+    """A defect issue 36 measured: it must still show (else take it out of KNOWN)."""
+    if name in KNOWN:
+        seen_known.add(name)
+        check(still, "%s: fixed now, take it out of KNOWN" % name)
+    else:
+        check(not still, "%s: the grader does it (again)" % name)
+
+
+def lesson_03_honest():
+    """03-causal-cat's honest slips m06 (mask after the softmax) and m20 (the next query row), NumPy."""
+    p = subprocess.run([ATTN, "exercise", "show", "03-causal-cat", "--format", "json", "--student", "alice", "--secret-file", SECRET],
+                       capture_output=True, text=True, timeout=60)
+    j = json.loads(p.stdout)
+    inp = j["inputs"]
+    q, k, v = (np.array(inp[n], dtype=float) for n in ("q", "k", "v"))
+    attend = np.array(inp["mask_attend"], dtype=bool)
+    scaled = q @ k.T / np.sqrt(q.shape[1])
+    masked = np.where(attend, scaled, -np.inf)
+
+    def softmax(x):
+        e = np.exp(x - x.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    def answer(w, shift):
+        st = {"masked": masked, "weights": w, "output": w @ v}
+        out = {}
+        for part in j["parts"]:
+            rows = [(r + shift) % q.shape[0] for r in (part["rows"] or range(q.shape[0]))]
+            m = st[part["stage"]][rows]
+            out[part["id"]] = [[("-inf" if np.isneginf(x) else float(x)) for x in row] for row in m]
+        return out
+
+    r = grade("03-causal-cat", "alice", answer(softmax(scaled) * attend, 0))
+    known("mask after softmax: 1 of 3, not an attempt", abs(r["score"] - 1.0) < 1e-9 and "not an attempt" in texts(r))
+    r = grade("03-causal-cat", "alice", answer(softmax(masked), 1))
+    known("wrong query row: not an attempt", "not an attempt" in texts(r))
+
+
+def placeholders(inputs):
+    """Zeros, uniform weights and the lesson's argmax; the lesson's own answers: nothing, but KNOWN_PLACEHOLDER."""
+    lesson = {}
+    for name in os.listdir(os.path.join(mh.ROOT, "lessons")):
+        if name[:2] in ("20", "21", "22") and name.endswith(".toml"):
+            with open(os.path.join(mh.ROOT, "lessons", name), "rb") as f:
+                for x in tomllib.load(f).get("exercise", []):
+                    lesson[x["id"]] = [int(t) for t in x.get("tokens", "").split()]
+    for ex, (model, layer, h, row, parts, _) in EXERCISES.items():
+        scaled, weights = head(model, lesson[ex], layer, h, row)
+        example = row_answers(ex, scaled, weights, row)
+        for s in STUDENTS:
+            n = len(inputs[(ex, s)])
+            uniform = row_answers(ex, [0.0] * (row + 1), [1.0 / (row + 1)] * (row + 1) + [0.0] * (n - row - 1), row)
+            if "most" in uniform:
+                uniform["most"] = example["most"]
+            for how, answer in (("uniform", uniform), ("lesson's example", example)):
+                r = grade(ex, s, answer)
+                print("%s/%s: placeholder (%s): %s of %s" % (ex, s, how, r["score"], r["max_score"]))
+                if (ex, how) in KNOWN_PLACEHOLDER:
+                    if r["score"] > 0:
+                        placeholder_over.add((ex, how))
+                else:
+                    check(r["score"] == 0, "%s/%s: a placeholder (%s) earns %s of %s" % (ex, s, how, r["score"], r["max_score"]))
+    for key in KNOWN_PLACEHOLDER - placeholder_over:
+        check(False, "%s: the %s placeholder now earns nothing: take it out of KNOWN_PLACEHOLDER" % key)
+
+
+placeholder_over = set()
+
+
+def main():
+    inputs = {(ex, s): tokens(ex, s) for ex in EXERCISES for s in STUDENTS}
+    for s in STUDENTS:
+        for ex, mistake, how in (
+                ("20-first-digit-row", "head_counted_from_0", lambda m, t, l, h, r: head(m, t, 1, 1, r)),
+                ("20-first-digit-row", "no_scaling", lambda m, t, l, h, r: head(m, t, l, h, r, divide_by=1.0)),
+                ("20-first-digit-row", "other_checkpoint", lambda m, t, l, h, r: head("sort8-100", t, l, h, r)),
+                ("20-fourth-digit-row", "head_counted_from_0", lambda m, t, l, h, r: head(m, t, 1, 1, r)),
+                ("22-step-2000-row", "other_checkpoint", lambda m, t, l, h, r: head("sort8-100", t, l, h, r)),
+                ("22-step-100-row", "other_checkpoint", lambda m, t, l, h, r: head("sort8", t, l, h, r)),
+                ("21-previous-row", "no_scaling", lambda m, t, l, h, r: head(m, t, l, h, r, divide_by=1.0))):
+            honest_mistake(ex, s, inputs[(ex, s)], how, mistake)
+    # A classmate's right answers: at most 20% on every model exercise.
+    for ex, (model, layer, h, row, parts, _) in EXERCISES.items():
+        over = []
+        for giver, taker in (("alice", "carol"), ("carol", "alice")):
+            scaled, weights = head(model, inputs[(ex, giver)], layer, h, row)
+            r = grade(ex, taker, row_answers(ex, scaled, weights, row))
+            print("%s: %s's right answers handed in by %s: %s of %s" % (ex, giver, taker, r["score"], r["max_score"]))
+            if r["score"] > 0.2 * r["max_score"] + 1e-9:
+                over.append("%s -> %s: %s of %s" % (giver, taker, r["score"], r["max_score"]))
+        if ex in KNOWN_FOREIGN:
+            check(over, "%s: a classmate's answers now earn at most 20%%: take it out of KNOWN_FOREIGN" % ex)
+        else:
+            check(not over, "%s: a classmate's right answers earn over 20%%: %s" % (ex, over))
+    # Still open (KNOWN): honest wrong layer / head / √d_model and the one-hot guess.
+    ex, toks = "20-first-digit-row", inputs[("20-first-digit-row", "alice")]
+    d_model = mh.model("sort8").transformer.h[0].attn.c_attn.weight.shape[0]
+    for name, (scaled, weights) in (("wrong layer not catalogued", head("sort8", toks, 1, 0, 7)),
+                                    ("wrong head not catalogued", head("sort8", toks, 0, 1, 7)),
+                                    ("sqrt(d_model) not catalogued", head("sort8", toks, 0, 0, 7, divide_by=math.sqrt(d_model)))):
+        r = grade(ex, "alice", row_answers(ex, scaled, weights, 7))
+        named = [p.get("mistake", {}).get("id") for p in r["exercises"][0]["parts"] if p.get("mistake")]
+        known(name, not named and "someone else" in texts(r))
+    scaled, weights = head("sort8", toks, 0, 0, 7)
+    most = max(range(8), key=lambda j: weights[j])
+    hot = [1.0 if j == most else 0.0 for j in range(8)]
+    r = grade(ex, "alice", {"scaled": scaled, "weights": hot, "most": most})
+    named = [p.get("mistake", {}).get("id") for p in r["exercises"][0]["parts"]]
+    known("one-hot named no_scaling", "no_scaling" in named)
+    lesson_03_honest()
+    placeholders(inputs)
+    check(seen_known == KNOWN, "every KNOWN case was tried: %s" % sorted(KNOWN - seen_known))
+    if failures:
+        sys.exit("%d failure(s)" % len(failures))
+    print("ok: named mistakes on lessons 20-22 cost 50%% with the argmax carried; foreign answers <= 20%% but on %s" % sorted(KNOWN_FOREIGN))
+
+
+if __name__ == "__main__":
+    main()
