@@ -94,6 +94,7 @@ TEST_CASE("counts past 2^64 are nothing, not a wrapped small number", "[memory]"
     CHECK_FALSE(forward_numbers(c, huge, 4));
     CHECK_FALSE(forward_numbers(c, 1, std::size_t{1} << 33));  // heads · Tn² overflows
     CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 33));
-    CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 33, stage_request::outputs()));  // one block's scores still overflow
+    CHECK(traced_numbers(c, 1, std::size_t{1} << 33, stage_request::outputs()));  // no block keeps a [Tn, Tn] grid
+    CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 62, stage_request::outputs()));  // its logits [Tn, V] overflow
     CHECK(largest_parameter(c) == "blocks.0.mlp.W_in [16 × 64]");
 }
