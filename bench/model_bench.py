@@ -120,7 +120,8 @@ def bench_shape(a, shape, env):
     ids = ",".join(str(x) for x in np.random.default_rng(7).integers(0, vocab, P))
     npy = os.path.join(work, "stages")
     attn_cmd = [a.attn, "model", "run", ckpt, "--tokens", ids, "--top", "1", "--dtype", "float32", "--width", "200",
-                "--color", "never", "--max-elements", "4000000000"]  # past the default budget of 2^28 numbers
+                "--color", "never", "--max-elements", "4000000000",  # past the default budget of 2^28 numbers
+                "--threads", str(a.threads)]  # the same threads as PyTorch's
     if a.keep == "all":
         attn_cmd += ["--npy", npy]
     res, rss, torch_forward, ratios = {"attn": [], "torch": []}, {"attn": 0, "torch": 0}, [], []

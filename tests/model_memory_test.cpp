@@ -2,7 +2,8 @@
 // make_train_acts's buffer sizes for GPT-2, attention-only, Llama (RMSNorm, rotary,
 // grouped-query, SwiGLU, partial rotary) and Qwen2 shapes; traced_numbers equals what
 // trace_stages holds for each stage request (its one block's working buffers, counted from
-// make_train_acts(…, 1, false), plus the stages it returns, counted from forward_acts);
+// make_train_acts(…, 1, false, grids), the score grids only when a block keeps them, plus
+// the stages it returns, counted from forward_acts);
 // sizes past 2^64 give nothing.
 #include <catch2/catch.hpp>
 
@@ -74,10 +75,11 @@ TEST_CASE("forward_numbers counts every buffer make_train_acts allocates, traced
                 REQUIRE(forward_numbers(c, B, Tn) == held_by(acts));
                 std::vector<std::vector<int>> tokens(B, std::vector<int>(Tn, 3));
                 const auto p = init_params<double>(c, 5);
-                const std::size_t working = held_by(make_train_acts<double>(c, B, Tn, 1, false));
                 for (const auto& r : {stage_request::all(), stage_request::outputs(), stage_request::block(1),
                                       stage_request::patterns()}) {
                     INFO("every block " << r.every_block << ", blocks " << r.blocks.size() << ", patterns " << r.every_pattern);
+                    const std::size_t working = held_by(make_train_acts<double>(c, B, Tn, 1, false, r.keeps_grids(c.n_layer)));
+                    CHECK(r.keeps_grids(c.n_layer) == !(r.blocks.empty() && !r.every_block && !r.every_pattern));
                     REQUIRE(traced_numbers(c, B, Tn, r) == working + held_by(trace_stages(p, tokens, r)));
                 }
                 REQUIRE(traced_numbers(c, B, Tn) == traced_numbers(c, B, Tn, stage_request::all()));
@@ -92,6 +94,7 @@ TEST_CASE("counts past 2^64 are nothing, not a wrapped small number", "[memory]"
     CHECK_FALSE(forward_numbers(c, huge, 4));
     CHECK_FALSE(forward_numbers(c, 1, std::size_t{1} << 33));  // heads · Tn² overflows
     CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 33));
-    CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 33, stage_request::outputs()));  // one block's scores still overflow
+    CHECK(traced_numbers(c, 1, std::size_t{1} << 33, stage_request::outputs()));  // no block keeps a [Tn, Tn] grid
+    CHECK_FALSE(traced_numbers(c, 1, std::size_t{1} << 62, stage_request::outputs()));  // its logits [Tn, V] overflow
     CHECK(largest_parameter(c) == "blocks.0.mlp.W_in [16 × 64]");
 }

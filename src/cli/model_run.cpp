@@ -1,6 +1,6 @@
 // cli/model_run.cpp — `attn model run CKPT (--tokens 0,1,2 [--tokens …] | --text "…"
 // --tokenizer PATH) [--top K] [--layer L --head H [--batch B] [--query T] [--stage S]…]
-// [--json FILE|-] [--npy DIR] [--dtype auto|float32|float64] [--width N] [--full]
+// [--json FILE|-] [--npy DIR] [--dtype auto|float32|float64] [--threads N] [--width N] [--full]
 // [--color …]`: a checkpoint's forward keeping the stages shown (model/traced_forward).
 // Prints each sequence's greedy next token per position and the top-k next tokens;
 // with --layer and --head, that head as `attn trace` shows a run (tables, heatmap, or
@@ -8,9 +8,11 @@
 // With --grad (and --layer/--head), the backward of the sequences' next-token loss
 // (model/train_step, the trainer's own backward) and that head's gradient stages
 // grad.blocks.L.attn.hook_pattern and grad.blocks.L.attn.hook_attn_scores as tables.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +28,7 @@
 #include "io/terminal_safe.hpp"
 #include "model/traced_forward.hpp"
 #include "model/memory.hpp"
+#include "model/train.hpp"
 #include "model/train_step.hpp"
 #include "trace/number_format.hpp"
 #include "trace/table.hpp"
@@ -49,6 +52,7 @@ struct run_options {
     std::vector<std::string> stages;
     std::string json, npy;
     std::string dtype = "auto";
+    unsigned threads = 0;  // 0: the machine's hardware threads
     bool grad = false;
     layout_options layout;
 };
@@ -208,6 +212,8 @@ void run_model_run(const run_options& o) {
     if (o.grad)
         charge_numbers(model::gradient_numbers(m.config(), in.ids.size(), in.ids.front().size()),
                        "--grad's gradients (of every parameter and every stage)", input_flag);
+    // The forward's passes split work in blocks fixed by the sizes: the same bytes on any count.
+    model::set_train_threads(o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
     with_params(m, [&](const auto& p) { run_with(p, m, in, o); });
 }
 
@@ -228,6 +234,8 @@ void setup_model_run(CLI::App& model) {
     sub->add_option("--json", o->json, "Write every stage as JSON to FILE, or '-' for stdout");
     sub->add_option("--npy", o->npy, "Write one .npy per stage into DIR");
     add_dtype_option(*sub, o->dtype);
+    sub->add_option("--threads", o->threads, "Threads for the forward (default: every hardware thread; the result is the same for any)")
+        ->check(CLI::Range(1u, 256u));
     add_budget_option(*sub);
     add_layout_options(*sub, o->layout);
     sub->callback([o] {

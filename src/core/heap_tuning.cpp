@@ -17,4 +17,10 @@ void keep_freed_heap() {
 #endif
 }
 
+void release_freed_heap() {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 }  // namespace attn

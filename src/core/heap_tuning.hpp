@@ -14,4 +14,9 @@ namespace attn {
 // Call once, first thing in main; a no-op off glibc.
 void keep_freed_heap();
 
+// Gives the freed heap kept by keep_freed_heap back to the kernel now (glibc's malloc_trim),
+// before a large allocation that will not reuse it (a traced forward's logits and probs,
+// after its block's buffers); a no-op off glibc.
+void release_freed_heap();
+
 }  // namespace attn

@@ -16,6 +16,15 @@ namespace {
 constexpr std::size_t huge_page = std::size_t(2) << 20;  // 2 MiB, x86-64's transparent huge page
 }  // namespace
 
+void advise_huge_pages(void* data, std::size_t bytes) {
+    const auto at = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t first = (at + huge_page - 1) / huge_page * huge_page, end = (at + bytes) / huge_page * huge_page;
+    if (data == nullptr || end <= first) return;  // no whole huge page inside
+#ifdef MADV_HUGEPAGE
+    madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+#endif
+}
+
 huge_block::huge_block(std::size_t bytes) {
     if (bytes == 0) return;
     const std::size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;

@@ -10,6 +10,13 @@
 
 namespace attn {
 
+// Advises the kernel to back the 2 MiB-aligned part of [data, data + bytes) — memory the
+// caller allocated and has not touched yet (a large std::vector's or xtensor's, which glibc
+// maps on its own) — with transparent huge pages: its first writes then fault once per
+// 2 MiB instead of once per 4 KiB (a traced forward's logits and probs: 400 MB, 100,000
+// faults at ~8 µs each on this VM). A hint; nothing changes but the time.
+void advise_huge_pages(void* data, std::size_t bytes);
+
 class huge_block {
 public:
     huge_block() = default;

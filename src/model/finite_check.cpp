@@ -1,7 +1,10 @@
 // model/finite_check.cpp — see finite_check.hpp.
 #include "model/finite_check.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -24,18 +27,18 @@ std::string layer_words(const std::string& name) {
 }
 
 // The index of the first non-finite number of stage s, or npos. Scores above the
-// diagonal (key after query) are the mask's −inf and are skipped.
+// diagonal (key after query) are the mask's −inf and are skipped: a score grid is scanned
+// row by row over keys 0 … query.
 template <class T>
 std::size_t first_bad(const train_stage<T>& s) {
+    if (s.data == nullptr) return s.fault;  // computed but not kept: judged as it was made
     std::size_t n = 1;
     for (std::size_t d : s.shape) n *= d;
-    const bool scores = is_scores(s.name) && s.shape.size() == 4;
-    const std::size_t Tn = scores ? s.shape[3] : 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (std::isfinite(static_cast<double>(s.data[i]))) continue;
-        if (scores && i % Tn > (i / Tn) % Tn) continue;  // key > query: masked
-        return i;
-    }
+    if (!(is_scores(s.name) && s.shape.size() == 4)) return first_nonfinite(s.data, n);
+    const std::size_t Tn = s.shape[3];
+    for (std::size_t row = 0; Tn != 0 && row < n / Tn; ++row)
+        if (const std::size_t u = first_nonfinite(s.data + row * Tn, row % Tn + 1); u != std::string::npos)
+            return row * Tn + u;
     return std::string::npos;
 }
 
@@ -52,6 +55,24 @@ std::string place_of(const std::string& name, const std::vector<std::size_t>& sh
 }
 
 }  // namespace
+
+template <class T>
+std::size_t first_nonfinite(const T* x, std::size_t n) {
+    using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+    constexpr bits_t exponent = sizeof(T) == 8 ? bits_t(0x7FF0000000000000ull) : bits_t(0x7F800000u);
+    constexpr std::size_t lanes = 16;  // values per step: a fixed count, so -O2 vectorises the step
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+        bits_t b[lanes];
+        std::memcpy(b, x + i, sizeof b);
+        bits_t bad = 0;  // any of the 16 with every exponent bit set (±∞, NaN)
+        for (std::size_t j = 0; j < lanes; ++j) bad |= static_cast<bits_t>((b[j] & exponent) == exponent);
+        if (bad != 0) break;  // the first fault is in this step: found below
+    }
+    for (; i < n; ++i)
+        if (!std::isfinite(x[i])) return i;
+    return std::string::npos;
+}
 
 template <class T>
 void check_finite_forward(const architecture& c, const train_acts<T>& acts) {
@@ -86,6 +107,8 @@ void check_finite_step(const T* data, std::size_t n, std::size_t layer, const ch
                           (f32 ? "; run it with --dtype float64" : "; the checkpoint's weights are too large for this input"));
 }
 
+template std::size_t first_nonfinite<float>(const float*, std::size_t);
+template std::size_t first_nonfinite<double>(const double*, std::size_t);
 template void check_finite_forward<float>(const architecture&, const train_acts<float>&);
 template void check_finite_forward<double>(const architecture&, const train_acts<double>&);
 template void check_finite_stages<float>(const std::vector<train_stage<float>>&);

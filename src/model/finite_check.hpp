@@ -11,11 +11,17 @@
 
 namespace attn::model {
 
+// The index of the first of x [n] that is not finite, or npos (static_cast<size_t>(-1));
+// scanned a vector at a time (the exponent bits), then element by element where one is.
+template <class T>
+std::size_t first_nonfinite(const T* x, std::size_t n);
+
 // Throws attn::error (exit 2) naming the first non-finite stage: "the float32 forward
 // overflows at blocks.1.mlp.hook_post (layer 1), sequence 0, position 3: … --dtype float64".
 template <class T>
 void check_finite_forward(const architecture& config, const train_acts<T>& acts);
-// The same scan over some stages (a forward that checks each block as it goes).
+// The same scan over some stages (a forward that checks each block as it goes). A stage
+// with null data (computed, not kept) is judged by its `fault`, found as it was computed.
 template <class T>
 void check_finite_stages(const std::vector<train_stage<T>>& stages);
 

@@ -58,13 +58,16 @@ void softmax_backward_row(T* ds, T* da, const T* a, std::size_t last, std::size_
 
 template <class T>
 void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, const T* q, const T* k, const T* v,
-                           std::size_t B, std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh) {
+                           std::size_t B, std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh,
+                           training::grid_faults* unkept) {
     check_heads(H, KV);
     const std::size_t group = H / KV, ldq = H * dh, ldk = KV * dh;
     const T scale = T(1) / std::sqrt(static_cast<T>(dh));
     // One (batch row, query head, block of query rows) per task: rows t0 … t1 − 1 see keys
     // 0 … t1 − 1 only, so the products skip the masked corner past the block.
     const std::size_t blocks = count_blocks(Tn, query_block);
+    const bool watch = unkept && (!scores || !pattern);  // scratch rows to check
+    std::vector<training::grid_faults> faults(watch ? B * H * blocks : 0);  // [task] each task's own
     training::for_tasks(B * H * blocks, [&](std::size_t task) {
         const std::size_t map = task / blocks, b = map / H, h = map % H, g = h / group;
         const std::size_t t0 = (task % blocks) * query_block, t1 = std::min(Tn, t0 + query_block);
@@ -76,8 +79,10 @@ void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, co
         T* a = pattern ? pattern + (map * Tn + t0) * Tn : scratch_rows<T>(1, query_block * Tn);
         matmul(false, true, t1 - t0, t1, dh, scale, qh, ldq, kg, ldk, T(0), s, Tn);
         for (std::size_t t = t0; t < t1; ++t) softmax_row(a + (t - t0) * Tn, s + (t - t0) * Tn, t, Tn);
+        if (watch) training::note_grid_faults(faults[task], s, a, map * Tn + t0, t0, t1 - t0, Tn);
         matmul(false, false, t1 - t0, dh, t1, T(1), a, Tn, vg, ldk, T(0), z + (b * Tn + t0) * ldq + h * dh, ldq);
     });
+    if (watch) *unkept = training::first_grid_faults(faults);
 }
 
 template <class T>
@@ -190,7 +195,7 @@ void gqa_decode_step(T* z, maybe_null<T> scores, maybe_null<T> pattern, T* rot_q
 
 #define ATTN_LLAMA_ATTENTION(T)                                                                                \
     template void gqa_attention_forward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t, \
-                                           std::size_t, std::size_t, std::size_t);                             \
+                                           std::size_t, std::size_t, std::size_t, training::grid_faults*);     \
     template void gqa_attention_backward<T>(T*, T*, T*, T*, T*, const T*, const T*, const T*, const T*,        \
                                             const T*, std::size_t, std::size_t, std::size_t, std::size_t,      \
                                             std::size_t);                                                      \

@@ -32,6 +32,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "model/train_layers.hpp"
+
 namespace attn::model::llama {
 
 // T* for a stage the caller may not keep: pass nullptr as it is (not deduced, so no cast).
@@ -103,12 +105,13 @@ void rotary_backward(T* dinp, const T* dout, const rotary_table& table, std::siz
 // multi-query). scores [B, H, T, T] = q·kᵀ / √dh with −∞ after the query
 // (hook_attn_scores), pattern [B, H, T, T] = softmax of each row (hook_pattern, 0 after
 // the query), z [B, T, H, dh] = pattern · v (hook_z). scores and pattern may be null (not
-// kept: a few rows of scratch per thread instead). train_layers' attention_forward with
-// KV = H on the same q, k, v gives the same numbers (to rounding: products here go through
-// core/matmul).
+// kept: a few rows of scratch per thread instead, checked finite there into *unkept when
+// given). train_layers' attention_forward with KV = H on the same q, k, v gives the same
+// numbers (to rounding: products here go through core/matmul).
 template <class T>
 void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, const T* q, const T* k, const T* v,
-                           std::size_t B, std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh);
+                           std::size_t B, std::size_t Tn, std::size_t H, std::size_t KV, std::size_t dh,
+                           training::grid_faults* unkept = nullptr);
 // The core's attention backward (core/backward.hpp) per head, as train_layers':
 //   dpattern = dz · vᵀ, dscores = A ⊙ (dpattern − Σ_k A dpattern), dq += dscores · k / √dh,
 //   dk += Σ_{h in group} dscoresᵀ · q / √dh, dv += Σ_{h in group} Aᵀ · dz

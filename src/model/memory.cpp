@@ -38,13 +38,14 @@ private:
     bool over_ = false;
 };
 
-// One block's buffers (make_train_acts and make_llama_block), N = B · Tn rows.
-void add_block(tally& t, const architecture& c, std::size_t B, std::size_t Tn, std::size_t N) {
+// One block's buffers (make_train_acts and make_llama_block), N = B · Tn rows; its score
+// grids only `with_grids`.
+void add_block(tally& t, const architecture& c, std::size_t B, std::size_t Tn, std::size_t N, bool with_grids = true) {
     const std::size_t C = c.n_embd, F = c.d_mlp();
     t.add(6, N, C);                       // ln1, z, attn_out, resid_mid, resid_post, ln1_normalized
     t.add(2, N);                          // ln1_mean, ln1_rstd
     t.add(N, c.qkv_width());              // qkv
-    t.add(2 * B, c.n_head, Tn, Tn);       // scores, pattern
+    if (with_grids) t.add(2 * B, c.n_head, Tn, Tn);  // scores, pattern
     if (c.norm == norm_kind::rms_norm) t.add(c.has_mlp() ? 2 : 1, N);  // ln1_scale, ln2_scale
     if (parts::split_attention(c)) {
         const std::size_t Hd = c.n_head * c.d_head(), KVd = c.kv_heads() * c.d_head();
@@ -110,9 +111,10 @@ std::optional<std::size_t> traced_numbers(const architecture& c, std::size_t B, 
     if (B != 0 && Tn > std::numeric_limits<std::size_t>::max() / B) return std::nullopt;
     const std::size_t N = B * Tn, C = c.n_embd;
     tally t;
-    // make_train_acts(c, B, Tn, 1, false): the stream, one block, the final norm, the losses.
+    // make_train_acts(c, B, Tn, 1, false, grids): the stream, one block (its grids when some
+    // block keeps them), the final norm, the losses.
     t.add(N, C);
-    add_block(t, c, B, Tn, N);
+    add_block(t, c, B, Tn, N, r.keeps_grids(c.n_layer));
     t.add(2, N, C);                                   // lnf, lnf_normalized
     t.add(c.norm == norm_kind::rms_norm ? 4 : 3, N);  // lnf_mean, lnf_rstd, losses (+ lnf_scale)
     if (c.positions == position_kind::rotary) t.add(Tn, c.rotated_dims());  // cos, sin [Tn, dims/2]

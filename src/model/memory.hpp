@@ -22,7 +22,7 @@ struct stage_request;  // model/traced_forward.hpp
 
 // trace_stages (model/traced_forward) asked for `request` (exact, in numbers; the token ids
 // aside): one block's buffers reused layer after layer and the head's (make_train_acts(…, 1,
-// false)), the model-wide stages it keeps (hook_embed, hook_pos_embed, ln_final, logits,
+// false, grids): the score grids only when a block keeps them), the model-wide stages it keeps (hook_embed, hook_pos_embed, ln_final, logits,
 // probs), every stage of each block asked for, and hook_pattern of the other blocks when
 // the request keeps every pattern. The weights are not in it: load_model charges them.
 std::optional<std::size_t> traced_numbers(const architecture& config, std::size_t B, std::size_t Tn,

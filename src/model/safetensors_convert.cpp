@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "model/file_error.hpp"
+#include "model/finite_check.hpp"
 #include "model/safetensors.hpp"
 
 namespace attn::model {
@@ -93,17 +94,8 @@ bool convert(const Read& read, std::size_t rows, std::size_t cols, bool transpos
 // integers (all ones = NaN or infinity), a loop the compiler vectorises.
 template <class T>
 bool copy_same(const unsigned char* src, std::size_t n, T* out) {
-    using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
-    constexpr bits_t exponent = sizeof(T) == 8 ? bits_t(0x7FF0000000000000ull) : bits_t(0x7F800000u);
     std::memcpy(out, src, n * sizeof(T));
-    const unsigned char* b = reinterpret_cast<const unsigned char*>(out);
-    bits_t bad = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        bits_t u;
-        std::memcpy(&u, b + i * sizeof(T), sizeof(T));
-        bad |= static_cast<bits_t>((u & exponent) == exponent);
-    }
-    return bad == 0;
+    return first_nonfinite(out, n) == static_cast<std::size_t>(-1);
 }
 
 template <class T, class Read>
@@ -159,13 +151,10 @@ const T* elements_in_place(const st_header& h, const st_tensor& t, const unsigne
     if (t.dtype != (sizeof(T) == 8 ? "F64" : "F32") || (transpose && t.shape.size() == 2)) return nullptr;
     const unsigned char* p = (t.shard_bytes ? t.shard_bytes : bytes) + t.begin;
     if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0) return nullptr;
-    using bits_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
-    constexpr bits_t exponent = sizeof(T) == 8 ? bits_t(0x7FF0000000000000ull) : bits_t(0x7F800000u);
-    const bits_t* b = reinterpret_cast<const bits_t*>(p);  // [count] the elements' bits (aligned: checked above)
-    bits_t bad = 0;
-    for (std::size_t i = 0; i < t.count; ++i) bad |= static_cast<bits_t>((b[i] & exponent) == exponent);
-    if (bad != 0) fail_not_finite<T>(h, t, element_reader{p, sizeof(T) == 8 ? 0 : 1});
-    return reinterpret_cast<const T*>(p);
+    const T* elements = reinterpret_cast<const T*>(p);  // [count] (aligned: checked above)
+    if (first_nonfinite(elements, t.count) != static_cast<std::size_t>(-1))
+        fail_not_finite<T>(h, t, element_reader{p, sizeof(T) == 8 ? 0 : 1});
+    return elements;
 }
 
 template const float* elements_in_place<float>(const st_header&, const st_tensor&, const unsigned char*, bool);

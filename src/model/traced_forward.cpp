@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/heap_tuning.hpp"
+#include "core/huge_block.hpp"
 #include "model/finite_check.hpp"
 #include "model/hooks.hpp"
 #include "model/stop_request.hpp"
@@ -137,6 +139,10 @@ bool stage_request::keeps_block(std::size_t l) const {
     return every_block || std::find(blocks.begin(), blocks.end(), l) != blocks.end();
 }
 
+bool stage_request::keeps_grids(std::size_t n_layer) const {
+    return every_block || every_pattern || std::any_of(blocks.begin(), blocks.end(), [&](std::size_t l) { return l < n_layer; });
+}
+
 namespace {
 
 // Block l's stages checked finite (in the model's order), then copied as `r` asks.
@@ -151,6 +157,19 @@ void keep_block(const architecture& c, forward_acts<T>& a, const train_block_act
     else if (r.every_pattern) a.blocks[l].pattern = copy_of<act4<T>>(k.pattern, {B, c.n_head, P, P});
 }
 
+// The working block's scores and pattern [B, H, P, P] for block l: held when the request
+// keeps them, else freed (attention then computes them a few rows at a time).
+template <class T>
+void grids_for(const architecture& c, train_block_acts<T>& k, std::size_t l, const stage_request& r, std::size_t B,
+               std::size_t P) {
+    if (r.keeps_block(l) || r.every_pattern) {
+        if (k.scores.empty()) k.scores.assign(B * c.n_head * P * P, T(0)), k.pattern.assign(B * c.n_head * P * P, T(0));
+        return;
+    }
+    std::vector<T>().swap(k.scores);
+    std::vector<T>().swap(k.pattern);
+}
+
 }  // namespace
 
 template <class T>
@@ -162,23 +181,28 @@ forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::ve
     std::vector<std::int32_t> flat, targets(B * P, -1);  // [B, P]; no targets: the loss is not asked for
     for (const auto& row : tokens) flat.insert(flat.end(), row.begin(), row.end());
     // One block's buffers, reused by every layer; t.embed [B·P, d] carries the stream.
-    train_acts<T> t = make_train_acts<T>(c, B, P, 1, false);
+    train_acts<T> t = make_train_acts<T>(c, B, P, 1, false, false);
     forward_acts<T> a;
     a.batch = B;
     a.n_pos = P;
     a.tokens = tokens;
     a.blocks.resize(c.n_layer);
-    a.logits = act3<T>::from_shape({B, P, V});
+    a.logits = act3<T>::from_shape({B, P, V});  // not touched before forward_head writes them
     a.probs = act3<T>::from_shape({B, P, V});
+    advise_huge_pages(a.logits.data(), a.logits.size() * sizeof(T));
+    advise_huge_pages(a.probs.data(), a.probs.size() * sizeof(T));
     forward_embed(p, t, flat.data());
     check_finite_stages(std::vector<train_stage<T>>{{"blocks.0.hook_resid_pre", {B, P, d}, t.embed.data()}});
     embed_view(p, a, flat);
     for (std::size_t l = 0; l < c.n_layer; ++l) {
         check_stop();  // Ctrl-C within a layer's time (model/stop_request)
+        grids_for(c, t.blocks[0], l, request, B, P);
         forward_block(p, l, t.blocks[0], t.embed.data(), t.rotary, B, P);
         keep_block(c, a, t.blocks[0], t.embed, l, request);
         std::copy(t.blocks[0].resid_post.begin(), t.blocks[0].resid_post.end(), t.embed.begin());
     }
+    t.blocks.clear();  // the block's buffers, before the head's logits and probs take their place
+    release_freed_heap();
     check_stop();
     forward_head(p, t, t.embed.data(), a.logits.data(), a.probs.data(), targets.data());
     std::vector<train_stage<T>> head;

@@ -92,7 +92,9 @@ void check_tokens(const architecture& config, const std::vector<std::vector<int>
 // Which stages a traced forward keeps. The model-wide ones (hook_embed, hook_pos_embed,
 // ln_final, logits, probs) are always kept; a block's stages are kept when asked for,
 // otherwise computed in one block's buffers, reused layer after layer, and dropped (a
-// block not asked for has empty buffers in forward_acts::blocks).
+// block not asked for has empty buffers in forward_acts::blocks); its attention grids are
+// then never held whole (query rows in scratch, checked finite there). The block's buffers
+// are freed before the head's logits and probs are made.
 struct stage_request {
     bool every_block = true;          // every stage of every block (--json, --npy, lessons)
     std::vector<std::size_t> blocks;  // every stage of these blocks (--layer L)
@@ -103,6 +105,9 @@ struct stage_request {
     static stage_request block(std::size_t l) { return {false, {l}, false}; }
     static stage_request patterns() { return {false, {}, true}; }
     bool keeps_block(std::size_t l) const;
+    // Whether any of a model's n_layer blocks keeps its scores and pattern grids (the rest
+    // compute them a few rows at a time and never hold a [B, H, P, P] grid).
+    bool keeps_grids(std::size_t n_layer) const;
 };
 
 // The forward of `tokens` ([B][P]) through `p` (the training forward's arithmetic, no

@@ -14,6 +14,7 @@
 
 #include "core/fast_parallel.hpp"
 #include "core/matmul.hpp"
+#include "model/finite_check.hpp"
 #include "model/stop_request.hpp"
 #include "model/train_simd.hpp"
 
@@ -270,16 +271,12 @@ void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, st
 
 namespace {
 
-// One head's causal attention for batch row b (scores, pattern, z), every sum in the
-// loop order of the formula: a score's dot product over i = 0 … hs − 1, the softmax over
-// keys 0 … t, z's sum over keys 0 … t. The keys are first copied transposed (kt [hs, Tn],
-// this thread's scratch) so that the dot products of one query with all its keys run side
-// by side, each still summing over i in order: the same bits as one dot at a time.
+// One head's keys for batch row b, copied transposed (kt [hs, Tn], this thread's scratch,
+// valid until its next call) so that the dot products of one query with all its keys run
+// side by side, each still summing over i in order: the same bits as one dot at a time.
 template <class T>
-void attention_head_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t b, std::size_t h, std::size_t Tn,
-                            std::size_t C, std::size_t NH) {
+const T* head_keys(const T* qkv, std::size_t b, std::size_t h, std::size_t Tn, std::size_t C, std::size_t NH) {
     const std::size_t hs = C / NH, C3 = 3 * C;
-    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
     thread_local std::vector<T> kt_rows;
     if (kt_rows.size() < hs * Tn) kt_rows.resize(hs * Tn);
     T* kt = kt_rows.data();  // [hs, Tn]
@@ -287,11 +284,23 @@ void attention_head_forward(T* z, T* scores, T* pattern, const T* qkv, std::size
         const T* k = qkv + (b * Tn + u) * C3 + C + h * hs;
         for (std::size_t i = 0; i < hs; ++i) kt[i * Tn + u] = k[i];
     }
-    for (std::size_t t = 0; t < Tn; ++t) {
-        const T* q = qkv + (b * Tn + t) * C3 + h * hs;          // [hs]
-        T* s = scores + ((b * NH + h) * Tn + t) * Tn;           // [T] one query's row
-        T* a = pattern + ((b * NH + h) * Tn + t) * Tn;          // [T]
-        const std::size_t n = t + 1;                           // keys 0 … t
+    return kt;
+}
+
+// Query rows t0 … t1 − 1 of one head's causal attention for batch row b (row t's scores at
+// s_rows + (t − t0)·Tn, pattern at a_rows + (t − t0)·Tn, z), every sum in the loop order of
+// the formula: a score's dot product over i = 0 … hs − 1, the softmax over keys 0 … t,
+// z's sum over keys 0 … t. kt: head_keys.
+template <class T>
+void attention_head_rows(T* z, T* s_rows, T* a_rows, const T* kt, const T* qkv, std::size_t b, std::size_t h,
+                         std::size_t t0, std::size_t t1, std::size_t Tn, std::size_t C, std::size_t NH) {
+    const std::size_t hs = C / NH, C3 = 3 * C;
+    const T scale = T(1) / std::sqrt(static_cast<T>(hs));
+    for (std::size_t t = t0; t < t1; ++t) {
+        const T* q = qkv + (b * Tn + t) * C3 + h * hs;  // [hs]
+        T* s = s_rows + (t - t0) * Tn;                  // [T] one query's row
+        T* a = a_rows + (t - t0) * Tn;                  // [T]
+        const std::size_t n = t + 1;                   // keys 0 … t
         for (std::size_t u = 0; u < n; ++u) s[u] = 0;
         for (std::size_t i = 0; i < hs; ++i) {
             const T qi = q[i];
@@ -323,19 +332,90 @@ void attention_head_forward(T* z, T* scores, T* pattern, const T* qkv, std::size
     }
 }
 
+constexpr std::size_t unkept_rows = 16;  // query rows per band of scratch when the grids are not kept
+
+// Head h of batch row b with its grids not kept: bands of query rows in this thread's
+// scratch ([unkept_rows, Tn] each for scores and pattern), each checked finite into f.
+template <class T>
+void attention_head_unkept(T* z, const T* qkv, std::size_t b, std::size_t h, std::size_t Tn, std::size_t C,
+                           std::size_t NH, grid_faults& f) {
+    thread_local std::vector<T> band;
+    if (band.size() < 2 * unkept_rows * Tn) band.resize(2 * unkept_rows * Tn);
+    T* s = band.data();                 // [unkept_rows, Tn] scores
+    T* a = s + unkept_rows * Tn;        // [unkept_rows, Tn] pattern
+    std::size_t ld = 0;
+    const float* vector_keys = nullptr;  // the AVX-512 path's transposed keys, when it runs
+    if constexpr (std::is_same<T, float>::value) vector_keys = simd::attention_keys(qkv, b, h, Tn, C, NH, ld);
+    const T* kt = vector_keys ? nullptr : head_keys(qkv, b, h, Tn, C, NH);
+    for (std::size_t t0 = 0; t0 < Tn; t0 += unkept_rows) {
+        const std::size_t t1 = std::min(Tn, t0 + unkept_rows);
+        if constexpr (std::is_same<T, float>::value)
+            if (vector_keys) simd::attention_rows(z, s, a, vector_keys, ld, qkv, b, h, t0, t1, Tn, C, NH);
+        if (!vector_keys) attention_head_rows(z, s, a, kt, qkv, b, h, t0, t1, Tn, C, NH);
+        note_grid_faults(f, s, a, (b * NH + h) * Tn + t0, t0, t1 - t0, Tn);
+    }
+}
+
+// Batch row b with its grids not kept and every head short enough for the vector path's
+// one-lane-per-key kernel (T ≤ 16): its [NH, T, T] grids in this thread's scratch.
+void attention_short_unkept(float* z, const float* qkv, std::size_t b, std::size_t Tn, std::size_t C, std::size_t NH,
+                            grid_faults& f) {
+    thread_local std::vector<float> grids;
+    if (grids.size() < 2 * NH * Tn * Tn) grids.resize(2 * NH * Tn * Tn);
+    float* s = grids.data();        // [NH, T, T] scores
+    float* a = s + NH * Tn * Tn;    // [NH, T, T] pattern
+    simd::attention_forward(z + b * Tn * C, s, a, qkv + b * Tn * 3 * C, 0, Tn, C, NH);
+    for (std::size_t h = 0; h < NH; ++h)
+        note_grid_faults(f, s + h * Tn * Tn, a + h * Tn * Tn, (b * NH + h) * Tn, 0, Tn, Tn);
+}
+
 }  // namespace
 
 template <class T>
+void note_grid_faults(grid_faults& f, const T* s, const T* a, std::size_t grid_row, std::size_t t0, std::size_t rows,
+                      std::size_t Tn) {
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t seen = t0 + r + 1, at = (grid_row + r) * Tn;  // keys 0 … t; the row's first index
+        if (f.scores == grid_faults::npos)
+            if (const std::size_t u = first_nonfinite(s + r * Tn, seen); u != grid_faults::npos) f.scores = at + u;
+        if (f.pattern == grid_faults::npos)
+            if (const std::size_t u = first_nonfinite(a + r * Tn, seen); u != grid_faults::npos) f.pattern = at + u;
+    }
+}
+
+grid_faults first_grid_faults(const std::vector<grid_faults>& tasks) {
+    grid_faults first;
+    for (const auto& t : tasks) {
+        first.scores = std::min(first.scores, t.scores);
+        first.pattern = std::min(first.pattern, t.pattern);
+    }
+    return first;
+}
+
+template <class T>
 void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B, std::size_t Tn,
-                       std::size_t C, std::size_t NH) {
+                       std::size_t C, std::size_t NH, grid_faults* unkept) {
+    if (scores == nullptr) {  // neither grid kept: each task notes its own faults, the first of all kept
+        const bool short_rows = std::is_same<T, float>::value && simd::attention_runs(Tn, C / NH);
+        std::vector<grid_faults> faults(short_rows ? B : B * NH);
+        for_tasks(faults.size(), [&](std::size_t task) {
+            if constexpr (std::is_same<T, float>::value)
+                if (short_rows) return attention_short_unkept(z, qkv, task, Tn, C, NH, faults[task]);
+            attention_head_unkept(z, qkv, task / NH, task % NH, Tn, C, NH, faults[task]);
+        });
+        if (unkept) *unkept = first_grid_faults(faults);
+        return;
+    }
     if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
         if (simd::attention_runs(Tn, C / NH))
             return for_blocks(B, 1, [&](std::size_t b, std::size_t) { simd::attention_forward(z, scores, pattern, qkv, b, Tn, C, NH); });
     // One (batch row, head) per task: heads are independent, so any thread count gives the same bits.
     for_tasks(B * NH, [&](std::size_t task) {
+        const std::size_t b = task / NH, h = task % NH, grid = (b * NH + h) * Tn * Tn;
         if constexpr (std::is_same<T, float>::value)  // AVX-512 at any length: the same bits
-            if (simd::attention_head_long(z, scores, pattern, qkv, task / NH, task % NH, Tn, C, NH)) return;
-        attention_head_forward(z, scores, pattern, qkv, task / NH, task % NH, Tn, C, NH);
+            if (simd::attention_head_long(z, scores, pattern, qkv, b, h, Tn, C, NH)) return;
+        attention_head_rows(z, scores + grid, pattern + grid, head_keys(qkv, b, h, Tn, C, NH), qkv, b, h, 0, Tn, Tn, C,
+                            NH);
     });
 }
 
@@ -520,7 +600,9 @@ void crossentropy_softmax_backward(T* dlogits, const T* probs, const std::int32_
     template void unembed_backward<T>(T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,         \
                                       std::size_t);                                                           \
     template void attention_forward<T>(T*, T*, T*, const T*, std::size_t, std::size_t, std::size_t,           \
-                                       std::size_t);                                                          \
+                                       std::size_t, grid_faults*);                                            \
+    template void note_grid_faults<T>(grid_faults&, const T*, const T*, std::size_t, std::size_t, std::size_t,  \
+                                      std::size_t);                                                           \
     template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,   \
                                         std::size_t, std::size_t);                                            \
     template void gelu_forward<T>(T*, T*, const T*, std::size_t);                                                 \

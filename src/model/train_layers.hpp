@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace attn::model::training {
 
@@ -59,13 +60,32 @@ template <class T>
 void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, std::size_t N, std::size_t C,
                       std::size_t V);
 
+// Where attention's scores and pattern [B, NH, T, T] first hold a number that is not
+// finite (an index into the grid; npos: nowhere), found as they were computed when the
+// caller keeps neither grid (a traced forward's block nobody asked for): model/finite_check
+// reports it as it reports a kept grid's. The mask's −∞ (key after query) is no fault.
+struct grid_faults {
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::size_t scores = npos, pattern = npos;
+};
+// Notes in f the first fault of one head's query rows t0 … t0 + rows − 1 (keys 0 … t
+// each), row r's scores at s + r·Tn and pattern at a + r·Tn; query row t0 is row
+// `grid_row` of the grid's B·NH·T rows.
+template <class T>
+void note_grid_faults(grid_faults& f, const T* s, const T* a, std::size_t grid_row, std::size_t t0,
+                      std::size_t rows, std::size_t Tn);
+// The first fault of each grid over tasks that each noted their own.
+grid_faults first_grid_faults(const std::vector<grid_faults>& tasks);
+
 // Causal multi-head attention from the fused projection qkv [N, 3C] (q | k | v, head h
 // at columns h·hs … inside each). scores [B, NH, T, T] are q·k/√hs with the future set
 // to −∞ (hook_attn_scores), pattern = softmax of each row (hook_pattern, 0 above the
-// diagonal), z [N, C] = pattern · v, heads side by side (hook_z).
+// diagonal), z [N, C] = pattern · v, heads side by side (hook_z). scores and pattern may
+// both be null (not kept): each head's query rows then go through a few rows of scratch
+// per thread, checked finite there into *unkept — the same numbers, never a [T, T] grid.
 template <class T>
 void attention_forward(T* z, T* scores, T* pattern, const T* qkv, std::size_t B, std::size_t Tn,
-                       std::size_t C, std::size_t NH);
+                       std::size_t C, std::size_t NH, grid_faults* unkept = nullptr);
 // The core's attention backward (core/backward.hpp) for every batch row and head:
 //   grad_weights = dz · vᵀ (dpattern), row_dot = Σ_k A dA,
 //   grad_scores = A ⊙ (dA − row_dot) (dscores), grad_q = grad_scores · k / √hs,

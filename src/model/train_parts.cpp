@@ -80,8 +80,11 @@ void attention_forward(const architecture& c, const block_params<T>& p, train_bl
                        const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
     const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
     training::linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), maybe(p.b_qkv), N, C, W);
+    a.unkept = {};
+    T* scores = a.scores.empty() ? nullptr : a.scores.data();  // null: not kept, nor the pattern
+    T* pattern = a.pattern.empty() ? nullptr : a.pattern.data();
     if (!split_attention(c))  // GPT-2: heads read the fused buffer
-        return training::attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), a.qkv.data(), B, Tn, C, H);
+        return training::attention_forward(a.z.data(), scores, pattern, a.qkv.data(), B, Tn, C, H, &a.unkept);
     copy_columns(a.q.data(), a.qkv.data(), N, W, 0, H * dh);
     copy_columns(a.k.data(), a.qkv.data(), N, W, H * dh, KV * dh);
     copy_columns(a.v.data(), a.qkv.data(), N, W, (H + KV) * dh, KV * dh);
@@ -93,7 +96,7 @@ void attention_forward(const architecture& c, const block_params<T>& p, train_bl
         q = a.rot_q.data();
         k = a.rot_k.data();
     }
-    llama::gqa_attention_forward(a.z.data(), a.scores.data(), a.pattern.data(), q, k, a.v.data(), B, Tn, H, KV, dh);
+    llama::gqa_attention_forward(a.z.data(), scores, pattern, q, k, a.v.data(), B, Tn, H, KV, dh, &a.unkept);
 }
 
 template <class T>

@@ -231,20 +231,30 @@ __attribute__((target("avx512f"))) void weighted_values(float* z, const float* a
     }
 }
 
-// train_layers' scalar attention_head_forward, the same operations in the same order:
-// scores row by row, max and sum over keys in order, e^x as std::exp, then z.
-__attribute__((target("avx512f"))) void attention_head_forward_long(float* z, float* scores, float* pattern,
-                                                                     const float* qkv, std::size_t Tn, std::size_t C,
-                                                                     std::size_t hs) {
-    const std::size_t C3 = 3 * C, ld = (Tn + 63) / 64 * 64;
+// The head's keys transposed for score_row: this thread's kt [hs, ld], ld = Tn rounded up
+// to 64, valid until the thread's next call.
+const float* head_keys_long(const float* qkv, std::size_t Tn, std::size_t C, std::size_t hs, std::size_t& ld) {
+    ld = (Tn + 63) / 64 * 64;
+    thread_local std::vector<float> keys;
+    if (keys.size() < hs * ld) keys.resize(hs * ld);
+    transpose_keys(keys.data(), ld, qkv + C, 3 * C, Tn, hs);
+    return keys.data();
+}
+
+// train_layers' scalar attention_head_rows, the same operations in the same order: query
+// rows t0 … t1 − 1, row t's scores at s_rows + (t − t0)·Tn and pattern at a_rows + (t − t0)·Tn;
+// max and sum over keys in order, e^x as std::exp, then z.
+__attribute__((target("avx512f"))) void attention_rows_long(float* z, float* s_rows, float* a_rows, const float* kt,
+                                                             std::size_t ld, const float* qkv, std::size_t t0,
+                                                             std::size_t t1, std::size_t Tn, std::size_t C,
+                                                             std::size_t hs) {
+    const std::size_t C3 = 3 * C;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
     thread_local std::vector<float> scratch;
-    if (scratch.size() < hs * ld + 2 * ld) scratch.resize(hs * ld + 2 * ld);
-    float* kt = scratch.data();         // [hs, ld] the head's keys, transposed
-    float* s = kt + hs * ld;            // [ld] one query's scores
-    float* e = s + ld;                  // [ld] their exponentials
-    transpose_keys(kt, ld, qkv + C, C3, Tn, hs);
-    for (std::size_t t = 0; t < Tn; ++t) {
+    if (scratch.size() < 2 * ld) scratch.resize(2 * ld);
+    float* s = scratch.data();  // [ld] one query's scores
+    float* e = s + ld;          // [ld] their exponentials
+    for (std::size_t t = t0; t < t1; ++t) {
         const std::size_t n = t + 1;  // keys 0 … t
         score_row(s, qkv + t * C3, kt, ld, n, hs, scale);
         float maxv = -INFINITY;
@@ -255,8 +265,8 @@ __attribute__((target("avx512f"))) void attention_head_forward_long(float* z, fl
         float sum = 0;
         for (std::size_t u = 0; u < n; ++u) sum += e[u];
         const __m512 vsum = _mm512_set1_ps(sum);
-        float* srow = scores + t * Tn;   // [T]
-        float* arow = pattern + t * Tn;  // [T]
+        float* srow = s_rows + (t - t0) * Tn;  // [T]
+        float* arow = a_rows + (t - t0) * Tn;  // [T]
         std::size_t u = 0;
         for (; u + 16 <= n; u += 16) {
             _mm512_storeu_ps(srow + u, _mm512_loadu_ps(s + u));
@@ -436,12 +446,38 @@ bool attention_head_long(float* z, float* scores, float* pattern, const float* q
 #ifdef ATTN_TRAIN_SIMD
     const std::size_t hs = C / NH;
     if (!available() || hs % 16 != 0 || hs == 0) return false;
-    attention_head_forward_long(z + b * Tn * C + h * hs, scores + (b * NH + h) * Tn * Tn, pattern + (b * NH + h) * Tn * Tn,
-                                qkv + b * Tn * 3 * C + h * hs, Tn, C, hs);
+    const float* head = qkv + b * Tn * 3 * C + h * hs;
+    std::size_t ld = 0;
+    const float* kt = head_keys_long(head, Tn, C, hs, ld);
+    attention_rows_long(z + b * Tn * C + h * hs, scores + (b * NH + h) * Tn * Tn, pattern + (b * NH + h) * Tn * Tn, kt, ld,
+                        head, 0, Tn, Tn, C, hs);
     return true;
 #else
     (void)z, (void)scores, (void)pattern, (void)qkv, (void)b, (void)h, (void)Tn, (void)C, (void)NH;
     return false;
+#endif
+}
+
+const float* attention_keys(const float* qkv, std::size_t b, std::size_t h, std::size_t Tn, std::size_t C,
+                            std::size_t NH, std::size_t& ld) {
+#ifdef ATTN_TRAIN_SIMD
+    const std::size_t hs = C / NH;
+    if (!available() || hs % 16 != 0 || hs == 0) return nullptr;
+    return head_keys_long(qkv + b * Tn * 3 * C + h * hs, Tn, C, hs, ld);
+#else
+    (void)qkv, (void)b, (void)h, (void)Tn, (void)C, (void)NH, (void)ld;
+    return nullptr;
+#endif
+}
+
+void attention_rows(float* z, float* s, float* a, const float* kt, std::size_t ld, const float* qkv, std::size_t b,
+                    std::size_t h, std::size_t t0, std::size_t t1, std::size_t Tn, std::size_t C, std::size_t NH) {
+#ifdef ATTN_TRAIN_SIMD
+    const std::size_t hs = C / NH;
+    attention_rows_long(z + b * Tn * C + h * hs, s, a, kt, ld, qkv + b * Tn * 3 * C + h * hs, t0, t1, Tn, C, hs);
+#else
+    (void)z, (void)s, (void)a, (void)kt, (void)ld, (void)qkv, (void)b, (void)h, (void)t0, (void)t1, (void)Tn, (void)C,
+        (void)NH;
 #endif
 }
 

@@ -35,6 +35,14 @@ bool attention_forward(float* z, float* scores, float* pattern, const float* qkv
 // dot products 64 lanes at a time, each summing over d_head in the scalar loop's order.
 bool attention_head_long(float* z, float* scores, float* pattern, const float* qkv, std::size_t b, std::size_t h,
                          std::size_t Tn, std::size_t C, std::size_t NH);
+// attention_head_long in two steps, for a caller that keeps neither grid: the head's keys
+// (this thread's transposed copy, valid until the thread's next call; null without the
+// vector path), then its query rows t0 … t1 − 1, row t's scores at s + (t − t0)·Tn and
+// pattern at a + (t − t0)·Tn: the same operations, so the same bits as attention_head_long.
+const float* attention_keys(const float* qkv, std::size_t b, std::size_t h, std::size_t Tn, std::size_t C,
+                            std::size_t NH, std::size_t& ld);
+void attention_rows(float* z, float* s, float* a, const float* kt, std::size_t ld, const float* qkv, std::size_t b,
+                    std::size_t h, std::size_t t0, std::size_t t1, std::size_t Tn, std::size_t C, std::size_t NH);
 bool attention_backward(float* dqkv, float* dscores, float* dpattern, const float* dz, const float* qkv,
                         const float* pattern, std::size_t b, std::size_t Tn, std::size_t C, std::size_t NH);
 

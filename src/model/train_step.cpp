@@ -67,15 +67,14 @@ llama::rotary_table rotary_of(const architecture& c, std::size_t Tn) {
 }  // namespace
 
 template <class T>
-train_block_acts<T> make_block_acts(const architecture& c, std::size_t B, std::size_t Tn) {
+train_block_acts<T> make_block_acts(const architecture& c, std::size_t B, std::size_t Tn, bool with_grids) {
     const std::size_t N = B * Tn, C = c.n_embd, H = c.n_head;
     train_block_acts<T> k;
     k.ln1.assign(N * C, T(0));
     k.ln1_mean.assign(N, T(0));
     k.ln1_rstd.assign(N, T(0));
     k.qkv.assign(N * c.qkv_width(), T(0));
-    k.scores.assign(B * H * Tn * Tn, T(0));
-    k.pattern.assign(B * H * Tn * Tn, T(0));
+    if (with_grids) k.scores.assign(B * H * Tn * Tn, T(0)), k.pattern.assign(B * H * Tn * Tn, T(0));
     k.z.assign(N * C, T(0));
     k.attn_out.assign(N * C, T(0));
     k.resid_mid.assign(N * C, T(0));
@@ -94,7 +93,7 @@ train_block_acts<T> make_block_acts(const architecture& c, std::size_t B, std::s
 
 template <class T>
 train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t Tn, std::size_t kept_blocks,
-                              bool with_outputs) {
+                              bool with_outputs, bool with_grids) {
     parts::check_trainable(c);
     const std::size_t N = B * Tn, C = c.n_embd, V = c.vocab_size;
     train_acts<T> a;
@@ -103,7 +102,7 @@ train_acts<T> make_train_acts(const architecture& c, std::size_t B, std::size_t 
     a.embed.assign(N * C, T(0));
     for (std::size_t l = 0; l < std::min(kept_blocks, c.n_layer); ++l) {
         check_stop();  // Ctrl-C: a layer's buffers take a second at thousands of tokens (page faults)
-        a.blocks.push_back(make_block_acts<T>(c, B, Tn));
+        a.blocks.push_back(make_block_acts<T>(c, B, Tn, with_grids));
     }
     a.lnf.assign(N * C, T(0));
     a.lnf_mean.assign(N, T(0));
@@ -275,6 +274,11 @@ struct stage_list {
     void add(const std::string& name, std::vector<std::size_t> shape, const std::vector<T>& v) const {
         out.push_back({prefix + name, std::move(shape), v.data()});
     }
+    // A score grid, or (empty: not kept) its first fault as attention found it.
+    void add_grid(const std::string& name, std::vector<std::size_t> shape, const std::vector<T>& v,
+                  std::size_t fault) const {
+        out.push_back({prefix + name, std::move(shape), v.empty() ? nullptr : v.data(), fault});
+    }
 };
 
 // A norm's stages: RMSNorm's hook_scale [B, T, 1] and either norm's hook_normalized
@@ -302,8 +306,8 @@ void add_attention(const architecture& c, const stage_list<T>& s, const std::str
             s.add(b + "attn.hook_rot_k", {B, Tn, KV, hs}, k.rot_k);
         }
     }
-    s.add(b + "attn.hook_attn_scores", {B, H, Tn, Tn}, k.scores);
-    s.add(b + "attn.hook_pattern", {B, H, Tn, Tn}, k.pattern);
+    s.add_grid(b + "attn.hook_attn_scores", {B, H, Tn, Tn}, k.scores, k.unkept.scores);
+    s.add_grid(b + "attn.hook_pattern", {B, H, Tn, Tn}, k.pattern, k.unkept.pattern);
     s.add(b + "attn.hook_z", {B, Tn, H, hs}, k.z);
 }
 
@@ -352,8 +356,9 @@ std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<
 }
 
 #define ATTN_TRAIN_STEP(T)                                                                                       \
-    template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t, std::size_t, bool);    \
-    template train_block_acts<T> make_block_acts<T>(const architecture&, std::size_t, std::size_t);               \
+    template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t, std::size_t, bool,      \
+                                              bool);                                                              \
+    template train_block_acts<T> make_block_acts<T>(const architecture&, std::size_t, std::size_t, bool);         \
     template void forward_block<T>(const model_params<T>&, std::size_t, train_block_acts<T>&, const T*,           \
                                    const llama::rotary_table&, std::size_t, std::size_t, const stage_patch<T>*);  \
     template void forward_embed<T>(const model_params<T>&, train_acts<T>&, const std::int32_t*);                  \

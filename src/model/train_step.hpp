@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/llama_layers.hpp"
+#include "model/train_layers.hpp"
 #include "model/params.hpp"
 
 namespace attn::model {
@@ -43,6 +44,9 @@ struct train_block_acts {
     std::vector<T> q, k, v;                    // [N, H·dh], [N, KV·dh], [N, KV·dh]  attn.hook_q, hook_k, hook_v
     std::vector<T> rot_q, rot_k;               // [N, H·dh], [N, KV·dh]  attn.hook_rot_q, hook_rot_k (rotary only)
     std::vector<T> mlp_pre_linear;             // [N, F]            mlp.hook_pre_linear (SwiGLU's up; hook_pre is the gate)
+    // With scores and pattern empty (not kept: a traced forward's block nobody asked for),
+    // where attention found their first non-finite number as it computed them.
+    training::grid_faults unkept;
 };
 
 // The whole model's stages for a batch of B sequences of T positions. The same type
@@ -62,13 +66,16 @@ struct train_acts {
 
 // Buffers for batches of B sequences of Tn ≤ n_positions tokens: the first `kept_blocks`
 // blocks' (all of them by default), and logits and probs unless `with_outputs` is false
-// (a reading forward that reuses one block's buffers and writes its outputs elsewhere).
+// (a reading forward that reuses one block's buffers and writes its outputs elsewhere);
+// without `with_grids`, the blocks' scores and pattern stay empty (attention then keeps
+// neither: forward_block computes them a few rows at a time and drops them).
 template <class T>
 train_acts<T> make_train_acts(const architecture& config, std::size_t B, std::size_t Tn,
-                              std::size_t kept_blocks = static_cast<std::size_t>(-1), bool with_outputs = true);
+                              std::size_t kept_blocks = static_cast<std::size_t>(-1), bool with_outputs = true,
+                              bool with_grids = true);
 // One block's buffers for B × Tn.
 template <class T>
-train_block_acts<T> make_block_acts(const architecture& config, std::size_t B, std::size_t Tn);
+train_block_acts<T> make_block_acts(const architecture& config, std::size_t B, std::size_t Tn, bool with_grids = true);
 
 // Sets to 0, without reallocating, every buffer a backward adds into: all but the
 // attention grids (scores, pattern), which attention_backward writes whole, and mean/rstd.
@@ -114,7 +121,8 @@ template <class T>
 struct train_stage {
     std::string name;                // "blocks.0.attn.hook_pattern"
     std::vector<std::size_t> shape;  // [batch, head, query_pos, key_pos]
-    const T* data;
+    const T* data;                   // null: computed but not kept (a grid of train_block_acts::unkept)
+    std::size_t fault = static_cast<std::size_t>(-1);  // data null: its first non-finite index (-1: none)
 };
 
 // Every stage kept, in the model's order; prefix "grad." for the gradients. GPT-2's are

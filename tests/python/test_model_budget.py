@@ -103,11 +103,14 @@ def run_charge(n_layer, n_head, n_embd, vocab, n_pos, B, P, kept_layers=0):
     makes (LayerNorm with biases, learned positions, GELU MLP of 4·d, tied): its parameters,
     the traced forward's one block of working buffers reused layer after layer, the final
     norm, the stages it keeps whatever is asked (hook_embed, hook_pos_embed, ln_final,
-    logits, probs) and every stage of `kept_layers` layers (--layer: one)."""
+    logits, probs) and every stage of `kept_layers` layers (--layer: one). The working block
+    holds the [B, heads, P, P] score grids only when a layer is kept: the others' attention
+    runs a few query rows at a time."""
     params = sum(int(np.prod(s)) for s in gpt_tensors(n_layer, n_embd, vocab, n_pos).values())
     N, C, F, grid = B * P, n_embd, 4 * n_embd, B * n_head * P * P
     ln_rows = 2 * N * C + 2 * N  # a layer norm's normalized and output rows, its means and 1/std
-    block = (ln_rows + N * 3 * C + 2 * grid + N * C + N * C + N * C + N * C  # ln1, qkv, scores + pattern, z, attn_out, resid_mid, resid_post
+    working_grids = 2 * grid if kept_layers else 0
+    block = (ln_rows + N * 3 * C + working_grids + N * C + N * C + N * C + N * C  # ln1, qkv, scores + pattern, z, attn_out, resid_mid, resid_post
              + ln_rows + N * C + 3 * N * F)  # ln2, mlp_out, mlp_pre + mlp_post + GELU's tanh
     working = N * C + block + ln_rows + N  # the stream, one block, ln_final's buffers, the losses
     outputs = 2 * N * C + 2 * N * vocab + ln_rows  # hook_embed, hook_pos_embed, logits, probs, ln_final
@@ -137,9 +140,12 @@ def main():
         # tokens are 2 · 8 · 4096² scores and patterns — gigabytes, refused.
         long_ckpt = os.path.join(d, "long.safetensors")
         write_checkpoint(long_ckpt, 2, 8, 32, 50, 4096)
-        # Predictions only: one block's scores and patterns alone are 2 · 8 · 4096² = 2^28.
-        check("4,096 tokens: the predictions alone are past the budget", run_charge(2, 8, 32, 50, 4096, 1, 4096) > BUDGET)
-        refused("model run, 4,096 tokens on a 4,096-position model", ["model", "run", long_ckpt, "--tokens", ids(4096, 50)],
+        # Predictions only hold no score grid; showing a layer keeps its scores and patterns
+        # and the working block's: 4 · 8 · 4096² = 2^29.
+        check("4,096 tokens: the predictions fit the budget, a layer shown is past it",
+              run_charge(2, 8, 32, 50, 4096, 1, 4096) <= BUDGET < run_charge(2, 8, 32, 50, 4096, 1, 4096, kept_layers=1))
+        refused("model run --layer 0, 4,096 tokens on a 4,096-position model",
+                ["model", "run", long_ckpt, "--tokens", ids(4096, 50), "--layer", "0", "--head", "0"],
                 ["--tokens", "4096 tokens", "numbers"])
         refused("model heads --length 2048", ["model", "heads", long_ckpt, "--length", "2048"], ["--length", "4096 tokens"])
         # 8 rows of 1,024: the predictions fit (one block's grids are 2 · 8 · 8 · 1024² = 2^27),
