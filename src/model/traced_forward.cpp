@@ -168,8 +168,6 @@ forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::ve
     a.n_pos = P;
     a.tokens = tokens;
     a.blocks.resize(c.n_layer);
-    a.logits = act3<T>::from_shape({B, P, V});
-    a.probs = act3<T>::from_shape({B, P, V});
     forward_embed(p, t, flat.data());
     check_finite_stages(std::vector<train_stage<T>>{{"blocks.0.hook_resid_pre", {B, P, d}, t.embed.data()}});
     embed_view(p, a, flat);
@@ -177,9 +175,12 @@ forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::ve
         check_stop();  // Ctrl-C within a layer's time (model/stop_request)
         forward_block(p, l, t.blocks[0], t.embed.data(), t.rotary, B, P);
         keep_block(c, a, t.blocks[0], t.embed, l, request);
+        if (l == request.through_block) return a;  // no later stage asked for
         std::copy(t.blocks[0].resid_post.begin(), t.blocks[0].resid_post.end(), t.embed.begin());
     }
     check_stop();
+    a.logits = act3<T>::from_shape({B, P, V});
+    a.probs = act3<T>::from_shape({B, P, V});
     forward_head(p, t, t.embed.data(), a.logits.data(), a.probs.data(), targets.data());
     std::vector<train_stage<T>> head;
     list_head_stages(c, t, a.logits.data(), a.probs.data(), head);
