@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
@@ -289,14 +290,30 @@ struct numeric_grading {
     std::map<std::string, part_result> own_inputs;  // by part id, read before the rest
     std::set<std::string> unusable;                 // the student's own inputs that cannot be used: q, k, v
     stage_values right;
-    std::optional<mistake_forms> candidates;  // the catalogue, once per exercise, on the first wrong answer
+    // The catalogue's forms computed so far, in its order (mistake_candidates' list, a
+    // record at a time): a wrong answer computes only the records up to the one it
+    // matches, right answers none. A deque: a form's address stays while more are added.
+    struct computed_forms {
+        std::deque<mistake_candidate> forms;
+        std::size_t next_record = 0;  // the first record of mistake_catalogue() not computed yet
+    } candidates;
     std::vector<earlier_answer> seen;
     bool genuine_chain = true;
     std::vector<part_result> out;
 
-    const mistake_forms& catalogue() {  // right answers never need it
-        if (!candidates) candidates = mistake_candidates(in, right);
-        return *candidates;
+    // The catalogue's i-th form (as mistake_candidates(in, right) lists them); nullptr past its end.
+    const mistake_candidate* catalogue_form(std::size_t i) {
+        const auto& records = mistake_catalogue();
+        while (candidates.forms.size() <= i && candidates.next_record < records.size()) {
+            const mistake_record& m = records[candidates.next_record++];
+            mistake_forms some;
+            m.compute(in, right, some);
+            for (auto& f : some) {
+                f.record = &m;
+                candidates.forms.push_back(std::move(f));
+            }
+        }
+        return i < candidates.forms.size() ? &candidates.forms[i] : nullptr;
     }
 
     // A part answered by the student's own Q, K or V (image-patch style exercises), read
@@ -384,11 +401,11 @@ struct numeric_grading {
     // The first catalogued mistake whose answer to this part is got, within the
     // tolerance; one indistinguishable here from `right` (when given) is passed over.
     const mistake_candidate* matching_mistake(const part_spec& p, const matrix& got, const matrix* right_answer) {
-        for (const auto& c : catalogue()) {
-            const auto m = select_stage(c.stages, p.stage, p.rows, p.cols);
+        for (std::size_t i = 0; const mistake_candidate* c = catalogue_form(i); ++i) {
+            const auto m = select_stage(c->stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (right_answer && all_close(*m, *right_answer, p.tol, true)) continue;
-            if (all_close(got, *m, p.tol, true)) return &c;
+            if (all_close(got, *m, p.tol, true)) return c;
         }
         return nullptr;
     }

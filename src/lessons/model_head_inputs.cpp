@@ -32,18 +32,27 @@ bool student_rotates(const model::architecture& c) {
 // One forward of a built-in model on ids, kept per thread for the next call on the same
 // model and ids: the heads an exercise and its catalogue read (its own, the one counted
 // from 0, the wrong key/value group) and a same_input_as partner's head all come from it.
+// The forward stops after the last layer an exercise reads (its own, the next one for
+// the head counted from 0): no later layer, no logits (the same bits up to there).
 struct head_forward {
     std::string model;
     std::vector<int> ids;                  // [P]
+    std::size_t through = 0;               // the last block computed
     std::shared_ptr<const model::forward_acts<double>> acts;
 };
 
-const model::forward_acts<double>& forward_of(const std::string& model, const std::vector<int>& ids) {
+// The forward of ids through block `through` at least (every block up to the next one
+// after `layer`, so the head counted from 0 is there too).
+const model::forward_acts<double>& forward_of(const std::string& model, const std::vector<int>& ids, std::size_t layer) {
     thread_local head_forward last;
-    if (!last.acts || last.model != model || last.ids != ids) {
-        last.acts = std::make_shared<const model::forward_acts<double>>(forward_one(find_trained_model(model).params, ids));
+    const auto& p = find_trained_model(model).params;
+    const std::size_t through = std::min(layer + 1, p.config.n_layer - 1);
+    if (!last.acts || last.model != model || last.ids != ids || last.through < through) {
+        last.acts = std::make_shared<const model::forward_acts<double>>(
+            model::trace_stages(p, std::vector<std::vector<int>>{ids}, model::stage_request::through(through)));
         last.model = model;
         last.ids = ids;
+        last.through = through;
     }
     return *last.acts;
 }
@@ -52,7 +61,7 @@ const model::forward_acts<double>& forward_of(const std::string& model, const st
 // its own is head / (H / KV)); q and k before the rotation when the student rotates them.
 qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t layer, std::size_t head, std::size_t kv) {
     const trained_model& m = find_trained_model(model);
-    const auto& a = forward_of(model, ids);
+    const auto& a = forward_of(model, ids, layer);
     const std::size_t P = ids.size(), dh = m.params.config.d_head();
     const bool rotated = m.params.config.positions == model::position_kind::rotary && !student_rotates(m.params.config);
     qkv h{matrix({P, dh}), matrix({P, dh}), matrix({P, dh})};
@@ -102,7 +111,9 @@ std::vector<int> computed_continuation(const model_source& m, std::vector<int> i
             ids.push_back(ids[ids.size() - drawn]);
             continue;
         }
-        const auto a = forward_one(find_trained_model(m.model).params, ids);
+        // The logits alone: no block's stages kept (the same bits as forward_one's).
+        const auto a = model::trace_stages(find_trained_model(m.model).params, std::vector<std::vector<int>>{ids},
+                                           model::stage_request::outputs());
         const std::size_t last = ids.size() - 1;
         std::size_t best = 0;
         for (std::size_t v = 1; v < a.logits.shape(2); ++v)

@@ -187,10 +187,6 @@ forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::ve
     a.n_pos = P;
     a.tokens = tokens;
     a.blocks.resize(c.n_layer);
-    a.logits = act3<T>::from_shape({B, P, V});  // not touched before forward_head writes them
-    a.probs = act3<T>::from_shape({B, P, V});
-    advise_huge_pages(a.logits.data(), a.logits.size() * sizeof(T));
-    advise_huge_pages(a.probs.data(), a.probs.size() * sizeof(T));
     forward_embed(p, t, flat.data());
     check_finite_stages(std::vector<train_stage<T>>{{"blocks.0.hook_resid_pre", {B, P, d}, t.embed.data()}});
     embed_view(p, a, flat);
@@ -199,11 +195,20 @@ forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::ve
         grids_for(c, t.blocks[0], l, request, B, P);
         forward_block(p, l, t.blocks[0], t.embed.data(), t.rotary, B, P);
         keep_block(c, a, t.blocks[0], t.embed, l, request);
+        if (l == request.through_block) return a;  // no later stage asked for
         std::copy(t.blocks[0].resid_post.begin(), t.blocks[0].resid_post.end(), t.embed.begin());
     }
-    t.blocks.clear();  // the block's buffers, before the head's logits and probs take their place
-    release_freed_heap();
+    // The block's buffers go before the head's logits and probs take their place; a block of
+    // tens of MiB is given back to the system (a small one, as a grader's per-student forward,
+    // stays in the heap for the next call).
+    const bool big_block = B * P * (8 * d + 3 * c.d_mlp()) * sizeof(T) >= (std::size_t{32} << 20);
+    t.blocks.clear();
+    if (big_block) release_freed_heap();
     check_stop();
+    a.logits = act3<T>::from_shape({B, P, V});  // not touched before forward_head writes them
+    a.probs = act3<T>::from_shape({B, P, V});
+    advise_huge_pages(a.logits.data(), a.logits.size() * sizeof(T));
+    advise_huge_pages(a.probs.data(), a.probs.size() * sizeof(T));
     forward_head(p, t, t.embed.data(), a.logits.data(), a.probs.data(), targets.data());
     std::vector<train_stage<T>> head;
     list_head_stages(c, t, a.logits.data(), a.probs.data(), head);

@@ -99,11 +99,15 @@ struct stage_request {
     bool every_block = true;          // every stage of every block (--json, --npy, lessons)
     std::vector<std::size_t> blocks;  // every stage of these blocks (--layer L)
     bool every_pattern = false;       // attn.hook_pattern of every block (attn model heads)
+    // The last block computed: the forward stops after it, with no ln_final, logits or
+    // probs (empty), when a caller reads no later stage (the grader's head numbers).
+    std::size_t through_block = static_cast<std::size_t>(-1);
 
     static stage_request all() { return {}; }
     static stage_request outputs() { return {false, {}, false}; }
     static stage_request block(std::size_t l) { return {false, {l}, false}; }
     static stage_request patterns() { return {false, {}, true}; }
+    static stage_request through(std::size_t l) { return {true, {}, false, l}; }  // every block up to l, then stop
     bool keeps_block(std::size_t l) const;
     // Whether any of a model's n_layer blocks keeps its scores and pattern grids (the rest
     // compute them a few rows at a time and never hold a [B, H, P, P] grid).
