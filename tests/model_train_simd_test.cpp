@@ -1,4 +1,4 @@
-// model/train_simd (training's AVX-512 GELU forward and backward) gives the bits of the scalar code:
+// model/train_simd (training's AVX-512 GELU and SwiGLU gate, forward and backward) gives the bits of the scalar code:
 // its e^x equals std::exp(float) on a spread of every float's bit patterns and on the
 // edges (overflow to ∞, underflow through the subnormals to 0, NaN, ±0), its GELU
 // equals the scalar formula of model/train_layers element for element, and the
@@ -124,6 +124,50 @@ TEST_CASE("training's vector GELU backward equals the scalar formula bit for bit
     }
     CHECK(bad == 0);
     CHECK(got[x.size() - 1] == dinp[x.size() - 1]);  // the tail is the caller's: untouched
+}
+
+TEST_CASE("training's vector SwiGLU gate equals the scalar formula bit for bit, forward and backward",
+          "[model][train][simd]") {
+    std::vector<float> g, up, dpost, dgate, dup;
+    for (float v = -20.0f; v < 20.0f; v += 0.01953125f) {
+        g.push_back(v);
+        up.push_back(0.75f - v * 0.3f);
+        dpost.push_back(0.25f - v * 0.125f);
+        dgate.push_back(v * 0.5f);
+        dup.push_back(-v * 0.25f);
+    }
+    for (float v : {0.0f, -0.0f, 90.0f, -90.0f, 110.0f, -110.0f, 1e-20f, -1e-20f}) {
+        g.push_back(v), up.push_back(1.5f), dpost.push_back(-0.5f), dgate.push_back(0.0f), dup.push_back(1.0f);
+    }
+    while (g.size() % 16 != 7)
+        g.push_back(0.5f), up.push_back(2.0f), dpost.push_back(1.0f), dgate.push_back(0.0f), dup.push_back(0.0f);
+    std::vector<float> post(g.size(), 0.0f), got_dgate = dgate, got_dup = dup;
+    const std::size_t done = simd::silu_gate_forward(post.data(), g.data(), up.data(), g.size());
+    const std::size_t done_back =
+        simd::silu_gate_backward(got_dgate.data(), got_dup.data(), dpost.data(), g.data(), up.data(), g.size());
+    if (!simd::available()) {
+        CHECK(done == 0);
+        CHECK(done_back == 0);
+        return;
+    }
+    REQUIRE(done == g.size() - 7);
+    REQUIRE(done_back == g.size() - 7);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < done; ++i) {  // llama_layers.cpp's silu_gate_forward / silu_gate_backward
+        const float sig = 1.0f / (1.0f + std::exp(-g[i]));
+        const float want_post = (g[i] * sig) * up[i];
+        const float want_dgate = dgate[i] + dpost[i] * up[i] * (sig * (1.0f + g[i] * (1.0f - sig)));
+        const float want_dup = dup[i] + dpost[i] * (g[i] * sig);
+        if (same_float_bits(want_post, post[i]) && same_float_bits(want_dgate, got_dgate[i]) &&
+            same_float_bits(want_dup, got_dup[i]))
+            continue;
+        if (++bad <= 5)
+            FAIL_CHECK("SiLU gate at g = " << g[i] << ": scalar " << want_post << " " << want_dgate << " " << want_dup
+                                           << ", vector " << post[i] << " " << got_dgate[i] << " " << got_dup[i]);
+    }
+    CHECK(bad == 0);
+    CHECK(post.back() == 0.0f);  // the tail is the caller's: untouched
+    CHECK(got_dgate.back() == dgate.back());
 }
 
 namespace {

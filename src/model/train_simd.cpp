@@ -1,4 +1,4 @@
-// model/train_simd.cpp — the AVX-512 GELU forward and e^x of model/train_simd.hpp. The
+// model/train_simd.cpp — the AVX-512 GELU, SwiGLU gate and e^x of model/train_simd.hpp. The
 // functions carry their own target attribute (this file is compiled for the baseline
 // CPU); they run only when core/kernels chose the AVX-512 set.
 #include "model/train_simd.hpp"
@@ -110,6 +110,37 @@ __attribute__((target("avx512f"))) std::size_t gelu_avx512(float* out, float* ta
         const __m512 th = _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(e, one)));
         _mm512_storeu_ps(tanh_out + i, th);
         _mm512_storeu_ps(out + i, _mm512_mul_ps(_mm512_mul_ps(half, x), _mm512_add_ps(one, th)));
+    }
+    return i;
+}
+
+// The SwiGLU gate (model/llama_layers.cpp: silu_gate_forward), its scalar operations 16
+// at a time: σ = 1 / (1 + e^−g), post = (g·σ)·up.
+__attribute__((target("avx512f"))) std::size_t silu_gate_avx512(float* post, const float* gate, const float* up,
+                                                                std::size_t n) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i);
+        const __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+        _mm512_storeu_ps(post + i, _mm512_mul_ps(_mm512_mul_ps(g, sig), _mm512_loadu_ps(up + i)));
+    }
+    return i;
+}
+
+// Its backward (silu_gate_backward): dgate += (dpost·up)·(σ·(1 + g·(1 − σ))), dup += dpost·(g·σ).
+__attribute__((target("avx512f"))) std::size_t silu_gate_backward_avx512(float* dgate, float* dup, const float* dpost,
+                                                                         const float* gate, const float* up,
+                                                                         std::size_t n) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i), d = _mm512_loadu_ps(dpost + i);
+        const __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+        const __m512 slope = _mm512_mul_ps(sig, _mm512_add_ps(one, _mm512_mul_ps(g, _mm512_sub_ps(one, sig))));
+        const __m512 dg = _mm512_mul_ps(_mm512_mul_ps(d, _mm512_loadu_ps(up + i)), slope);
+        _mm512_storeu_ps(dgate + i, _mm512_add_ps(_mm512_loadu_ps(dgate + i), dg));
+        _mm512_storeu_ps(dup + i, _mm512_add_ps(_mm512_loadu_ps(dup + i), _mm512_mul_ps(d, _mm512_mul_ps(g, sig))));
     }
     return i;
 }
@@ -403,6 +434,25 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
     return available() ? gelu_backward_avx512(dinp, inp, tanh_in, dout, n) : 0;
 #else
     (void)dinp, (void)inp, (void)tanh_in, (void)dout, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t silu_gate_forward(float* post, const float* gate, const float* up, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? silu_gate_avx512(post, gate, up, n) : 0;
+#else
+    (void)post, (void)gate, (void)up, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t silu_gate_backward(float* dgate, float* dup, const float* dpost, const float* gate, const float* up,
+                               std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? silu_gate_backward_avx512(dgate, dup, dpost, gate, up, n) : 0;
+#else
+    (void)dgate, (void)dup, (void)dpost, (void)gate, (void)up, (void)n;
     return 0;
 #endif
 }

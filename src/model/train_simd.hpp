@@ -1,4 +1,4 @@
-// model/train_simd.hpp — training's float GELU and attention, forward and backward, in AVX-512 when core/kernels has
+// model/train_simd.hpp — training's float GELU, SwiGLU gate and attention, forward and backward, in AVX-512 when core/kernels has
 // chosen that set, giving the same bits as the scalar loop in model/train_layers:
 // same operations in the same order (-ffp-contract=off: no fused multiply-adds there),
 // and e^x computed the way glibc's expf computes it (a 32-entry table of 2^(i/32) and a
@@ -24,6 +24,13 @@ std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::siz
 
 // dinp += dout · (0.5 (1 + t) + 0.5 x (1 − t²) √(2/π)(1 + 3 · 0.044715 x²)), t = tanh_in.
 std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n);
+
+// The SwiGLU gate of model/llama_layers: post = (g·σ(g))·up, σ(g) = 1 / (1 + e^−g).
+std::size_t silu_gate_forward(float* post, const float* gate, const float* up, std::size_t n);
+
+// Its backward: dgate += (dpost·up)·(σ·(1 + g·(1 − σ))), dup += dpost·(g·σ).
+std::size_t silu_gate_backward(float* dgate, float* dup, const float* dpost, const float* gate, const float* up,
+                               std::size_t n);
 
 // model/train_layers' attention_forward / attention_backward for batch row b, every head,
 // when the head fits whole vectors (hs 16, 32, 48 or 64) and the keys one vector (T ≤ 16):
