@@ -7,11 +7,18 @@
 // run before they sleep: back-to-back calls (the heads of one layer, the rounds of a
 // benchmark) then start on every thread at once instead of after a futex wake-up,
 // which costs 20–60 µs on a VM — as long as a whole n = 512 head takes.
+//
+// A run's slices are taken, not handed out: each thread (the caller first) takes the
+// next slice not yet taken, so a worker that has not woken when the caller is done
+// with its own slice never holds the run up — the caller takes that slice too, and the
+// late worker finds the run over. A slice's bounds depend on n and the pool's size
+// only, never on which thread runs it.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -31,22 +38,28 @@ public:
     unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
 
     // Calls body(begin, end) on disjoint contiguous slices covering [0, n), one per
-    // thread; returns when every slice is done. The caller runs the first slice.
+    // thread (slice i = [i·n/t, (i+1)·n/t)); returns when every slice is done. The
+    // caller takes slices too, and every slice no worker has taken by then.
     void run(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);
 
 private:
-    void worker_loop(unsigned index);
-    bool wait_for_run(unsigned long& seen);  // false: stop
+    void worker_loop();
+    bool wait_for_run(std::uint64_t& seen);  // false: stop
+    void take_slices(std::uint64_t generation);  // runs slices of that run until none is left
 
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_;   // workers sleep here for a new generation
-    std::condition_variable done_;   // the caller sleeps here for pending_ == 0
+    std::condition_variable done_;   // the caller sleeps here for finished_ == threads()
     const std::function<void(std::size_t, std::size_t)>* body_ = nullptr;
     std::size_t n_ = 0;
     unsigned spin_us_ = 0;
-    std::atomic<unsigned long> generation_{0};  // written under mutex_, polled without it
-    std::atomic<unsigned> pending_{0};          // workers still running this generation
+    // The run's ticket, generation << ticket_bits | the next slice not taken: a thread takes
+    // slice s of run g by moving it from (g, s) to (g, s + 1). Written under mutex_ when a
+    // run starts (the workers sleep on its generation), taken without it.
+    static constexpr unsigned ticket_bits = 16;
+    std::atomic<std::uint64_t> ticket_{0};
+    std::atomic<unsigned> finished_{0};  // slices of the current run done
     std::atomic<bool> stop_{false};
 };
 

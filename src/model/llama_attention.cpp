@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/fast_softmax.hpp"
@@ -12,6 +13,7 @@
 #include "core/shape_error.hpp"
 #include "model/llama_layers.hpp"
 #include "model/llama_threads.hpp"
+#include "model/train_simd.hpp"
 
 namespace attn::model::llama {
 
@@ -54,6 +56,9 @@ void softmax_backward_row(T* ds, T* da, const T* a, std::size_t last, std::size_
     for (std::size_t u = last + 1; u < n; ++u) da[u] = ds[u] = 0;
 }
 
+// The softmax rows above, for model/train_simd's vector attention.
+const training::simd::gqa_rows gqa_softmax_rows{softmax_row<float>, softmax_backward_row<float>};
+
 }  // namespace
 
 template <class T>
@@ -77,6 +82,10 @@ void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, co
         // [t1 − t0, T] rows of [T, T], or this thread's scratch when the stage is not kept
         T* s = scores ? scores + (map * Tn + t0) * Tn : scratch_rows<T>(0, query_block * Tn);
         T* a = pattern ? pattern + (map * Tn + t0) * Tn : scratch_rows<T>(1, query_block * Tn);
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 at T ≤ 16: these matmul calls' bits
+            if (blocks == 1 && training::simd::gqa_fits(Tn, dh))
+                return training::simd::gqa_forward({qh, kg, vg, ldq, ldk, Tn, dh, scale},
+                                                   {z + b * Tn * ldq + h * dh, s, a}, gqa_softmax_rows);
         matmul(false, true, t1 - t0, t1, dh, scale, qh, ldq, kg, ldk, T(0), s, Tn);
         for (std::size_t t = t0; t < t1; ++t) softmax_row(a + (t - t0) * Tn, s + (t - t0) * Tn, t, Tn);
         if (watch) training::note_grid_faults(faults[task], s, a, map * Tn + t0, t0, t1 - t0, Tn);
@@ -100,7 +109,17 @@ void gqa_attention_backward(T* dq, T* dk, T* dv, T* dscores, T* dpattern, const 
         const T* vg = v + b * Tn * ldk + g * dh;
         T* dkg = dk + b * Tn * ldk + g * dh;
         T* dvg = dv + b * Tn * ldk + g * dh;
-        for (std::size_t h = g * group; h < (g + 1) * group; ++h)
+        for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
+            if constexpr (std::is_same<T, float>::value)  // AVX-512 at T ≤ 16: these matmul calls' bits
+                if (Tn <= query_block && training::simd::gqa_fits(Tn, dh)) {
+                    const std::size_t map = (b * H + h) * Tn * Tn;
+                    const std::size_t rows = b * Tn * ldq + h * dh;
+                    training::simd::gqa_backward({q + rows, kg, vg, ldq, ldk, Tn, dh, scale},
+                                                 {pattern + map, dz + rows, dq + rows, dkg, dvg, dpattern + map,
+                                                  dscores + map},
+                                                 gqa_softmax_rows);
+                    continue;
+                }
             for (std::size_t t0 = 0; t0 < Tn; t0 += query_block) {  // rows t0 … t1 − 1 see keys 0 … t1 − 1
                 const std::size_t t1 = std::min(Tn, t0 + query_block), rows = t1 - t0;
                 const std::size_t map = ((b * H + h) * Tn + t0) * Tn;
@@ -117,6 +136,7 @@ void gqa_attention_backward(T* dq, T* dk, T* dv, T* dscores, T* dpattern, const 
                 matmul(true, false, t1, dh, rows, scale, ds, Tn, qh, ldq, T(1), dkg, ldk);   // dk += dSᵀ · q / √dh
                 matmul(true, false, t1, dh, rows, T(1), a, Tn, dzh, ldq, T(1), dvg, ldk);    // dv += Aᵀ · dz
             }
+        }
     });
 }
 

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <type_traits>
 
 #include "core/rope.hpp"
 #include "core/shape_error.hpp"
 #include "model/llama_threads.hpp"
 #include "model/train_layers.hpp"
+#include "model/train_simd.hpp"
 
 namespace attn::model::llama {
 
@@ -180,7 +182,10 @@ void rotary_backward(T* dinp, const T* dout, const rotary_table& tab, std::size_
 template <class T>
 void silu_gate_forward(T* post, const T* gate, const T* up, std::size_t n) {
     for_blocks(n, elem_block, [&](std::size_t i0, std::size_t i1) {
-        for (std::size_t i = i0; i < i1; ++i) {
+        std::size_t i = i0;
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same bits (model/train_simd)
+            i += training::simd::silu_gate_forward(post + i0, gate + i0, up + i0, i1 - i0);
+        for (; i < i1; ++i) {
             const T g = gate[i];
             const T sig = T(1) / (T(1) + std::exp(-g));
             post[i] = (g * sig) * up[i];
@@ -191,7 +196,10 @@ void silu_gate_forward(T* post, const T* gate, const T* up, std::size_t n) {
 template <class T>
 void silu_gate_backward(T* dgate, T* dup, const T* dpost, const T* gate, const T* up, std::size_t n) {
     for_blocks(n, elem_block, [&](std::size_t i0, std::size_t i1) {
-        for (std::size_t i = i0; i < i1; ++i) {
+        std::size_t i = i0;
+        if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same bits (model/train_simd)
+            i += training::simd::silu_gate_backward(dgate + i0, dup + i0, dpost + i0, gate + i0, up + i0, i1 - i0);
+        for (; i < i1; ++i) {
             const T g = gate[i];
             const T sig = T(1) / (T(1) + std::exp(-g));
             dgate[i] += dpost[i] * up[i] * (sig * (T(1) + g * (T(1) - sig)));

@@ -1,4 +1,4 @@
-// model/train_simd.cpp — the AVX-512 GELU forward and e^x of model/train_simd.hpp. The
+// model/train_simd.cpp — the AVX-512 GELU, SwiGLU gate and e^x of model/train_simd.hpp. The
 // functions carry their own target attribute (this file is compiled for the baseline
 // CPU); they run only when core/kernels chose the AVX-512 set.
 #include "model/train_simd.hpp"
@@ -9,6 +9,7 @@
 #include <vector>
 #include <algorithm>
 
+#include "core/internal_error.hpp"
 #include "core/kernels.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -110,6 +111,37 @@ __attribute__((target("avx512f"))) std::size_t gelu_avx512(float* out, float* ta
         const __m512 th = _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(e, one)));
         _mm512_storeu_ps(tanh_out + i, th);
         _mm512_storeu_ps(out + i, _mm512_mul_ps(_mm512_mul_ps(half, x), _mm512_add_ps(one, th)));
+    }
+    return i;
+}
+
+// The SwiGLU gate (model/llama_layers.cpp: silu_gate_forward), its scalar operations 16
+// at a time: σ = 1 / (1 + e^−g), post = (g·σ)·up.
+__attribute__((target("avx512f"))) std::size_t silu_gate_avx512(float* post, const float* gate, const float* up,
+                                                                std::size_t n) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i);
+        const __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+        _mm512_storeu_ps(post + i, _mm512_mul_ps(_mm512_mul_ps(g, sig), _mm512_loadu_ps(up + i)));
+    }
+    return i;
+}
+
+// Its backward (silu_gate_backward): dgate += (dpost·up)·(σ·(1 + g·(1 − σ))), dup += dpost·(g·σ).
+__attribute__((target("avx512f"))) std::size_t silu_gate_backward_avx512(float* dgate, float* dup, const float* dpost,
+                                                                         const float* gate, const float* up,
+                                                                         std::size_t n) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 g = _mm512_loadu_ps(gate + i), d = _mm512_loadu_ps(dpost + i);
+        const __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
+        const __m512 slope = _mm512_mul_ps(sig, _mm512_add_ps(one, _mm512_mul_ps(g, _mm512_sub_ps(one, sig))));
+        const __m512 dg = _mm512_mul_ps(_mm512_mul_ps(d, _mm512_loadu_ps(up + i)), slope);
+        _mm512_storeu_ps(dgate + i, _mm512_add_ps(_mm512_loadu_ps(dgate + i), dg));
+        _mm512_storeu_ps(dup + i, _mm512_add_ps(_mm512_loadu_ps(dup + i), _mm512_mul_ps(d, _mm512_mul_ps(g, sig))));
     }
     return i;
 }
@@ -317,6 +349,129 @@ __attribute__((target("avx512f"))) void attention_head_backward(float* dqkv, flo
     }
 }
 
+// ---- grouped-query attention (model/llama_attention.cpp) over at most 16 keys -------
+//
+// The products there are core/matmul calls; with the AVX-512 set an entry of C is a fused
+// multiply-add chain from 0 over k in order, then alpha · sum (beta 0) or
+// fma(alpha, sum, C) (beta 1). The loops below form every entry the same way, keys in
+// lanes or d_head in lanes, so they give those calls' bits without their packing.
+
+bool gqa_sizes_fit(std::size_t Tn, std::size_t dh) { return Tn > 0 && Tn <= 16 && dh % 16 == 0 && dh > 0 && dh <= 128; }
+
+// dst [dh][16]: dst[p][u] = rows[u·ld + p] for u < Tn, 0 in the other lanes.
+void gqa_transpose(float (&dst)[128][16], const float* rows, std::size_t ld, std::size_t Tn, std::size_t dh) {
+    for (std::size_t p = 0; p < dh; ++p)
+        for (std::size_t u = 0; u < 16; ++u) dst[p][u] = u < Tn ? rows[u * ld + p] : 0.0f;
+}
+
+// lanes[u] = Σ_p fma(x[p], cols[p][u]), p = 0 … dh − 1 in order, from 0.
+__attribute__((target("avx512f"))) inline __m512 gqa_dots(const float* x, const float (&cols)[128][16], std::size_t dh) {
+    __m512 acc = _mm512_setzero_ps();
+    for (std::size_t p = 0; p < dh; ++p) acc = _mm512_fmadd_ps(_mm512_set1_ps(x[p]), _mm512_load_ps(cols[p]), acc);
+    return acc;
+}
+
+// Weighted sums of rows, the products' other shape: R outputs side by side (independent
+// chains, so the fused multiply-adds overlap), each 16·V wide:
+//   out_r = alpha · Σ_u w[r·w_r + u·w_u] · rows_u        (add false: beta 0)
+//   out_r = fma(alpha, Σ_u w[r·w_r + u·w_u] · rows_u, out_r)   (add true: beta 1)
+// every sum over u = 0 … n − 1 in order from 0; row u at rows + u·ld, out_r at out + r·out_ld.
+struct gqa_sums {
+    float* out;
+    std::size_t out_ld;
+    const float* w;
+    std::size_t w_r, w_u;
+    const float* rows;
+    std::size_t ld, n;
+    float alpha;
+    bool add;
+};
+
+template <std::size_t R, std::size_t V>
+__attribute__((target("avx512f"))) inline void gqa_sums_tile(const gqa_sums& p, std::size_t r0, std::size_t c) {
+    __m512 acc[R][V];  // in registers: every loop over r and j unrolled
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < V; ++j) acc[r][j] = _mm512_setzero_ps();
+    const float* w = p.w + r0 * p.w_r;
+    for (std::size_t u = 0; u < p.n; ++u) {
+        __m512 b[V];
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < V; ++j) b[j] = _mm512_loadu_ps(p.rows + u * p.ld + c + 16 * j);
+#pragma GCC unroll 4
+        for (std::size_t r = 0; r < R; ++r) {
+            const __m512 wu = _mm512_set1_ps(w[r * p.w_r + u * p.w_u]);
+#pragma GCC unroll 4
+            for (std::size_t j = 0; j < V; ++j) acc[r][j] = _mm512_fmadd_ps(wu, b[j], acc[r][j]);
+        }
+    }
+    const __m512 va = _mm512_set1_ps(p.alpha);
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < V; ++j) {
+            float* o = p.out + (r0 + r) * p.out_ld + c + 16 * j;
+            _mm512_storeu_ps(o, p.add ? _mm512_fmadd_ps(va, acc[r][j], _mm512_loadu_ps(o)) : _mm512_mul_ps(va, acc[r][j]));
+        }
+}
+
+// Outputs r0 … count − 1 four at a time, columns c … c + 16·V − 1.
+template <std::size_t V>
+__attribute__((target("avx512f"))) void gqa_sums_columns(const gqa_sums& p, std::size_t count, std::size_t c) {
+    std::size_t r0 = 0;
+    for (; r0 + 4 <= count; r0 += 4) gqa_sums_tile<4, V>(p, r0, c);
+    switch (count - r0) {
+        case 3: return gqa_sums_tile<3, V>(p, r0, c);
+        case 2: return gqa_sums_tile<2, V>(p, r0, c);
+        case 1: return gqa_sums_tile<1, V>(p, r0, c);
+        default: return;
+    }
+}
+
+// count outputs of dh columns (a multiple of 16): passes of four vectors, then the rest.
+__attribute__((target("avx512f"))) void gqa_weighted_rows(const gqa_sums& p, std::size_t count, std::size_t dh) {
+    std::size_t c = 0;
+    for (; c + 64 <= dh; c += 64) gqa_sums_columns<4>(p, count, c);
+    switch ((dh - c) / 16) {
+        case 3: return gqa_sums_columns<3>(p, count, c);
+        case 2: return gqa_sums_columns<2>(p, count, c);
+        case 1: return gqa_sums_columns<1>(p, count, c);
+        default: return;
+    }
+}
+
+// One (batch row, query head): s = scale · q·kᵀ, a = the caller's softmax by rows, z = a·v.
+__attribute__((target("avx512f"))) void gqa_forward_avx512(const gqa_head& h, const gqa_outputs& o,
+                                                            const gqa_rows& rows) {
+    alignas(64) float kt[128][16];  // [dh, 16] the group's keys, one per lane
+    gqa_transpose(kt, h.k, h.ldk, h.Tn, h.dh);
+    const __mmask16 row_mask = static_cast<__mmask16>((1u << h.Tn) - 1);
+    for (std::size_t t = 0; t < h.Tn; ++t) {
+        float* s = o.s + t * h.Tn;  // [T]
+        _mm512_mask_storeu_ps(s, row_mask, _mm512_mul_ps(_mm512_set1_ps(h.scale), gqa_dots(h.q + t * h.ldq, kt, h.dh)));
+        rows.softmax(o.a + t * h.Tn, s, t, h.Tn);
+    }
+    gqa_weighted_rows({o.z, h.ldq, o.a, h.Tn, 1, h.v, h.ldk, h.Tn, 1.0f, false}, h.Tn, h.dh);  // z_t = Σ_u a[t][u] v_u
+}
+
+// One query head's share of its group's backward: dA = dz·vᵀ, dS by the caller's rows,
+// dq += scale · dS·k, dk += scale · dSᵀ·q, dv += Aᵀ·dz.
+__attribute__((target("avx512f"))) void gqa_backward_avx512(const gqa_head& h, const gqa_grads& g, const gqa_rows& rows) {
+    alignas(64) float vt[128][16];  // [dh, 16] the group's values, one per lane
+    gqa_transpose(vt, h.v, h.ldk, h.Tn, h.dh);
+    const __mmask16 row_mask = static_cast<__mmask16>((1u << h.Tn) - 1);
+    for (std::size_t t = 0; t < h.Tn; ++t) {
+        float* da = g.da + t * h.Tn;  // [T]
+        _mm512_mask_storeu_ps(da, row_mask, gqa_dots(g.dz + t * h.ldq, vt, h.dh));  // alpha 1: the sum itself
+        rows.softmax_backward(g.ds + t * h.Tn, da, g.a + t * h.Tn, t, h.Tn);
+    }
+    const std::size_t Tn = h.Tn;
+    gqa_weighted_rows({g.dq, h.ldq, g.ds, Tn, 1, h.k, h.ldk, Tn, h.scale, true}, Tn, h.dh);   // dq_t += scale Σ_u ds[t][u] k_u
+    gqa_weighted_rows({g.dk, h.ldk, g.ds, 1, Tn, h.q, h.ldq, Tn, h.scale, true}, Tn, h.dh);   // dk_u += scale Σ_t ds[t][u] q_t
+    gqa_weighted_rows({g.dv, h.ldk, g.a, 1, Tn, g.dz, h.ldq, Tn, 1.0f, true}, Tn, h.dh);      // dv_u += Σ_t a[t][u] dz_t
+}
+
 // ---- element-wise passes: the scalar loops' operations, 16 columns at a time
 
 __attribute__((target("avx512f"))) std::size_t add_avx512(float* acc, const float* x, std::size_t n) {
@@ -417,6 +572,25 @@ std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, c
 #endif
 }
 
+std::size_t silu_gate_forward(float* post, const float* gate, const float* up, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? silu_gate_avx512(post, gate, up, n) : 0;
+#else
+    (void)post, (void)gate, (void)up, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t silu_gate_backward(float* dgate, float* dup, const float* dpost, const float* gate, const float* up,
+                               std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? silu_gate_backward_avx512(dgate, dup, dpost, gate, up, n) : 0;
+#else
+    (void)dgate, (void)dup, (void)dpost, (void)gate, (void)up, (void)n;
+    return 0;
+#endif
+}
+
 bool attention_runs(std::size_t Tn, std::size_t hs) {
 #ifdef ATTN_TRAIN_SIMD
     return available() && attention_fits(Tn, hs);
@@ -496,6 +670,31 @@ bool attention_backward(float* dqkv, float* dscores, float* dpattern, const floa
     (void)dqkv, (void)dscores, (void)dpattern, (void)dz, (void)qkv, (void)pattern, (void)b, (void)Tn, (void)C, (void)NH;
     return false;
 #endif
+}
+
+bool gqa_fits(std::size_t Tn, std::size_t dh) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() && gqa_sizes_fit(Tn, dh);
+#else
+    (void)Tn, (void)dh;
+    return false;
+#endif
+}
+
+void gqa_forward(const gqa_head& h, const gqa_outputs& o, const gqa_rows& rows) {
+#ifdef ATTN_TRAIN_SIMD
+    if (gqa_fits(h.Tn, h.dh)) return gqa_forward_avx512(h, o, rows);
+#endif
+    (void)h, (void)o, (void)rows;
+    throw internal_error("model/train_simd: gqa_forward called at sizes gqa_fits refuses");
+}
+
+void gqa_backward(const gqa_head& h, const gqa_grads& g, const gqa_rows& rows) {
+#ifdef ATTN_TRAIN_SIMD
+    if (gqa_fits(h.Tn, h.dh)) return gqa_backward_avx512(h, g, rows);
+#endif
+    (void)h, (void)g, (void)rows;
+    throw internal_error("model/train_simd: gqa_backward called at sizes gqa_fits refuses");
 }
 
 std::size_t add(float* acc, const float* x, std::size_t n) {

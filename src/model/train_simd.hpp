@@ -1,9 +1,12 @@
-// model/train_simd.hpp — training's float GELU and attention, forward and backward, in AVX-512 when core/kernels has
-// chosen that set, giving the same bits as the scalar loop in model/train_layers:
-// same operations in the same order (-ffp-contract=off: no fused multiply-adds there),
-// and e^x computed the way glibc's expf computes it (a 32-entry table of 2^(i/32) and a
-// degree-3 polynomial in double, then rounded to float), so std::exp's bits, checked
-// against std::exp in tests/model_train_simd_test.cpp. GELU's exp was a fifth of a step.
+// model/train_simd.hpp — training's float GELU, SwiGLU gate and attention (both families),
+// forward and backward, in AVX-512 when core/kernels has chosen that set, giving the same
+// bits as the code they stand in for: the scalar loops of model/train_layers and
+// model/llama_layers (same operations in the same order, -ffp-contract=off: no fused
+// multiply-adds there), the core/matmul calls of model/llama_attention (their fused
+// chains), and e^x computed the way glibc's expf computes it (a 32-entry table of
+// 2^(i/32) and a degree-3 polynomial in double, then rounded to float), so std::exp's
+// bits, checked against std::exp in tests/model_train_simd_test.cpp. GELU's exp was a
+// fifth of a step.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +28,13 @@ std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::siz
 // dinp += dout · (0.5 (1 + t) + 0.5 x (1 − t²) √(2/π)(1 + 3 · 0.044715 x²)), t = tanh_in.
 std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n);
 
+// The SwiGLU gate of model/llama_layers: post = (g·σ(g))·up, σ(g) = 1 / (1 + e^−g).
+std::size_t silu_gate_forward(float* post, const float* gate, const float* up, std::size_t n);
+
+// Its backward: dgate += (dpost·up)·(σ·(1 + g·(1 − σ))), dup += dpost·(g·σ).
+std::size_t silu_gate_backward(float* dgate, float* dup, const float* dpost, const float* gate, const float* up,
+                               std::size_t n);
+
 // model/train_layers' attention_forward / attention_backward for batch row b, every head,
 // when the head fits whole vectors (hs 16, 32, 48 or 64) and the keys one vector (T ≤ 16):
 // keys in lanes, every sum in the scalar loop's order. False (nothing done) otherwise.
@@ -45,6 +55,42 @@ void attention_rows(float* z, float* s, float* a, const float* kt, std::size_t l
                     std::size_t h, std::size_t t0, std::size_t t1, std::size_t Tn, std::size_t C, std::size_t NH);
 bool attention_backward(float* dqkv, float* dscores, float* dpattern, const float* dz, const float* qkv,
                         const float* pattern, std::size_t b, std::size_t Tn, std::size_t C, std::size_t NH);
+
+// model/llama_attention's grouped-query attention for one (batch row, query head) when the
+// keys fit one vector (1 ≤ T ≤ 16) and d_head is whole vectors (16 … 128): the products of
+// its core/matmul calls formed entry by entry as the AVX-512 kernels form them (a fused
+// multiply-add chain from 0 in order, then alpha · sum or fma(alpha, sum, C)), so the same
+// bits, without the packing; the softmax rows are the caller's (gqa_rows).
+bool gqa_fits(std::size_t Tn, std::size_t dh);  // whether gqa_forward/gqa_backward take these sizes
+struct gqa_head {
+    const float* q;       // [T, dh] rows ldq apart: the head's (rotated) queries
+    const float* k;       // [T, dh] rows ldk apart: its group's (rotated) keys
+    const float* v;       // [T, dh] rows ldk apart: its group's values
+    std::size_t ldq, ldk, Tn, dh;
+    float scale;          // 1 / √dh
+};
+struct gqa_outputs {
+    float* z;             // [T, dh] rows ldq apart
+    float* s;             // [T, T] scores
+    float* a;             // [T, T] pattern
+};
+struct gqa_grads {
+    const float* a;       // [T, T] the forward's pattern
+    const float* dz;      // [T, dh] rows ldq apart
+    float* dq;            // [T, dh] rows ldq apart, added to
+    float* dk;            // [T, dh] rows ldk apart, added to
+    float* dv;            // [T, dh] rows ldk apart, added to
+    float* da;            // [T, T] dpattern, written
+    float* ds;            // [T, T] dscores, written
+};
+struct gqa_rows {
+    void (*softmax)(float* a, float* s, std::size_t last, std::size_t n);  // s's row → a, past last blocked
+    void (*softmax_backward)(float* ds, float* da, const float* a, std::size_t last, std::size_t n);
+};
+// s = scale · q·kᵀ, a = softmax by rows, z = a·v.
+void gqa_forward(const gqa_head& h, const gqa_outputs& o, const gqa_rows& rows);
+// dA = dz·vᵀ, dS by rows, dq += scale · dS·k, dk += scale · dSᵀ·q, dv += Aᵀ·dz.
+void gqa_backward(const gqa_head& h, const gqa_grads& g, const gqa_rows& rows);
 
 // acc[i] += x[i] (a bias added to a row, a row added to a bias gradient).
 std::size_t add(float* acc, const float* x, std::size_t n);
