@@ -56,6 +56,14 @@ ll::rotary_spec spec(double theta, std::size_t dims, ll::rotary_pairing pairing)
     return s;
 }
 
+// How many entries of `three` (three threads) differ in their bits from `one`'s (one thread).
+std::size_t entries_with_other_bits(const std::vector<double>& one, const std::vector<double>& three) {
+    REQUIRE(one.size() == three.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < one.size(); ++i) differ += std::memcmp(&one[i], &three[i], sizeof(double)) != 0;
+    return differ;
+}
+
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
     double s = 0;
     for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
@@ -343,10 +351,7 @@ TEST_CASE("Decoding past decode_parallel_bytes of cache splits by key/value head
     };
     const auto one = run(1), three = run(3);
     tr::set_threads(1);
-    REQUIRE(one.size() == three.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < one.size(); ++i) differ += std::memcmp(&one[i], &three[i], sizeof(double)) != 0;
-    CHECK(differ == 0);
+    CHECK(entries_with_other_bits(one, three) == 0);
     std::vector<double> rq(q.size()), rk(k.size()), z(q.size()), scores(maps), pattern(maps);  // the whole causal forward
     ll::rotary_forward(rq.data(), q.data(), tab, B, Tn, H, 0);
     ll::rotary_forward(rk.data(), k.data(), tab, B, Tn, kv, 0);
@@ -389,8 +394,5 @@ TEST_CASE("The Llama layers give the same bits on one thread and on three", "[mo
     };
     const auto one = run(1), three = run(3);
     tr::set_threads(1);
-    REQUIRE(one.size() == three.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < one.size(); ++i) differ += std::memcmp(&one[i], &three[i], sizeof(double)) != 0;
-    CHECK(differ == 0);
+    CHECK(entries_with_other_bits(one, three) == 0);
 }
