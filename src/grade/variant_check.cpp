@@ -2,6 +2,7 @@
 #include "grade/variant_check.hpp"
 
 #include <cmath>
+#include <tuple>
 
 #include <xtensor/xview.hpp>
 
@@ -83,26 +84,18 @@ bool variant_check_same_options(const pipeline_inputs& a, const pipeline_inputs&
 // options. The same for every draw whose options match the last one's on this thread
 // (most exercises: the mask and scale are the lesson's), so computed again only then.
 const stage_values& lesson_stages(const exercise& x, const pipeline_inputs& in) {
-    struct last_lesson {
-        const exercise* x = nullptr;
-        pipeline_inputs seeds;
-        stage_values stages;
-    };
-    thread_local last_lesson last;
-    // The address alone could be a later exercise's (a freed one's memory reused): the
-    // lesson's numbers are compared too.
-    if (last.x == &x && variant_check_same_options(last.seeds, in) && last.seeds.q == x.setup.q &&
-        last.seeds.k == x.setup.k && last.seeds.v == x.setup.v && last.seeds.encoder_q == x.setup.encoder_q)
+    // Keyed by the lesson's numbers, not the exercise's address (a freed one's memory is reused).
+    thread_local struct { pipeline_inputs seeds; stage_values stages; bool set = false; } last;
+    const auto& s = x.setup;
+    if (last.set && variant_check_same_options(last.seeds, in) && last.seeds.q == s.q && last.seeds.k == s.k &&
+        last.seeds.v == s.v && last.seeds.encoder_q == s.encoder_q)
         return last.stages;
     pipeline_inputs seeds = in;  // the lesson's own numbers in every role a variant draws
-    seeds.q = x.setup.q;
-    seeds.k = x.setup.k;
-    seeds.v = x.setup.v;
-    seeds.encoder_q = x.setup.encoder_q;
-    last.x = nullptr;  // until the stages are in
+    std::tie(seeds.q, seeds.k, seeds.v, seeds.encoder_q) = std::tie(s.q, s.k, s.v, s.encoder_q);
+    last.set = false;  // until the stages are in
     last.stages = compute_correct(seeds);
     last.seeds = std::move(seeds);
-    last.x = &x;
+    last.set = true;
     return last.stages;
 }
 
