@@ -334,7 +334,7 @@ def exercises():
     check(seen["alice"] != seen["bob"], "alice and bob get different stories: %s" % seen["alice"])
     s = forward(seen["alice"])
     r = grade("23-rotary-row", "bob", row9(s["blocks.1.attn.hook_rot_q"][0, :, 4], s["blocks.1.attn.hook_rot_k"][0, :, 2]))
-    check(r["score"] < r["max_score"], "alice's right answer handed in by bob is not full marks")
+    check(r["score"] <= 0.2 * r["max_score"], "alice's right answer handed in by bob earns at most 20%% (%s of %s)" % (r["score"], r["max_score"]))
     # The choice exercises: the heads' groups and the cache, counted here.
     check(str(5 // 2 + 1) == "3", "query head 6 (from 1) reads key/value head 3")
     expect("23-shared-head", "alice", {"answer": "3"})

@@ -13,7 +13,9 @@ mistake gives: the cell read at the other position, the norm's scale forgotten (
 set to 1 in the reference), clean and corrupted swapped, the head counted from 0. Then
 ada answers every part right (full marks) and ben answers each part with a mistake
 (the grader names it in words, half the part's points), one file each, graded by `attn
-grade` with the secret. The two students' inputs differ."""
+grade` with the secret. The two students' inputs differ, and ada's right answers handed in
+under ben's name earn at most 20% of each exercise (the documented limit for a
+classmate's answers)."""
 import json
 import os
 import shutil
@@ -121,7 +123,7 @@ def main():
     reference = {"24-your-term": term_24, "25-your-attribution": dla_25, "26-your-patch": patch_26}
     tmp = tempfile.mkdtemp(prefix="attn-circuit-variants-")
     try:
-        seqs = {}
+        seqs, ada_right = {}, None
         for student in ("ada", "ben"):
             want = {ex: f(ref, drawn(ex, student)) for ex, f in reference.items()}
             seqs[student] = {ex: drawn(ex, student) for ex in reference}
@@ -132,7 +134,7 @@ def main():
                               f"{student} {ex}.{part}: the mistake {m} gives the right answer ({v} vs {right}): the draw should be redrawn")
             # ada: every part right; ben: every part with its first mistake (the from-0 one where it applies)
             if student == "ada":
-                answers = {ex: {part: right for part, (right, _) in parts.items()} for ex, parts in want.items()}
+                answers = ada_right = {ex: {part: r for part, (r, _) in parts.items()} for ex, parts in want.items()}
             else:
                 answers, chosen = {}, {}
                 for ex, parts in want.items():
@@ -165,6 +167,8 @@ def main():
                           f"ben: {x['id']}.{p['id']} scores {p['score']}, want half of {p['max_score']}")
                     check("_" not in json.dumps(p.get("feedback", "")), f"ben: {x['id']}.{p['id']}: an id in the feedback: {p.get('feedback')}")
             print(f"ok: {student}: {report.get('score')} of {report.get('max_score')}")
+        for x in grade(tmp, "ben", ada_right)["exercises"]:
+            check(x["score"] <= 0.2 * x["max_score"], f"ada's answers handed in by ben: {x['id']} scores {x['score']} of {x['max_score']}")
         for ex in reference:
             check(seqs["ada"][ex] != seqs["ben"][ex], f"{ex}: ada and ben drew the same input")
             check(seqs["ada"][ex][11:] == seqs["ada"][ex][1:11] and len(set(seqs["ada"][ex][1:11])) == 10,
