@@ -54,9 +54,14 @@ void scale_min_k4(int j, const unsigned char* q, int& sc, int& m) {
 
 #ifdef ATTN_QUANT_SIMD
 
+// An f16 scale as float, exactly (F16C; every CPU with AVX-512 has it, AVX2's is checked).
+__attribute__((target("f16c"))) inline float half_at(const unsigned char* p) {
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(u16_at(p))));
+}
+
 // ---- AVX-512: a row's 16 lanes in one register ----
 
-__attribute__((target("avx512f"))) inline float sum16(__m512 a) {
+__attribute__((target("avx512f,f16c"))) inline float sum16(__m512 a) {
     const __m256 lo = _mm512_castps512_ps256(a);
     const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1));
     const __m256 s8 = _mm256_add_ps(lo, hi);                                  // i + 8
@@ -66,15 +71,17 @@ __attribute__((target("avx512f"))) inline float sum16(__m512 a) {
 }
 
 template <int R>
-__attribute__((target("avx512f"))) void q8_rows_avx512(const part& p, std::size_t r, const float* x, float* out) {
+__attribute__((target("avx512f,f16c"))) void q8_rows_avx512(const part& p, std::size_t r, const float* x, float* out) {
     __m512 acc[R];
     const unsigned char* row[R];
     for (int i = 0; i < R; ++i) acc[i] = _mm512_setzero_ps(), row[i] = p.data + (r + i) * p.row_bytes;
     for (std::size_t b = 0; b < p.k / 32; ++b) {
         const __m512 x0 = _mm512_loadu_ps(x + b * 32), x1 = _mm512_loadu_ps(x + b * 32 + 16);
+        #pragma GCC unroll 4
         for (int i = 0; i < R; ++i) {
             const unsigned char* blk = row[i] + b * 34;
-            const __m512 d = _mm512_set1_ps(half_to_float(u16_at(blk)));
+            _mm_prefetch(reinterpret_cast<const char*>(blk) + 1280, _MM_HINT_T0);  // 20 lines ahead of each row's stream
+            const __m512 d = _mm512_set1_ps(half_at(blk));
             const __m512 q0 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2))));
             const __m512 q1 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 18))));
             acc[i] = _mm512_add_ps(acc[i], _mm512_mul_ps(_mm512_mul_ps(q0, d), x0));
@@ -85,12 +92,12 @@ __attribute__((target("avx512f"))) void q8_rows_avx512(const part& p, std::size_
 }
 
 // 16 nibbles (low or high of 16 bytes) as floats.
-__attribute__((target("avx512f"))) inline __m512 nibbles512(__m128i bytes) {
+__attribute__((target("avx512f,f16c"))) inline __m512 nibbles512(__m128i bytes) {
     return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes));
 }
 
 template <int R>
-__attribute__((target("avx512f"))) void q4k_rows_avx512(const part& p, std::size_t r, const float* x, float* out) {
+__attribute__((target("avx512f,f16c"))) void q4k_rows_avx512(const part& p, std::size_t r, const float* x, float* out) {
     __m512 acc[R];
     const unsigned char* row[R];
     for (int i = 0; i < R; ++i) acc[i] = _mm512_setzero_ps(), row[i] = p.data + (r + i) * p.row_bytes;
@@ -100,9 +107,11 @@ __attribute__((target("avx512f"))) void q4k_rows_avx512(const part& p, std::size
             const float* xs = x + b * 256 + j * 64;
             const __m512 x0 = _mm512_loadu_ps(xs), x1 = _mm512_loadu_ps(xs + 16);
             const __m512 x2 = _mm512_loadu_ps(xs + 32), x3 = _mm512_loadu_ps(xs + 48);
+            #pragma GCC unroll 4
             for (int i = 0; i < R; ++i) {
                 const unsigned char* blk = row[i] + b * 144;
-                const float d = half_to_float(u16_at(blk)), dmin = half_to_float(u16_at(blk + 2));
+                _mm_prefetch(reinterpret_cast<const char*>(blk) + 576 + 64 * j, _MM_HINT_T0);
+                const float d = half_at(blk), dmin = half_at(blk + 2);
                 int sc1, m1, sc2, m2;
                 scale_min_k4(2 * j, blk + 4, sc1, m1);
                 scale_min_k4(2 * j + 1, blk + 4, sc2, m2);
@@ -127,28 +136,30 @@ __attribute__((target("avx512f"))) void q4k_rows_avx512(const part& p, std::size
 
 // ---- AVX2: a row's lanes 0–7 and 8–15 in two registers ----
 
-__attribute__((target("avx2"))) inline float sum8x2(__m256 lo, __m256 hi) {
+__attribute__((target("avx2,f16c"))) inline float sum8x2(__m256 lo, __m256 hi) {
     const __m256 s8 = _mm256_add_ps(lo, hi);
     const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
     const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
     return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
-__attribute__((target("avx2"))) inline __m256 i8x8(const unsigned char* p) {
+__attribute__((target("avx2,f16c"))) inline __m256 i8x8(const unsigned char* p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 }
 
 template <int R>
-__attribute__((target("avx2"))) void q8_rows_avx2(const part& p, std::size_t r, const float* x, float* out) {
+__attribute__((target("avx2,f16c"))) void q8_rows_avx2(const part& p, std::size_t r, const float* x, float* out) {
     __m256 lo[R], hi[R];
     const unsigned char* row[R];
     for (int i = 0; i < R; ++i) lo[i] = hi[i] = _mm256_setzero_ps(), row[i] = p.data + (r + i) * p.row_bytes;
     for (std::size_t b = 0; b < p.k / 32; ++b) {
         const float* xs = x + b * 32;
         const __m256 x0 = _mm256_loadu_ps(xs), x1 = _mm256_loadu_ps(xs + 8), x2 = _mm256_loadu_ps(xs + 16), x3 = _mm256_loadu_ps(xs + 24);
+        #pragma GCC unroll 4
         for (int i = 0; i < R; ++i) {
             const unsigned char* blk = row[i] + b * 34;
-            const __m256 d = _mm256_set1_ps(half_to_float(u16_at(blk)));
+            _mm_prefetch(reinterpret_cast<const char*>(blk) + 1280, _MM_HINT_T0);  // 20 lines ahead of each row's stream
+            const __m256 d = _mm256_set1_ps(half_at(blk));
             lo[i] = _mm256_add_ps(lo[i], _mm256_mul_ps(_mm256_mul_ps(i8x8(blk + 2), d), x0));
             hi[i] = _mm256_add_ps(hi[i], _mm256_mul_ps(_mm256_mul_ps(i8x8(blk + 10), d), x1));
             lo[i] = _mm256_add_ps(lo[i], _mm256_mul_ps(_mm256_mul_ps(i8x8(blk + 18), d), x2));
@@ -159,10 +170,10 @@ __attribute__((target("avx2"))) void q8_rows_avx2(const part& p, std::size_t r, 
 }
 
 // 8 nibbles (of 8 bytes, already masked or shifted) as floats.
-__attribute__((target("avx2"))) inline __m256 nibbles256(__m128i bytes) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)); }
+__attribute__((target("avx2,f16c"))) inline __m256 nibbles256(__m128i bytes) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)); }
 
 template <int R>
-__attribute__((target("avx2"))) void q4k_rows_avx2(const part& p, std::size_t r, const float* x, float* out) {
+__attribute__((target("avx2,f16c"))) void q4k_rows_avx2(const part& p, std::size_t r, const float* x, float* out) {
     __m256 lo[R], hi[R];
     const unsigned char* row[R];
     for (int i = 0; i < R; ++i) lo[i] = hi[i] = _mm256_setzero_ps(), row[i] = p.data + (r + i) * p.row_bytes;
@@ -170,9 +181,11 @@ __attribute__((target("avx2"))) void q4k_rows_avx2(const part& p, std::size_t r,
     for (std::size_t b = 0; b < p.k / 256; ++b) {
         for (int j = 0; j < 4; ++j) {
             const float* xs = x + b * 256 + j * 64;
+            #pragma GCC unroll 4
             for (int i = 0; i < R; ++i) {
                 const unsigned char* blk = row[i] + b * 144;
-                const float d = half_to_float(u16_at(blk)), dmin = half_to_float(u16_at(blk + 2));
+                _mm_prefetch(reinterpret_cast<const char*>(blk) + 576 + 64 * j, _MM_HINT_T0);
+                const float d = half_at(blk), dmin = half_at(blk + 2);
                 int sc1, m1, sc2, m2;
                 scale_min_k4(2 * j, blk + 4, sc1, m1);
                 scale_min_k4(2 * j + 1, blk + 4, sc2, m2);
@@ -222,7 +235,8 @@ void matvec_rows_reference(const part& p, std::size_t r0, std::size_t r1, const 
 void matvec_rows(const part& p, std::size_t r0, std::size_t r1, const float* x, float* out) {
 #ifdef ATTN_QUANT_SIMD
     const kernels::isa which = kernels::active().which;
-    if (which != kernels::isa::generic) {
+    static const bool f16c = __builtin_cpu_supports("f16c");
+    if (which != kernels::isa::generic && f16c) {
         using fn = void (*)(const part&, std::size_t, const float*, float*);
         const bool q8 = p.type == 8, wide = which == kernels::isa::avx512;
         if (!has_kernel(p.type)) throw std::logic_error("quant::matvec_rows: no kernel for this GGUF type");
