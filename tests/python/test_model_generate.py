@@ -273,12 +273,12 @@ def tiny_models(tmp):
 
 def blocks_as_dequantized(tmp):
     """Q8_0 and Q4_K weights multiplied in their blocks (model/quant_matvec) choose the tokens the same model's
-    dequantized F32 file chooses, and give the same bytes on 1 and 2 threads (the 4,096-token unembedding is
+    dequantized F32 file chooses, and give the same bytes on 1 and 2 threads (the 2,560-token unembedding is
     past the size that goes to the threads)."""
     for ty, tied in [("Q8_0", False), ("Q4_K", False), ("Q8_0", True)]:
         path, f32 = os.path.join(tmp, f"blocks-{ty}-{tied}.gguf"), os.path.join(tmp, f"blocks-{ty}-{tied}-f32.gguf")
-        tiny_file(path, "llama", ty, d=256, n_head=4, n_kv=2, d_mlp=512, vocab=4096, seed=5, tied=tied, dequantized=f32)
-        args = ("--tokens", "1,7,30,4", "--max-new-tokens", "10")
+        tiny_file(path, "llama", ty, d=256, n_head=4, n_kv=2, d_mlp=512, vocab=2560, seed=5, tied=tied, dequantized=f32)
+        args = ("--tokens", "1,7,30,4", "--max-new-tokens", "8")
         one, two = (attn("generate", path, "--json", "-", "--logits", "--threads", n, *args) for n in ("1", "2"))
         check(one.returncode == 0 and one.stdout == two.stdout, f"{ty} tied={tied}: 1 and 2 threads differ ({one.returncode} {one.stderr})")
         got, want = json.loads(one.stdout) if one.returncode == 0 else {"ids": None}, generate_json(f32, *args)
