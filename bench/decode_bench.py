@@ -42,12 +42,16 @@ block layouts; norms stay F32) and written beside the F32 file; `attn model run 
 --tokens <128 ids>` (the whole process: reading, dequantizing, one forward, printing)
 and `attn model generate` at context 128 (the decoding loop) on each, side by side with
 the F32 file's. Issue 33: dequantizing must not make a forward slower than F32 twice.
+Quant-decode: `attn model generate` on those Q8_0 / Q4_K files (their weights multiplied in
+their blocks, model/quant_matvec) beside PyTorch's loop on the same weights dequantized to
+F32 (what transformers holds after loading a GGUF: PyTorch reads 4 bytes a weight), the
+floor from the bytes attn reads.
 
 attn's decode time is the one it prints on stderr (the decoding loop alone, without
 loading the file or the tokenizer); PyTorch's is timed around its loop the same way.
 
   /usr/bin/python3 bench/decode_bench.py --attn build-bench/attn [--bandwidth build-bench/bench/attn_bandwidth]
-      [--threads 1,2] [--rounds 3] [--cases stories,gpt2,llama,quant] [--contexts 128,1024] [--out FILE]
+      [--threads 1,2] [--rounds 3] [--cases stories,gpt2,llama,quant,quant-decode] [--contexts 128,1024] [--out FILE]
 (without --bandwidth, the helper is compiled from bench/bandwidth/bandwidth.cpp with c++ into a temporary folder).
 """
 import argparse
@@ -157,18 +161,22 @@ def read_gguf(path):
     return meta, tensors
 
 
+BLOCKS = {0: (1, 4), 8: (32, 34), 12: (256, 144)}  # ggml type id: (elements, bytes) a block (F32, Q8_0, Q4_K)
+
+
 def weight_bytes(path):
-    """Bytes of the weights one decoding step reads (an F32 file): every tensor, the token and position
-    embeddings one row each, a tied unembedding (no output.weight) the whole token embedding."""
+    """Bytes of the weights one decoding step reads as the file holds them (F32, or Q8_0 / Q4_K blocks read in
+    place): every tensor, the token and position embeddings one row each, a tied unembedding (no output.weight)
+    the whole token embedding."""
     _meta, infos, _start = read_gguf_header(path)
     names = {name for name, _d, _k, _o in infos}
     total = 0
     for name, dims, kind, _offset in infos:
-        assert kind == 0, (name, "F32 only")
         n = int(np.prod(dims))
         if name in ("token_embd.weight", "position_embd.weight"):
             n = dims[0] + (n if name == "token_embd.weight" and "output.weight" not in names else 0)
-        total += 4 * n
+        per, nbytes = BLOCKS[kind]
+        total += n // per * nbytes
     return total
 
 
@@ -415,7 +423,24 @@ def q4_k_bytes(x):
     return out.tobytes()
 
 
-def write_model(path, arch, md, weights, ty="F32"):
+def dequantized(ty, raw):
+    """The float32 values of Q8_0 / Q4_K bytes, as ggml's dequantize_row_* computes them (each operation rounded to
+    float32: Q8_0 q·d, Q4_K (d·sc)·q − dmin·m): what transformers holds after loading such a GGUF."""
+    if ty == "Q8_0":
+        b = np.frombuffer(raw, dtype=[("d", "<f2"), ("q", "i1", 32)])
+        return (b["q"].astype(np.float32) * b["d"].astype(np.float32)[:, None]).reshape(-1)
+    b = np.frombuffer(raw, dtype=[("d", "<f2"), ("dmin", "<f2"), ("scales", "u1", 12), ("qs", "u1", 128)])
+    s = b["scales"].astype(np.int32)
+    sc = np.concatenate([s[:, 0:4] & 63, (s[:, 8:12] & 0xF) | ((s[:, 0:4] >> 6) << 4)], 1)   # [blocks, 8]
+    m = np.concatenate([s[:, 4:8] & 63, (s[:, 8:12] >> 4) | ((s[:, 4:8] >> 6) << 4)], 1)
+    d1 = b["d"].astype(np.float32)[:, None] * sc.astype(np.float32)                           # exact products
+    m1 = b["dmin"].astype(np.float32)[:, None] * m.astype(np.float32)
+    qs = b["qs"].reshape(-1, 4, 32)
+    q = np.stack([qs & 0xF, qs >> 4], 2).reshape(-1, 8, 32).astype(np.float32)                # sub-block 2k low, 2k + 1 high
+    return (d1[:, :, None] * q - m1[:, :, None]).astype(np.float32).reshape(-1)
+
+
+def write_model(path, arch, md, weights, ty="F32", dequantized_path=None):
     """A GGUF of these weights: 2-D ones as `ty` (F32, Q8_0 or Q4_K), 1-D ones F32."""
     tensors = []
     for name, a in weights.items():
@@ -425,6 +450,9 @@ def write_model(path, arch, md, weights, ty="F32"):
         else:
             tensors.append((name, dims, ty, (q8_0_bytes if ty == "Q8_0" else q4_k_bytes)(a)))
     gg.write_gguf(path, [("general.architecture", "string", arch)] + md, tensors)
+    if dequantized_path:  # the same weights dequantized to F32: the file PyTorch's loop reads
+        gg.write_gguf(dequantized_path, [("general.architecture", "string", arch)] + md,
+                      [(n, dims, "F32", raw if t == "F32" else dequantized(t, raw).tobytes()) for n, dims, t, raw in tensors])
 
 
 def llama_md(s):
@@ -500,6 +528,41 @@ def quant_rows(o, folder, threads):
     return rows
 
 
+def quant_decode_rows(o, folder, threads, contexts, tool):
+    """attn model generate on the Llama-shaped model's Q8_0 and Q4_K files (weights multiplied in their blocks)
+    beside PyTorch's cached loop on the same weights dequantized to F32, with the floor from the bytes attn reads."""
+    s = LLAMA_SHAPE
+    weights = random_weights(llama_shapes(**s), seed=1)
+    rows = []
+    for ty in ("Q8_0", "Q4_K"):
+        path, f32 = os.path.join(folder, f"llama-{ty}.gguf"), os.path.join(folder, f"llama-{ty}-dequantized.gguf")
+        write_model(path, "llama", llama_md(s), weights, ty, dequantized_path=f32)
+        bw = {t: read_bandwidth(tool, weight_bytes(path), t) for t in threads}
+        bw = {t: max(bw[u] for u in threads if u <= t) for t in threads}
+        for context in contexts:
+            new = context - 1
+            for t in threads:
+                a_ms, t_ms, a_ids, tr = [], [], None, None
+                for _ in range(o.rounds):
+                    ms, a_ids = attn_generate(o.attn, path, new, t)
+                    a_ms.append(ms)
+                    tr = torch_generate(f32, new, t)
+                    t_ms.append(tr["ms"])
+                same = "same" if a_ids == tr["ids"] else "first differs at %d" % next(
+                    i for i, (x, y) in enumerate(zip(a_ids + [-1], tr["ids"] + [-2])) if x != y)
+                am, tm = statistics.median(a_ms) / new, statistics.median(t_ms) / new
+                nbytes = weight_bytes(path) + cache_bytes(path, context)
+                floor = nbytes / (bw[t] * 1e9) * 1e3
+                need = tm / 2
+                rows.append(f"| {ty} ({os.path.getsize(path) / 2 ** 20:,.0f} MiB) | {context:,} | {t} | {nbytes / 1e6:,.1f} MB | "
+                            f"{bw[t]:.1f} GB/s | {floor:.3f} ms | {am:.3f} ms | {tm:.3f} ms | {tm / am:.2f}× | "
+                            f"{need:.3f} ms: {'reachable' if need >= floor else '**beyond the floor**'} | {same} |")
+                print(rows[-1], flush=True)
+        os.remove(f32)
+        os.remove(path)
+    return rows
+
+
 def torch_version():
     r = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True,
                        env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE", **{v: "1" for v in TORCH_THREAD_VARIABLES}))
@@ -514,7 +577,7 @@ def main():
     ap.add_argument("--bandwidth", default="", help="attn_bandwidth (default: compiled from bench/bandwidth/bandwidth.cpp)")
     ap.add_argument("--threads", default="1,%d" % (os.cpu_count() or 1), help="comma-separated thread counts (default: 1 and every core)")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--cases", default="stories,gpt2,llama,quant")
+    ap.add_argument("--cases", default="stories,gpt2,llama,quant,quant-decode")
     ap.add_argument("--contexts", default="128,1024")
     ap.add_argument("--out", default="")
     o = ap.parse_args()
@@ -545,9 +608,11 @@ def main():
                 rows.append(row)
         if path != STORIES:
             os.remove(path)
-    qrows = []
+    qrows, qdrows = [], []
     if "quant" in cases:
         qrows = quant_rows(o, folder, max(threads))
+    if "quant-decode" in cases:
+        qdrows = quant_decode_rows(o, folder, threads, contexts, tool)
     took = time.perf_counter() - began
     text = (f"## Decode through a KV cache — {datetime.date.today().isoformat()}\n\n"
             f"Machine: {machine(version or torch_version())}. Median of {o.rounds} runs; attn and PyTorch choose the same tokens "
@@ -569,6 +634,16 @@ def main():
                  "forward, print; every core) and `attn model generate` at context 128 (ms per token), each beside the F32 file's.\n\n"
                  "| file | size | threads | attn model run | ÷ F32 | generate | ÷ F32 |\n|---|---|---|---|---|---|---|\n"
                  + "\n".join(qrows) + "\n")
+    if qdrows:
+        text += ("\nQuantized files decoded on their blocks: `attn model generate` on the Llama-shaped model's Q8_0 and Q4_K "
+                 "files (each weight read from its blocks and dequantized in registers; the token embedding one row) beside "
+                 "PyTorch's cached loop on the same weights dequantized to F32 — what a PyTorch user with that GGUF runs "
+                 "(transformers dequantizes GGUF files to F32 when it loads them), so **PyTorch reads 4 bytes a weight, attn "
+                 "34/32 (Q8_0) or 144/256 (Q4_K)**. The floor is from the bytes attn reads (the blocks, the norms, the cache) "
+                 "at the bandwidth of a block that size; tokens: whether both chose the same.\n\n"
+                 "| file | context | threads | bytes a token (attn) | read bandwidth | floor | attn model generate | PyTorch on the "
+                 "dequantized F32 | PyTorch ÷ attn | 2× needs | tokens |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+                 + "\n".join(qdrows) + "\n")
     print(text)
     if o.out:
         with open(o.out, "a") as f:

@@ -33,6 +33,8 @@
 #include "io/output_writer.hpp"
 #include "io/terminal_safe.hpp"
 #include "model/decode.hpp"
+#include "model/gguf.hpp"
+#include "model/gguf_checkpoint.hpp"
 #include "model/memory.hpp"
 #include "model/tokenizer.hpp"
 #include "model/train.hpp"
@@ -222,8 +224,8 @@ void write_json(io::staged_file& out, const generate_options& o, const std::opti
 
 template <class T>
 void generate_with(const model::model_params<T>& p, const loaded_model& m, const generate_options& o,
-                   const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt) {
-    model::decoder<T> d = model::make_decoder(p, prompt.size() + o.max_new);
+                   const std::optional<model::tokenizer>& tok, const std::vector<int>& prompt, const model::quant::weights& blocks) {
+    model::decoder<T> d = model::make_decoder(p, prompt.size() + o.max_new, &blocks);
     std::pair<std::size_t, std::size_t> traced{0, 0};
     if (!o.trace.empty()) traced = trace_choice(o.trace, p.config), d.trace_layer = traced.first, d.trace_head = traced.second;
     std::optional<int> eos;
@@ -259,15 +261,28 @@ void generate_with(const model::model_params<T>& p, const loaded_model& m, const
     print_fitted(out, st);
 }
 
+// The model as decoding reads it: a GGUF file in float32 keeps its Q8_0 / Q4_K weights in
+// their blocks (model::read_gguf_for_decoding, into `blocks`); anything else load_model's.
+loaded_model load_for_decoding(const generate_options& o, model::quant::weights& blocks) {
+    if (builtin_checkpoint(o.checkpoint) || o.dtype == "float64") return load_model(o.checkpoint, o.dtype);
+    const std::string path = checkpoint_file(o.checkpoint);
+    if (!model::is_gguf_file(path)) return load_model(o.checkpoint, o.dtype);
+    loaded_model m;
+    charge_parameters(read_model_header(path).config, path);
+    m.f32 = model::read_gguf_for_decoding(path, blocks, &m.info);
+    return m;
+}
+
 void run_model_generate(const generate_options& o) {
     const std::optional<model::tokenizer> tok = load_tokenizer(o);
     const std::vector<int> prompt = prompt_ids(o, tok);
-    const loaded_model m = load_model(o.checkpoint, o.dtype);
+    model::quant::weights blocks;
+    const loaded_model m = load_for_decoding(o, blocks);
     check_lengths(m.config(), prompt, o);
     charge_numbers(model::decode_numbers(m.config(), prompt.size() + o.max_new, o.logits ? prompt.size() + o.max_new : 0),
                    "the KV cache and packed weights", "--max-new-tokens");
     model::set_train_threads(o.threads);
-    with_params(m, [&](const auto& p) { generate_with(p, m, o, tok, prompt); });
+    with_params(m, [&](const auto& p) { generate_with(p, m, o, tok, prompt, blocks); });
 }
 
 void setup_model_generate(CLI::App& model) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/prng.hpp"
@@ -42,10 +43,49 @@ void packed_linear(T* out, const T* x, const row_packed_matrix<T>& w, const T* b
     });
 }
 
+// out [rows] = x · Wᵀ + b for a weight held in a GGUF's blocks (model/quant_matvec): its
+// rows over the threads, 64 KiB of blocks a task at least (a multiple of four rows), or
+// one task on the calling thread below llama::decode_parallel_bytes. Each row's sum is
+// the same whichever task makes it.
+void quant_linear(float* out, const float* x, const quant::weight& w, const float* b) {
+    struct span {
+        const quant::part* p;
+        std::size_t r0, r1, at;  // rows r0 … r1 − 1 of *p into out[at …]
+    };
+    std::size_t total = 0;
+    for (const quant::part& p : w.parts) total += p.rows * p.row_bytes;
+    std::vector<span> spans;
+    std::size_t at = 0;
+    for (const quant::part& p : w.parts) {
+        const std::size_t per = total < llama::decode_parallel_bytes ? p.rows
+                                                                      : std::max<std::size_t>(4, (task_bytes / p.row_bytes + 3) / 4 * 4);
+        for (std::size_t r = 0; r < p.rows; r += per) spans.push_back({&p, r, std::min(p.rows, r + per), at + r});
+        at += p.rows;
+    }
+    const auto run = [&](std::size_t i) {
+        const span& s = spans[i];
+        quant::matvec_rows(*s.p, s.r0, s.r1, x, out + s.at);
+        if (b)
+            for (std::size_t o = s.at; o < s.at + (s.r1 - s.r0); ++o) out[o] += b[o];
+    };
+    if (total < llama::decode_parallel_bytes)
+        for (std::size_t i = 0; i < spans.size(); ++i) run(i);
+    else
+        training::for_tasks(spans.size(), run);
+}
+
+// A weight's product: in blocks when the decoder holds it so, else packed.
+template <class T>
+void linear(T* out, const T* x, const row_packed_matrix<T>& w, const quant::weight& q, const T* b) {
+    if constexpr (std::is_same_v<T, float>)
+        if (!q.empty()) return quant_linear(out, x, q, b);
+    packed_linear(out, x, w, b);
+}
+
 // Every weight of the model packed for matmul_row_packed into d.weights: W [in, out]
 // as it is, the unembedding W_U [vocab, C] transposed.
 template <class T>
-void pack_weights(decoder<T>& d) {
+void pack_weights(decoder<T>& d, const quant::weights* blocks) {
     const model_params<T>& p = *d.params;
     const architecture& a = p.config;
     const std::size_t C = a.n_embd, F = a.has_mlp() ? a.d_mlp() : 0, HD = a.n_head * a.d_head();
@@ -56,16 +96,25 @@ void pack_weights(decoder<T>& d) {
         bool transposed;
     };
     std::vector<job> jobs;  // [weights]
+    // The weight `name` in blocks (into q, nothing packed), else packed.
+    const auto add = [&](const std::string& name, quant::weight& q, const job& j) {
+        if (const quant::weight* held = blocks ? blocks->find(name) : nullptr; held && std::is_same_v<T, float>) return void(q = *held);
+        if (!j.w) throw attn::error("generation: the weight " + name + " is neither in memory nor in blocks");
+        jobs.push_back(j);
+    };
     d.packed.resize(a.n_layer);
     for (std::size_t l = 0; l < a.n_layer; ++l) {
         const block_params<T>& b = p.blocks[l];
         packed_block<T>& w = d.packed[l];
-        jobs.push_back({&w.qkv, b.w_qkv.data(), C, a.qkv_width(), false});
-        jobs.push_back({&w.out, b.w_out.data(), HD, C, false});
-        if (a.mlp == mlp_kind::swiglu) jobs.push_back({&w.gate, b.w_gate.data(), C, F, false});
-        if (a.has_mlp()) jobs.push_back({&w.fc, b.w_fc.data(), C, F, false}), jobs.push_back({&w.proj, b.w_proj.data(), F, C, false});
+        const std::string h = "blocks." + std::to_string(l) + ".";
+        add(h + "attn.W_qkv", w.qkv_q, {&w.qkv, ptr(b.w_qkv), C, a.qkv_width(), false});
+        add(h + "attn.W_O", w.out_q, {&w.out, ptr(b.w_out), HD, C, false});
+        if (a.mlp == mlp_kind::swiglu) add(h + "mlp.W_gate", w.gate_q, {&w.gate, ptr(b.w_gate), C, F, false});
+        if (a.has_mlp()) add(h + "mlp.W_in", w.fc_q, {&w.fc, ptr(b.w_fc), C, F, false}), add(h + "mlp.W_out", w.proj_q, {&w.proj, ptr(b.w_proj), F, C, false});
     }
-    jobs.push_back({&d.unembed, (a.tied ? p.wte : p.lm_head).data(), C, a.vocab_size, true});
+    if (const quant::weight* e = blocks && std::is_same_v<T, float> ? blocks->find("embed.W_E") : nullptr) d.embed_q = *e;
+    if (a.tied && !d.embed_q.empty()) d.unembed_q = d.embed_q;
+    else add(a.tied ? "embed.W_E" : "unembed.W_U", d.unembed_q, {&d.unembed, ptr(a.tied ? p.wte : p.lm_head), C, a.vocab_size, true});
     std::size_t total = 0;  // values, each weight's start rounded to 64 bytes
     const std::size_t align = 64 / sizeof(T);
     for (const job& j : jobs) total += (row_packed_size<T>(j.in, j.out) + align - 1) / align * align;
@@ -97,7 +146,7 @@ void attention_step(decoder<T>& d, std::size_t l) {
     const block_params<T>& b = d.params->blocks[l];
     const std::size_t C = a.n_embd, H = a.n_head, KV = a.kv_heads(), dh = a.d_head();
     norm(d, d.a.data(), d.x.data(), b.ln1_w, b.ln1_b);
-    packed_linear(d.qkv.data(), d.a.data(), d.packed[l].qkv, ptr(b.b_qkv));
+    linear(d.qkv.data(), d.a.data(), d.packed[l].qkv, d.packed[l].qkv_q, ptr(b.b_qkv));
     const T* q = d.qkv.data();           // [H, dh]
     const T* k = q + H * dh;             // [KV, dh]
     const T* v = k + KV * dh;            // [KV, dh]
@@ -106,7 +155,7 @@ void attention_step(decoder<T>& d, std::size_t l) {
     check_finite_step(d.qkv.data(), d.qkv.size(), l, "attn.hook_qkv", t);
     llama::gqa_decode_step<T>(d.z.data(), nullptr, pattern, d.rot_q.data(), d.caches[l], q, k, v, d.table, H);
     check_finite_step(d.z.data(), d.z.size(), l, "attn.hook_z", t);
-    packed_linear(d.o.data(), d.z.data(), d.packed[l].out, ptr(b.b_out));
+    linear(d.o.data(), d.z.data(), d.packed[l].out, d.packed[l].out_q, ptr(b.b_out));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
     check_finite_step(d.x.data(), C, l, "hook_resid_mid", t);
 }
@@ -120,16 +169,16 @@ void mlp_step(decoder<T>& d, std::size_t l) {
     const packed_block<T>& w = d.packed[l];
     norm(d, d.a.data(), d.x.data(), b.ln2_w, b.ln2_b);
     const std::size_t t = d.position() - 1;  // the token's position (its keys are cached by now)
-    packed_linear(d.up.data(), d.a.data(), w.fc, ptr(b.b_fc));
+    linear(d.up.data(), d.a.data(), w.fc, w.fc_q, ptr(b.b_fc));
     check_finite_step(d.up.data(), F, l, "mlp.hook_pre", t);
     if (a.mlp == mlp_kind::swiglu) {  // llama::swiglu_forward's steps, on packed weights
-        packed_linear(d.gate.data(), d.a.data(), w.gate, static_cast<const T*>(nullptr));
+        linear(d.gate.data(), d.a.data(), w.gate, w.gate_q, static_cast<const T*>(nullptr));
         llama::silu_gate_forward(d.post.data(), d.gate.data(), d.up.data(), F);
     } else {  // GELU (make_decoder refused the rest)
         training::gelu_forward(d.post.data(), d.tanh_out.data(), d.up.data(), F);
     }
     check_finite_step(d.post.data(), F, l, "mlp.hook_post", t);
-    packed_linear(d.o.data(), d.post.data(), w.proj, ptr(b.b_proj));
+    linear(d.o.data(), d.post.data(), w.proj, w.proj_q, ptr(b.b_proj));
     training::residual_forward(d.x.data(), d.x.data(), d.o.data(), C);
     check_finite_step(d.x.data(), C, l, "hook_resid_post", t);
 }
@@ -183,7 +232,7 @@ int sampled_choice(const std::vector<T>& logits, const sampling& how, prng& rng)
 }  // namespace
 
 template <class T>
-decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity) {
+decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity, const quant::weights* blocks) {
     const architecture& a = p.config;
     if (capacity == 0 || capacity > a.n_positions)
         throw attn::error("the model's context is " + std::to_string(a.n_positions) + " positions; " + std::to_string(capacity) +
@@ -196,12 +245,14 @@ decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity) {
     const std::size_t C = a.n_embd, F = a.has_mlp() ? a.d_mlp() : 0, HD = a.n_head * a.d_head();
     for (std::size_t l = 0; l < a.n_layer; ++l) d.caches.push_back(llama::make_kv_cache<T>(1, capacity, a.kv_heads(), a.d_head()));
     d.table = position_table(a, capacity);
-    pack_weights(d);
+    pack_weights(d, blocks);
+    if (blocks) d.blocks_owner = blocks->owner;
     d.x.resize(C), d.a.resize(C), d.o.resize(C), d.zero_bias.assign(C, T(0));
     d.qkv.resize(a.qkv_width()), d.rot_q.resize(HD), d.z.resize(HD);
     d.gate.resize(F), d.up.resize(F), d.post.resize(F), d.tanh_out.resize(F);
     d.mean.resize(1), d.rstd.resize(1);
     d.logits.resize(a.vocab_size);
+    if (!d.embed_q.empty()) d.embed_row.resize(C);
     d.trace_pattern.resize(a.n_head * capacity);
     return d;
 }
@@ -214,18 +265,24 @@ const std::vector<T>& decode_step(decoder<T>& d, int token) {
     if (token < 0 || static_cast<std::size_t>(token) >= a.vocab_size)
         throw attn::error("token id " + std::to_string(token) + " is outside the vocabulary (0 … " + std::to_string(a.vocab_size - 1) + ")");
     if (t >= d.capacity) throw attn::error("the KV cache is full at " + std::to_string(d.capacity) + " positions");
-    const std::int32_t id = token;
+    std::int32_t id = token;
+    const T* wte = ptr(p.wte);  // [vocab, C], or W_E[token] alone (row 0) when the embedding is in blocks
+    if constexpr (std::is_same_v<T, float>)
+        if (!d.embed_q.empty()) {
+            quant::dequantize_row(d.embed_q.parts.front(), static_cast<std::size_t>(token), d.embed_row.data());
+            wte = d.embed_row.data(), id = 0;
+        }
     if (a.positions == position_kind::learned)
-        training::embed_forward(d.x.data(), &id, p.wte.data(), p.wpe.data() + t * C, 1, 1, C);  // W_E[token] + W_pos[t]
+        training::embed_forward(d.x.data(), &id, wte, p.wpe.data() + t * C, 1, 1, C);  // W_E[token] + W_pos[t]
     else
-        std::copy_n(p.wte.data() + static_cast<std::size_t>(token) * C, C, d.x.data());  // W_E[token]
+        std::copy_n(wte + static_cast<std::size_t>(id) * C, C, d.x.data());  // W_E[token]
     for (std::size_t l = 0; l < a.n_layer; ++l) {
         attention_step(d, l);
         if (a.has_mlp()) mlp_step(d, l);
     }
     const T* f = d.x.data();
     if (a.final_norm) norm(d, d.a.data(), d.x.data(), p.lnf_w, p.lnf_b), f = d.a.data();
-    packed_linear(d.logits.data(), f, d.unembed, static_cast<const T*>(nullptr));  // training::unembed_forward's x · W_Uᵀ
+    linear(d.logits.data(), f, d.unembed, d.unembed_q, static_cast<const T*>(nullptr));  // training::unembed_forward's x · W_Uᵀ
     check_finite_step(d.logits.data(), d.logits.size(), finite_model_wide, "logits", t);  // never a token from nan
     return d.logits;
 }
@@ -259,8 +316,8 @@ generation generate(decoder<T>& d, const std::vector<int>& prompt, std::size_t m
     return g;
 }
 
-template decoder<float> make_decoder<float>(const model_params<float>&, std::size_t);
-template decoder<double> make_decoder<double>(const model_params<double>&, std::size_t);
+template decoder<float> make_decoder<float>(const model_params<float>&, std::size_t, const quant::weights*);
+template decoder<double> make_decoder<double>(const model_params<double>&, std::size_t, const quant::weights*);
 template const std::vector<float>& decode_step<float>(decoder<float>&, int);
 template const std::vector<double>& decode_step<double>(decoder<double>&, int);
 template generation generate<float>(decoder<float>&, const std::vector<int>&, std::size_t, const sampling&, std::optional<int>, bool,

@@ -22,12 +22,17 @@
 // one block of huge pages, core/huge_block) and each step runs matmul_row_packed, one
 // row computed once — the same bits as linear_forward, at the price of a packed copy of
 // the weights (the model's size again in memory).
+// A GGUF's Q8_0 / Q4_K weights (model/gguf_checkpoint's read_gguf_for_decoding) are not
+// packed: each step multiplies their blocks in place (model/quant_matvec: dequantized in
+// registers, float products, its stated order of additions; the token embedding's one row
+// dequantized), so the decoder holds and reads the file's blocks, no float copy.
 // Families: every architecture row (GPT-2, Llama, Qwen2); batch 1.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -35,12 +40,14 @@
 #include "core/matmul.hpp"
 #include "model/llama_layers.hpp"
 #include "model/params.hpp"
+#include "model/quant_matvec.hpp"
 
 namespace attn::model {
 
 template <class T>
 struct packed_block {
     row_packed_matrix<T> qkv, out, gate, fc, proj;  // W_qkv, W_O, W_gate (SwiGLU), W_in, W_out (empty without MLP)
+    quant::weight qkv_q, out_q, gate_q, fc_q, proj_q;  // the same held in a GGUF's blocks instead (float only)
 };
 
 template <class T>
@@ -49,6 +56,8 @@ struct decoder {
     huge_block weights;                       // every packed weight below, one block
     std::vector<packed_block<T>> packed;      // [n_layer]
     row_packed_matrix<T> unembed;             // W_Uᵀ [d_model, vocab]
+    quant::weight unembed_q, embed_q;         // W_U [vocab, d_model] and W_E in blocks (then not packed / empty)
+    std::shared_ptr<const void> blocks_owner; // the mapped file the blocks are in
     std::size_t capacity = 0;                 // positions the caches hold
     std::vector<llama::kv_cache<T>> caches;   // [n_layer], each k, v [1, capacity, KV, dh]
     llama::rotary_table table;                // rotary: [capacity, dims/2]; learned: turns nothing
@@ -63,6 +72,7 @@ struct decoder {
     std::vector<T> mean, rstd; // [1]          the norm's statistics of the row
     std::vector<T> zero_bias;  // [C]          LayerNorm without a bias adds these
     std::vector<T> logits;     // [vocab]      the next token's logits after the last step
+    std::vector<float> embed_row;  // [C]      W_E[token] dequantized (embed_q)
     // A head traced (set before the first step; layer ≥ n_layer: none): its attention
     // weights over the cache at the last step, positions 0 … position() − 1.
     std::size_t trace_layer = static_cast<std::size_t>(-1), trace_head = 0;
@@ -71,10 +81,11 @@ struct decoder {
 };
 
 // A decoder for up to `capacity` positions (1 … the model's n_positions); it reads `p`,
-// which must outlive it, and packs a copy of every weight. Throws
-// attn::error for a capacity beyond the model's context or an MLP kind it cannot run.
+// which must outlive it, and packs a copy of every weight but those `blocks` holds (float
+// only; p's tensor of such a weight may be empty). Throws attn::error for a capacity
+// beyond the model's context or an MLP kind it cannot run.
 template <class T>
-decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity);
+decoder<T> make_decoder(const model_params<T>& p, std::size_t capacity, const quant::weights* blocks = nullptr);
 
 // Feeds `token` at position d.position() and returns the logits [vocab] of the next
 // token (d.logits). Throws attn::error for an id outside the vocabulary or a full cache.

@@ -4,6 +4,8 @@
 #include "model/gguf_checkpoint.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <numeric>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "model/gguf.hpp"
 #include "model/gguf_family.hpp"
 #include "model/gguf_quant.hpp"
+#include "model/quant_matvec.hpp"
 
 namespace attn::model {
 
@@ -91,7 +94,60 @@ void describe_into(checkpoint_info* info, const gguf_architecture& g) {
                                   : "rotary turns half-split pairs (i, i + d/2), as Hugging Face stores q and k");
 }
 
+// The parameter's blocks for decoding when every source tensor has a block kernel (a
+// linear weight's parts [out_i rows, in]; the embeddings' [vocab rows, d]); else empty.
+quant::weight quant_source(const gguf_header& h, const gguf_source& src, const std::string& name) {
+    quant::weight w;
+    const bool rows = src.transposed || name == "unembed.W_U" || name == "embed.W_E";
+    if (!rows || src.tensors.empty()) return w;
+    for (const auto& tn : src.tensors) {
+        const gguf_tensor& t = tensor_of(h, tn);
+        if (!quant::has_kernel(t.type) || t.dims.size() != 2) return {};
+        const ggml_type_info& ty = *ggml_type_of(t.type);
+        quant::part p{t.type, h.bytes() + t.begin, static_cast<std::size_t>(t.dims[1]), static_cast<std::size_t>(t.dims[0]),
+                      static_cast<std::size_t>(t.dims[0] / ty.block * ty.bytes)};
+        if (p.k % ty.block != 0 || (!w.parts.empty() && w.parts.front().k != p.k)) return {};
+        const std::size_t bad = quant::first_nonfinite_block(p);
+        if (bad < p.rows * (p.k / ty.block))
+            throw file_error("invalid", h.file, t.begin + bad * ty.bytes,
+                             "tensor '" + shown(tn) + "' " + ty.name + " block " + std::to_string(bad) +
+                                 " has a scale that is not finite; expected finite weights");
+        w.parts.push_back(p);
+    }
+    return w;
+}
+
 }  // namespace
+
+model_params<float> read_gguf_for_decoding(const std::string& path, quant::weights& q, checkpoint_info* info) {
+    const auto f = std::make_shared<const gguf_file>(path);
+    const gguf_header& h = f->header();
+    const gguf_architecture g = read_gguf_architecture(h);
+    const architecture a = gguf_model_architecture(h, g);
+    model_params<float> p;  // tensors allocated one by one: a weight held in blocks is never allocated
+    p.config = a;
+    p.blocks.resize(a.n_layer);
+    q.owner = f;
+    for_each_param(p, [&](const std::string& name, param_kind, auto& tensor) {
+        using tensor_t = std::decay_t<decltype(tensor)>;
+        const gguf_source src = gguf_param_source(name, a);
+        const std::vector<std::size_t> shape = param_shape(name, a);
+        typename tensor_t::shape_type s;
+        if (quant::weight w = quant_source(h, src, name); !w.empty() && s.size() == 2) {
+            s.fill(0);
+            tensor = tensor_t::from_shape(s);
+            q.by_name.emplace_back(name, std::move(w));
+            return;
+        }
+        std::copy(shape.begin(), shape.end(), s.begin());
+        if (const float* in_place = gguf_in_place<float>(h, src, std::accumulate(shape.begin(), shape.end(), std::size_t(1), std::multiplies<>())))
+            return void(tensor = mapped_tensor<tensor_t>(f, in_place, s));
+        tensor = tensor_t::from_shape(s);
+        fill_param(h, src, tensor, name);
+    });
+    describe_into(info, g);
+    return p;
+}
 
 template <class T>
 model_params<T> read_gguf_checkpoint(const std::string& path, checkpoint_info* info) {

@@ -33,4 +33,14 @@ template <class T>
 model_params<T> read_gguf_params(const gguf_header& h, checkpoint_info* info = nullptr,
                                  const std::shared_ptr<const void>& owner = nullptr);
 
+namespace quant {
+struct weights;
+}
+// For decoding (`attn model generate`, model/decode): read_gguf_params<float>, except that
+// a linear weight, the unembedding or the token embedding whose every source tensor is
+// of a type model/quant_matvec multiplies in blocks (Q8_0, Q4_K) is not dequantized: its
+// tensor is left empty ([0, 0]) and its blocks go into `q` (q.owner keeps the file
+// mapped), each block's f16 scales checked finite. The rest as read_gguf_params.
+model_params<float> read_gguf_for_decoding(const std::string& path, quant::weights& q, checkpoint_info* info = nullptr);
+
 }  // namespace attn::model

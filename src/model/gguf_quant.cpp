@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "model/file_error.hpp"
 #include "model/gguf.hpp"
@@ -193,6 +194,13 @@ void dequantize(const gguf_header& h, const gguf_tensor& t, T* out) {
                          "tensor '" + shown(t.name) + "' element " + std::to_string(i * ty.block + j) + " (" + ty.name + " block " +
                              std::to_string(i) + ") is " + (std::isnan(o[j]) ? "not a number" : "infinite") + "; expected finite weights");
     }
+}
+
+void dequantize_blocks(std::uint32_t type, const unsigned char* p, std::size_t blocks, float* out) {
+    const ggml_type_info* ty = ggml_type_of(type);
+    const block_fn<float> read = block_reader<float>(type);
+    if (!ty || !read) throw std::logic_error("dequantize_blocks: GGUF type " + ggml_type_name(type) + " is not read");
+    for (std::size_t i = 0; i < blocks; ++i) read(p + i * ty->bytes, out + i * ty->block);
 }
 
 template void dequantize<float>(const gguf_header&, const gguf_tensor&, float*);

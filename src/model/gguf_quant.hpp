@@ -55,6 +55,10 @@ void check_readable(const gguf_header& h, const gguf_tensor& t);
 template <class T>
 void dequantize(const gguf_header& h, const gguf_tensor& t, T* out);
 
+// `blocks` whole blocks of a readable type at p (no check of their values) into out
+// [blocks · block elements], the same numbers dequantize gives (model/quant_matvec).
+void dequantize_blocks(std::uint32_t type, const unsigned char* p, std::size_t blocks, float* out);
+
 // IEEE half and bfloat16 to float (exact).
 float half_to_float(std::uint16_t h);
 float bf16_to_float(std::uint16_t b);

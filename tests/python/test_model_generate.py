@@ -18,6 +18,8 @@ Checks:
     step equal the reference forward on the exact dequantized weights within 1e-9 (any
     weight mapped wrong, transposed or turned in the wrong pairs moves them), and the
     greedy tokens are the reference's;
+  * Q8_0 / Q4_K (and a tied Q8_0) with d 256, multiplied in their blocks: the same greedy
+    tokens as the dequantized F32 file, logits within 1e-5, the same bytes on 1 and 2 threads;
   * a GPT-2-family safetensors checkpoint (a lesson's trained model): the cached logits
     equal `attn model run`'s full forward (model/traced_forward) at every position;
   * a Hugging Face folder written here (config.json, model.safetensors in GPT-2's names,
@@ -147,7 +149,8 @@ def tokenizer_md(vocab):
             ("tokenizer.ggml.bos_token_id", "u32", 1), ("tokenizer.ggml.eos_token_id", "u32", 2)]
 
 
-def tiny_file(path, arch, ty, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=256, vocab=48, context=64, seed=0, tied=False):
+def tiny_file(path, arch, ty, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=256, vocab=48, context=64, seed=0, tied=False,
+              dequantized=None):
     """Writes a random model; returns {GGUF name: exact float64 values, outermost dim first}."""
     rng = np.random.default_rng(seed)
     dh = d // n_head
@@ -198,6 +201,8 @@ def tiny_file(path, arch, ty, n_layer=2, d=64, n_head=4, n_kv=2, d_mlp=256, voca
     if not tied:
         t("output.weight", [d, vocab], ty)
     g.write_gguf(path, md, tensors)
+    if dequantized:  # the same model with every value as F32: what a reader that dequantizes at load holds
+        g.write_gguf(dequantized, md, [(n, dims, "F32", values[n].astype(np.float32).tobytes()) for n, dims, _ty, _raw in tensors])
     return values
 
 
@@ -264,6 +269,23 @@ def tiny_models(tmp):
         f32 = generate_json(path, "--tokens", "1,7,30,4", "--max-new-tokens", "12")
         err32 = np.abs(np.array(f32["logits"]) - want).max() / max(1.0, np.abs(want).max()) if len(f32["logits"]) == len(want) else float("inf")
         check(err32 <= 1e-4, f"{arch} {ty}: float32 logits off by {err32:.3g} of the largest logit ({np.abs(want).max():.3g})")
+
+
+def blocks_as_dequantized(tmp):
+    """Q8_0 and Q4_K weights multiplied in their blocks (model/quant_matvec) choose the tokens the same model's
+    dequantized F32 file chooses, and give the same bytes on 1 and 2 threads (the 2,560-token unembedding is
+    past the size that goes to the threads)."""
+    for ty, tied in [("Q8_0", False), ("Q4_K", False), ("Q8_0", True)]:
+        path, f32 = os.path.join(tmp, f"blocks-{ty}-{tied}.gguf"), os.path.join(tmp, f"blocks-{ty}-{tied}-f32.gguf")
+        tiny_file(path, "llama", ty, d=256, n_head=4, n_kv=2, d_mlp=512, vocab=2560, seed=5, tied=tied, dequantized=f32)
+        args = ("--tokens", "1,7,30,4", "--max-new-tokens", "8")
+        one, two = (attn("generate", path, "--json", "-", "--logits", "--threads", n, *args) for n in ("1", "2"))
+        check(one.returncode == 0 and one.stdout == two.stdout, f"{ty} tied={tied}: 1 and 2 threads differ ({one.returncode} {one.stderr})")
+        got, want = json.loads(one.stdout) if one.returncode == 0 else {"ids": None}, generate_json(f32, *args)
+        check(got["ids"] == want["ids"], f"{ty} tied={tied}: in blocks {got['ids']}, dequantized {want['ids']}")
+        if got["ids"] == want["ids"]:
+            err = np.abs(np.array(got["logits"]) - np.array(want["logits"])).max() / np.abs(np.array(want["logits"])).max()
+            check(err <= 1e-5, f"{ty} tied={tied}: logits in blocks differ from the dequantized file's by {err:.3g} of the largest")
 
 
 # ---- a GPT-2-family safetensors checkpoint ---------------------------------------------
@@ -379,6 +401,7 @@ def bad_input(tmp):
 with tempfile.TemporaryDirectory() as tmp:
     stories()
     tiny_models(tmp)
+    blocks_as_dequantized(tmp)
     safetensors_model()
     hf_folder(tmp)
     sampling()
