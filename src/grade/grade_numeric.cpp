@@ -144,6 +144,15 @@ bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs
     return false;
 }
 
+// Weights of 0s and one 1 a row guess the largest weight: a mistake only resembles them ("no
+// scaling" on a head whose scores lie far apart) and is not named.
+bool one_hot(const matrix& got, const part_spec& p) {
+    for (std::size_t i = 0; p.stage == sw::weights() && i < got.shape(0); ++i)
+        if (xt::sum(xt::row(got, i))() != 1.0 || !xt::all(xt::equal(xt::row(got, i), 0.0) || xt::equal(xt::row(got, i), 1.0)))
+            return false;
+    return p.stage == sw::weights();
+}
+
 std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale) {
     const std::size_t n_q = in.q.shape(0), n_k = in.k.shape(0);
     const auto rows = all_or(p.rows, n_q);
@@ -255,14 +264,16 @@ std::string points_pct(double f) { return std::to_string(static_cast<int>(std::l
 // One named mistake costs the same fraction of an exercise everywhere: when every part
 // that lost points is explained by named mistakes (the part that shows one, or a part
 // carried from it), the exercise earns (1 − 0.5·k) of its points for k distinct
-// mistakes, spread over its parts; with other errors too, at most that.
+// mistakes; with other errors too, at most that. The cost never lands on a right part
+// (it keeps its points: the exercise earns more when its right parts alone hold more).
 void apply_named_mistake_cost(std::vector<part_result>& parts) {
     std::vector<std::string> named;
     bool only_named = true;
-    double max = 0.0, score = 0.0;
+    double max = 0.0, score = 0.0, right = 0.0;
     for (const auto& p : parts) {
         max += p.max;
         score += p.score;
+        if (p.status == part_status::correct) right += p.max;
         if (!p.mistake.empty() && !p.mistake_by_property) {
             if (std::find(named.begin(), named.end(), p.mistake) == named.end()) named.push_back(p.mistake);
         } else if (p.status != part_status::correct && p.status != part_status::carried) {
@@ -270,10 +281,11 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
         }
     }
     if (named.empty() || max <= 0.0) return;
-    const double cap = std::max(0.0, 1.0 - named_mistake_fraction * static_cast<double>(named.size()));
-    const double target = only_named ? cap * max : std::min(score, cap * max);
+    const double cap = std::max(0.0, 1.0 - named_mistake_fraction * static_cast<double>(named.size())) * max;
+    const double held = (only_named ? max : score) - right;  // what the other parts hold (only named: all their points)
+    const double share = held > 0.0 ? std::max(0.0, (only_named ? cap : std::min(score, cap)) - right) / held : 0.0;
     for (auto& p : parts) {
-        p.score = only_named ? p.max * cap : (score > 0.0 ? p.score * target / score : 0.0);
+        if (p.status != part_status::correct) p.score = (only_named ? p.max : p.score) * share;
         if (!p.mistake.empty() && !p.mistake_by_property) {
             p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
                           " of the exercise, once, whatever it touches";
@@ -306,6 +318,7 @@ struct numeric_grading {
         const auto& records = mistake_catalogue();
         while (candidates.forms.size() <= i && candidates.next_record < records.size()) {
             const mistake_record& m = records[candidates.next_record++];
+            if (x.setup.model) add_model_mistake_heads(m, *x.setup.model, in);
             mistake_forms some;
             m.compute(in, right, some);
             for (auto& f : some) {
@@ -369,8 +382,8 @@ struct numeric_grading {
             r.score = e->genuine ? r.max * carried_fraction : 0.0;
             r.feedback = e->genuine ? "right given your own " + stage_words(from) + " above (within " + p.tol.str() +
                                           "): " + points_pct(carried_fraction) + " of this part's points"
-                                    : "follows from your own " + stage_words(from) +
-                                          " above, which are not an attempt at your numbers: no credit carries";
+                    : "follows from your own " + stage_words(from) + " above, which are " +
+                          (e->own ? "another row of your numbers" : "not an attempt at your numbers") + ": no credit carries";
             genuine_chain = genuine_chain && e->genuine;
             // Not genuine and not a placeholder: computed, but from other numbers than the student's.
             r.other_numbers = !e->genuine && !e->r.placeholder && !e->own;
@@ -451,7 +464,7 @@ struct numeric_grading {
                           ": only the entries rounding moved beyond the tolerance cost points; give 4 decimals";
             genuine = true;
         }
-        if (!placeholder && rounded == 0 && name_mistake(p, got, expected, r)) genuine = true;
+        if (!placeholder && rounded == 0 && !one_hot(got, p) && name_mistake(p, got, expected, r)) genuine = true;
         if (r.mistake.empty() && p.stage == sw::weights() && in.softmax && !placeholder &&
             rows_not_normalised(got, 10 * p.tol.atol + 1e-9)) {
             r.feedback += ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
