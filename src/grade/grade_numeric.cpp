@@ -144,13 +144,9 @@ bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs
     return false;
 }
 
-// Weights of 0s and one 1 a row guess the largest weight: a mistake only resembles them ("no
-// scaling" on a head whose scores lie far apart) and is not named.
+// Weights of 0s and one 1 a row guess the largest weight: a mistake only resembles them, unnamed.
 bool one_hot(const matrix& got, const part_spec& p) {
-    for (std::size_t i = 0; p.stage == sw::weights() && i < got.shape(0); ++i)
-        if (xt::sum(xt::row(got, i))() != 1.0 || !xt::all(xt::equal(xt::row(got, i), 0.0) || xt::equal(xt::row(got, i), 1.0)))
-            return false;
-    return p.stage == sw::weights();
+    return p.stage == sw::weights() && xt::all(xt::equal(got, 0.0) || xt::equal(got, 1.0)) && xt::all(xt::equal(xt::sum(got, {1}), 1.0));
 }
 
 std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale) {
@@ -179,27 +175,18 @@ std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, c
 }
 
 std::string predecessor_of(const std::string& stage, bool has_mask) {
-    if (stage == sw::scaled()) return sw::raw();
-    if (stage == sw::masked()) return sw::scaled();
     if (stage == sw::weights()) return has_mask ? sw::masked() : sw::scaled();
-    if (stage == sw::output()) return sw::weights();
-    return "";
+    return stage == sw::scaled() ? sw::raw() : stage == sw::masked() ? sw::scaled() : stage == sw::output() ? sw::weights() : "";
 }
 
-std::string stage_words(const std::string& stage) {
-    if (stage == sw::raw()) return "raw scores";
-    if (stage == sw::scaled()) return "scaled scores";
-    if (stage == sw::masked()) return "masked scores";
-    if (stage == sw::grad_q()) return "gradient dQ";
-    if (stage == sw::grad_k()) return "gradient dK";
-    if (stage == sw::grad_v()) return "gradient dV";
-    if (stage == sw::grad_weights()) return "gradient of the weights";
-    if (stage == sw::grad_scores()) return "gradient of the scores";
-    if (stage == sw::rot_q()) return "rotated Q";
-    if (stage == sw::rot_k()) return "rotated K";
-    if (stage == sw::running_max()) return "running maximum";
-    if (stage == sw::running_sum()) return "running sum";
-    return stage;  // weights, output, scale: the word itself
+std::string stage_words(const std::string& stage) {  // weights, output, scale: the word itself
+    static const std::map<std::string, std::string> words{
+        {sw::raw(), "raw scores"}, {sw::scaled(), "scaled scores"}, {sw::masked(), "masked scores"}, {sw::grad_q(), "gradient dQ"},
+        {sw::grad_k(), "gradient dK"}, {sw::grad_v(), "gradient dV"}, {sw::grad_weights(), "gradient of the weights"},
+        {sw::grad_scores(), "gradient of the scores"}, {sw::rot_q(), "rotated Q"}, {sw::rot_k(), "rotated K"},
+        {sw::running_max(), "running maximum"}, {sw::running_sum(), "running sum"}};
+    const auto it = words.find(stage);
+    return it == words.end() ? stage : it->second;
 }
 
 // Argmax parts: per row, the key (index or token) with the largest weight; ties all count.
@@ -261,11 +248,10 @@ std::string entry_list(const labeller& lab, const std::vector<std::size_t>& bad,
 
 std::string points_pct(double f) { return std::to_string(static_cast<int>(std::lround(f * 100.0))) + "%"; }
 
-// One named mistake costs the same fraction of an exercise everywhere: when every part
-// that lost points is explained by named mistakes (the part that shows one, or a part
-// carried from it), the exercise earns (1 − 0.5·k) of its points for k distinct
-// mistakes; with other errors too, at most that. The cost never lands on a right part
-// (it keeps its points: the exercise earns more when its right parts alone hold more).
+// One named mistake costs the same fraction of an exercise everywhere: when every part that lost
+// points is explained by named mistakes (the part that shows one, or one carried from it), the
+// exercise earns (1 − 0.5·k) of its points for k distinct mistakes; with other errors too, at
+// most that. The cost never lands on a right part (the exercise earns more if they hold more).
 void apply_named_mistake_cost(std::vector<part_result>& parts) {
     std::vector<std::string> named;
     bool only_named = true;

@@ -212,9 +212,8 @@ const std::vector<mistake_record> catalogue{
      rule::tolerance, rows_with_blocked, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
          if (!has_blocked(in) || !in.softmax) return;
          const matrix all = forward(changed(in, [](auto& m) { m.mask.reset(); })).weights;  // [n_q, n_k] over every key
-         out.push_back({"the softmax taken over every key, then the blocked keys' weights set to 0: mask the scores "
-                        "(−inf) before the softmax, so each row's visible weights sum to 1",
-                        with_weights(right, xt::where(*in.mask, all, 0.0), in.v)});
+         out.push_back({"the softmax over every key, then the blocked keys' weights set to 0: mask the scores (−inf) "
+                        "before the softmax", with_weights(right, matrix(xt::where(*in.mask, all, 0.0)), in.v)});
      }},
     {"finite_fill", "a finite large negative for −inf", "a mask blocks some key and blocked scores are −inf",
      sw::masked().c_str(), rule::structural, rows_with_blocked,
@@ -369,7 +368,6 @@ const std::vector<mistake_record> catalogue{
      sw::raw().c_str(), rule::coincidence, rows_with_choice, read_other_head<kv_head_wrong_group>},
     {"rotation_skipped", "rotation skipped", "a trained model's rotary head", sw::raw().c_str(), rule::coincidence,
      rows_with_choice, read_other_head<rotation_skipped>},
-    // add_model_mistake_heads' (on a wrong answer only); an input where one agrees is graded as right.
     {"wrong_layer", "the head of another layer", "a trained model with two or more layers", sw::raw().c_str(),
      rule::tolerance, rows_with_choice, read_other_head<wrong_layer>},
     {"wrong_head", "another head of the layer", "a trained model with two or more heads a layer", sw::raw().c_str(),
@@ -382,9 +380,8 @@ const std::vector<mistake_record> catalogue{
 
 const std::vector<mistake_record>& mistake_catalogue() { return catalogue; }
 
-// Every other layer's head of the same number, every other head of the layer (their numbers
-// from lessons::model_head_numbers); q × √(d_head / d_model) under the head's own ÷√d_head
-// gives the scores ÷√d_model (only its raw scores are then off, which no model part asks).
+// Every other layer's head of the same number, every other head of the layer (lessons::model_head_numbers);
+// q × √(d_head / d_model) under the head's ÷√d_head gives ÷√d_model (raw scores off: no model part asks them).
 void add_model_mistake_heads(const mistake_record& r, const lessons::model_source& m, pipeline_inputs& in) {
     if (r.compute != read_other_head<wrong_layer>) return;
     const std::size_t layers = lessons::model_layers(m.model), heads = lessons::model_heads(m.model);
@@ -397,11 +394,11 @@ void add_model_mistake_heads(const mistake_record& r, const lessons::model_sourc
             in.other_heads.push_back({l == m.layer ? wrong_head : wrong_layer, lessons::head_label(l, h, false) + " read instead of " +
                                       lessons::head_label(m.layer, m.head, false), n.q, n.k, n.v, false});
         }
-    const double d_head = static_cast<double>(in.q.shape(1)), d_model = d_head * static_cast<double>(heads);
+    const std::size_t d_head = in.q.shape(1);
     if (heads > 1)
-        in.other_heads.push_back({scaled_by_d_model, "the scores divided by √d_model = √" + std::to_string(heads * in.q.shape(1)) + " ≈ " + num(std::sqrt(d_model)) +
-                                                         " instead of √d_head = " + num(std::sqrt(d_head)) + ": each head has its own d_head = d_model / heads",
-                                  in.q * std::sqrt(d_head / d_model), in.k, in.v, false});
+        in.other_heads.push_back({scaled_by_d_model, "the scores divided by √d_model = √" + std::to_string(heads * d_head) +
+                                  " instead of √d_head = √" + std::to_string(d_head) + ": d_head = d_model / heads",
+                                  in.q / std::sqrt(static_cast<double>(heads)), in.k, in.v, false});
 }
 
 const mistake_record* find_mistake(const std::string& id) {
