@@ -57,10 +57,7 @@ struct labeller {
     }
 };
 
-std::string value_str(double x) {
-    if (std::isnan(x)) return "not a number";  // the student's own NaN, said in words
-    return trace::fixed(x, 4);
-}
+std::string value_str(double x) { return std::isnan(x) ? "not a number" : trace::fixed(x, 4); }  // a NaN said in words
 
 // An earlier part as graded: what a later part's stage may be computed from. Its result
 // says whether it was a placeholder, other rows of the student's own stage or a named
@@ -94,22 +91,20 @@ bool rows_of_own_stage(const matrix& got, const stage_values& right, const part_
 
 // ── fair credit (lessons/README.md, "Fair credit") ──
 
-// Carried credit: a part right given the student's own (genuine, wrong) earlier part.
-constexpr double carried_fraction = 0.5;
-// An exercise whose only errors are one named mistake (and what follows from it) earns this.
-constexpr double named_mistake_fraction = 0.5;
+constexpr double carried_fraction = 0.5;  // a part right given the student's own (genuine, wrong) earlier part
+constexpr double named_mistake_fraction = 0.5;  // what an exercise whose only errors are one named mistake earns
 
 struct credit_count {
     std::size_t informative = 0, close = 0;
     std::vector<std::size_t> bad;  // flat indices of every entry that is off (each counts)
 };
 
-// The entries of the part's slice within the tolerance, among those some answer could
-// get wrong: blocked cells of the masked scores (−inf) and of the weights (0), and the
-// output of a query that sees no key (0), are right by construction for any answer that
-// follows the mask, and carry no credit of their own (wrong anyway, they count against).
-credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right,
-                          const matrix& got, const matrix& expected) {
+// The entries of the part's slice within the tolerance, among those some answer could get wrong:
+// blocked cells of the masked scores (−inf) and of the weights (0), the output of a query that sees
+// no key (0), and those equal to `common` (a trained head's lesson answer: nearly every input's)
+// carry no credit of their own (wrong anyway, they count against).
+credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right, const matrix& got,
+                          const matrix& expected, const std::optional<matrix>& common) {
     const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
     const bool fixed_by_mask = in.mask && (cells || p.stage == sw::output());
     const auto rows = all_or(p.rows, in.q.shape(0));
@@ -122,7 +117,8 @@ credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const s
     credit_count count;
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool ok = is_close(got.flat(i), expected.flat(i), p.tol);
-        if (ok && !informative(i / got.shape(1), i % got.shape(1))) continue;
+        if (ok && (!informative(i / got.shape(1), i % got.shape(1)) || (common && is_close(common->flat(i), expected.flat(i), p.tol))))
+            continue;
         ++count.informative;
         if (ok) ++count.close;
         else count.bad.push_back(i);
@@ -272,10 +268,8 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
     const double share = held > 0.0 ? std::max(0.0, (only_named ? cap : std::min(score, cap)) - right) / held : 0.0;
     for (auto& p : parts) {
         if (p.status != part_status::correct) p.score = (only_named ? p.max : p.score) * share;
-        if (!p.mistake.empty() && !p.mistake_by_property) {
-            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
-                          " of the exercise, once, whatever it touches";
-        }
+        if (!p.mistake.empty() && !p.mistake_by_property)
+            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) + " of the exercise, once, whatever it touches";
     }
 }
 
@@ -425,7 +419,8 @@ struct numeric_grading {
     // tolerance, unless a placeholder; rounding recognised; the mistake named.
     void partial(const part_spec& p, const matrix& got, const matrix& expected, const closeness& c, part_result& r) {
         const labeller lab{numbers, p};
-        const credit_count cc = count_credit(p, in, right, got, expected);
+        const auto lesson = x.setup.model && numbers.personal ? select_stage(forward(x.setup), p.stage, p.rows, p.cols) : std::nullopt;
+        const credit_count cc = count_credit(p, in, right, got, expected, lesson && lesson->shape() == got.shape() ? lesson : std::nullopt);
         const std::size_t first_bad = cc.bad.empty() ? 0 : cc.bad.front();
         const bool placeholder = is_placeholder(got, p, in, p.tol);
         r.placeholder = placeholder;
@@ -524,6 +519,11 @@ struct numeric_grading {
                                       " of this part's points";
                 }
             }
+        // A trained head's argmax is nearly every input's: it counts only beside an attempt at the stages above.
+        if (x.setup.model && !seen.empty() && std::none_of(seen.begin(), seen.end(), [](const auto& e) { return e.genuine; })) {
+            graded.score = 0.0;
+            graded.feedback += "; no credit alone: a trained head weights much the same key on every input";
+        }
         out.push_back(graded);
     }
 
