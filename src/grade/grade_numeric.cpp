@@ -140,7 +140,7 @@ bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs
     return false;
 }
 
-// Weights of 0s and one 1 a row guess the largest weight: a mistake only resembles them, unnamed.
+// Weights of 0s and one 1 a row guess the largest weight: a mistake only near them is not named.
 bool one_hot(const matrix& got, const part_spec& p) {
     return p.stage == sw::weights() && xt::all(xt::equal(got, 0.0) || xt::equal(got, 1.0)) && xt::all(xt::equal(xt::sum(got, {1}), 1.0));
 }
@@ -394,11 +394,12 @@ struct numeric_grading {
     // The first catalogued mistake whose answer to this part is got, within the
     // tolerance; one indistinguishable here from `right` (when given) is passed over.
     const mistake_candidate* matching_mistake(const part_spec& p, const matrix& got, const matrix* right_answer) {
+        const bool guess = one_hot(got, p);  // named only for a mistake that gives exactly it (a window of 0)
         for (std::size_t i = 0; const mistake_candidate* c = catalogue_form(i); ++i) {
             const auto m = select_stage(c->stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (right_answer && all_close(*m, *right_answer, p.tol, true)) continue;
-            if (all_close(got, *m, p.tol, true)) return c;
+            if (all_close(got, *m, guess ? tolerance{0.0, 1e-12} : p.tol, true)) return c;
         }
         return nullptr;
     }
@@ -445,7 +446,7 @@ struct numeric_grading {
                           ": only the entries rounding moved beyond the tolerance cost points; give 4 decimals";
             genuine = true;
         }
-        if (!placeholder && rounded == 0 && !one_hot(got, p) && name_mistake(p, got, expected, r)) genuine = true;
+        if (!placeholder && rounded == 0 && name_mistake(p, got, expected, r)) genuine = true;
         if (r.mistake.empty() && p.stage == sw::weights() && in.softmax && !placeholder &&
             rows_not_normalised(got, 10 * p.tol.atol + 1e-9)) {
             r.feedback += ". Each row of your weights should sum to 1 (or be all 0 for a query that sees no key)";
