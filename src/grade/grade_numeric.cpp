@@ -52,8 +52,7 @@ struct labeller {
         return "d" + std::to_string(dim);
     }
     std::string entry(std::size_t flat, std::size_t n_cols) const {
-        if (p.stage == sw::scale()) return "the value";
-        return "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
+        return p.stage == sw::scale() ? "the value" : "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
     }
 };
 
@@ -516,8 +515,7 @@ struct numeric_grading {
                 if (mine.status == part_status::correct) {
                     graded.status = part_status::carried;
                     graded.score = graded.max * carried_fraction;
-                    graded.feedback = "the key your own weights above weight most: " + points_pct(carried_fraction) +
-                                      " of this part's points";
+                    graded.feedback = "the key your own weights above weight most: " + points_pct(carried_fraction) + " of this part's points";
                 }
             }
         // A trained head's argmax is nearly every input's: it counts only beside an attempt at the stages above.

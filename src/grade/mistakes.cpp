@@ -380,8 +380,7 @@ const std::vector<mistake_record> catalogue{
 
 const std::vector<mistake_record>& mistake_catalogue() { return catalogue; }
 
-// Every other layer's head of the same number, every other head of the layer (lessons::model_head_numbers);
-// q × √(d_head / d_model) under the head's ÷√d_head gives ÷√d_model (raw scores off: no model part asks them).
+// The other heads (lessons::model_head_numbers); q ÷ √heads under the head's ÷√d_head gives ÷√d_model (raw: off).
 void add_model_mistake_heads(const mistake_record& r, const lessons::model_source& m, pipeline_inputs& in) {
     if (r.compute != read_other_head<wrong_layer>) return;
     const std::size_t layers = lessons::model_layers(m.model), heads = lessons::model_heads(m.model);
@@ -395,10 +394,9 @@ void add_model_mistake_heads(const mistake_record& r, const lessons::model_sourc
                                       lessons::head_label(m.layer, m.head, false), n.q, n.k, n.v, false});
         }
     const std::size_t d_head = in.q.shape(1);
-    if (heads > 1)
-        in.other_heads.push_back({scaled_by_d_model, "the scores divided by √d_model = √" + std::to_string(heads * d_head) +
-                                  " instead of √d_head = √" + std::to_string(d_head) + ": d_head = d_model / heads",
-                                  in.q / std::sqrt(static_cast<double>(heads)), in.k, in.v, false});
+    in.other_heads.push_back({scaled_by_d_model, "the scores divided by √d_model = √" + std::to_string(heads * d_head) +
+                              " instead of √d_head = √" + std::to_string(d_head) + ": d_head = d_model / heads",
+                              in.q / std::sqrt(static_cast<double>(heads)), in.k, in.v, false});
 }
 
 const mistake_record* find_mistake(const std::string& id) {
