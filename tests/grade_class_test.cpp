@@ -139,7 +139,9 @@ TEST_CASE("the hand-made class: each catalogued mistake is named and costs half 
     INFO(student);
     auto row = the_class().at(student);
     CHECK_THAT(row["mistakes"], Catch::Contains(mistake));
-    const double cost = 0.5 * numeric_points.at(exercise);  // "a named mistake costs 50% of the exercise, once"
+    // "a named mistake costs 50% of the exercise, once, and never lands on a right part": the
+    // early-rounded weights' raw, scaled and weights are right (3 of 04-cross-the's 4 points).
+    const double cost = mistake == "weights_rounded" ? 1.0 : 0.5 * numeric_points.at(exercise);
     CHECK(std::stod(row[exercise]) == Approx(numeric_points.at(exercise) - cost));
     CHECK(std::stod(row["total"]) == Approx(sum_of(numeric_points) + sum_of(other_points) - cost));
 }

@@ -224,7 +224,8 @@ void copy_finder::impl::weigh_part(std::uint32_t pi, std::uint32_t who, const gr
     submitted.keep(pl.key, who, pi, *a);
 }
 
-// The classmate most parts match (right answers before submissions on a tie).
+// The classmate most parts match (right answers before submissions on a tie), and for a mixed
+// copy every other whose matched exercises are none of theirs, on the same evidence.
 std::optional<copy_match> copy_finder::impl::verdict(const evidence& ev) const {
     const source_tally* best = nullptr;
     std::uint32_t best_id = 0;
@@ -236,14 +237,18 @@ std::optional<copy_match> copy_finder::impl::verdict(const evidence& ev) const {
     // Two parts with eight informative numbers between them, or one part with twelve: single
     // low-information parts (a causal row of two weights) collide by chance among 10,000.
     // Submissions alike need two parts: a shared wrong strategy is not a copy's proof.
-    if (!best || best->numbers < 8 || (best->parts < 2 && (best->from_submission || best->numbers < 12))) return std::nullopt;
-    copy_match m;
-    m.source = students[best_id];
-    m.from_submission = best->from_submission;
-    m.parts = best->parts;
-    m.answered = ev.answered;
+    const auto enough = [](const source_tally& c) { return c.numbers >= 8 && (c.parts >= 2 || (!c.from_submission && c.numbers >= 12)); };
+    if (!best || !enough(*best)) return std::nullopt;
+    copy_match m{students[best_id], best->from_submission, best->parts, ev.answered, {}};
+    std::set<std::string> where = best->exercises;
+    for (const auto& [t, c] : ev.by_source)
+        if (&c != best && enough(c) && std::none_of(c.exercises.begin(), c.exercises.end(), [&](auto& e) { return where.count(e); })) {
+            m.source += ", and of student " + students[t];
+            m.parts += c.parts;
+            where.insert(c.exercises.begin(), c.exercises.end());
+        }
     for (const auto& id : options.exercise_ids)  // every plan's exercise is one of them
-        if (best->exercises.count(id)) m.exercises.push_back(id);
+        if (where.count(id)) m.exercises.push_back(id);
     return m;
 }
 

@@ -52,15 +52,11 @@ struct labeller {
         return "d" + std::to_string(dim);
     }
     std::string entry(std::size_t flat, std::size_t n_cols) const {
-        if (p.stage == sw::scale()) return "the value";
-        return "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
+        return p.stage == sw::scale() ? "the value" : "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
     }
 };
 
-std::string value_str(double x) {
-    if (std::isnan(x)) return "not a number";  // the student's own NaN, said in words
-    return trace::fixed(x, 4);
-}
+std::string value_str(double x) { return std::isnan(x) ? "not a number" : trace::fixed(x, 4); }  // a NaN said in words
 
 // An earlier part as graded: what a later part's stage may be computed from. Its result
 // says whether it was a placeholder, other rows of the student's own stage or a named
@@ -94,22 +90,20 @@ bool rows_of_own_stage(const matrix& got, const stage_values& right, const part_
 
 // ── fair credit (lessons/README.md, "Fair credit") ──
 
-// Carried credit: a part right given the student's own (genuine, wrong) earlier part.
-constexpr double carried_fraction = 0.5;
-// An exercise whose only errors are one named mistake (and what follows from it) earns this.
-constexpr double named_mistake_fraction = 0.5;
+constexpr double carried_fraction = 0.5;  // a part right given the student's own (genuine, wrong) earlier part
+constexpr double named_mistake_fraction = 0.5;  // what an exercise whose only errors are one named mistake earns
 
 struct credit_count {
     std::size_t informative = 0, close = 0;
     std::vector<std::size_t> bad;  // flat indices of every entry that is off (each counts)
 };
 
-// The entries of the part's slice within the tolerance, among those some answer could
-// get wrong: blocked cells of the masked scores (−inf) and of the weights (0), and the
-// output of a query that sees no key (0), are right by construction for any answer that
-// follows the mask, and carry no credit of their own (wrong anyway, they count against).
-credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right,
-                          const matrix& got, const matrix& expected) {
+// The entries of the part's slice within the tolerance, among those some answer could get wrong:
+// blocked cells of the masked scores (−inf) and of the weights (0), the output of a query that sees
+// no key (0), and those equal to `common` (a trained head's lesson answer: nearly every input's)
+// carry no credit of their own (wrong anyway, they count against).
+credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right, const matrix& got,
+                          const matrix& expected, const std::optional<matrix>& common) {
     const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
     const bool fixed_by_mask = in.mask && (cells || p.stage == sw::output());
     const auto rows = all_or(p.rows, in.q.shape(0));
@@ -122,7 +116,8 @@ credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const s
     credit_count count;
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool ok = is_close(got.flat(i), expected.flat(i), p.tol);
-        if (ok && !informative(i / got.shape(1), i % got.shape(1))) continue;
+        if (ok && (!informative(i / got.shape(1), i % got.shape(1)) || (common && is_close(common->flat(i), expected.flat(i), p.tol))))
+            continue;
         ++count.informative;
         if (ok) ++count.close;
         else count.bad.push_back(i);
@@ -142,6 +137,11 @@ bool is_placeholder(const matrix& got, const part_spec& p, const pipeline_inputs
         if (guess && guess->shape() == got.shape() && all_close(got, *guess, tol)) return true;
     }
     return false;
+}
+
+// Weights of 0s and one 1 a row guess the largest weight: a mistake only near them is not named.
+bool one_hot(const matrix& got, const part_spec& p) {
+    return p.stage == sw::weights() && xt::all(xt::equal(got, 0.0) || xt::equal(got, 1.0)) && xt::all(xt::equal(xt::sum(got, {1}), 1.0));
 }
 
 std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, const pipeline_inputs& in, double scale) {
@@ -170,27 +170,18 @@ std::optional<matrix> follow_from(const part_spec& p, const earlier_answer& e, c
 }
 
 std::string predecessor_of(const std::string& stage, bool has_mask) {
-    if (stage == sw::scaled()) return sw::raw();
-    if (stage == sw::masked()) return sw::scaled();
     if (stage == sw::weights()) return has_mask ? sw::masked() : sw::scaled();
-    if (stage == sw::output()) return sw::weights();
-    return "";
+    return stage == sw::scaled() ? sw::raw() : stage == sw::masked() ? sw::scaled() : stage == sw::output() ? sw::weights() : "";
 }
 
-std::string stage_words(const std::string& stage) {
-    if (stage == sw::raw()) return "raw scores";
-    if (stage == sw::scaled()) return "scaled scores";
-    if (stage == sw::masked()) return "masked scores";
-    if (stage == sw::grad_q()) return "gradient dQ";
-    if (stage == sw::grad_k()) return "gradient dK";
-    if (stage == sw::grad_v()) return "gradient dV";
-    if (stage == sw::grad_weights()) return "gradient of the weights";
-    if (stage == sw::grad_scores()) return "gradient of the scores";
-    if (stage == sw::rot_q()) return "rotated Q";
-    if (stage == sw::rot_k()) return "rotated K";
-    if (stage == sw::running_max()) return "running maximum";
-    if (stage == sw::running_sum()) return "running sum";
-    return stage;  // weights, output, scale: the word itself
+std::string stage_words(const std::string& stage) {  // weights, output, scale: the word itself
+    static const std::map<std::string, std::string> words{
+        {sw::raw(), "raw scores"}, {sw::scaled(), "scaled scores"}, {sw::masked(), "masked scores"}, {sw::grad_q(), "gradient dQ"},
+        {sw::grad_k(), "gradient dK"}, {sw::grad_v(), "gradient dV"}, {sw::grad_weights(), "gradient of the weights"},
+        {sw::grad_scores(), "gradient of the scores"}, {sw::rot_q(), "rotated Q"}, {sw::rot_k(), "rotated K"},
+        {sw::running_max(), "running maximum"}, {sw::running_sum(), "running sum"}};
+    const auto it = words.find(stage);
+    return it == words.end() ? stage : it->second;
 }
 
 // Argmax parts: per row, the key (index or token) with the largest weight; ties all count.
@@ -252,17 +243,18 @@ std::string entry_list(const labeller& lab, const std::vector<std::size_t>& bad,
 
 std::string points_pct(double f) { return std::to_string(static_cast<int>(std::lround(f * 100.0))) + "%"; }
 
-// One named mistake costs the same fraction of an exercise everywhere: when every part
-// that lost points is explained by named mistakes (the part that shows one, or a part
-// carried from it), the exercise earns (1 − 0.5·k) of its points for k distinct
-// mistakes, spread over its parts; with other errors too, at most that.
+// One named mistake costs the same fraction of an exercise everywhere: when every part that lost
+// points is explained by named mistakes (the part that shows one, or one carried from it), the
+// exercise earns (1 − 0.5·k) of its points for k distinct mistakes; with other errors too, at
+// most that. The cost never lands on a right part (the exercise earns more if they hold more).
 void apply_named_mistake_cost(std::vector<part_result>& parts) {
     std::vector<std::string> named;
     bool only_named = true;
-    double max = 0.0, score = 0.0;
+    double max = 0.0, score = 0.0, right = 0.0;
     for (const auto& p : parts) {
         max += p.max;
         score += p.score;
+        if (p.status == part_status::correct) right += p.max;
         if (!p.mistake.empty() && !p.mistake_by_property) {
             if (std::find(named.begin(), named.end(), p.mistake) == named.end()) named.push_back(p.mistake);
         } else if (p.status != part_status::correct && p.status != part_status::carried) {
@@ -270,14 +262,13 @@ void apply_named_mistake_cost(std::vector<part_result>& parts) {
         }
     }
     if (named.empty() || max <= 0.0) return;
-    const double cap = std::max(0.0, 1.0 - named_mistake_fraction * static_cast<double>(named.size()));
-    const double target = only_named ? cap * max : std::min(score, cap * max);
+    const double cap = std::max(0.0, 1.0 - named_mistake_fraction * static_cast<double>(named.size())) * max;
+    const double held = (only_named ? max : score) - right;  // what the other parts hold (only named: all their points)
+    const double share = held > 0.0 ? std::max(0.0, (only_named ? cap : std::min(score, cap)) - right) / held : 0.0;
     for (auto& p : parts) {
-        p.score = only_named ? p.max * cap : (score > 0.0 ? p.score * target / score : 0.0);
-        if (!p.mistake.empty() && !p.mistake_by_property) {
-            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) +
-                          " of the exercise, once, whatever it touches";
-        }
+        if (p.status != part_status::correct) p.score = (only_named ? p.max : p.score) * share;
+        if (!p.mistake.empty() && !p.mistake_by_property)
+            p.feedback += ". A named mistake costs " + points_pct(named_mistake_fraction) + " of the exercise, once, whatever it touches";
     }
 }
 
@@ -306,6 +297,7 @@ struct numeric_grading {
         const auto& records = mistake_catalogue();
         while (candidates.forms.size() <= i && candidates.next_record < records.size()) {
             const mistake_record& m = records[candidates.next_record++];
+            if (x.setup.model) add_model_mistake_heads(m, *x.setup.model, in);
             mistake_forms some;
             m.compute(in, right, some);
             for (auto& f : some) {
@@ -369,8 +361,8 @@ struct numeric_grading {
             r.score = e->genuine ? r.max * carried_fraction : 0.0;
             r.feedback = e->genuine ? "right given your own " + stage_words(from) + " above (within " + p.tol.str() +
                                           "): " + points_pct(carried_fraction) + " of this part's points"
-                                    : "follows from your own " + stage_words(from) +
-                                          " above, which are not an attempt at your numbers: no credit carries";
+                    : "follows from your own " + stage_words(from) + " above, which are " +
+                          (e->own ? "another row of your numbers" : "not an attempt at your numbers") + ": no credit carries";
             genuine_chain = genuine_chain && e->genuine;
             // Not genuine and not a placeholder: computed, but from other numbers than the student's.
             r.other_numbers = !e->genuine && !e->r.placeholder && !e->own;
@@ -401,11 +393,12 @@ struct numeric_grading {
     // The first catalogued mistake whose answer to this part is got, within the
     // tolerance; one indistinguishable here from `right` (when given) is passed over.
     const mistake_candidate* matching_mistake(const part_spec& p, const matrix& got, const matrix* right_answer) {
+        const bool guess = one_hot(got, p);  // named only for a mistake that gives exactly it (a window of 0)
         for (std::size_t i = 0; const mistake_candidate* c = catalogue_form(i); ++i) {
             const auto m = select_stage(c->stages, p.stage, p.rows, p.cols);
             if (!m || m->shape() != got.shape()) continue;
             if (right_answer && all_close(*m, *right_answer, p.tol, true)) continue;
-            if (all_close(got, *m, p.tol, true)) return c;
+            if (all_close(got, *m, guess ? tolerance{0.0, 1e-12} : p.tol, true)) return c;
         }
         return nullptr;
     }
@@ -426,7 +419,8 @@ struct numeric_grading {
     // tolerance, unless a placeholder; rounding recognised; the mistake named.
     void partial(const part_spec& p, const matrix& got, const matrix& expected, const closeness& c, part_result& r) {
         const labeller lab{numbers, p};
-        const credit_count cc = count_credit(p, in, right, got, expected);
+        const auto lesson = x.setup.model && numbers.personal ? select_stage(forward(x.setup), p.stage, p.rows, p.cols) : std::nullopt;
+        const credit_count cc = count_credit(p, in, right, got, expected, lesson && lesson->shape() == got.shape() ? lesson : std::nullopt);
         const std::size_t first_bad = cc.bad.empty() ? 0 : cc.bad.front();
         const bool placeholder = is_placeholder(got, p, in, p.tol);
         r.placeholder = placeholder;
@@ -521,10 +515,14 @@ struct numeric_grading {
                 if (mine.status == part_status::correct) {
                     graded.status = part_status::carried;
                     graded.score = graded.max * carried_fraction;
-                    graded.feedback = "the key your own weights above weight most: " + points_pct(carried_fraction) +
-                                      " of this part's points";
+                    graded.feedback = "the key your own weights above weight most: " + points_pct(carried_fraction) + " of this part's points";
                 }
             }
+        // A trained head's argmax is nearly every input's: it counts only beside an attempt at the stages above.
+        if (x.setup.model && !seen.empty() && std::none_of(seen.begin(), seen.end(), [](const auto& e) { return e.genuine; })) {
+            graded.score = 0.0;
+            graded.feedback += "; no credit alone: a trained head weights much the same key on every input";
+        }
         out.push_back(graded);
     }
 

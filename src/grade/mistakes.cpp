@@ -15,6 +15,7 @@
 #include "core/rope.hpp"
 #include "core/tolerance.hpp"
 #include "core/window.hpp"
+#include "lessons/counting.hpp"
 #include "trace/number_format.hpp"
 #include "core/stages.hpp"
 
@@ -96,6 +97,7 @@ void read_other_head(const pipeline_inputs& in, const stage_values&, mistake_for
 }
 constexpr char head_counted_from_0[] = "head_counted_from_0", other_checkpoint[] = "other_checkpoint";
 constexpr char kv_head_wrong_group[] = "kv_head_wrong_group", rotation_skipped[] = "rotation_skipped";
+constexpr char wrong_layer[] = "wrong_layer", wrong_head[] = "wrong_head", scaled_by_d_model[] = "scaled_by_d_model";
 
 // ── the registry: id, name, when it applies, first stage changed, redraw rule, rows it
 // changes, and how to compute it ──
@@ -205,6 +207,13 @@ const std::vector<mistake_record> catalogue{
          if (!has_blocked(in)) return;
          out.push_back({"weight on the blocked keys and none on the allowed ones",
                         forward(changed(in, [](auto& m) { m.mask = bool_matrix(!*m.mask); }))});
+     }},
+    {"mask_after_softmax", "mask applied after the softmax", "a mask blocks some key", sw::weights().c_str(),
+     rule::tolerance, rows_with_blocked, [](const pipeline_inputs& in, const stage_values& right, mistake_forms& out) {
+         if (!has_blocked(in) || !in.softmax) return;
+         const matrix all = forward(changed(in, [](auto& m) { m.mask.reset(); })).weights;  // [n_q, n_k] over every key
+         out.push_back({"the softmax over every key, then the blocked keys' weights set to 0: mask the scores (−inf) "
+                        "before the softmax", with_weights(right, matrix(xt::where(*in.mask, all, 0.0)), in.v)});
      }},
     {"finite_fill", "a finite large negative for −inf", "a mask blocks some key and blocked scores are −inf",
      sw::masked().c_str(), rule::structural, rows_with_blocked,
@@ -359,11 +368,36 @@ const std::vector<mistake_record> catalogue{
      sw::raw().c_str(), rule::coincidence, rows_with_choice, read_other_head<kv_head_wrong_group>},
     {"rotation_skipped", "rotation skipped", "a trained model's rotary head", sw::raw().c_str(), rule::coincidence,
      rows_with_choice, read_other_head<rotation_skipped>},
+    {"wrong_layer", "the head of another layer", "a trained model with two or more layers", sw::raw().c_str(),
+     rule::tolerance, rows_with_choice, read_other_head<wrong_layer>},
+    {"wrong_head", "another head of the layer", "a trained model with two or more heads a layer", sw::raw().c_str(),
+     rule::tolerance, rows_with_choice, read_other_head<wrong_head>},
+    {"scaled_by_d_model", "scaling by √d_model instead of √d_head", "a trained model with two or more heads a layer",
+     sw::scaled().c_str(), rule::tolerance, nullptr, read_other_head<scaled_by_d_model>},
 };
 
 }  // namespace
 
 const std::vector<mistake_record>& mistake_catalogue() { return catalogue; }
+
+// The other heads (lessons::model_head_numbers); q ÷ √heads under the head's ÷√d_head gives ÷√d_model (raw: off).
+void add_model_mistake_heads(const mistake_record& r, const lessons::model_source& m, pipeline_inputs& in) {
+    if (r.compute != read_other_head<wrong_layer>) return;
+    const std::size_t layers = lessons::model_layers(m.model), heads = lessons::model_heads(m.model);
+    for (std::size_t l = 0; l < layers; ++l)
+        for (std::size_t h = 0; h < heads; ++h) {
+            if ((l == m.layer) == (h == m.head)) continue;  // the head itself, or another layer and head
+            lessons::model_source o = m;
+            std::tie(o.layer, o.head) = std::tie(l, h);
+            const lessons::head_numbers n = lessons::model_head_numbers(o, in.model_tokens, false);
+            in.other_heads.push_back({l == m.layer ? wrong_head : wrong_layer, lessons::head_label(l, h, false) + " read instead of " +
+                                      lessons::head_label(m.layer, m.head, false), n.q, n.k, n.v, false});
+        }
+    const std::size_t d_head = in.q.shape(1);
+    in.other_heads.push_back({scaled_by_d_model, "the scores divided by √d_model = √" + std::to_string(heads * d_head) +
+                              " instead of √d_head = √" + std::to_string(d_head) + ": d_head = d_model / heads",
+                              in.q / std::sqrt(static_cast<double>(heads)), in.k, in.v, false});
+}
 
 const mistake_record* find_mistake(const std::string& id) {
     for (const auto& m : catalogue)

@@ -45,6 +45,8 @@ struct mistake_record {
 
 // In matching order: the first catalogued mistake that reproduces an answer is named.
 const std::vector<mistake_record>& mistake_catalogue();
+// Lessons 20–22: before record m reads them, the model's other heads and √d_model into in.other_heads.
+void add_model_mistake_heads(const mistake_record& m, const lessons::model_source& source, pipeline_inputs& in);
 const mistake_record* find_mistake(const std::string& id);
 
 // Every form of every catalogued mistake that applies to these inputs, given their

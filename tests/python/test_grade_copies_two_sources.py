@@ -9,7 +9,9 @@ s00003's answers for three exercises and their own for the other two. Graded in 
 `attn grade --class` run: no honest student is flagged; "half" is flagged with s00003; "mix"
 is flagged, and the flag names each source.
 
-KNOWN lists what is not so yet (asserted as it is; when fixed, the test says so)."""
+KNOWN lists what is not so yet (asserted as it is; when fixed, the test says so): nothing now
+(the copy finder names, beside the classmate most parts match, every other whose matched
+exercises are none of theirs)."""
 import csv
 import json
 import os
@@ -25,8 +27,7 @@ from attention_reference import softmax_rows  # noqa: E402
 attn = os.environ.get("ATTN_BIN", "build/attn")
 EXERCISES = ["01-self-cat", "03-causal-cat", "04-cross-the", "06-padded", "07-head1"]
 N = 40
-# The copy finder keeps one source per student (copy_match::source): the second classmate is not named.
-KNOWN = {"mix names only one source"}
+KNOWN = set()
 failures = []
 
 

@@ -118,7 +118,8 @@ with tempfile.TemporaryDirectory() as d:
     res = submit({"answers.json": json.dumps(wrong)})
     validate(res, "assignment")
     check(res.get("max_score") == 8 + 3 + self_cat["points"], f"max_score: the assignment's points: {res.get('max_score')}")
-    check(res["score"] == 4 + 3, f"no scaling costs half of the 8 points, 04-qkv-from is right: {res['score']}")
+    # raw, scaled and output are right (6 of the 8 points): the named mistake's cost lands on the weights only.
+    check(res["score"] == 6 + 3, f"no scaling costs the weights' 2 of the 8 points, 04-qkv-from is right: {res['score']}")
     later = [t for t in res["tests"] if t["visibility"] == "after_due_date"]
     check(len(later) == 3, f"one after_due_date test per exercise: {len(later)}")
     check(any("expected" in t["output"] for t in later), "the released tests carry the expected values")
