@@ -110,7 +110,12 @@ TEST_CASE("training's vector GELU backward equals the scalar formula bit for bit
     }
     while (x.size() % 16 != 5) x.push_back(0.5f), th.push_back(0.4f), dout.push_back(1.0f), dinp.push_back(0.0f);
     std::vector<float> got = dinp;
-    const std::size_t done = simd::gelu_backward(got.data(), x.data(), th.data(), dout.data(), x.size());
+    const std::size_t done = simd::gelu_backward(got.data(), x.data(), th.data(), dout.data(), x.size(), true);
+    // Written (add false) over garbage: the bits of adding into zeros.
+    std::vector<float> zeros(x.size(), 0.0f), written(x.size(), std::nanf(""));
+    simd::gelu_backward(zeros.data(), x.data(), th.data(), dout.data(), x.size(), true);
+    simd::gelu_backward(written.data(), x.data(), th.data(), dout.data(), x.size(), false);
+    for (std::size_t i = 0; i < done; ++i) CHECK(same_float_bits(zeros[i], written[i]));
     if (!simd::available()) {
         CHECK(done == 0);
         return;
@@ -147,7 +152,7 @@ TEST_CASE("training's vector SwiGLU gate equals the scalar formula bit for bit, 
     std::vector<float> post(g.size(), 0.0f), got_dgate = dgate, got_dup = dup;
     const std::size_t done = simd::silu_gate_forward(post.data(), g.data(), up.data(), g.size());
     const std::size_t done_back =
-        simd::silu_gate_backward(got_dgate.data(), got_dup.data(), dpost.data(), g.data(), up.data(), g.size());
+        simd::silu_gate_backward(got_dgate.data(), got_dup.data(), dpost.data(), g.data(), up.data(), g.size(), true);
     if (!simd::available()) {
         CHECK(done == 0);
         CHECK(done_back == 0);

@@ -9,6 +9,8 @@
 
 namespace attn::model::parts {
 
+using training::grad_mode;
+
 namespace {
 
 // A parameter the architecture may not have: its data, or null when it is empty.
@@ -65,12 +67,12 @@ void norm_forward(const architecture& c, norm_buffers<T> a, const T* x, const pa
 
 template <class T>
 void norm_backward(const architecture& c, T* dx, param1<T>& dw, param1<T>& db, const std::vector<T>& dout,
-                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N) {
+                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N, grad_mode mode) {
     const std::size_t C = c.n_embd;
     if (c.norm == norm_kind::layer_norm)
         return training::layer_norm_backward(dx, dw.data(), db.data(), dout.data(), x, w.data(), a.mean.data(),
-                                             a.rstd.data(), N, C);
-    llama::rms_norm_backward(dx, dw.data(), dout.data(), x, w.data(), a.rstd.data(), N, C);
+                                             a.rstd.data(), N, C, mode);
+    llama::rms_norm_backward(dx, dw.data(), dout.data(), x, w.data(), a.rstd.data(), N, C, mode);
 }
 
 // ---- attention -------------------------------------------------------------------
@@ -116,15 +118,15 @@ void attention_backward(const architecture& c, const block_params<T>& p, block_p
         llama::gqa_attention_backward(dq, dk, ga.v.data(), ga.scores.data(), ga.pattern.data(), ga.z.data(), q, k,
                                       a.v.data(), a.pattern.data(), B, Tn, H, KV, dh);
         if (rotary) {
-            llama::rotary_backward(ga.q.data(), ga.rot_q.data(), rot, B, Tn, H);
-            llama::rotary_backward(ga.k.data(), ga.rot_k.data(), rot, B, Tn, KV);
+            llama::rotary_backward(ga.q.data(), ga.rot_q.data(), rot, B, Tn, H, 0, grad_mode::write);
+            llama::rotary_backward(ga.k.data(), ga.rot_k.data(), rot, B, Tn, KV, 0, grad_mode::write);
         }
         put_columns(ga.qkv.data(), ga.q.data(), N, W, 0, H * dh);
         put_columns(ga.qkv.data(), ga.k.data(), N, W, H * dh, KV * dh);
         put_columns(ga.qkv.data(), ga.v.data(), N, W, (H + KV) * dh, KV * dh);
     }
     training::linear_backward(ga.ln1.data(), g.w_qkv.data(), maybe(g.b_qkv), ga.qkv.data(), a.ln1.data(),
-                              p.w_qkv.data(), N, C, W);
+                              p.w_qkv.data(), N, C, W, grad_mode::write);
 }
 
 // ---- MLP -------------------------------------------------------------------------
@@ -149,16 +151,17 @@ void mlp_backward(const architecture& c, const block_params<T>& p, block_params<
                   train_block_acts<T>& ga, std::size_t N) {
     const std::size_t C = c.n_embd, M = c.d_mlp();
     training::linear_backward(ga.mlp_post.data(), g.w_proj.data(), maybe(g.b_proj), ga.mlp_out.data(),
-                              a.mlp_post.data(), p.w_proj.data(), N, M, C);
+                              a.mlp_post.data(), p.w_proj.data(), N, M, C, grad_mode::write);
     if (c.mlp == mlp_kind::gelu_tanh) {
-        training::gelu_backward(ga.mlp_pre.data(), a.mlp_pre.data(), a.mlp_tanh.data(), ga.mlp_post.data(), N * M);
+        training::gelu_backward(ga.mlp_pre.data(), a.mlp_pre.data(), a.mlp_tanh.data(), ga.mlp_post.data(), N * M,
+                                grad_mode::write);
         return training::linear_backward(ga.ln2.data(), g.w_fc.data(), maybe(g.b_fc), ga.mlp_pre.data(), a.ln2.data(),
-                                         p.w_fc.data(), N, C, M);
+                                         p.w_fc.data(), N, C, M, grad_mode::write);
     }
     llama::silu_gate_backward(ga.mlp_pre.data(), ga.mlp_pre_linear.data(), ga.mlp_post.data(), a.mlp_pre.data(),
-                              a.mlp_pre_linear.data(), N * M);
+                              a.mlp_pre_linear.data(), N * M, grad_mode::write);
     training::linear_backward(ga.ln2.data(), g.w_gate.data(), static_cast<T*>(nullptr), ga.mlp_pre.data(),
-                              a.ln2.data(), p.w_gate.data(), N, C, M);
+                              a.ln2.data(), p.w_gate.data(), N, C, M, grad_mode::write);
     training::linear_backward(ga.ln2.data(), g.w_fc.data(), maybe(g.b_fc), ga.mlp_pre_linear.data(), a.ln2.data(),
                               p.w_fc.data(), N, C, M);
 }
@@ -167,7 +170,7 @@ void mlp_backward(const architecture& c, const block_params<T>& p, block_params<
     template void norm_forward<T>(const architecture&, norm_buffers<T>, const T*, const param1<T>&,               \
                                   const param1<T>&, std::size_t);                                                 \
     template void norm_backward<T>(const architecture&, T*, param1<T>&, param1<T>&, const std::vector<T>&,        \
-                                   const T*, const param1<T>&, norm_buffers<T>, std::size_t);                     \
+                                   const T*, const param1<T>&, norm_buffers<T>, std::size_t, grad_mode);          \
     template void attention_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&,         \
                                        const llama::rotary_table&, std::size_t, std::size_t);                     \
     template void attention_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,            \
