@@ -356,3 +356,55 @@ TEST_CASE("training's vector layer norm backward and AdamW give the scalar loops
     CHECK(std::memcmp(scalar.data(), best_set.data(), scalar.size() * sizeof(float)) == 0);
     CHECK(scalar[0] != 0.25f);  // the backward added something
 }
+
+TEST_CASE("training's vector norms (rows in lanes) give the scalar loops' bytes forward and backward",
+          "[model][train][simd]") {
+    const auto best = kernels::best_supported();
+    using model::training::grad_mode;
+    // LayerNorm and RMSNorm forward, backward added to and written, on rows not a multiple
+    // of 16 and columns whole vectors (48) or not (40): every output, one vector.
+    auto run = [](kernels::isa which, std::size_t C) {
+        kernels::force(which);
+        const std::size_t N = 70;
+        std::vector<float> x(N * C), d(N * C), w(C), b(C);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * float(i)) + 0.1f, d[i] = std::cos(0.11f * float(i));
+        for (std::size_t i = 0; i < C; ++i) w[i] = 1.0f + 0.01f * float(i), b[i] = 0.05f * float(i) - 0.3f;
+        std::vector<float> out(N * C), normalized(N * C), mean(N), rstd(N), dx(N * C, 0.25f), dx_written(N * C, -7.0f);
+        std::vector<float> dw(C, 0.5f), db(C, -0.5f);
+        model::training::layer_norm_forward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C,
+                                            1e-5, normalized.data());
+        model::training::layer_norm_backward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
+                                             rstd.data(), N, C);
+        model::training::layer_norm_backward(dx_written.data(), dw.data(), db.data(), d.data(), x.data(), w.data(),
+                                             mean.data(), rstd.data(), N, C, grad_mode::write);
+        std::vector<float> rout(N * C), rnorm(N * C), rrstd(N), rdx(N * C, 0.25f), rdx_written(N * C, -7.0f), rdw(C, 0.5f);
+        model::llama::rms_norm_forward(rout.data(), rnorm.data(), rrstd.data(), x.data(), w.data(), N, C, 1e-6);
+        model::llama::rms_norm_backward(rdx.data(), rdw.data(), d.data(), x.data(), w.data(), rrstd.data(), N, C);
+        model::llama::rms_norm_backward(rdx_written.data(), rdw.data(), d.data(), x.data(), w.data(), rrstd.data(), N, C,
+                                        grad_mode::write);
+        std::vector<float> all;
+        for (const auto* v : {&out, &normalized, &mean, &rstd, &dx, &dx_written, &dw, &db, &rout, &rnorm, &rrstd, &rdx,
+                              &rdx_written, &rdw})
+            all.insert(all.end(), v->begin(), v->end());
+        return all;
+    };
+    for (std::size_t C : {48u, 40u}) {
+        const std::vector<float> scalar = run(kernels::isa::generic, C), best_set = run(best, C);
+        kernels::force(best);
+        REQUIRE(scalar.size() == best_set.size());
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < scalar.size(); ++i)
+            if (std::memcmp(&scalar[i], &best_set[i], sizeof(float)) != 0 && ++bad <= 5)
+                FAIL_CHECK("C " << C << ", value " << i << ": scalar " << scalar[i] << ", vector " << best_set[i]);
+        CHECK(bad == 0);
+    }
+    // Written is 0 + the gradient: the bytes of adding into zeros, whatever the buffer held.
+    const std::size_t N = 16, C = 48;
+    std::vector<float> x(N * C), d(N * C), w(C, 1.25f), rstd(N, 0.75f), dw(C, 0.0f), added(N * C, 0.0f),
+        written(N * C, std::nanf(""));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.5f * float(i)), d[i] = std::cos(0.3f * float(i));
+    model::llama::rms_norm_backward(added.data(), dw.data(), d.data(), x.data(), w.data(), rstd.data(), N, C);
+    model::llama::rms_norm_backward(written.data(), dw.data(), d.data(), x.data(), w.data(), rstd.data(), N, C,
+                                    grad_mode::write);
+    CHECK(std::memcmp(added.data(), written.data(), added.size() * sizeof(float)) == 0);
+}

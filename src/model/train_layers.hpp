@@ -40,10 +40,11 @@ void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens,
                       std::size_t Tn, std::size_t C);
 
 // Layer norm over the last axis: out = (x − mean) · rstd · w + b, rstd = 1/√(var + eps)
-// with the biased variance (PyTorch's). mean and rstd are kept for the backward.
+// with the biased variance (PyTorch's). mean and rstd are kept for the backward, and
+// (unless null) normalized [N, C] = (x − mean) · rstd, before the weight and bias.
 template <class T>
 void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, const T* b, std::size_t N,
-                       std::size_t C, double eps);
+                       std::size_t C, double eps, T* normalized = nullptr);
 template <class T>
 void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, const T* mean,
                         const T* rstd, std::size_t N, std::size_t C, grad_mode mode = grad_mode::add);

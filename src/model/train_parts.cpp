@@ -55,11 +55,9 @@ void norm_forward(const architecture& c, norm_buffers<T> a, const T* x, const pa
                   std::size_t N) {
     const std::size_t C = c.n_embd;
     if (c.norm == norm_kind::layer_norm) {
-        training::layer_norm_forward(a.out.data(), a.mean.data(), a.rstd.data(), x, w.data(), b.data(), N, C, c.ln_eps);
-        if (a.normalized.empty()) return;  // a gradient's buffers
-        for (std::size_t r = 0; r < N; ++r)  // hook_normalized: (x − mean) · rstd, before the weight and bias
-            for (std::size_t i = 0; i < C; ++i) a.normalized[r * C + i] = (x[r * C + i] - a.mean[r]) * a.rstd[r];
-        return;
+        // hook_normalized (empty in a gradient's buffers): (x − mean) · rstd, before the weight and bias
+        return training::layer_norm_forward(a.out.data(), a.mean.data(), a.rstd.data(), x, w.data(), b.data(), N, C,
+                                            c.ln_eps, a.normalized.empty() ? nullptr : a.normalized.data());
     }
     llama::rms_norm_forward(a.out.data(), a.normalized.data(), a.rstd.data(), x, w.data(), N, C, c.ln_eps);
     for (std::size_t r = 0; r < N; ++r) a.scale[r] = T(1) / a.rstd[r];  // √(mean(x²) + eps)

@@ -106,6 +106,25 @@ std::size_t norm_out(float* o, const float* x, const float* w, const float* b, f
 std::size_t norm_dx(float* dx, const float* d, const float* x, const float* w, float m, float s, float dnorm_mean,
                     float dnorm_norm_mean, std::size_t n, bool add);
 
+// The norms' rows (model/train_simd_norms.cpp): rows [0, n) of [n, C] in blocks of 16
+// whole rows, each row's sums over its columns in column order, one row per lane; each
+// returns the rows it did (a multiple of 16), the caller's scalar loop does the rest.
+// LayerNorm's forward (train_layers' layer_norm_forward; normalized, the x̂ before the
+// weight, may be null) and its backward's dx (added to, or written: add false).
+std::size_t layer_norm_rows(float* out, float* normalized, float* mean, float* rstd, const float* inp, const float* w,
+                            const float* b, std::size_t n, std::size_t C, float eps);
+std::size_t layer_norm_backward_rows(float* dx, const float* dout, const float* inp, const float* w, const float* mean,
+                                     const float* rstd, std::size_t n, std::size_t C, bool add);
+// RMSNorm's (llama_layers' rms_norm_forward, rms_norm_backward), and its weight gradient
+// dw[i] += Σ_r dout[r, i]·(inp[r, i]·rstd[r]) over the first whole vectors of `cols`
+// columns at dw (rows in order; returns the columns done).
+std::size_t rms_norm_rows(float* out, float* normalized, float* rstd, const float* inp, const float* w, std::size_t n,
+                          std::size_t C, float eps);
+std::size_t rms_norm_backward_rows(float* dx, const float* dout, const float* inp, const float* w, const float* rstd,
+                                   std::size_t n, std::size_t C, bool add);
+std::size_t rms_norm_dw(float* dw, const float* dout, const float* inp, const float* rstd, std::size_t N,
+                        std::size_t C, std::size_t cols);
+
 // AdamW's update of one tensor (model/adamw.cpp's loop, its float constants).
 struct adamw_consts {
     bool decayed;
