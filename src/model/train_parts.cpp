@@ -19,14 +19,33 @@ auto maybe(Tensor& t) -> decltype(t.data()) {
     return t.size() == 0 ? nullptr : t.data();
 }
 
-// Columns [col0, col0 + w) of src [N, ld] → dst [N, w], or back (scatter).
+// The fused projection qkv [N, W] (q | k | v, W = (H + 2·KV)·dh) split into q [N, H·dh],
+// k and v [N, KV·dh], or (put) gathered back from them: one pass over blocks of rows on
+// the training's threads (copies: any split gives the same bytes).
+constexpr std::size_t split_rows = 64;  // rows per task
 template <class T>
-void copy_columns(T* dst, const T* src, std::size_t N, std::size_t ld, std::size_t col0, std::size_t w) {
-    for (std::size_t r = 0; r < N; ++r) std::copy(src + r * ld + col0, src + r * ld + col0 + w, dst + r * w);
+void split_qkv(T* q, T* k, T* v, const T* qkv, std::size_t N, std::size_t Hd, std::size_t KVd) {
+    const std::size_t W = Hd + 2 * KVd;
+    training::for_tasks((N + split_rows - 1) / split_rows, [&](std::size_t t) {
+        for (std::size_t r = t * split_rows; r < std::min(N, (t + 1) * split_rows); ++r) {
+            const T* row = qkv + r * W;  // [W]
+            std::copy(row, row + Hd, q + r * Hd);
+            std::copy(row + Hd, row + Hd + KVd, k + r * KVd);
+            std::copy(row + Hd + KVd, row + W, v + r * KVd);
+        }
+    });
 }
 template <class T>
-void put_columns(T* dst, const T* src, std::size_t N, std::size_t ld, std::size_t col0, std::size_t w) {
-    for (std::size_t r = 0; r < N; ++r) std::copy(src + r * w, src + (r + 1) * w, dst + r * ld + col0);
+void put_qkv(T* qkv, const T* q, const T* k, const T* v, std::size_t N, std::size_t Hd, std::size_t KVd) {
+    const std::size_t W = Hd + 2 * KVd;
+    training::for_tasks((N + split_rows - 1) / split_rows, [&](std::size_t t) {
+        for (std::size_t r = t * split_rows; r < std::min(N, (t + 1) * split_rows); ++r) {
+            T* row = qkv + r * W;  // [W]
+            std::copy(q + r * Hd, q + (r + 1) * Hd, row);
+            std::copy(k + r * KVd, k + (r + 1) * KVd, row + Hd);
+            std::copy(v + r * KVd, v + (r + 1) * KVd, row + Hd + KVd);
+        }
+    });
 }
 
 }  // namespace
@@ -85,9 +104,7 @@ void attention_forward(const architecture& c, const block_params<T>& p, train_bl
     T* pattern = a.pattern.empty() ? nullptr : a.pattern.data();
     if (!split_attention(c))  // GPT-2: heads read the fused buffer
         return training::attention_forward(a.z.data(), scores, pattern, a.qkv.data(), B, Tn, C, H, &a.unkept);
-    copy_columns(a.q.data(), a.qkv.data(), N, W, 0, H * dh);
-    copy_columns(a.k.data(), a.qkv.data(), N, W, H * dh, KV * dh);
-    copy_columns(a.v.data(), a.qkv.data(), N, W, (H + KV) * dh, KV * dh);
+    split_qkv(a.q.data(), a.k.data(), a.v.data(), a.qkv.data(), N, H * dh, KV * dh);
     const T* q = a.q.data();
     const T* k = a.k.data();
     if (c.positions == position_kind::rotary) {
@@ -119,9 +136,7 @@ void attention_backward(const architecture& c, const block_params<T>& p, block_p
             llama::rotary_backward(ga.q.data(), ga.rot_q.data(), rot, B, Tn, H, 0, grad_mode::write);
             llama::rotary_backward(ga.k.data(), ga.rot_k.data(), rot, B, Tn, KV, 0, grad_mode::write);
         }
-        put_columns(ga.qkv.data(), ga.q.data(), N, W, 0, H * dh);
-        put_columns(ga.qkv.data(), ga.k.data(), N, W, H * dh, KV * dh);
-        put_columns(ga.qkv.data(), ga.v.data(), N, W, (H + KV) * dh, KV * dh);
+        put_qkv(ga.qkv.data(), ga.q.data(), ga.k.data(), ga.v.data(), N, H * dh, KV * dh);
     }
     training::linear_backward(ga.ln1.data(), g.w_qkv.data(), maybe(g.b_qkv), ga.qkv.data(), a.ln1.data(),
                               p.w_qkv.data(), N, C, W, grad_mode::write);
