@@ -203,21 +203,29 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
 // ---- linear layers and the unembedding -------------------------------------------
 
 template <class T>
-void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
-                    std::size_t OC) {
+void linear_residual_forward(T* out, T* sum, const T* x, const T* inp, const T* w, const T* b, std::size_t N,
+                             std::size_t IC, std::size_t OC) {
     // A local reference: inside the lambda a thread_local's name would mean the worker's own copy.
     thread_local packed_matrix<T> packed;
     packed_matrix<T>& wp = packed;  // w [IC, OC] packed once for every row block
     pack_once(wp, false, IC, OC, w, OC);
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
         matmul_packed(false, r1 - r0, T(1), inp + r0 * IC, IC, wp, T(0), out + r0 * OC, OC);
-        if (b == nullptr) return;
-        for (std::size_t r = r0; r < r1; ++r) {
-            std::size_t o = 0;
-            if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
-            for (; o < OC; ++o) out[r * OC + o] += b[o];
-        }
+        if (b != nullptr)
+            for (std::size_t r = r0; r < r1; ++r) {
+                std::size_t o = 0;
+                if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
+                for (; o < OC; ++o) out[r * OC + o] += b[o];
+            }
+        if (sum != nullptr)  // residual_forward's sums, the block's rows still in cache
+            for (std::size_t i = r0 * OC; i < r1 * OC; ++i) sum[i] = x[i] + out[i];
     });
+}
+
+template <class T>
+void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
+                    std::size_t OC) {
+    linear_residual_forward(out, static_cast<T*>(nullptr), static_cast<const T*>(nullptr), inp, w, b, N, IC, OC);
 }
 
 // The three gradients of a linear layer as one set of tasks (one wait, not three):
@@ -612,6 +620,8 @@ void crossentropy_softmax_backward(T* dlogits, const T* probs, const std::int32_
     template void layer_norm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*,         \
                                         std::size_t, std::size_t, grad_mode);                                 \
     template void linear_forward<T>(T*, const T*, const T*, const T*, std::size_t, std::size_t, std::size_t); \
+    template void linear_residual_forward<T>(T*, T*, const T*, const T*, const T*, const T*, std::size_t,     \
+                                             std::size_t, std::size_t);                                       \
     template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,      \
                                      std::size_t, grad_mode);                                                            \
     template void unembed_forward<T>(T*, const T*, const T*, std::size_t, std::size_t, std::size_t);         \

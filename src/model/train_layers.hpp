@@ -54,6 +54,11 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
 template <class T>
 void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
                     std::size_t OC);
+// linear_forward, then sum = x + out (residual_forward) in the same pass, block by block
+// of rows: x, sum [N, OC].
+template <class T>
+void linear_residual_forward(T* out, T* sum, const T* x, const T* inp, const T* w, const T* b, std::size_t N,
+                             std::size_t IC, std::size_t OC);
 template <class T>
 void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, std::size_t N,
                      std::size_t IC, std::size_t OC, grad_mode mode = grad_mode::add);

@@ -145,7 +145,8 @@ void attention_backward(const architecture& c, const block_params<T>& p, block_p
 // ---- MLP -------------------------------------------------------------------------
 
 template <class T>
-void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N) {
+void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N,
+                 const T* x, T* resid) {
     const std::size_t C = c.n_embd, M = c.d_mlp();
     if (c.mlp == mlp_kind::gelu_tanh) {
         training::linear_forward(a.mlp_pre.data(), a.ln2.data(), p.w_fc.data(), maybe(p.b_fc), N, C, M);
@@ -156,7 +157,8 @@ void mlp_forward(const architecture& c, const block_params<T>& p, train_block_ac
         training::linear_forward(a.mlp_pre_linear.data(), a.ln2.data(), p.w_fc.data(), maybe(p.b_fc), N, C, M);
         llama::silu_gate_forward(a.mlp_post.data(), a.mlp_pre.data(), a.mlp_pre_linear.data(), N * M);
     }
-    training::linear_forward(a.mlp_out.data(), a.mlp_post.data(), p.w_proj.data(), maybe(p.b_proj), N, M, C);
+    training::linear_residual_forward(a.mlp_out.data(), resid, x, a.mlp_post.data(), p.w_proj.data(), maybe(p.b_proj),
+                                      N, M, C);
 }
 
 template <class T>
@@ -189,7 +191,8 @@ void mlp_backward(const architecture& c, const block_params<T>& p, block_params<
     template void attention_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,            \
                                         const train_block_acts<T>&, train_block_acts<T>&,                         \
                                         const llama::rotary_table&, std::size_t, std::size_t);                    \
-    template void mlp_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&, std::size_t); \
+    template void mlp_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&, std::size_t,  \
+                                 const T*, T*);                                                                  \
     template void mlp_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,                  \
                                   const train_block_acts<T>&, train_block_acts<T>&, std::size_t);
 

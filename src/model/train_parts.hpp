@@ -53,9 +53,10 @@ void attention_backward(const architecture& c, const block_params<T>& p, block_p
                         const train_block_acts<T>& a, train_block_acts<T>& ga, const llama::rotary_table& rot,
                         std::size_t B, std::size_t Tn);
 
-// The MLP from ln2.out to mlp_out [N, C].
+// The MLP from ln2.out to mlp_out [N, C], and resid = x + mlp_out [N, C] in its last pass.
 template <class T>
-void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N);
+void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N, const T* x,
+                 T* resid);
 template <class T>
 void mlp_backward(const architecture& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
                   train_block_acts<T>& ga, std::size_t N);

@@ -170,17 +170,15 @@ void forward_block(const model_params<T>& params, std::size_t l, train_block_act
     parts::norm_forward(c, ln1_of(a), x, p.ln1_w, p.ln1_b, N);
     parts::attention_forward(c, p, a, rot, B, Tn);
     if (patch) (*patch)("blocks." + std::to_string(l) + ".attn.hook_z", a.z.data());
-    linear_forward(a.attn_out.data(), a.z.data(), p.w_out.data(), p.b_out.size() ? p.b_out.data() : nullptr, N, Hd,
-                   C);
-    residual_forward(a.resid_mid.data(), x, a.attn_out.data(), N * C);
+    linear_residual_forward(a.attn_out.data(), a.resid_mid.data(), x, a.z.data(), p.w_out.data(),
+                            p.b_out.size() ? p.b_out.data() : nullptr, N, Hd, C);
     if (!c.has_mlp()) {  // attention-only: the block's output is resid_mid
         std::copy(a.resid_mid.begin(), a.resid_mid.end(), a.resid_post.begin());
         return;
     }
     check_stop();  // between the attention and the MLP too: half a layer at most
     parts::norm_forward(c, ln2_of(a), a.resid_mid.data(), p.ln2_w, p.ln2_b, N);
-    parts::mlp_forward(c, p, a, N);
-    residual_forward(a.resid_post.data(), a.resid_mid.data(), a.mlp_out.data(), N * C);
+    parts::mlp_forward(c, p, a, N, a.resid_mid.data(), a.resid_post.data());  // resid_post = resid_mid + mlp_out
 }
 
 template <class T>
