@@ -4,6 +4,7 @@
 #include "model/train_step.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/train_layers.hpp"
 #include "model/train_parts.hpp"
@@ -127,7 +128,9 @@ void zero_acts(train_acts<T>& a) {
 
 template <class T>
 void zero_params_in_place(model_params<T>& p) {
-    for_each_param(p, [](const std::string&, param_kind, auto& t) { std::fill(t.begin(), t.end(), T(0)); });
+    std::vector<std::pair<T*, std::size_t>> tensors;  // one task each, on the training's threads
+    for_each_param(p, [&](const std::string&, param_kind, auto& t) { tensors.emplace_back(t.data(), t.size()); });
+    for_tasks(tensors.size(), [&](std::size_t i) { std::fill(tensors[i].first, tensors[i].first + tensors[i].second, T(0)); });
 }
 
 // ---- forward ---------------------------------------------------------------------
