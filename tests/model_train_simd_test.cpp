@@ -242,7 +242,7 @@ simd_gqa_case simd_gqa_inputs(std::size_t B, std::size_t Tn, std::size_t H, std:
 }
 
 // The layer's outputs: z, scores, pattern, then the backward's dq, dk, dv, dscores,
-// dpattern, all in one vector (dq, dk, dv start from constants: the backward adds).
+// dpattern, all in one vector (dq, dk, dv start from constants: the backward writes them).
 std::vector<float> simd_gqa_run(const simd_gqa_case& c) {
     const std::size_t grid = c.B * c.H * c.Tn * c.Tn;
     std::vector<float> z(c.q.size()), scores(grid), pattern(grid), dscores(grid), dpattern(grid);
@@ -264,7 +264,7 @@ std::vector<float> simd_gqa_by_matmul(const simd_gqa_case& c) {
     const std::size_t B = c.B, Tn = c.Tn, H = c.H, KV = c.KV, dh = c.dh, ldq = H * dh, ldk = KV * dh, grid = B * H * Tn * Tn;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
     std::vector<float> z(c.q.size()), scores(grid), pattern(grid), dscores(grid), dpattern(grid);
-    std::vector<float> dq(c.q.size(), 0.125f), dk(c.k.size(), -0.25f), dv(c.k.size(), 0.5f);
+    std::vector<float> dq(c.q.size(), 0.0f), dk(c.k.size(), 0.0f), dv(c.k.size(), 0.0f);  // what the layer writes: sums from 0
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t h = 0; h < H; ++h) {
             const std::size_t map = (b * H + h) * Tn * Tn, qo = b * Tn * ldq + h * dh, ko = b * Tn * ldk + h / (H / KV) * dh;
