@@ -110,7 +110,12 @@ TEST_CASE("training's vector GELU backward equals the scalar formula bit for bit
     }
     while (x.size() % 16 != 5) x.push_back(0.5f), th.push_back(0.4f), dout.push_back(1.0f), dinp.push_back(0.0f);
     std::vector<float> got = dinp;
-    const std::size_t done = simd::gelu_backward(got.data(), x.data(), th.data(), dout.data(), x.size());
+    const std::size_t done = simd::gelu_backward(got.data(), x.data(), th.data(), dout.data(), x.size(), true);
+    // Written (add false) over garbage: the bits of adding into zeros.
+    std::vector<float> zeros(x.size(), 0.0f), written(x.size(), std::nanf(""));
+    simd::gelu_backward(zeros.data(), x.data(), th.data(), dout.data(), x.size(), true);
+    simd::gelu_backward(written.data(), x.data(), th.data(), dout.data(), x.size(), false);
+    for (std::size_t i = 0; i < done; ++i) CHECK(same_float_bits(zeros[i], written[i]));
     if (!simd::available()) {
         CHECK(done == 0);
         return;
@@ -147,7 +152,7 @@ TEST_CASE("training's vector SwiGLU gate equals the scalar formula bit for bit, 
     std::vector<float> post(g.size(), 0.0f), got_dgate = dgate, got_dup = dup;
     const std::size_t done = simd::silu_gate_forward(post.data(), g.data(), up.data(), g.size());
     const std::size_t done_back =
-        simd::silu_gate_backward(got_dgate.data(), got_dup.data(), dpost.data(), g.data(), up.data(), g.size());
+        simd::silu_gate_backward(got_dgate.data(), got_dup.data(), dpost.data(), g.data(), up.data(), g.size(), true);
     if (!simd::available()) {
         CHECK(done == 0);
         CHECK(done_back == 0);
@@ -237,7 +242,7 @@ simd_gqa_case simd_gqa_inputs(std::size_t B, std::size_t Tn, std::size_t H, std:
 }
 
 // The layer's outputs: z, scores, pattern, then the backward's dq, dk, dv, dscores,
-// dpattern, all in one vector (dq, dk, dv start from constants: the backward adds).
+// dpattern, all in one vector (dq, dk, dv start from constants: the backward writes them).
 std::vector<float> simd_gqa_run(const simd_gqa_case& c) {
     const std::size_t grid = c.B * c.H * c.Tn * c.Tn;
     std::vector<float> z(c.q.size()), scores(grid), pattern(grid), dscores(grid), dpattern(grid);
@@ -259,7 +264,7 @@ std::vector<float> simd_gqa_by_matmul(const simd_gqa_case& c) {
     const std::size_t B = c.B, Tn = c.Tn, H = c.H, KV = c.KV, dh = c.dh, ldq = H * dh, ldk = KV * dh, grid = B * H * Tn * Tn;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
     std::vector<float> z(c.q.size()), scores(grid), pattern(grid), dscores(grid), dpattern(grid);
-    std::vector<float> dq(c.q.size(), 0.125f), dk(c.k.size(), -0.25f), dv(c.k.size(), 0.5f);
+    std::vector<float> dq(c.q.size(), 0.0f), dk(c.k.size(), 0.0f), dv(c.k.size(), 0.0f);  // what the layer writes: sums from 0
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t h = 0; h < H; ++h) {
             const std::size_t map = (b * H + h) * Tn * Tn, qo = b * Tn * ldq + h * dh, ko = b * Tn * ldk + h / (H / KV) * dh;
@@ -350,4 +355,56 @@ TEST_CASE("training's vector layer norm backward and AdamW give the scalar loops
     REQUIRE(scalar.size() == best_set.size());
     CHECK(std::memcmp(scalar.data(), best_set.data(), scalar.size() * sizeof(float)) == 0);
     CHECK(scalar[0] != 0.25f);  // the backward added something
+}
+
+TEST_CASE("training's vector norms (rows in lanes) give the scalar loops' bytes forward and backward",
+          "[model][train][simd]") {
+    const auto best = kernels::best_supported();
+    using model::training::grad_mode;
+    // LayerNorm and RMSNorm forward, backward added to and written, on rows not a multiple
+    // of 16 and columns whole vectors (48) or not (40): every output, one vector.
+    auto run = [](kernels::isa which, std::size_t C) {
+        kernels::force(which);
+        const std::size_t N = 70;
+        std::vector<float> x(N * C), d(N * C), w(C), b(C);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * float(i)) + 0.1f, d[i] = std::cos(0.11f * float(i));
+        for (std::size_t i = 0; i < C; ++i) w[i] = 1.0f + 0.01f * float(i), b[i] = 0.05f * float(i) - 0.3f;
+        std::vector<float> out(N * C), normalized(N * C), mean(N), rstd(N), dx(N * C, 0.25f), dx_written(N * C, -7.0f);
+        std::vector<float> dw(C, 0.5f), db(C, -0.5f);
+        model::training::layer_norm_forward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C,
+                                            1e-5, normalized.data());
+        model::training::layer_norm_backward(dx.data(), dw.data(), db.data(), d.data(), x.data(), w.data(), mean.data(),
+                                             rstd.data(), N, C);
+        model::training::layer_norm_backward(dx_written.data(), dw.data(), db.data(), d.data(), x.data(), w.data(),
+                                             mean.data(), rstd.data(), N, C, grad_mode::write);
+        std::vector<float> rout(N * C), rnorm(N * C), rrstd(N), rdx(N * C, 0.25f), rdx_written(N * C, -7.0f), rdw(C, 0.5f);
+        model::llama::rms_norm_forward(rout.data(), rnorm.data(), rrstd.data(), x.data(), w.data(), N, C, 1e-6);
+        model::llama::rms_norm_backward(rdx.data(), rdw.data(), d.data(), x.data(), w.data(), rrstd.data(), N, C);
+        model::llama::rms_norm_backward(rdx_written.data(), rdw.data(), d.data(), x.data(), w.data(), rrstd.data(), N, C,
+                                        grad_mode::write);
+        std::vector<float> all;
+        for (const auto* v : {&out, &normalized, &mean, &rstd, &dx, &dx_written, &dw, &db, &rout, &rnorm, &rrstd, &rdx,
+                              &rdx_written, &rdw})
+            all.insert(all.end(), v->begin(), v->end());
+        return all;
+    };
+    for (std::size_t C : {48u, 40u}) {
+        const std::vector<float> scalar = run(kernels::isa::generic, C), best_set = run(best, C);
+        kernels::force(best);
+        REQUIRE(scalar.size() == best_set.size());
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < scalar.size(); ++i)
+            if (std::memcmp(&scalar[i], &best_set[i], sizeof(float)) != 0 && ++bad <= 5)
+                FAIL_CHECK("C " << C << ", value " << i << ": scalar " << scalar[i] << ", vector " << best_set[i]);
+        CHECK(bad == 0);
+    }
+    // Written is 0 + the gradient: the bytes of adding into zeros, whatever the buffer held.
+    const std::size_t N = 16, C = 48;
+    std::vector<float> x(N * C), d(N * C), w(C, 1.25f), rstd(N, 0.75f), dw(C, 0.0f), added(N * C, 0.0f),
+        written(N * C, std::nanf(""));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.5f * float(i)), d[i] = std::cos(0.3f * float(i));
+    model::llama::rms_norm_backward(added.data(), dw.data(), d.data(), x.data(), w.data(), rstd.data(), N, C);
+    model::llama::rms_norm_backward(written.data(), dw.data(), d.data(), x.data(), w.data(), rstd.data(), N, C,
+                                    grad_mode::write);
+    CHECK(std::memcmp(added.data(), written.data(), added.size() * sizeof(float)) == 0);
 }

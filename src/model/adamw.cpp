@@ -62,11 +62,14 @@ flat<T> flatten(model_params<T>& p) {
 template <class T>
 double adamw<T>::step(model_params<T>& params, model_params<T>& grads) {
     const double norm = global_norm(grads);
+    using adamw_detail::flat;
+    using adamw_detail::flatten;
+    const flat<T> p = flatten(params), g = flatten(grads), m = flatten(m_), v = flatten(v_);
     if (config_.clip > 0) {
-        // PyTorch: coef = max_norm / (norm + 1e-6), clamped to 1, always multiplied.
+        // PyTorch: coef = max_norm / (norm + 1e-6), clamped to 1, always multiplied; a task per tensor.
         const double coef = std::min(1.0, config_.clip / (norm + 1e-6));
-        for_each_param(grads, [&](const std::string&, param_kind, auto& g) {
-            for (auto& x : g) x = static_cast<T>(x * coef);
+        training::for_tasks(g.data.size(), [&](std::size_t i) {
+            for (T* x = g.data[i]; x != g.data[i] + g.size[i]; ++x) *x = static_cast<T>(*x * coef);
         });
     }
     const double lr = learning_rate(config_, t_);
@@ -76,9 +79,6 @@ double adamw<T>::step(model_params<T>& params, model_params<T>& grads) {
     const double bc2_sqrt = std::sqrt(1.0 - std::pow(b2, static_cast<double>(t_)));
     const T step_size = static_cast<T>(lr / bc1);
     const T decay = static_cast<T>(1.0 - lr * config_.weight_decay);
-    using adamw_detail::flat;
-    using adamw_detail::flatten;
-    const flat<T> p = flatten(params), g = flatten(grads), m = flatten(m_), v = flatten(v_);
     // One task per tensor, on the training's threads: each element's update stands alone.
     training::for_tasks(p.data.size(), [&](std::size_t i) {
         const bool decayed = p.kind[i] == param_kind::linear;

@@ -2,6 +2,7 @@
 // one decoding step against a KV cache (see llama_layers.hpp). Every product is one
 // core/matmul call per head on strided views of the [B, T, heads, dh] buffers; the
 // softmax and its backward are loops over one row, in key order.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -109,6 +110,12 @@ void gqa_attention_backward(T* dq, T* dk, T* dv, T* dscores, T* dpattern, const 
         const T* vg = v + b * Tn * ldk + g * dh;
         T* dkg = dk + b * Tn * ldk + g * dh;
         T* dvg = dv + b * Tn * ldk + g * dh;
+        for (std::size_t t = 0; t < Tn; ++t) {  // this task's slices of dk, dv [T, dh] and dq [T, group·dh], zeroed
+            std::fill(dkg + t * ldk, dkg + t * ldk + dh, T(0));
+            std::fill(dvg + t * ldk, dvg + t * ldk + dh, T(0));
+            T* dqt = dq + (b * Tn + t) * ldq + g * group * dh;
+            std::fill(dqt, dqt + group * dh, T(0));
+        }
         for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
             if constexpr (std::is_same<T, float>::value)  // AVX-512 at T ≤ 16: these matmul calls' bits
                 if (Tn <= query_block && training::simd::gqa_fits(Tn, dh)) {

@@ -23,7 +23,11 @@ template <class T>
 void rms_norm_forward(T* out, maybe_null<T> normalized, T* rstd, const T* inp, const T* w, std::size_t N,
                       std::size_t C, double eps) {
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
+        std::size_t done = r0;  // AVX-512 when chosen: 16 rows at a time, the same bits
+        if constexpr (std::is_same<T, float>::value)
+            done += training::simd::rms_norm_rows(out + r0 * C, normalized ? normalized + r0 * C : nullptr, rstd + r0,
+                                                  inp + r0 * C, w, r1 - r0, C, static_cast<float>(eps));
+        for (std::size_t r = done; r < r1; ++r) {
             const T* x = inp + r * C;  // [C]
             T ms = 0;
             for (std::size_t i = 0; i < C; ++i) ms += x[i] * x[i];
@@ -41,29 +45,37 @@ void rms_norm_forward(T* out, maybe_null<T> normalized, T* rstd, const T* inp, c
 namespace {
 // One row's dx: g = dout ⊙ w, x̂ = x · s; dx += s · (g − x̂ · mean(g ⊙ x̂)).
 template <class T>
-void rms_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T s, std::size_t C) {
+void rms_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T s, std::size_t C, bool add) {
     T gx_mean = 0;
     for (std::size_t i = 0; i < C; ++i) gx_mean += (d[i] * w[i]) * (x[i] * s);
     gx_mean /= static_cast<T>(C);
-    for (std::size_t i = 0; i < C; ++i) dx[i] += ((d[i] * w[i]) - (x[i] * s) * gx_mean) * s;
+    for (std::size_t i = 0; i < C; ++i) dx[i] = (add ? dx[i] : T(0)) + ((d[i] * w[i]) - (x[i] * s) * gx_mean) * s;
 }
 }  // namespace
 
 // dw by blocks of columns (each column sums its rows in order), dinp by blocks of rows.
 template <class T>
 void rms_norm_backward(T* dinp, T* dw, const T* dout, const T* inp, const T* w, const T* rstd, std::size_t N,
-                       std::size_t C) {
+                       std::size_t C, training::grad_mode mode) {
     const std::size_t col_tasks = count_blocks(C, col_block);
     training::for_tasks(col_tasks + count_blocks(N, row_block), [&](std::size_t t) {
         if (t < col_tasks) {
             const std::size_t i0 = t * col_block, i1 = std::min(C, i0 + col_block);
+            std::size_t v1 = i0;  // AVX-512 when chosen: whole vectors of columns, rows in order
+            if constexpr (std::is_same<T, float>::value)
+                v1 += training::simd::rms_norm_dw(dw + i0, dout + i0, inp + i0, rstd, N, C, i1 - i0);
             for (std::size_t r = 0; r < N; ++r)
-                for (std::size_t i = i0; i < i1; ++i) dw[i] += dout[r * C + i] * (inp[r * C + i] * rstd[r]);
+                for (std::size_t i = v1; i < i1; ++i) dw[i] += dout[r * C + i] * (inp[r * C + i] * rstd[r]);
             return;
         }
         const std::size_t r0 = (t - col_tasks) * row_block, r1 = std::min(N, r0 + row_block);
-        for (std::size_t r = r0; r < r1; ++r)
-            rms_norm_backward_row(dinp + r * C, dout + r * C, inp + r * C, w, rstd[r], C);
+        std::size_t done = r0;  // AVX-512 when chosen: 16 rows at a time, the same bits
+        if constexpr (std::is_same<T, float>::value)
+            done += training::simd::rms_norm_backward_rows(dinp + r0 * C, dout + r0 * C, inp + r0 * C, w, rstd + r0,
+                                                           r1 - r0, C, mode == training::grad_mode::add);
+        for (std::size_t r = done; r < r1; ++r)
+            rms_norm_backward_row(dinp + r * C, dout + r * C, inp + r * C, w, rstd[r], C,
+                                  mode == training::grad_mode::add);
     });
 }
 
@@ -156,8 +168,9 @@ void rotary_forward(T* out, const T* x, const rotary_table& tab, std::size_t B, 
 
 template <class T>
 void rotary_backward(T* dinp, const T* dout, const rotary_table& tab, std::size_t B, std::size_t Tn,
-                     std::size_t heads, std::size_t pos0) {
+                     std::size_t heads, std::size_t pos0, training::grad_mode mode) {
     check_rotary_range(tab, Tn, pos0);
+    const bool add = mode == training::grad_mode::add;
     const std::size_t dh = tab.d_head, pairs = tab.dims / 2;
     for_rows(B, Tn, pos0, [&](std::size_t r, std::size_t pos) {
         const double* cs = tab.cos.data() + pos * pairs;  // [dims/2]
@@ -169,10 +182,10 @@ void rotary_backward(T* dinp, const T* dout, const rotary_table& tab, std::size_
                 std::size_t ia = 0, ib = 0;
                 pair_columns(tab, i, ia, ib);
                 const T da = d[ia], db = d[ib], c = static_cast<T>(cs[i]), s = static_cast<T>(sn[i]);
-                dx[ia] += da * c + db * s;
-                dx[ib] += db * c - da * s;
+                dx[ia] = (add ? dx[ia] : T(0)) + (da * c + db * s);
+                dx[ib] = (add ? dx[ib] : T(0)) + (db * c - da * s);
             }
-            for (std::size_t j = tab.dims; j < dh; ++j) dx[j] += d[j];
+            for (std::size_t j = tab.dims; j < dh; ++j) dx[j] = (add ? dx[j] : T(0)) + d[j];
         }
     });
 }
@@ -194,16 +207,19 @@ void silu_gate_forward(T* post, const T* gate, const T* up, std::size_t n) {
 }
 
 template <class T>
-void silu_gate_backward(T* dgate, T* dup, const T* dpost, const T* gate, const T* up, std::size_t n) {
+void silu_gate_backward(T* dgate, T* dup, const T* dpost, const T* gate, const T* up, std::size_t n,
+                        training::grad_mode mode) {
+    const bool add = mode == training::grad_mode::add;
     for_blocks(n, elem_block, [&](std::size_t i0, std::size_t i1) {
         std::size_t i = i0;
         if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same bits (model/train_simd)
-            i += training::simd::silu_gate_backward(dgate + i0, dup + i0, dpost + i0, gate + i0, up + i0, i1 - i0);
+            i += training::simd::silu_gate_backward(dgate + i0, dup + i0, dpost + i0, gate + i0, up + i0, i1 - i0,
+                                                    add);
         for (; i < i1; ++i) {
             const T g = gate[i];
             const T sig = T(1) / (T(1) + std::exp(-g));
-            dgate[i] += dpost[i] * up[i] * (sig * (T(1) + g * (T(1) - sig)));
-            dup[i] += dpost[i] * (g * sig);
+            dgate[i] = (add ? dgate[i] : T(0)) + dpost[i] * up[i] * (sig * (T(1) + g * (T(1) - sig)));
+            dup[i] = (add ? dup[i] : T(0)) + dpost[i] * (g * sig);
         }
     });
 }
@@ -237,13 +253,13 @@ void swiglu_backward(T* dinp, const swiglu_grads<T>& g, T* scratch, const T* dou
 #define ATTN_LLAMA_LAYERS(T)                                                                                   \
     template void rms_norm_forward<T>(T*, T*, T*, const T*, const T*, std::size_t, std::size_t, double);       \
     template void rms_norm_backward<T>(T*, T*, const T*, const T*, const T*, const T*, std::size_t,            \
-                                       std::size_t);                                                           \
+                                       std::size_t, training::grad_mode);                                                           \
     template void rotary_forward<T>(T*, const T*, const rotary_table&, std::size_t, std::size_t, std::size_t,  \
                                     std::size_t);                                                              \
     template void rotary_backward<T>(T*, const T*, const rotary_table&, std::size_t, std::size_t, std::size_t, \
-                                     std::size_t);                                                             \
+                                     std::size_t, training::grad_mode);                                                             \
     template void silu_gate_forward<T>(T*, const T*, const T*, std::size_t);                                   \
-    template void silu_gate_backward<T>(T*, T*, const T*, const T*, const T*, std::size_t);                    \
+    template void silu_gate_backward<T>(T*, T*, const T*, const T*, const T*, std::size_t, training::grad_mode);                    \
     template void swiglu_forward<T>(T*, T*, T*, T*, const T*, const swiglu_weights<T>&, std::size_t,           \
                                     std::size_t, std::size_t);                                                 \
     template void swiglu_backward<T>(T*, const swiglu_grads<T>&, T*, const T*, const T*, const T*, const T*,   \

@@ -53,9 +53,10 @@ template <class T>
 void rms_norm_forward(T* out, maybe_null<T> normalized, T* rstd, const T* inp, const T* w, std::size_t N,
                       std::size_t C, double eps);
 // dinp += rstd · (g − x̂ · mean(g ⊙ x̂)), g = dout ⊙ w, x̂ = x · rstd;  dw += Σ_rows dout ⊙ x̂.
+// (grad_mode::write: dinp = 0 + …, model/train_layers.)
 template <class T>
 void rms_norm_backward(T* dinp, T* dw, const T* dout, const T* inp, const T* w, const T* rstd, std::size_t N,
-                       std::size_t C);
+                       std::size_t C, training::grad_mode mode = training::grad_mode::add);
 
 // ---- rotary embeddings -------------------------------------------------------------
 // Which columns of a head turn together:
@@ -97,7 +98,7 @@ void rotary_forward(T* out, const T* x, const rotary_table& table, std::size_t B
 // dinp += the rotation's transpose applied to dout (a turn by −θ); pass-through columns add dout.
 template <class T>
 void rotary_backward(T* dinp, const T* dout, const rotary_table& table, std::size_t B, std::size_t Tn,
-                     std::size_t heads, std::size_t pos0 = 0);
+                     std::size_t heads, std::size_t pos0 = 0, training::grad_mode mode = training::grad_mode::add);
 
 // ---- causal grouped-query attention ------------------------------------------------
 // q [B, T, H, dh] (rotated), k, v [B, T, KV, dh] (k rotated); query head h reads key/value
@@ -116,7 +117,8 @@ void gqa_attention_forward(T* z, maybe_null<T> scores, maybe_null<T> pattern, co
 //   dpattern = dz · vᵀ, dscores = A ⊙ (dpattern − Σ_k A dpattern), dq += dscores · k / √dh,
 //   dk += Σ_{h in group} dscoresᵀ · q / √dh, dv += Σ_{h in group} Aᵀ · dz
 // dscores and dpattern [B, H, T, T] are written (0 after the query); dq [B, T, H, dh],
-// dk, dv [B, T, KV, dh] are added to; a group's heads add in head order.
+// dk, dv [B, T, KV, dh] are written too: each (batch row, group) task zeroes its slices,
+// then its heads add in head order.
 template <class T>
 void gqa_attention_backward(T* dq, T* dk, T* dv, T* dscores, T* dpattern, const T* dz, const T* q, const T* k,
                             const T* v, const T* pattern, std::size_t B, std::size_t Tn, std::size_t H,
@@ -193,6 +195,7 @@ void swiglu_backward(T* dinp, const swiglu_grads<T>& g, T* scratch, const T* dou
 template <class T>
 void silu_gate_forward(T* post, const T* gate, const T* up, std::size_t n);
 template <class T>
-void silu_gate_backward(T* dgate, T* dup, const T* dpost, const T* gate, const T* up, std::size_t n);
+void silu_gate_backward(T* dgate, T* dup, const T* dpost, const T* gate, const T* up, std::size_t n,
+                        training::grad_mode mode = training::grad_mode::add);
 
 }  // namespace attn::model::llama

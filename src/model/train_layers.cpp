@@ -116,7 +116,7 @@ void embed_backward(T* dwte, T* dwpe, const T* dout, const std::int32_t* tokens,
 namespace {
 // One row's dx: dnorm = dout ⊙ w; dx += s · (dnorm − mean(dnorm) − x̂ · mean(dnorm ⊙ x̂)).
 template <class T>
-void layer_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T m, T s, std::size_t C) {
+void layer_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T m, T s, std::size_t C, bool add) {
     T dnorm_mean = 0, dnorm_norm_mean = 0;
     for (std::size_t i = 0; i < C; ++i) {
         const T xhat = (x[i] - m) * s;
@@ -128,20 +128,24 @@ void layer_norm_backward_row(T* dx, const T* d, const T* x, const T* w, T m, T s
     dnorm_norm_mean /= static_cast<T>(C);
     std::size_t i = 0;
     if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same operations
-        i = simd::norm_dx(dx, d, x, w, m, s, dnorm_mean, dnorm_norm_mean, C);
+        i = simd::norm_dx(dx, d, x, w, m, s, dnorm_mean, dnorm_norm_mean, C, add);
     for (; i < C; ++i) {
         const T xhat = (x[i] - m) * s;
         const T dnorm = w[i] * d[i];
-        dx[i] += (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * s;
+        dx[i] = (add ? dx[i] : T(0)) + (dnorm - dnorm_mean - xhat * dnorm_norm_mean) * s;
     }
 }
 }  // namespace
 
 template <class T>
 void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, const T* b, std::size_t N,
-                       std::size_t C, double eps) {
+                       std::size_t C, double eps, T* normalized) {
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
-        for (std::size_t r = r0; r < r1; ++r) {
+        std::size_t done = r0;  // AVX-512 when chosen: 16 rows at a time, the same bits
+        if constexpr (std::is_same<T, float>::value)
+            done += simd::layer_norm_rows(out + r0 * C, normalized ? normalized + r0 * C : nullptr, mean + r0,
+                                          rstd + r0, inp + r0 * C, w, b, r1 - r0, C, static_cast<float>(eps));
+        for (std::size_t r = done; r < r1; ++r) {
             const T* x = inp + r * C;
             T m = 0;
             for (std::size_t i = 0; i < C; ++i) m += x[i];
@@ -154,6 +158,8 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, cons
             std::size_t i = 0;
             if constexpr (std::is_same<T, float>::value) i = simd::norm_out(o, x, w, b, m, s, C);  // AVX-512 when chosen
             for (; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
+            if (normalized)
+                for (i = 0; i < C; ++i) normalized[r * C + i] = (x[i] - m) * s;
             mean[r] = m;
             rstd[r] = s;
         }
@@ -164,7 +170,7 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* w, cons
 // so the bits never depend on the blocks), dinp by blocks of rows.
 template <class T>
 void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, const T* mean,
-                        const T* rstd, std::size_t N, std::size_t C) {
+                        const T* rstd, std::size_t N, std::size_t C, grad_mode mode) {
     const std::size_t col_tasks = count_blocks(C, col_block);
     for_tasks(col_tasks + count_blocks(N, row_block), [&](std::size_t t) {
         if (t < col_tasks) {
@@ -185,36 +191,48 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
             return;
         }
         const std::size_t r0 = (t - col_tasks) * row_block, r1 = std::min(N, r0 + row_block);
-        for (std::size_t r = r0; r < r1; ++r) layer_norm_backward_row(dinp + r * C, dout + r * C, inp + r * C, w,
-                                                                     mean[r], rstd[r], C);
+        std::size_t r = r0;  // AVX-512 when chosen: 16 rows at a time, the same bits
+        if constexpr (std::is_same<T, float>::value)
+            r += simd::layer_norm_backward_rows(dinp + r0 * C, dout + r0 * C, inp + r0 * C, w, mean + r0, rstd + r0,
+                                                r1 - r0, C, mode == grad_mode::add);
+        for (; r < r1; ++r) layer_norm_backward_row(dinp + r * C, dout + r * C, inp + r * C, w, mean[r], rstd[r], C,
+                                                    mode == grad_mode::add);
     });
 }
 
 // ---- linear layers and the unembedding -------------------------------------------
 
 template <class T>
-void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
-                    std::size_t OC) {
+void linear_residual_forward(T* out, T* sum, const T* x, const T* inp, const T* w, const T* b, std::size_t N,
+                             std::size_t IC, std::size_t OC) {
     // A local reference: inside the lambda a thread_local's name would mean the worker's own copy.
     thread_local packed_matrix<T> packed;
     packed_matrix<T>& wp = packed;  // w [IC, OC] packed once for every row block
     pack_once(wp, false, IC, OC, w, OC);
     for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {
         matmul_packed(false, r1 - r0, T(1), inp + r0 * IC, IC, wp, T(0), out + r0 * OC, OC);
-        if (b == nullptr) return;
-        for (std::size_t r = r0; r < r1; ++r) {
-            std::size_t o = 0;
-            if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
-            for (; o < OC; ++o) out[r * OC + o] += b[o];
-        }
+        if (b != nullptr)
+            for (std::size_t r = r0; r < r1; ++r) {
+                std::size_t o = 0;
+                if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
+                for (; o < OC; ++o) out[r * OC + o] += b[o];
+            }
+        if (sum != nullptr)  // residual_forward's sums, the block's rows still in cache
+            for (std::size_t i = r0 * OC; i < r1 * OC; ++i) sum[i] = x[i] + out[i];
     });
+}
+
+template <class T>
+void linear_forward(T* out, const T* inp, const T* w, const T* b, std::size_t N, std::size_t IC,
+                    std::size_t OC) {
+    linear_residual_forward(out, static_cast<T*>(nullptr), static_cast<const T*>(nullptr), inp, w, b, N, IC, OC);
 }
 
 // The three gradients of a linear layer as one set of tasks (one wait, not three):
 // dw row blocks first (the largest), then db, then dinp row blocks.
 template <class T>
 void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T* w, std::size_t N,
-                     std::size_t IC, std::size_t OC) {
+                     std::size_t IC, std::size_t OC, grad_mode mode) {
     thread_local packed_matrix<T> packed_w, packed_dout;
     packed_matrix<T>& wt = packed_w;       // wᵀ [OC, IC], packed once (a reference: see linear_forward)
     packed_matrix<T>& dp = packed_dout;    // dout [N, OC]
@@ -235,7 +253,8 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
             return;
         }
         const std::size_t r0 = (t - dw_tasks - db_tasks) * row_block, r1 = std::min(N, r0 + row_block);
-        matmul_packed(false, r1 - r0, T(1), dout + r0 * OC, OC, wt, T(1), dinp + r0 * IC, IC);  // dinp += dout · wᵀ
+        const T beta = mode == grad_mode::add ? T(1) : T(0);
+        matmul_packed(false, r1 - r0, T(1), dout + r0 * OC, OC, wt, beta, dinp + r0 * IC, IC);  // dinp (+)= dout · wᵀ
     });
 }
 
@@ -258,9 +277,10 @@ void unembed_forward(T* logits, const T* x, const T* w, std::size_t N, std::size
 
 template <class T>
 void unembed_backward(T* dx, T* dw, const T* dlogits, const T* x, const T* w, std::size_t N, std::size_t C,
-                      std::size_t V) {
-    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {  // dx += dlogits · W
-        matmul(false, false, r1 - r0, C, V, T(1), dlogits + r0 * V, V, w, C, T(1), dx + r0 * C, C);
+                      std::size_t V, grad_mode mode) {
+    const T beta = mode == grad_mode::add ? T(1) : T(0);
+    for_blocks(N, row_block, [&](std::size_t r0, std::size_t r1) {  // dx (+)= dlogits · W
+        matmul(false, false, r1 - r0, C, V, T(1), dlogits + r0 * V, V, w, C, beta, dx + r0 * C, C);
     });
     for_blocks(V, col_block, [&](std::size_t v0, std::size_t v1) {  // dW += dlogitsᵀ · x, rows v0…v1
         matmul(true, false, v1 - v0, C, N, T(1), dlogits + v0, V, x, C, T(1), dw + v0 * C, C);
@@ -425,6 +445,7 @@ void attention_backward(T* dqkv, T* dscores, T* dpattern, const T* dz, const T* 
     const std::size_t hs = C / NH, C3 = 3 * C;
     const T scale = T(1) / std::sqrt(static_cast<T>(hs));
     for_blocks(B, 1, [&](std::size_t b, std::size_t) {  // a batch row writes only its own rows of dqkv
+        std::fill(dqkv + b * Tn * C3, dqkv + (b + 1) * Tn * C3, T(0));  // [T, 3C], then added to
         if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen and the sizes fit: the same bits
             if (simd::attention_backward(dqkv, dscores, dpattern, dz, qkv, pattern, b, Tn, C, NH)) return;
         for (std::size_t h = 0; h < NH; ++h)
@@ -493,17 +514,18 @@ void gelu_forward(T* out, T* tanh_out, const T* inp, std::size_t n) {
 }
 
 template <class T>
-void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::size_t n) {
+void gelu_backward(T* dinp, const T* inp, const T* tanh_in, const T* dout, std::size_t n, grad_mode mode) {
+    const bool add = mode == grad_mode::add;
     for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
         std::size_t i = i0;
         if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same bits (model/train_simd)
-            i += simd::gelu_backward(dinp + i0, inp + i0, tanh_in + i0, dout + i0, i1 - i0);
+            i += simd::gelu_backward(dinp + i0, inp + i0, tanh_in + i0, dout + i0, i1 - i0, add);
         for (; i < i1; ++i) {
             const T x = inp[i];
             const T th = tanh_in[i];
             const T sech2 = T(1) - th * th;
             const T du = gelu_c<T>() * (T(1) + T(3) * T(0.044715) * x * x);
-            dinp[i] += dout[i] * (T(0.5) * (T(1) + th) + T(0.5) * x * sech2 * du);
+            dinp[i] = (add ? dinp[i] : T(0)) + dout[i] * (T(0.5) * (T(1) + th) + T(0.5) * x * sech2 * du);
         }
     });
 }
@@ -516,8 +538,12 @@ void residual_forward(T* out, const T* a, const T* b, std::size_t n) {
 }
 
 template <class T>
-void residual_backward(T* da, T* db, const T* dout, std::size_t n) {
+void residual_backward(T* da, T* db, const T* dout, std::size_t n, grad_mode mode) {
     for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
+        if (mode == grad_mode::write) {  // 0 + dout: dout's bits but −0's
+            for (std::size_t i = i0; i < i1; ++i) da[i] = db[i] = T(0) + dout[i];
+            return;
+        }
         for (std::size_t i = i0; i < i1; ++i) {
             da[i] += dout[i];
             db[i] += dout[i];
@@ -590,15 +616,17 @@ void crossentropy_softmax_backward(T* dlogits, const T* probs, const std::int32_
     template void embed_backward<T>(T*, T*, const T*, const std::int32_t*, std::size_t, std::size_t,        \
                                       std::size_t);                                                           \
     template void layer_norm_forward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,    \
-                                       double);                                                               \
+                                       double, T*);                                                               \
     template void layer_norm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*,         \
-                                        std::size_t, std::size_t);                                            \
+                                        std::size_t, std::size_t, grad_mode);                                 \
     template void linear_forward<T>(T*, const T*, const T*, const T*, std::size_t, std::size_t, std::size_t); \
+    template void linear_residual_forward<T>(T*, T*, const T*, const T*, const T*, const T*, std::size_t,     \
+                                             std::size_t, std::size_t);                                       \
     template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,      \
-                                     std::size_t);                                                            \
+                                     std::size_t, grad_mode);                                                            \
     template void unembed_forward<T>(T*, const T*, const T*, std::size_t, std::size_t, std::size_t);         \
     template void unembed_backward<T>(T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,         \
-                                      std::size_t);                                                           \
+                                      std::size_t, grad_mode);                                                           \
     template void attention_forward<T>(T*, T*, T*, const T*, std::size_t, std::size_t, std::size_t,           \
                                        std::size_t, grid_faults*);                                            \
     template void note_grid_faults<T>(grid_faults&, const T*, const T*, std::size_t, std::size_t, std::size_t,  \
@@ -606,9 +634,9 @@ void crossentropy_softmax_backward(T* dlogits, const T* probs, const std::int32_
     template void attention_backward<T>(T*, T*, T*, const T*, const T*, const T*, std::size_t, std::size_t,   \
                                         std::size_t, std::size_t);                                            \
     template void gelu_forward<T>(T*, T*, const T*, std::size_t);                                                 \
-    template void gelu_backward<T>(T*, const T*, const T*, const T*, std::size_t);                                      \
+    template void gelu_backward<T>(T*, const T*, const T*, const T*, std::size_t, grad_mode);                                      \
     template void residual_forward<T>(T*, const T*, const T*, std::size_t);                                   \
-    template void residual_backward<T>(T*, T*, const T*, std::size_t);                                        \
+    template void residual_backward<T>(T*, T*, const T*, std::size_t, grad_mode);                                        \
     template double crossentropy_forward<T>(T*, T*, const T*, const std::int32_t*, std::size_t, std::size_t); \
     template void crossentropy_softmax_backward<T>(T*, const T*, const std::int32_t*, std::size_t, std::size_t);
 

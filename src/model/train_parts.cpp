@@ -9,6 +9,8 @@
 
 namespace attn::model::parts {
 
+using training::grad_mode;
+
 namespace {
 
 // A parameter the architecture may not have: its data, or null when it is empty.
@@ -17,14 +19,33 @@ auto maybe(Tensor& t) -> decltype(t.data()) {
     return t.size() == 0 ? nullptr : t.data();
 }
 
-// Columns [col0, col0 + w) of src [N, ld] → dst [N, w], or back (scatter).
+// The fused projection qkv [N, W] (q | k | v, W = (H + 2·KV)·dh) split into q [N, H·dh],
+// k and v [N, KV·dh], or (put) gathered back from them: one pass over blocks of rows on
+// the training's threads (copies: any split gives the same bytes).
+constexpr std::size_t split_rows = 64;  // rows per task
 template <class T>
-void copy_columns(T* dst, const T* src, std::size_t N, std::size_t ld, std::size_t col0, std::size_t w) {
-    for (std::size_t r = 0; r < N; ++r) std::copy(src + r * ld + col0, src + r * ld + col0 + w, dst + r * w);
+void split_qkv(T* q, T* k, T* v, const T* qkv, std::size_t N, std::size_t Hd, std::size_t KVd) {
+    const std::size_t W = Hd + 2 * KVd;
+    training::for_tasks((N + split_rows - 1) / split_rows, [&](std::size_t t) {
+        for (std::size_t r = t * split_rows; r < std::min(N, (t + 1) * split_rows); ++r) {
+            const T* row = qkv + r * W;  // [W]
+            std::copy(row, row + Hd, q + r * Hd);
+            std::copy(row + Hd, row + Hd + KVd, k + r * KVd);
+            std::copy(row + Hd + KVd, row + W, v + r * KVd);
+        }
+    });
 }
 template <class T>
-void put_columns(T* dst, const T* src, std::size_t N, std::size_t ld, std::size_t col0, std::size_t w) {
-    for (std::size_t r = 0; r < N; ++r) std::copy(src + r * w, src + (r + 1) * w, dst + r * ld + col0);
+void put_qkv(T* qkv, const T* q, const T* k, const T* v, std::size_t N, std::size_t Hd, std::size_t KVd) {
+    const std::size_t W = Hd + 2 * KVd;
+    training::for_tasks((N + split_rows - 1) / split_rows, [&](std::size_t t) {
+        for (std::size_t r = t * split_rows; r < std::min(N, (t + 1) * split_rows); ++r) {
+            T* row = qkv + r * W;  // [W]
+            std::copy(q + r * Hd, q + (r + 1) * Hd, row);
+            std::copy(k + r * KVd, k + (r + 1) * KVd, row + Hd);
+            std::copy(v + r * KVd, v + (r + 1) * KVd, row + Hd + KVd);
+        }
+    });
 }
 
 }  // namespace
@@ -53,11 +74,9 @@ void norm_forward(const architecture& c, norm_buffers<T> a, const T* x, const pa
                   std::size_t N) {
     const std::size_t C = c.n_embd;
     if (c.norm == norm_kind::layer_norm) {
-        training::layer_norm_forward(a.out.data(), a.mean.data(), a.rstd.data(), x, w.data(), b.data(), N, C, c.ln_eps);
-        if (a.normalized.empty()) return;  // a gradient's buffers
-        for (std::size_t r = 0; r < N; ++r)  // hook_normalized: (x − mean) · rstd, before the weight and bias
-            for (std::size_t i = 0; i < C; ++i) a.normalized[r * C + i] = (x[r * C + i] - a.mean[r]) * a.rstd[r];
-        return;
+        // hook_normalized (empty in a gradient's buffers): (x − mean) · rstd, before the weight and bias
+        return training::layer_norm_forward(a.out.data(), a.mean.data(), a.rstd.data(), x, w.data(), b.data(), N, C,
+                                            c.ln_eps, a.normalized.empty() ? nullptr : a.normalized.data());
     }
     llama::rms_norm_forward(a.out.data(), a.normalized.data(), a.rstd.data(), x, w.data(), N, C, c.ln_eps);
     for (std::size_t r = 0; r < N; ++r) a.scale[r] = T(1) / a.rstd[r];  // √(mean(x²) + eps)
@@ -65,12 +84,12 @@ void norm_forward(const architecture& c, norm_buffers<T> a, const T* x, const pa
 
 template <class T>
 void norm_backward(const architecture& c, T* dx, param1<T>& dw, param1<T>& db, const std::vector<T>& dout,
-                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N) {
+                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N, grad_mode mode) {
     const std::size_t C = c.n_embd;
     if (c.norm == norm_kind::layer_norm)
         return training::layer_norm_backward(dx, dw.data(), db.data(), dout.data(), x, w.data(), a.mean.data(),
-                                             a.rstd.data(), N, C);
-    llama::rms_norm_backward(dx, dw.data(), dout.data(), x, w.data(), a.rstd.data(), N, C);
+                                             a.rstd.data(), N, C, mode);
+    llama::rms_norm_backward(dx, dw.data(), dout.data(), x, w.data(), a.rstd.data(), N, C, mode);
 }
 
 // ---- attention -------------------------------------------------------------------
@@ -85,9 +104,7 @@ void attention_forward(const architecture& c, const block_params<T>& p, train_bl
     T* pattern = a.pattern.empty() ? nullptr : a.pattern.data();
     if (!split_attention(c))  // GPT-2: heads read the fused buffer
         return training::attention_forward(a.z.data(), scores, pattern, a.qkv.data(), B, Tn, C, H, &a.unkept);
-    copy_columns(a.q.data(), a.qkv.data(), N, W, 0, H * dh);
-    copy_columns(a.k.data(), a.qkv.data(), N, W, H * dh, KV * dh);
-    copy_columns(a.v.data(), a.qkv.data(), N, W, (H + KV) * dh, KV * dh);
+    split_qkv(a.q.data(), a.k.data(), a.v.data(), a.qkv.data(), N, H * dh, KV * dh);
     const T* q = a.q.data();
     const T* k = a.k.data();
     if (c.positions == position_kind::rotary) {
@@ -116,21 +133,20 @@ void attention_backward(const architecture& c, const block_params<T>& p, block_p
         llama::gqa_attention_backward(dq, dk, ga.v.data(), ga.scores.data(), ga.pattern.data(), ga.z.data(), q, k,
                                       a.v.data(), a.pattern.data(), B, Tn, H, KV, dh);
         if (rotary) {
-            llama::rotary_backward(ga.q.data(), ga.rot_q.data(), rot, B, Tn, H);
-            llama::rotary_backward(ga.k.data(), ga.rot_k.data(), rot, B, Tn, KV);
+            llama::rotary_backward(ga.q.data(), ga.rot_q.data(), rot, B, Tn, H, 0, grad_mode::write);
+            llama::rotary_backward(ga.k.data(), ga.rot_k.data(), rot, B, Tn, KV, 0, grad_mode::write);
         }
-        put_columns(ga.qkv.data(), ga.q.data(), N, W, 0, H * dh);
-        put_columns(ga.qkv.data(), ga.k.data(), N, W, H * dh, KV * dh);
-        put_columns(ga.qkv.data(), ga.v.data(), N, W, (H + KV) * dh, KV * dh);
+        put_qkv(ga.qkv.data(), ga.q.data(), ga.k.data(), ga.v.data(), N, H * dh, KV * dh);
     }
     training::linear_backward(ga.ln1.data(), g.w_qkv.data(), maybe(g.b_qkv), ga.qkv.data(), a.ln1.data(),
-                              p.w_qkv.data(), N, C, W);
+                              p.w_qkv.data(), N, C, W, grad_mode::write);
 }
 
 // ---- MLP -------------------------------------------------------------------------
 
 template <class T>
-void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N) {
+void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N,
+                 const T* x, T* resid) {
     const std::size_t C = c.n_embd, M = c.d_mlp();
     if (c.mlp == mlp_kind::gelu_tanh) {
         training::linear_forward(a.mlp_pre.data(), a.ln2.data(), p.w_fc.data(), maybe(p.b_fc), N, C, M);
@@ -141,7 +157,8 @@ void mlp_forward(const architecture& c, const block_params<T>& p, train_block_ac
         training::linear_forward(a.mlp_pre_linear.data(), a.ln2.data(), p.w_fc.data(), maybe(p.b_fc), N, C, M);
         llama::silu_gate_forward(a.mlp_post.data(), a.mlp_pre.data(), a.mlp_pre_linear.data(), N * M);
     }
-    training::linear_forward(a.mlp_out.data(), a.mlp_post.data(), p.w_proj.data(), maybe(p.b_proj), N, M, C);
+    training::linear_residual_forward(a.mlp_out.data(), resid, x, a.mlp_post.data(), p.w_proj.data(), maybe(p.b_proj),
+                                      N, M, C);
 }
 
 template <class T>
@@ -149,16 +166,17 @@ void mlp_backward(const architecture& c, const block_params<T>& p, block_params<
                   train_block_acts<T>& ga, std::size_t N) {
     const std::size_t C = c.n_embd, M = c.d_mlp();
     training::linear_backward(ga.mlp_post.data(), g.w_proj.data(), maybe(g.b_proj), ga.mlp_out.data(),
-                              a.mlp_post.data(), p.w_proj.data(), N, M, C);
+                              a.mlp_post.data(), p.w_proj.data(), N, M, C, grad_mode::write);
     if (c.mlp == mlp_kind::gelu_tanh) {
-        training::gelu_backward(ga.mlp_pre.data(), a.mlp_pre.data(), a.mlp_tanh.data(), ga.mlp_post.data(), N * M);
+        training::gelu_backward(ga.mlp_pre.data(), a.mlp_pre.data(), a.mlp_tanh.data(), ga.mlp_post.data(), N * M,
+                                grad_mode::write);
         return training::linear_backward(ga.ln2.data(), g.w_fc.data(), maybe(g.b_fc), ga.mlp_pre.data(), a.ln2.data(),
-                                         p.w_fc.data(), N, C, M);
+                                         p.w_fc.data(), N, C, M, grad_mode::write);
     }
     llama::silu_gate_backward(ga.mlp_pre.data(), ga.mlp_pre_linear.data(), ga.mlp_post.data(), a.mlp_pre.data(),
-                              a.mlp_pre_linear.data(), N * M);
+                              a.mlp_pre_linear.data(), N * M, grad_mode::write);
     training::linear_backward(ga.ln2.data(), g.w_gate.data(), static_cast<T*>(nullptr), ga.mlp_pre.data(),
-                              a.ln2.data(), p.w_gate.data(), N, C, M);
+                              a.ln2.data(), p.w_gate.data(), N, C, M, grad_mode::write);
     training::linear_backward(ga.ln2.data(), g.w_fc.data(), maybe(g.b_fc), ga.mlp_pre_linear.data(), a.ln2.data(),
                               p.w_fc.data(), N, C, M);
 }
@@ -167,13 +185,14 @@ void mlp_backward(const architecture& c, const block_params<T>& p, block_params<
     template void norm_forward<T>(const architecture&, norm_buffers<T>, const T*, const param1<T>&,               \
                                   const param1<T>&, std::size_t);                                                 \
     template void norm_backward<T>(const architecture&, T*, param1<T>&, param1<T>&, const std::vector<T>&,        \
-                                   const T*, const param1<T>&, norm_buffers<T>, std::size_t);                     \
+                                   const T*, const param1<T>&, norm_buffers<T>, std::size_t, grad_mode);          \
     template void attention_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&,         \
                                        const llama::rotary_table&, std::size_t, std::size_t);                     \
     template void attention_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,            \
                                         const train_block_acts<T>&, train_block_acts<T>&,                         \
                                         const llama::rotary_table&, std::size_t, std::size_t);                    \
-    template void mlp_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&, std::size_t); \
+    template void mlp_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&, std::size_t,  \
+                                 const T*, T*);                                                                  \
     template void mlp_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,                  \
                                   const train_block_acts<T>&, train_block_acts<T>&, std::size_t);
 

@@ -38,11 +38,13 @@ struct norm_buffers {
 template <class T>
 void norm_forward(const architecture& c, norm_buffers<T> a, const T* x, const param1<T>& w, const param1<T>& b,
                   std::size_t N);
+// dx: added to, or written (mode: model/train_layers' grad_mode).
 template <class T>
 void norm_backward(const architecture& c, T* dx, param1<T>& dw, param1<T>& db, const std::vector<T>& dout,
-                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N);
+                   const T* x, const param1<T>& w, norm_buffers<T> a, std::size_t N, training::grad_mode mode);
 
 // Attention from ln1.out to z [N, H·dh]: the q|k|v projection, rotation, scores, pattern.
+// The backward writes (never adds to) every gradient buffer of the block it fills.
 template <class T>
 void attention_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a,
                        const llama::rotary_table& rot, std::size_t B, std::size_t Tn);
@@ -51,9 +53,10 @@ void attention_backward(const architecture& c, const block_params<T>& p, block_p
                         const train_block_acts<T>& a, train_block_acts<T>& ga, const llama::rotary_table& rot,
                         std::size_t B, std::size_t Tn);
 
-// The MLP from ln2.out to mlp_out [N, C].
+// The MLP from ln2.out to mlp_out [N, C], and resid = x + mlp_out [N, C] in its last pass.
 template <class T>
-void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N);
+void mlp_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a, std::size_t N, const T* x,
+                 T* resid);
 template <class T>
 void mlp_backward(const architecture& c, const block_params<T>& p, block_params<T>& g, const train_block_acts<T>& a,
                   train_block_acts<T>& ga, std::size_t N);

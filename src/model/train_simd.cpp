@@ -132,23 +132,23 @@ __attribute__((target("avx512f"))) std::size_t silu_gate_avx512(float* post, con
 // Its backward (silu_gate_backward): dgate += (dpost·up)·(σ·(1 + g·(1 − σ))), dup += dpost·(g·σ).
 __attribute__((target("avx512f"))) std::size_t silu_gate_backward_avx512(float* dgate, float* dup, const float* dpost,
                                                                          const float* gate, const float* up,
-                                                                         std::size_t n) {
-    const __m512 one = _mm512_set1_ps(1.0f);
+                                                                         std::size_t n, bool add) {
+    const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m512 g = _mm512_loadu_ps(gate + i), d = _mm512_loadu_ps(dpost + i);
         const __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), g))));
         const __m512 slope = _mm512_mul_ps(sig, _mm512_add_ps(one, _mm512_mul_ps(g, _mm512_sub_ps(one, sig))));
         const __m512 dg = _mm512_mul_ps(_mm512_mul_ps(d, _mm512_loadu_ps(up + i)), slope);
-        _mm512_storeu_ps(dgate + i, _mm512_add_ps(_mm512_loadu_ps(dgate + i), dg));
-        _mm512_storeu_ps(dup + i, _mm512_add_ps(_mm512_loadu_ps(dup + i), _mm512_mul_ps(d, _mm512_mul_ps(g, sig))));
+        _mm512_storeu_ps(dgate + i, _mm512_add_ps(add ? _mm512_loadu_ps(dgate + i) : zero, dg));
+        _mm512_storeu_ps(dup + i, _mm512_add_ps(add ? _mm512_loadu_ps(dup + i) : zero, _mm512_mul_ps(d, _mm512_mul_ps(g, sig))));
     }
     return i;
 }
 
 // dinp += dout · GELU'(x) from the kept tanh, the scalar loop's operations 16 at a time.
 __attribute__((target("avx512f"))) std::size_t gelu_backward_avx512(float* dinp, const float* inp, const float* tanh_in,
-                                                                    const float* dout, std::size_t n) {
+                                                                    const float* dout, std::size_t n, bool add) {
     const __m512 c = _mm512_set1_ps(static_cast<float>(0.7978845608028654));
     const __m512 k3 = _mm512_set1_ps(3.0f * static_cast<float>(0.044715));  // T(3) · T(0.044715), folded in float
     const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
@@ -160,7 +160,7 @@ __attribute__((target("avx512f"))) std::size_t gelu_backward_avx512(float* dinp,
         const __m512 left = _mm512_mul_ps(half, _mm512_add_ps(one, th));
         const __m512 right = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(half, x), sech2), du);
         const __m512 g = _mm512_mul_ps(_mm512_loadu_ps(dout + i), _mm512_add_ps(left, right));
-        _mm512_storeu_ps(dinp + i, _mm512_add_ps(_mm512_loadu_ps(dinp + i), g));
+        _mm512_storeu_ps(dinp + i, _mm512_add_ps(add ? _mm512_loadu_ps(dinp + i) : _mm512_setzero_ps(), g));
     }
     return i;
 }
@@ -529,7 +529,7 @@ __attribute__((target("avx512f"))) std::size_t norm_out_avx512(float* o, const f
 // dx += ((w·d − dnorm_mean) − x̂·dnorm_norm_mean)·s, x̂ = (x − m)·s.
 __attribute__((target("avx512f"))) std::size_t norm_dx_avx512(float* dx, const float* d, const float* x, const float* w,
                                                               float m, float s, float dnorm_mean, float dnorm_norm_mean,
-                                                              std::size_t n) {
+                                                              std::size_t n, bool add) {
     const __m512 vm = _mm512_set1_ps(m), vs = _mm512_set1_ps(s);
     const __m512 vmean = _mm512_set1_ps(dnorm_mean), vnm = _mm512_set1_ps(dnorm_norm_mean);
     std::size_t i = 0;
@@ -537,7 +537,7 @@ __attribute__((target("avx512f"))) std::size_t norm_dx_avx512(float* dx, const f
         const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vs);
         const __m512 dnorm = _mm512_mul_ps(_mm512_loadu_ps(w + i), _mm512_loadu_ps(d + i));
         const __m512 g = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(dnorm, vmean), _mm512_mul_ps(xhat, vnm)), vs);
-        _mm512_storeu_ps(dx + i, _mm512_add_ps(_mm512_loadu_ps(dx + i), g));
+        _mm512_storeu_ps(dx + i, _mm512_add_ps(add ? _mm512_loadu_ps(dx + i) : _mm512_setzero_ps(), g));
     }
     return i;
 }
@@ -563,11 +563,12 @@ std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::siz
 #endif
 }
 
-std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n) {
+std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n,
+                          bool add) {
 #ifdef ATTN_TRAIN_SIMD
-    return available() ? gelu_backward_avx512(dinp, inp, tanh_in, dout, n) : 0;
+    return available() ? gelu_backward_avx512(dinp, inp, tanh_in, dout, n, add) : 0;
 #else
-    (void)dinp, (void)inp, (void)tanh_in, (void)dout, (void)n;
+    (void)dinp, (void)inp, (void)tanh_in, (void)dout, (void)n, (void)add;
     return 0;
 #endif
 }
@@ -582,11 +583,11 @@ std::size_t silu_gate_forward(float* post, const float* gate, const float* up, s
 }
 
 std::size_t silu_gate_backward(float* dgate, float* dup, const float* dpost, const float* gate, const float* up,
-                               std::size_t n) {
+                               std::size_t n, bool add) {
 #ifdef ATTN_TRAIN_SIMD
-    return available() ? silu_gate_backward_avx512(dgate, dup, dpost, gate, up, n) : 0;
+    return available() ? silu_gate_backward_avx512(dgate, dup, dpost, gate, up, n, add) : 0;
 #else
-    (void)dgate, (void)dup, (void)dpost, (void)gate, (void)up, (void)n;
+    (void)dgate, (void)dup, (void)dpost, (void)gate, (void)up, (void)n, (void)add;
     return 0;
 #endif
 }
@@ -734,11 +735,11 @@ std::size_t norm_out(float* o, const float* x, const float* w, const float* b, f
 }
 
 std::size_t norm_dx(float* dx, const float* d, const float* x, const float* w, float m, float s, float dnorm_mean,
-                    float dnorm_norm_mean, std::size_t n) {
+                    float dnorm_norm_mean, std::size_t n, bool add) {
 #ifdef ATTN_TRAIN_SIMD
-    return available() ? norm_dx_avx512(dx, d, x, w, m, s, dnorm_mean, dnorm_norm_mean, n) : 0;
+    return available() ? norm_dx_avx512(dx, d, x, w, m, s, dnorm_mean, dnorm_norm_mean, n, add) : 0;
 #else
-    (void)dx, (void)d, (void)x, (void)w, (void)m, (void)s, (void)dnorm_mean, (void)dnorm_norm_mean, (void)n;
+    (void)dx, (void)d, (void)x, (void)w, (void)m, (void)s, (void)dnorm_mean, (void)dnorm_norm_mean, (void)n, (void)add;
     return 0;
 #endif
 }

@@ -17,7 +17,8 @@ namespace attn::model::training::simd {
 bool available();
 
 // Each call does the first whole vectors of 16 and returns how many elements it did (0
-// without the vector path); the caller's scalar loop does the rest.
+// without the vector path); the caller's scalar loop does the rest. A backward's `add`:
+// false writes 0 + its gradient (the bits of adding into a zeroed buffer, none read).
 
 // e^x of n floats into out, the bits of std::exp(float) on glibc.
 std::size_t exp(float* out, const float* x, std::size_t n);
@@ -26,14 +27,15 @@ std::size_t exp(float* out, const float* x, std::size_t n);
 std::size_t gelu_forward(float* out, float* tanh_out, const float* inp, std::size_t n);
 
 // dinp += dout · (0.5 (1 + t) + 0.5 x (1 − t²) √(2/π)(1 + 3 · 0.044715 x²)), t = tanh_in.
-std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n);
+std::size_t gelu_backward(float* dinp, const float* inp, const float* tanh_in, const float* dout, std::size_t n,
+                          bool add);
 
 // The SwiGLU gate of model/llama_layers: post = (g·σ(g))·up, σ(g) = 1 / (1 + e^−g).
 std::size_t silu_gate_forward(float* post, const float* gate, const float* up, std::size_t n);
 
 // Its backward: dgate += (dpost·up)·(σ·(1 + g·(1 − σ))), dup += dpost·(g·σ).
 std::size_t silu_gate_backward(float* dgate, float* dup, const float* dpost, const float* gate, const float* up,
-                               std::size_t n);
+                               std::size_t n, bool add);
 
 // model/train_layers' attention_forward / attention_backward for batch row b, every head,
 // when the head fits whole vectors (hs 16, 32, 48 or 64) and the keys one vector (T ≤ 16):
@@ -102,7 +104,26 @@ std::size_t norm_param_grads(float* dw, float* db, const float* d, const float* 
 // dx += ((w·d − dnorm_mean) − x̂·dnorm_norm_mean)·s once the row's two means are known.
 std::size_t norm_out(float* o, const float* x, const float* w, const float* b, float m, float s, std::size_t n);
 std::size_t norm_dx(float* dx, const float* d, const float* x, const float* w, float m, float s, float dnorm_mean,
-                    float dnorm_norm_mean, std::size_t n);
+                    float dnorm_norm_mean, std::size_t n, bool add);
+
+// The norms' rows (model/train_simd_norms.cpp): rows [0, n) of [n, C] in blocks of 16
+// whole rows, each row's sums over its columns in column order, one row per lane; each
+// returns the rows it did (a multiple of 16), the caller's scalar loop does the rest.
+// LayerNorm's forward (train_layers' layer_norm_forward; normalized, the x̂ before the
+// weight, may be null) and its backward's dx (added to, or written: add false).
+std::size_t layer_norm_rows(float* out, float* normalized, float* mean, float* rstd, const float* inp, const float* w,
+                            const float* b, std::size_t n, std::size_t C, float eps);
+std::size_t layer_norm_backward_rows(float* dx, const float* dout, const float* inp, const float* w, const float* mean,
+                                     const float* rstd, std::size_t n, std::size_t C, bool add);
+// RMSNorm's (llama_layers' rms_norm_forward, rms_norm_backward), and its weight gradient
+// dw[i] += Σ_r dout[r, i]·(inp[r, i]·rstd[r]) over the first whole vectors of `cols`
+// columns at dw (rows in order; returns the columns done).
+std::size_t rms_norm_rows(float* out, float* normalized, float* rstd, const float* inp, const float* w, std::size_t n,
+                          std::size_t C, float eps);
+std::size_t rms_norm_backward_rows(float* dx, const float* dout, const float* inp, const float* w, const float* rstd,
+                                   std::size_t n, std::size_t C, bool add);
+std::size_t rms_norm_dw(float* dw, const float* dout, const float* inp, const float* rstd, std::size_t N,
+                        std::size_t C, std::size_t cols);
 
 // AdamW's update of one tensor (model/adamw.cpp's loop, its float constants).
 struct adamw_consts {

@@ -4,6 +4,7 @@
 #include "model/train_step.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/train_layers.hpp"
 #include "model/train_parts.hpp"
@@ -127,7 +128,9 @@ void zero_acts(train_acts<T>& a) {
 
 template <class T>
 void zero_params_in_place(model_params<T>& p) {
-    for_each_param(p, [](const std::string&, param_kind, auto& t) { std::fill(t.begin(), t.end(), T(0)); });
+    std::vector<std::pair<T*, std::size_t>> tensors;  // one task each, on the training's threads
+    for_each_param(p, [&](const std::string&, param_kind, auto& t) { tensors.emplace_back(t.data(), t.size()); });
+    for_tasks(tensors.size(), [&](std::size_t i) { std::fill(tensors[i].first, tensors[i].first + tensors[i].second, T(0)); });
 }
 
 // ---- forward ---------------------------------------------------------------------
@@ -170,17 +173,15 @@ void forward_block(const model_params<T>& params, std::size_t l, train_block_act
     parts::norm_forward(c, ln1_of(a), x, p.ln1_w, p.ln1_b, N);
     parts::attention_forward(c, p, a, rot, B, Tn);
     if (patch) (*patch)("blocks." + std::to_string(l) + ".attn.hook_z", a.z.data());
-    linear_forward(a.attn_out.data(), a.z.data(), p.w_out.data(), p.b_out.size() ? p.b_out.data() : nullptr, N, Hd,
-                   C);
-    residual_forward(a.resid_mid.data(), x, a.attn_out.data(), N * C);
+    linear_residual_forward(a.attn_out.data(), a.resid_mid.data(), x, a.z.data(), p.w_out.data(),
+                            p.b_out.size() ? p.b_out.data() : nullptr, N, Hd, C);
     if (!c.has_mlp()) {  // attention-only: the block's output is resid_mid
         std::copy(a.resid_mid.begin(), a.resid_mid.end(), a.resid_post.begin());
         return;
     }
     check_stop();  // between the attention and the MLP too: half a layer at most
     parts::norm_forward(c, ln2_of(a), a.resid_mid.data(), p.ln2_w, p.ln2_b, N);
-    parts::mlp_forward(c, p, a, N);
-    residual_forward(a.resid_post.data(), a.resid_mid.data(), a.mlp_out.data(), N * C);
+    parts::mlp_forward(c, p, a, N, a.resid_mid.data(), a.resid_post.data());  // resid_post = resid_mid + mlp_out
 }
 
 template <class T>
@@ -224,19 +225,19 @@ void block_backward(const architecture& c, const block_params<T>& p, block_param
                     std::size_t Tn) {
     const std::size_t N = B * Tn, C = c.n_embd, Hd = c.n_head * c.d_head();
     if (c.has_mlp()) {
-        residual_backward(ga.resid_mid.data(), ga.mlp_out.data(), ga.resid_post.data(), N * C);
+        residual_backward(ga.resid_mid.data(), ga.mlp_out.data(), ga.resid_post.data(), N * C, grad_mode::write);
         parts::mlp_backward(c, p, g, a, ga, N);
         parts::norm_backward(c, ga.resid_mid.data(), g.ln2_w, g.ln2_b, ga.ln2, a.resid_mid.data(), p.ln2_w, ln2_of(a),
-                             N);
+                             N, grad_mode::add);
     } else {
-        for (std::size_t i = 0; i < N * C; ++i) ga.resid_mid[i] += ga.resid_post[i];
+        for (std::size_t i = 0; i < N * C; ++i) ga.resid_mid[i] = T(0) + ga.resid_post[i];
     }
     check_stop();
-    residual_backward(dx, ga.attn_out.data(), ga.resid_mid.data(), N * C);
+    residual_backward(dx, ga.attn_out.data(), ga.resid_mid.data(), N * C, grad_mode::write);
     linear_backward(ga.z.data(), g.w_out.data(), g.b_out.size() ? g.b_out.data() : nullptr, ga.attn_out.data(),
-                    a.z.data(), p.w_out.data(), N, Hd, C);
+                    a.z.data(), p.w_out.data(), N, Hd, C, grad_mode::write);
     parts::attention_backward(c, p, g, a, ga, rot, B, Tn);
-    parts::norm_backward(c, dx, g.ln1_w, g.ln1_b, ga.ln1, x, p.ln1_w, ln1_of(a), N);
+    parts::norm_backward(c, dx, g.ln1_w, g.ln1_b, ga.ln1, x, p.ln1_w, ln1_of(a), N, grad_mode::add);
 }
 
 }  // namespace
@@ -247,12 +248,13 @@ void train_backward(const model_params<T>& p, model_params<T>& g, const train_ac
     const architecture& c = p.config;
     const std::size_t B = a.B, Tn = a.Tn, N = B * Tn, C = c.n_embd, V = c.vocab_size;
     zero_params_in_place(g);
-    zero_acts(ga);
+    // No zero_acts(ga): each gradient buffer's first contribution writes it (grad_mode::write).
     crossentropy_softmax_backward(ga.logits.data(), a.probs.data(), targets, N, V);
     T* dunembed = c.tied ? g.wte.data() : g.lm_head.data();
-    unembed_backward(ga.lnf.data(), dunembed, ga.logits.data(), a.lnf.data(), unembedding(p), N, C, V);
+    unembed_backward(ga.lnf.data(), dunembed, ga.logits.data(), a.lnf.data(), unembedding(p), N, C, V,
+                     grad_mode::write);
     parts::norm_backward(c, resid_pre(ga, c.n_layer).data(), g.lnf_w, g.lnf_b, ga.lnf, resid_pre(a, c.n_layer).data(),
-                         p.lnf_w, lnf_of(a), N);
+                         p.lnf_w, lnf_of(a), N, grad_mode::write);
     for (std::size_t l = c.n_layer; l-- > 0;) {
         check_stop();
         block_backward(c, p.blocks[l], g.blocks[l], a.blocks[l], ga.blocks[l], resid_pre(a, l).data(),

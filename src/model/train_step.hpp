@@ -110,8 +110,9 @@ template <class T>
 double forward_head(const model_params<T>& params, train_acts<T>& acts, const T* x, T* logits, T* probs,
                     const std::int32_t* targets);
 
-// The backward of the last train_forward: zeroes grads and grad_acts, then fills them
-// (grads: dLoss/dparameter, same shapes as params; grad_acts: dLoss/dstage).
+// The backward of the last train_forward: zeroes grads, then fills them and grad_acts
+// (grads: dLoss/dparameter, same shapes as params; grad_acts: dLoss/dstage, each buffer
+// written whole by its first contribution, so none needs zeroing).
 template <class T>
 void train_backward(const model_params<T>& params, model_params<T>& grads, const train_acts<T>& acts,
                     train_acts<T>& grad_acts, const std::int32_t* tokens, const std::int32_t* targets);
