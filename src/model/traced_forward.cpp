@@ -218,27 +218,6 @@ forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::ve
 }
 
 template <class T>
-void forward_block_qkv(const model_params<T>& params, std::size_t l, train_block_acts<T>& a, const T* x,
-                       const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
-    const architecture& c = params.config;
-    const block_params<T>& p = params.blocks[l];
-    const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
-    parts::norm_forward(c, {a.ln1, a.ln1_mean, a.ln1_rstd, a.ln1_normalized, a.ln1_scale}, x, p.ln1_w, p.ln1_b, N);
-    training::linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), p.b_qkv.size() ? p.b_qkv.data() : nullptr, N,
-                             C, W);
-    if (!parts::split_attention(c)) return;  // GPT-2: hook_q, k, v are the fused buffer's columns
-    for (std::size_t r = 0; r < N; ++r) {    // as parts::attention_forward splits them
-        const T* row = a.qkv.data() + r * W;
-        std::copy(row, row + H * dh, a.q.data() + r * H * dh);
-        std::copy(row + H * dh, row + (H + KV) * dh, a.k.data() + r * KV * dh);
-        std::copy(row + (H + KV) * dh, row + (H + 2 * KV) * dh, a.v.data() + r * KV * dh);
-    }
-    if (c.positions != position_kind::rotary) return;
-    llama::rotary_forward(a.rot_q.data(), a.q.data(), rot, B, Tn, H);
-    llama::rotary_forward(a.rot_k.data(), a.k.data(), rot, B, Tn, KV);
-}
-
-template <class T>
 const T* hook_data(const forward_acts<T>& a, const hook_name& h, std::vector<std::size_t>* shape) {
     if (!h.info) return nullptr;
     const std::string n = h.info->name;
@@ -285,10 +264,6 @@ template forward_acts<float> trace_stages<float>(const model_params<float>&, con
                                              const stage_request&);
 template forward_acts<double> trace_stages<double>(const model_params<double>&, const std::vector<std::vector<int>>&,
                                                const stage_request&);
-template void forward_block_qkv<float>(const model_params<float>&, std::size_t, train_block_acts<float>&, const float*,
-                                       const llama::rotary_table&, std::size_t, std::size_t);
-template void forward_block_qkv<double>(const model_params<double>&, std::size_t, train_block_acts<double>&,
-                                        const double*, const llama::rotary_table&, std::size_t, std::size_t);
 template const float* hook_data<float>(const forward_acts<float>&, const hook_name&, std::vector<std::size_t>*);
 template const double* hook_data<double>(const forward_acts<double>&, const hook_name&, std::vector<std::size_t>*);
 

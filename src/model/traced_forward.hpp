@@ -36,12 +36,6 @@
 namespace attn::model {
 
 template <class T>
-struct train_block_acts;  // model/train_step.hpp
-namespace llama {
-struct rotary_table;  // model/llama_layers.hpp
-}
-
-template <class T>
 using act2 = xt::xtensor<T, 2>;
 template <class T>
 using act3 = xt::xtensor<T, 3>;
@@ -126,14 +120,6 @@ struct stage_request {
 template <class T>
 forward_acts<T> trace_stages(const model_params<T>& p, const std::vector<std::vector<int>>& tokens,
                          const stage_request& request = stage_request::all());
-
-// Block l's ln1 and q|k|v alone, into a's buffers as forward_block makes them (the Llama
-// family's q, k, v split out and rotated into rot_q, rot_k): the same bits, and nothing after
-// them — a reader of a layer's heads (the grader's trained-head numbers) skips that block's
-// attention and MLP. x [B·Tn, C]: the stream entering block l.
-template <class T>
-void forward_block_qkv(const model_params<T>& p, std::size_t l, train_block_acts<T>& a, const T* x,
-                       const llama::rotary_table& rot, std::size_t B, std::size_t Tn);
 
 // The kept buffer of one hook (from hook_names / find_hook, model/hooks.hpp) with its
 // shape, or nullptr when the model has no such hook.

@@ -355,6 +355,26 @@ std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<
     return out;
 }
 
+template <class T>
+void forward_block_qkv(const model_params<T>& params, std::size_t l, train_block_acts<T>& a, const T* x,
+                       const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
+    const architecture& c = params.config;
+    const block_params<T>& p = params.blocks[l];
+    const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
+    parts::norm_forward(c, ln1_of(a), x, p.ln1_w, p.ln1_b, N);
+    linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), p.b_qkv.size() ? p.b_qkv.data() : nullptr, N, C, W);
+    if (!parts::split_attention(c)) return;  // GPT-2: hook_q, k, v are the fused buffer's columns
+    for (std::size_t r = 0; r < N; ++r) {    // split as parts::attention_forward splits them
+        const T* row = a.qkv.data() + r * W;
+        std::copy(row, row + H * dh, a.q.data() + r * H * dh);
+        std::copy(row + H * dh, row + (H + KV) * dh, a.k.data() + r * KV * dh);
+        std::copy(row + (H + KV) * dh, row + (H + 2 * KV) * dh, a.v.data() + r * KV * dh);
+    }
+    if (c.positions != position_kind::rotary) return;
+    llama::rotary_forward(a.rot_q.data(), a.q.data(), rot, B, Tn, H);
+    llama::rotary_forward(a.rot_k.data(), a.k.data(), rot, B, Tn, KV);
+}
+
 #define ATTN_TRAIN_STEP(T)                                                                                       \
     template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t, std::size_t, bool,      \
                                               bool);                                                              \
@@ -377,5 +397,9 @@ std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<
 
 ATTN_TRAIN_STEP(float)
 ATTN_TRAIN_STEP(double)
+template void forward_block_qkv<float>(const model_params<float>&, std::size_t, train_block_acts<float>&, const float*,
+                                       const llama::rotary_table&, std::size_t, std::size_t);
+template void forward_block_qkv<double>(const model_params<double>&, std::size_t, train_block_acts<double>&,
+                                        const double*, const llama::rotary_table&, std::size_t, std::size_t);
 
 }  // namespace attn::model
