@@ -94,25 +94,33 @@ void norm_backward(const architecture& c, T* dx, param1<T>& dw, param1<T>& db, c
 
 // ---- attention -------------------------------------------------------------------
 
+// The block's q|k|v product from ln1, split into q, k, v and rotated where the architecture
+// says so: what the heads read (model::forward_block_qkv stops here for a head's numbers).
+template <class T>
+void qkv_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a,
+                 const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
+    const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
+    training::linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), maybe(p.b_qkv), N, C, W);
+    if (!split_attention(c)) return;  // GPT-2: heads read the fused buffer
+    split_qkv(a.q.data(), a.k.data(), a.v.data(), a.qkv.data(), N, H * dh, KV * dh);
+    if (c.positions != position_kind::rotary) return;
+    llama::rotary_forward(a.rot_q.data(), a.q.data(), rot, B, Tn, H);
+    llama::rotary_forward(a.rot_k.data(), a.k.data(), rot, B, Tn, KV);
+}
+
 template <class T>
 void attention_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a,
                        const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
-    const std::size_t N = B * Tn, C = c.n_embd, W = c.qkv_width(), H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
-    training::linear_forward(a.qkv.data(), a.ln1.data(), p.w_qkv.data(), maybe(p.b_qkv), N, C, W);
+    const std::size_t C = c.n_embd, H = c.n_head, KV = c.kv_heads(), dh = c.d_head();
+    qkv_forward(c, p, a, rot, B, Tn);
     a.unkept = {};
     T* scores = a.scores.empty() ? nullptr : a.scores.data();  // null: not kept, nor the pattern
     T* pattern = a.pattern.empty() ? nullptr : a.pattern.data();
     if (!split_attention(c))  // GPT-2: heads read the fused buffer
         return training::attention_forward(a.z.data(), scores, pattern, a.qkv.data(), B, Tn, C, H, &a.unkept);
-    split_qkv(a.q.data(), a.k.data(), a.v.data(), a.qkv.data(), N, H * dh, KV * dh);
-    const T* q = a.q.data();
-    const T* k = a.k.data();
-    if (c.positions == position_kind::rotary) {
-        llama::rotary_forward(a.rot_q.data(), a.q.data(), rot, B, Tn, H);
-        llama::rotary_forward(a.rot_k.data(), a.k.data(), rot, B, Tn, KV);
-        q = a.rot_q.data();
-        k = a.rot_k.data();
-    }
+    const bool rotary = c.positions == position_kind::rotary;
+    const T* q = rotary ? a.rot_q.data() : a.q.data();
+    const T* k = rotary ? a.rot_k.data() : a.k.data();
     llama::gqa_attention_forward(a.z.data(), scores, pattern, q, k, a.v.data(), B, Tn, H, KV, dh, &a.unkept);
 }
 
@@ -186,6 +194,8 @@ void mlp_backward(const architecture& c, const block_params<T>& p, block_params<
                                   const param1<T>&, std::size_t);                                                 \
     template void norm_backward<T>(const architecture&, T*, param1<T>&, param1<T>&, const std::vector<T>&,        \
                                    const T*, const param1<T>&, norm_buffers<T>, std::size_t, grad_mode);          \
+    template void qkv_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&,               \
+                                 const llama::rotary_table&, std::size_t, std::size_t);                           \
     template void attention_forward<T>(const architecture&, const block_params<T>&, train_block_acts<T>&,         \
                                        const llama::rotary_table&, std::size_t, std::size_t);                     \
     template void attention_backward<T>(const architecture&, const block_params<T>&, block_params<T>&,            \

@@ -45,6 +45,10 @@ void norm_backward(const architecture& c, T* dx, param1<T>& dw, param1<T>& db, c
 
 // Attention from ln1.out to z [N, H·dh]: the q|k|v projection, rotation, scores, pattern.
 // The backward writes (never adds to) every gradient buffer of the block it fills.
+// The q|k|v product of ln1, split and rotated as the heads read it (the first half of attention_forward).
+template <class T>
+void qkv_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a,
+                 const llama::rotary_table& rot, std::size_t B, std::size_t Tn);
 template <class T>
 void attention_forward(const architecture& c, const block_params<T>& p, train_block_acts<T>& a,
                        const llama::rotary_table& rot, std::size_t B, std::size_t Tn);

@@ -357,6 +357,15 @@ std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<
     return out;
 }
 
+template <class T>
+void forward_block_qkv(const model_params<T>& params, std::size_t l, train_block_acts<T>& a, const T* x,
+                       const llama::rotary_table& rot, std::size_t B, std::size_t Tn) {
+    const architecture& c = params.config;
+    const block_params<T>& p = params.blocks[l];
+    parts::norm_forward(c, ln1_of(a), x, p.ln1_w, p.ln1_b, B * Tn);
+    parts::qkv_forward(c, p, a, rot, B, Tn);  // as forward_block's attention begins
+}
+
 #define ATTN_TRAIN_STEP(T)                                                                                       \
     template train_acts<T> make_train_acts<T>(const architecture&, std::size_t, std::size_t, std::size_t, bool,      \
                                               bool);                                                              \
@@ -379,5 +388,9 @@ std::vector<train_stage<T>> list_stages(const architecture& c, const train_acts<
 
 ATTN_TRAIN_STEP(float)
 ATTN_TRAIN_STEP(double)
+template void forward_block_qkv<float>(const model_params<float>&, std::size_t, train_block_acts<float>&, const float*,
+                                       const llama::rotary_table&, std::size_t, std::size_t);
+template void forward_block_qkv<double>(const model_params<double>&, std::size_t, train_block_acts<double>&,
+                                        const double*, const llama::rotary_table&, std::size_t, std::size_t);
 
 }  // namespace attn::model

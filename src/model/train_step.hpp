@@ -145,4 +145,12 @@ template <class T>
 void list_head_stages(const architecture& config, const train_acts<T>& acts, const T* logits, const T* probs,
                       std::vector<train_stage<T>>& out, const std::string& prefix = "");
 
+// Block l's ln1 and q|k|v alone, into a's buffers as forward_block makes them (the Llama
+// family's q, k, v split out and rotated into rot_q, rot_k): the same bits and nothing after
+// them, for a reader of a layer's heads (lessons/model_head_inputs: the grader's trained-head
+// numbers skip that block's attention and MLP). x [B·Tn, C]: the stream entering block l.
+template <class T>
+void forward_block_qkv(const model_params<T>& params, std::size_t l, train_block_acts<T>& a, const T* x,
+                       const llama::rotary_table& rot, std::size_t B, std::size_t Tn);
+
 }  // namespace attn::model
