@@ -173,7 +173,7 @@ void copy_finder::index(const exercise& x, std::size_t who, const exercise_numbe
             d.pending.assign(d.students.size() * m, std::nullopt);
         }
     }
-    const stage_values right = compute_correct(numbers.inputs);
+    const stage_values& right = correct_of(numbers.inputs);  // the variant check's, on this thread
     for (std::size_t k = 0; k < m; ++k)
         if (auto e = d.plans[first + k].of(right)) d.pending[who * m + k] = d.plans[first + k].key.key(*e);
 }

@@ -1,6 +1,7 @@
 // grade/variant_check.cpp — see variant_check.hpp.
 #include "grade/variant_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -73,13 +74,6 @@ std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, co
     return rows;
 }
 
-// Whether compute_correct reads the same options in a and b (all but q, k, v, encoder_q).
-bool variant_check_same_options(const pipeline_inputs& a, const pipeline_inputs& b) {
-    return a.mask == b.mask && a.bias == b.bias && a.scale == b.scale && a.rope_base == b.rope_base &&
-           a.tile == b.tile && a.grad_output == b.grad_output && a.softmax == b.softmax &&
-           (a.masked_fill == b.masked_fill || (std::isnan(a.masked_fill) && std::isnan(b.masked_fill)));
-}
-
 // Every stage of the lesson's own numbers (x's q, k, v, encoder_q) under the draw's other
 // options. The same for every draw whose options match the last one's on this thread
 // (most exercises: the mask and scale are the lesson's), so computed again only then.
@@ -87,7 +81,7 @@ const stage_values& lesson_stages(const exercise& x, const pipeline_inputs& in) 
     // Keyed by the lesson's numbers, not the exercise's address (a freed one's memory is reused).
     thread_local struct { pipeline_inputs seeds; stage_values stages; bool set = false; } last;
     const auto& s = x.setup;
-    if (last.set && variant_check_same_options(last.seeds, in) && last.seeds.q == s.q && last.seeds.k == s.k &&
+    if (last.set && same_options(last.seeds, in) && last.seeds.q == s.q && last.seeds.k == s.k &&
         last.seeds.v == s.v && last.seeds.encoder_q == s.encoder_q)
         return last.stages;
     pipeline_inputs seeds = in;  // the lesson's own numbers in every role a variant draws
@@ -115,6 +109,24 @@ std::optional<std::string> placeholder_fault(const exercise& x, const pipeline_i
     return std::nullopt;
 }
 
+// Whether got's slice of part p on rows is within p.tol of right's, and within 1e-12 (select_stage's
+// slices compared in place, without a copy); both false when either lacks the stage or an entry.
+std::pair<bool, bool> slices_close(const stage_values& got, const stage_values& right, const part_spec& p,
+                                   const std::vector<std::size_t>& rows) {
+    if (p.stage == sw::scale()) return {is_close(got.scale, right.scale, p.tol, true), is_close(got.scale, right.scale, {0.0, 1e-12}, true)};
+    const matrix *g = stage_ref(got, p.stage), *w = stage_ref(right, p.stage);
+    if (!g || !w || (p.cols.empty() && g->shape(1) != w->shape(1))) return {false, false};
+    bool exact = true;
+    for (std::size_t r : rows)
+        for (std::size_t b = 0; b < (p.cols.empty() ? w->shape(1) : p.cols.size()); ++b) {
+            const std::size_t c = p.cols.empty() ? b : p.cols[b];
+            if (r >= g->shape(0) || r >= w->shape(0) || c >= g->shape(1) || c >= w->shape(1)) return {false, false};
+            if (!is_close((*g)(r, c), (*w)(r, c), p.tol, true)) return {false, false};
+            exact = exact && is_close((*g)(r, c), (*w)(r, c), {0.0, 1e-12}, true);
+        }
+    return {true, exact};
+}
+
 // The first catalogued mistake whose form x does not tell apart (see variant_fault).
 std::optional<std::string> mistake_fault(const exercise& x, const pipeline_inputs& in,
                                          const stage_values& right) {
@@ -122,7 +134,9 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
     std::vector<mistake_candidate> forms;  // [forms of one mistake] reused for every mistake
     forms.reserve(8);
     for (const auto& m : mistake_catalogue()) {
-        if (m.rule == mistake_record::redraw::tolerance) continue;
+        if (m.rule == mistake_record::redraw::tolerance ||
+            std::none_of(x.parts.begin(), x.parts.end(), [&](const part_spec& p) { return stage_rank(p.stage) >= stage_rank(m.first_stage); }))
+            continue;  // no part x asks at or after its first stage: its forms are never compared
         forms.clear();
         m.compute(in, right, forms);
         if (forms.empty()) continue;
@@ -134,13 +148,9 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
                 const auto rows = changed_rows(p, changed, n_q);
                 if (rows.empty()) continue;
                 asked = true;
-                const auto want = select_stage(right, p.stage, rows, p.cols);
-                const auto got = select_stage(f.stages, p.stage, rows, p.cols);
-                if (!want || !got || got->shape() != want->shape() || !all_close(*got, *want, p.tol, true)) {
-                    told_apart = true;
-                    break;
-                }
-                exact = exact && all_close(*got, *want, tolerance{0.0, 1e-12}, true);
+                const auto [close, same] = slices_close(f.stages, right, p, rows);
+                if ((told_apart = !close)) break;
+                exact = exact && same;
             }
             if (asked && !told_apart && !(exact && m.rule == mistake_record::redraw::structural)) return m.id;
         }
@@ -153,7 +163,7 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
 std::optional<std::string> variant_fault(const exercise& x, const pipeline_inputs& in) {
     if (x.kind->input_fault) return x.kind->input_fault(x, in.model_tokens);  // lessons 24–26: the kind's own check
     if (!x.kind->numbers || x.setup.student_inputs) return std::nullopt;
-    const stage_values right = compute_correct(in);  // once per draw: both checks read it
+    const stage_values& right = correct_of(in);  // once per draw: both checks and the copy index read it
     if (auto mistake = mistake_fault(x, in, right)) return mistake;
     return x.variant.enabled ? placeholder_fault(x, in, right) : std::nullopt;
 }
