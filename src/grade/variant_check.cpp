@@ -37,26 +37,44 @@ std::vector<std::size_t> changed_rows(const part_spec& p, const std::vector<bool
     return keep;
 }
 
-// Every answer written without computing, at the stage's full shape (full).
-std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
-                                                    const pipeline_inputs& in) {
-    std::vector<std::pair<std::string, matrix>> out{{"zeros", matrix(full.shape(), 0.0)}, {"the lesson's numbers", lesson}};
+// Every answer written without computing, at the stage's full shape (full): zeros and the averages held in `held`.
+std::vector<std::pair<const char*, const matrix*>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
+                                                          const pipeline_inputs& in, std::vector<matrix>& held) {
+    held.assign(1, matrix(full.shape(), 0.0));
     for (bool visible : {false, true})
-        if (stage == sw::weights() || stage == sw::output())
-            out.push_back({"uniform weights or the mean of V", average_keys(in, stage == sw::output(), visible)});
+        if (stage == sw::weights() || stage == sw::output()) held.push_back(average_keys(in, stage == sw::output(), visible));
+    std::vector<std::pair<const char*, const matrix*>> out{{"zeros", &held[0]}, {"the lesson's numbers", &lesson}};
+    for (std::size_t i = 1; i < held.size(); ++i) out.push_back({"uniform weights or the mean of V", &held[i]});
     for (const auto* m : {&in.q, &in.k, &in.v, in.encoder_q ? &*in.encoder_q : nullptr})
-        if (m && m->shape() == full.shape()) out.push_back({"an input copied", *m});
+        if (m && m->shape() == full.shape()) out.push_back({"an input copied", m});
     return out;
 }
 
-// The key each query attends to most ([n_q, 1], the first of a tie), as an argmax part
-// asks it: "always the first key" is then the zeros guess.
-std::optional<matrix> stage_or_most(const stage_values& s, const std::string& stage) {
-    if (stage != sw::argmax()) return select_stage(s, stage, {}, {});
-    matrix most({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
+// The whole stage a part asks of s (select_stage's, without the copy), or for argmax the key
+// each query attends to most ([n_q, 1], the first of a tie: "always the first key" is then the
+// zeros guess); scale and argmax are made in `held`.
+const matrix* stage_or_most(const stage_values& s, const std::string& stage, matrix& held) {
+    if (stage == sw::scale()) return &(held = matrix({1, 1}, s.scale));
+    if (stage != sw::argmax()) return stage_ref(s, stage);
+    held = matrix({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
     for (std::size_t i = 0; i < s.weights.shape(0); ++i)
-        most(i, 0) = static_cast<double>(row_argmax(s.weights, i));
-    return most;
+        held(i, 0) = static_cast<double>(row_argmax(s.weights, i));
+    return &held;
+}
+
+// Whether got's entries at rows × cols (every column when cols is empty) are within tol of
+// right's (select_stage's slices compared in place); false when an entry is outside either.
+bool slice_close(const matrix& got, const matrix& right, const std::vector<std::size_t>& rows,
+                 const std::vector<std::size_t>& cols, const tolerance& tol) {
+    if (cols.empty() && got.shape(1) != right.shape(1)) return false;
+    for (std::size_t r : rows)
+        for (std::size_t b = 0; b < (cols.empty() ? right.shape(1) : cols.size()); ++b) {
+            const std::size_t c = cols.empty() ? b : cols[b];
+            if (r >= got.shape(0) || r >= right.shape(0) || c >= got.shape(1) || c >= right.shape(1) ||
+                !is_close(got(r, c), right(r, c), tol, true))
+                return false;
+        }
+    return true;
 }
 
 // The rows of a part the numbers decide: a row equal to the lesson's is the same for every
@@ -97,34 +115,19 @@ const stage_values& lesson_stages(const exercise& x, const pipeline_inputs& in) 
 std::optional<std::string> placeholder_fault(const exercise& x, const pipeline_inputs& in,
                                              const stage_values& right) {
     const stage_values& lesson = lesson_stages(x, in);
+    matrix held_full, held_same;
+    std::vector<matrix> held;
     for (const auto& p : x.parts) {
-        const auto full = stage_or_most(right, p.stage), same = stage_or_most(lesson, p.stage);
+        const matrix* full = stage_or_most(right, p.stage, held_full);
+        const matrix* same = stage_or_most(lesson, p.stage, held_same);
         if (sw::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
-        const auto want = rows.empty() ? std::nullopt : submatrix(*full, rows, p.cols);
-        if (!want) continue;
-        for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in))
-            if (all_close(*submatrix(g, rows, p.cols), *want, p.tol, true)) return p.id + ": " + strategy;
+        if (rows.empty() || std::any_of(p.cols.begin(), p.cols.end(), [&](std::size_t c) { return c >= full->shape(1); }))
+            continue;
+        for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in, held))
+            if (slice_close(*g, *full, rows, p.cols, p.tol)) return p.id + ": " + strategy;
     }
     return std::nullopt;
-}
-
-// Whether got's slice of part p on rows is within p.tol of right's, and within 1e-12 (select_stage's
-// slices compared in place, without a copy); both false when either lacks the stage or an entry.
-std::pair<bool, bool> slices_close(const stage_values& got, const stage_values& right, const part_spec& p,
-                                   const std::vector<std::size_t>& rows) {
-    if (p.stage == sw::scale()) return {is_close(got.scale, right.scale, p.tol, true), is_close(got.scale, right.scale, {0.0, 1e-12}, true)};
-    const matrix *g = stage_ref(got, p.stage), *w = stage_ref(right, p.stage);
-    if (!g || !w || (p.cols.empty() && g->shape(1) != w->shape(1))) return {false, false};
-    bool exact = true;
-    for (std::size_t r : rows)
-        for (std::size_t b = 0; b < (p.cols.empty() ? w->shape(1) : p.cols.size()); ++b) {
-            const std::size_t c = p.cols.empty() ? b : p.cols[b];
-            if (r >= g->shape(0) || r >= w->shape(0) || c >= g->shape(1) || c >= w->shape(1)) return {false, false};
-            if (!is_close((*g)(r, c), (*w)(r, c), p.tol, true)) return {false, false};
-            exact = exact && is_close((*g)(r, c), (*w)(r, c), {0.0, 1e-12}, true);
-        }
-    return {true, exact};
 }
 
 // The first catalogued mistake whose form x does not tell apart (see variant_fault).
@@ -148,9 +151,9 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
                 const auto rows = changed_rows(p, changed, n_q);
                 if (rows.empty()) continue;
                 asked = true;
-                const auto [close, same] = slices_close(f.stages, right, p, rows);
-                if ((told_apart = !close)) break;
-                exact = exact && same;
+                const matrix *got = stage_ref(f.stages, p.stage), *want = stage_ref(right, p.stage);  // raw … output
+                if ((told_apart = !got || !want || !slice_close(*got, *want, rows, p.cols, p.tol))) break;
+                exact = exact && slice_close(*got, *want, rows, p.cols, tolerance{0.0, 1e-12});
             }
             if (asked && !told_apart && !(exact && m.rule == mistake_record::redraw::structural)) return m.id;
         }
