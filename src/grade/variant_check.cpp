@@ -2,13 +2,11 @@
 #include "grade/variant_check.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <tuple>
 
 #include <xtensor/xview.hpp>
 
 #include "grade/mistakes.hpp"
-#include "core/stages.hpp"
 
 namespace attn::grade {
 
@@ -50,9 +48,8 @@ std::vector<std::pair<const char*, const matrix*>> guesses(const std::string& st
     return out;
 }
 
-// The whole stage a part asks of s (select_stage's, without the copy), or for argmax the key
-// each query attends to most ([n_q, 1], the first of a tie: "always the first key" is then the
-// zeros guess); scale and argmax are made in `held`.
+// The whole stage a part asks of s, not copied; scale and argmax (the key each query attends to most,
+// [n_q, 1], the first of a tie: "always the first key" is then the zeros guess) made in `held`.
 const matrix* stage_or_most(const stage_values& s, const std::string& stage, matrix& held) {
     if (stage == sw::scale()) return &(held = matrix({1, 1}, s.scale));
     if (stage != sw::argmax()) return stage_ref(s, stage);
@@ -62,8 +59,7 @@ const matrix* stage_or_most(const stage_values& s, const std::string& stage, mat
     return &held;
 }
 
-// Whether got's entries at rows × cols (every column when cols is empty) are within tol of
-// right's (select_stage's slices compared in place); false when an entry is outside either.
+// select_stage's slices of got and right on rows × cols, compared in place: false when an entry is outside either.
 bool slice_close(const matrix& got, const matrix& right, const std::vector<std::size_t>& rows,
                  const std::vector<std::size_t>& cols, const tolerance& tol) {
     if (cols.empty() && got.shape(1) != right.shape(1)) return false;
@@ -118,8 +114,7 @@ std::optional<std::string> placeholder_fault(const exercise& x, const pipeline_i
     matrix held_full, held_same;
     std::vector<matrix> held;
     for (const auto& p : x.parts) {
-        const matrix* full = stage_or_most(right, p.stage, held_full);
-        const matrix* same = stage_or_most(lesson, p.stage, held_same);
+        const matrix *full = stage_or_most(right, p.stage, held_full), *same = stage_or_most(lesson, p.stage, held_same);
         if (sw::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
         if (rows.empty() || std::any_of(p.cols.begin(), p.cols.end(), [&](std::size_t c) { return c >= full->shape(1); }))
