@@ -3,16 +3,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <future>
-#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/parallel_for.hpp"
-#include "grade/variant.hpp"
 #include "grade/variant_space.hpp"
 #include "io/csv_cell.hpp"
 #include "io/shown_text.hpp"
@@ -228,14 +225,6 @@ void learn_variants(variant_memo& memo, copy_finder& copies, const exercise_set&
     copies.seal();
 }
 
-// One batch of students [start, start + n), graded on every core.
-std::vector<graded> grade_batch(const roster& students, std::size_t start, std::size_t n, const exercise_set& set,
-                                const grade_options& per, const read_limits& limits, std::size_t threads) {
-    std::vector<graded> done(n);
-    parallel_for(n, threads, [&](std::size_t i) { done[i] = grade_student(students.of(start + i), set, per, limits, students.dir); });
-    return done;
-}
-
 }  // namespace
 
 class_result grade_class(const std::string& dir, const exercise_set& set, const grade_options& options,
@@ -263,9 +252,12 @@ class_result grade_class(const std::string& dir, const exercise_set& set, const 
     // whatever the number of threads and no core waits for that serial part.
     const std::size_t threads = threads_from_env("ATTN_GRADE_THREADS");
     const std::size_t batch = 64 * threads, total = students.ids.size();
-    auto launch = [&](std::size_t start) {
-        return std::async(std::launch::async, grade_batch, std::cref(students), start, std::min(batch, total - start),
-                          std::cref(set), std::cref(per), std::cref(limits), threads);
+    auto launch = [&](std::size_t start) {  // students [start, start + batch), graded on every core
+        return std::async(std::launch::async, [&, start] {
+            std::vector<graded> done(std::min(batch, total - start));
+            parallel_for(done.size(), threads, [&](std::size_t i) { done[i] = grade_student(students.of(start + i), set, per, limits, dir); });
+            return done;
+        });
     };
     std::future<std::vector<graded>> next;
     if (total > 0) next = launch(0);

@@ -10,11 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/near_index.hpp"
-#include "core/parallel_for.hpp"
 #include "io/value_matrix.hpp"
-#include "grade/grader.hpp"
-#include "grade/pipeline.hpp"
-#include "core/stages.hpp"
 
 namespace attn::grade {
 
@@ -74,7 +70,6 @@ struct copy_finder::impl {
     near_ids expected;      // every student's right answers: (key, student)
     near_values submitted;  // the parts submitted so far, family = plan: 100,000 students stay small
     const exercise* pending_x = nullptr;                 // the exercise index() is filling
-    std::size_t pending_first = 0;                       // its first plan
     std::vector<std::optional<std::uint64_t>> pending;   // [students, its plans]; none = no such stage
     std::mutex switching;                                // held while index() moves to another exercise
 
@@ -98,6 +93,7 @@ struct copy_finder::impl {
         return it->second;
     }
     void plan_exercise(const exercise& x);
+    std::pair<std::size_t, std::size_t> plans_of(const exercise* x) const;
     void flush();
     std::set<std::uint32_t> expected_hits(const plan& pl, const matrix& a, std::uint32_t who, stage_cache& cache) const;
     void weigh_part(std::uint32_t pi, std::uint32_t who, const grade_report& r, const submission& sub, stage_cache& cache,
@@ -126,17 +122,23 @@ void copy_finder::impl::plan_exercise(const exercise& x) {
     }
 }
 
+// The plans of x: [first, first + m) (m = 0 when x has none).
+std::pair<std::size_t, std::size_t> copy_finder::impl::plans_of(const exercise* x) const {
+    std::size_t first = 0, m = 0;
+    while (first < plans.size() && plans[first].x != x) ++first;
+    while (first + m < plans.size() && plans[first + m].x == x) ++m;
+    return {first, m};
+}
+
 // The keys index() left for pending_x join the index, in student order.
 void copy_finder::impl::flush() {
     if (!pending_x) return;
-    std::size_t m = 0;
-    while (pending_first + m < plans.size() && plans[pending_first + m].x == pending_x) ++m;
+    const std::size_t m = plans_of(pending_x).second;
     for (std::size_t i = 0; i < students.size(); ++i)
         for (std::size_t k = 0; k < m; ++k)
             if (pending[i * m + k]) expected.add(*pending[i * m + k], static_cast<std::uint32_t>(i));
     pending_x = nullptr;
-    pending.clear();
-    pending.shrink_to_fit();
+    std::vector<std::optional<std::uint64_t>>().swap(pending);
 }
 
 copy_finder::copy_finder(const exercise_set& set, const grade_options& options, const std::vector<std::string>& students)
@@ -151,29 +153,21 @@ copy_finder::copy_finder(const exercise_set& set, const grade_options& options, 
     }
 }
 
-bool copy_finder::indexes(const exercise& x) const {
-    for (const auto& pl : impl_->plans)
-        if (pl.x == &x) return true;
-    return false;
-}
+bool copy_finder::indexes(const exercise& x) const { return impl_->plans_of(&x).second > 0; }
 
 void copy_finder::index(const exercise& x, std::size_t who, const exercise_numbers& numbers) {
     impl& d = *impl_;
-    std::size_t first = 0;
-    while (first < d.plans.size() && d.plans[first].x != &x) ++first;
-    if (first == d.plans.size()) return;
-    std::size_t m = 0;
-    while (first + m < d.plans.size() && d.plans[first + m].x == &x) ++m;
+    const auto [first, m] = d.plans_of(&x);
+    if (m == 0) return;
     {
         const std::lock_guard<std::mutex> hold(d.switching);  // the first call for x sets the slots up
         if (d.pending_x != &x) {
             d.flush();
             d.pending_x = &x;
-            d.pending_first = first;
             d.pending.assign(d.students.size() * m, std::nullopt);
         }
     }
-    const stage_values right = compute_correct(numbers.inputs);
+    const stage_values& right = correct_of(numbers.inputs);  // the variant check's, on this thread
     for (std::size_t k = 0; k < m; ++k)
         if (auto e = d.plans[first + k].of(right)) d.pending[who * m + k] = d.plans[first + k].key.key(*e);
 }

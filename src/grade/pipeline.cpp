@@ -2,10 +2,11 @@
 #include "grade/pipeline.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 
 #include "core/recipe.hpp"
 #include "grade/exercise.hpp"
-#include "core/stages.hpp"
 
 namespace attn::grade {
 
@@ -78,16 +79,34 @@ stage_values compute_correct(const pipeline_inputs& in) {
     return s;
 }
 
+const matrix* stage_ref(const stage_values& s, const std::string& stage) {
+    const auto id = parse_stage(stage);
+    if (!id || sw::is_input(stage)) return nullptr;
+    const auto extra = s.extra.find(*id);
+    if (extra == s.extra.end() && stage_info_of(*id).needs != stage_needs::nothing) return nullptr;
+    const matrix& m = extra != s.extra.end() ? extra->second : stage_matrix(s, *id);
+    return m.size() == 0 ? nullptr : &m;
+}
+
+bool same_options(const pipeline_inputs& a, const pipeline_inputs& b) {
+    return a.mask == b.mask && a.bias == b.bias && a.scale == b.scale && a.rope_base == b.rope_base &&
+           a.tile == b.tile && a.grad_output == b.grad_output && a.softmax == b.softmax &&
+           (a.masked_fill == b.masked_fill || (std::isnan(a.masked_fill) && std::isnan(b.masked_fill)));
+}
+
+const stage_values& correct_of(const pipeline_inputs& in) {
+    thread_local struct { pipeline_inputs in; stage_values stages; bool set = false; } last;
+    if (last.set && last.in.q == in.q && last.in.k == in.k && last.in.v == in.v && same_options(last.in, in)) return last.stages;
+    last.set = false;  // until the stages are in
+    std::tie(last.stages, last.in, last.set) = std::forward_as_tuple(compute_correct(in), in, true);
+    return last.stages;
+}
+
 std::optional<matrix> select_stage(const stage_values& s, const std::string& stage, const std::vector<std::size_t>& rows,
                                    const std::vector<std::size_t>& cols) {
     if (stage == sw::scale()) return matrix({1, 1}, s.scale);
-    const auto id = parse_stage(stage);
-    if (!id || sw::is_input(stage)) return std::nullopt;
-    const auto extra = s.extra.find(*id);
-    if (extra == s.extra.end() && stage_info_of(*id).needs != stage_needs::nothing) return std::nullopt;
-    const matrix& m = extra != s.extra.end() ? extra->second : stage_matrix(s, *id);
-    if (m.size() == 0) return std::nullopt;
-    return submatrix(m, rows, cols);
+    const matrix* m = stage_ref(s, stage);
+    return m ? submatrix(*m, rows, cols) : std::nullopt;
 }
 
 const std::vector<std::string>& chain_stages() {

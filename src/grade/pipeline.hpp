@@ -38,6 +38,10 @@ attention_options options_of(const pipeline_inputs& in);
 stage_values forward(const pipeline_inputs& in);
 // The forward and every stage of lessons 15–19 these inputs ask for.
 stage_values compute_correct(const pipeline_inputs& in);
+// Whether compute_correct reads the same options in a and b (all but q, k, v, encoder_q).
+bool same_options(const pipeline_inputs& a, const pipeline_inputs& b);
+// compute_correct(in), kept per thread until a call on other inputs (the variant check's, read by the copy index).
+const stage_values& correct_of(const pipeline_inputs& in);
 // s with the gradient stages of g.
 stage_values with_gradients(stage_values s, const attention_grads& g);
 // The online softmax of these inputs; skip_rescale is lesson 16's slip.
@@ -45,7 +49,8 @@ tiled_steps tiled(const pipeline_inputs& in, bool skip_rescale);
 
 // The part's slice of a stage (core/submatrix); "scale" is a 1×1 matrix, an input (q, k,
 // v) is no stage here. nullopt when the stage is empty or an index is outside it (a
-// mistake of another shape).
+// mistake of another shape). stage_ref: the whole stage, not copied (nullptr: none; not scale).
+const matrix* stage_ref(const stage_values& s, const std::string& stage);
 std::optional<matrix> select_stage(const stage_values& s, const std::string& stage, const std::vector<std::size_t>& rows,
                                    const std::vector<std::size_t>& cols);
 

@@ -135,9 +135,7 @@ void merge_submission(submission& into, submission&& from) {
                                                       "' in another file; using '" + into.student + "'"});
     }
     for (auto& [id, v] : from.answers) {
-        io::value_node* have = nullptr;
-        for (auto& [hid, hv] : into.answers)
-            if (hid == id) have = &hv;
+        auto* have = const_cast<io::value_node*>(into.find(id));  // ids are unique in a submission
         if (!have) {
             into.answers.emplace_back(id, std::move(v));
             continue;

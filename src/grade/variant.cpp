@@ -9,7 +9,6 @@
 #include "core/prng.hpp"
 #include "grade/variant_check.hpp"
 #include "io/text_fold.hpp"
-#include "core/stages.hpp"
 
 namespace attn::grade {
 
@@ -219,37 +218,22 @@ void variant_memo::learn(const exercise& x, const std::string& secret, const std
     std::vector<std::string> checked{x.id};
     for (const exercise& p : x.same_input) checked.push_back(p.id);
     std::sort(checked.begin(), checked.end());
-    if (const table* shared = partner_table(x, checked)) {  // lessons 20–22: drawn and checked with its partner already
-        table t = *shared;
-        by_exercise_[x.id] = std::move(t);
-        if (each)  // x's own numbers on the kept draws, replayed unchecked
-            parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
-                variant_request req;
-                req.student = students[i];
-                req.secret = secret;
-                req.practice_ok = false;
-                req.memo = this;
-                each(i, numbers_for(x, req));
-            });
-        return;
-    }
+    const table* shared = partner_table(x, checked);  // lessons 20–22: drawn and checked with its partner already
+    if (shared) by_exercise_[x.id] = table(*shared);
+    if (shared && !each) return;
     std::vector<std::pair<std::uint64_t, std::uint8_t>> learnt(students.size());  // [students] (seed, draws)
     parallel_for(students.size(), threads_from_env("ATTN_GRADE_THREADS"), [&](std::size_t i) {
-        variant_request req;
-        req.student = students[i];
-        req.secret = secret;
-        req.practice_ok = false;
+        variant_request req;  // with a partner's table: x's own numbers on the kept draws, replayed unchecked
+        std::tie(req.student, req.secret, req.practice_ok, req.memo) = std::make_tuple(students[i], secret, false, shared ? this : nullptr);
         const exercise_numbers n = numbers_for(x, req);
         learnt[i] = {n.seed, static_cast<std::uint8_t>(std::min(n.redraws, 0x7f) | (n.distinguishable ? 0 : not_distinguishable))};
         if (each) each(i, n);
     });
+    if (shared) return;
     std::sort(learnt.begin(), learnt.end());  // by seed, for the binary search in find()
     table t;
     t.checked = std::move(checked);
-    for (const auto& [seed, d] : learnt) {
-        t.seeds.push_back(seed);
-        t.draws.push_back(d);
-    }
+    for (const auto& [seed, d] : learnt) t.seeds.push_back(seed), t.draws.push_back(d);
     by_exercise_[x.id] = std::move(t);
 }
 

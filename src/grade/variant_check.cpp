@@ -1,13 +1,12 @@
 // grade/variant_check.cpp — see variant_check.hpp.
 #include "grade/variant_check.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <tuple>
 
 #include <xtensor/xview.hpp>
 
 #include "grade/mistakes.hpp"
-#include "core/stages.hpp"
 
 namespace attn::grade {
 
@@ -36,26 +35,42 @@ std::vector<std::size_t> changed_rows(const part_spec& p, const std::vector<bool
     return keep;
 }
 
-// Every answer written without computing, at the stage's full shape (full).
-std::vector<std::pair<std::string, matrix>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
-                                                    const pipeline_inputs& in) {
-    std::vector<std::pair<std::string, matrix>> out{{"zeros", matrix(full.shape(), 0.0)}, {"the lesson's numbers", lesson}};
+// Every answer written without computing, at the stage's full shape (full): zeros and the averages held in `held`.
+std::vector<std::pair<const char*, const matrix*>> guesses(const std::string& stage, const matrix& full, const matrix& lesson,
+                                                          const pipeline_inputs& in, std::vector<matrix>& held) {
+    held.assign(1, matrix(full.shape(), 0.0));
     for (bool visible : {false, true})
-        if (stage == sw::weights() || stage == sw::output())
-            out.push_back({"uniform weights or the mean of V", average_keys(in, stage == sw::output(), visible)});
+        if (stage == sw::weights() || stage == sw::output()) held.push_back(average_keys(in, stage == sw::output(), visible));
+    std::vector<std::pair<const char*, const matrix*>> out{{"zeros", &held[0]}, {"the lesson's numbers", &lesson}};
+    for (std::size_t i = 1; i < held.size(); ++i) out.push_back({"uniform weights or the mean of V", &held[i]});
     for (const auto* m : {&in.q, &in.k, &in.v, in.encoder_q ? &*in.encoder_q : nullptr})
-        if (m && m->shape() == full.shape()) out.push_back({"an input copied", *m});
+        if (m && m->shape() == full.shape()) out.push_back({"an input copied", m});
     return out;
 }
 
-// The key each query attends to most ([n_q, 1], the first of a tie), as an argmax part
-// asks it: "always the first key" is then the zeros guess.
-std::optional<matrix> stage_or_most(const stage_values& s, const std::string& stage) {
-    if (stage != sw::argmax()) return select_stage(s, stage, {}, {});
-    matrix most({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
+// The whole stage a part asks of s, not copied; scale and argmax (the key each query attends to most,
+// [n_q, 1], the first of a tie: "always the first key" is then the zeros guess) made in `held`.
+const matrix* stage_or_most(const stage_values& s, const std::string& stage, matrix& held) {
+    if (stage == sw::scale()) return &(held = matrix({1, 1}, s.scale));
+    if (stage != sw::argmax()) return stage_ref(s, stage);
+    held = matrix({s.weights.shape(0), 1}, 0.0);  // [n_q, 1]
     for (std::size_t i = 0; i < s.weights.shape(0); ++i)
-        most(i, 0) = static_cast<double>(row_argmax(s.weights, i));
-    return most;
+        held(i, 0) = static_cast<double>(row_argmax(s.weights, i));
+    return &held;
+}
+
+// select_stage's slices of got and right on rows × cols, compared in place: false when an entry is outside either.
+bool slice_close(const matrix& got, const matrix& right, const std::vector<std::size_t>& rows,
+                 const std::vector<std::size_t>& cols, const tolerance& tol) {
+    if (cols.empty() && got.shape(1) != right.shape(1)) return false;
+    for (std::size_t r : rows)
+        for (std::size_t b = 0; b < (cols.empty() ? right.shape(1) : cols.size()); ++b) {
+            const std::size_t c = cols.empty() ? b : cols[b];
+            if (r >= got.shape(0) || r >= right.shape(0) || c >= got.shape(1) || c >= right.shape(1) ||
+                !is_close(got(r, c), right(r, c), tol, true))
+                return false;
+        }
+    return true;
 }
 
 // The rows of a part the numbers decide: a row equal to the lesson's is the same for every
@@ -73,13 +88,6 @@ std::vector<std::size_t> decided_rows(const part_spec& p, const matrix& full, co
     return rows;
 }
 
-// Whether compute_correct reads the same options in a and b (all but q, k, v, encoder_q).
-bool variant_check_same_options(const pipeline_inputs& a, const pipeline_inputs& b) {
-    return a.mask == b.mask && a.bias == b.bias && a.scale == b.scale && a.rope_base == b.rope_base &&
-           a.tile == b.tile && a.grad_output == b.grad_output && a.softmax == b.softmax &&
-           (a.masked_fill == b.masked_fill || (std::isnan(a.masked_fill) && std::isnan(b.masked_fill)));
-}
-
 // Every stage of the lesson's own numbers (x's q, k, v, encoder_q) under the draw's other
 // options. The same for every draw whose options match the last one's on this thread
 // (most exercises: the mask and scale are the lesson's), so computed again only then.
@@ -87,7 +95,7 @@ const stage_values& lesson_stages(const exercise& x, const pipeline_inputs& in) 
     // Keyed by the lesson's numbers, not the exercise's address (a freed one's memory is reused).
     thread_local struct { pipeline_inputs seeds; stage_values stages; bool set = false; } last;
     const auto& s = x.setup;
-    if (last.set && variant_check_same_options(last.seeds, in) && last.seeds.q == s.q && last.seeds.k == s.k &&
+    if (last.set && same_options(last.seeds, in) && last.seeds.q == s.q && last.seeds.k == s.k &&
         last.seeds.v == s.v && last.seeds.encoder_q == s.encoder_q)
         return last.stages;
     pipeline_inputs seeds = in;  // the lesson's own numbers in every role a variant draws
@@ -103,14 +111,16 @@ const stage_values& lesson_stages(const exercise& x, const pipeline_inputs& in) 
 std::optional<std::string> placeholder_fault(const exercise& x, const pipeline_inputs& in,
                                              const stage_values& right) {
     const stage_values& lesson = lesson_stages(x, in);
+    matrix held_full, held_same;
+    std::vector<matrix> held;
     for (const auto& p : x.parts) {
-        const auto full = stage_or_most(right, p.stage), same = stage_or_most(lesson, p.stage);
+        const matrix *full = stage_or_most(right, p.stage, held_full), *same = stage_or_most(lesson, p.stage, held_same);
         if (sw::is_input(p.stage) || !full || !same || same->shape() != full->shape()) continue;
         const auto rows = decided_rows(p, *full, *same, in);
-        const auto want = rows.empty() ? std::nullopt : submatrix(*full, rows, p.cols);
-        if (!want) continue;
-        for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in))
-            if (all_close(*submatrix(g, rows, p.cols), *want, p.tol, true)) return p.id + ": " + strategy;
+        if (rows.empty() || std::any_of(p.cols.begin(), p.cols.end(), [&](std::size_t c) { return c >= full->shape(1); }))
+            continue;
+        for (const auto& [strategy, g] : guesses(p.stage, *full, *same, in, held))
+            if (slice_close(*g, *full, rows, p.cols, p.tol)) return p.id + ": " + strategy;
     }
     return std::nullopt;
 }
@@ -122,7 +132,9 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
     std::vector<mistake_candidate> forms;  // [forms of one mistake] reused for every mistake
     forms.reserve(8);
     for (const auto& m : mistake_catalogue()) {
-        if (m.rule == mistake_record::redraw::tolerance) continue;
+        if (m.rule == mistake_record::redraw::tolerance ||
+            std::none_of(x.parts.begin(), x.parts.end(), [&](const part_spec& p) { return stage_rank(p.stage) >= stage_rank(m.first_stage); }))
+            continue;  // no part x asks at or after its first stage: its forms are never compared
         forms.clear();
         m.compute(in, right, forms);
         if (forms.empty()) continue;
@@ -134,13 +146,9 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
                 const auto rows = changed_rows(p, changed, n_q);
                 if (rows.empty()) continue;
                 asked = true;
-                const auto want = select_stage(right, p.stage, rows, p.cols);
-                const auto got = select_stage(f.stages, p.stage, rows, p.cols);
-                if (!want || !got || got->shape() != want->shape() || !all_close(*got, *want, p.tol, true)) {
-                    told_apart = true;
-                    break;
-                }
-                exact = exact && all_close(*got, *want, tolerance{0.0, 1e-12}, true);
+                const matrix *got = stage_ref(f.stages, p.stage), *want = stage_ref(right, p.stage);  // raw … output
+                if ((told_apart = !got || !want || !slice_close(*got, *want, rows, p.cols, p.tol))) break;
+                exact = exact && slice_close(*got, *want, rows, p.cols, tolerance{0.0, 1e-12});
             }
             if (asked && !told_apart && !(exact && m.rule == mistake_record::redraw::structural)) return m.id;
         }
@@ -153,7 +161,7 @@ std::optional<std::string> mistake_fault(const exercise& x, const pipeline_input
 std::optional<std::string> variant_fault(const exercise& x, const pipeline_inputs& in) {
     if (x.kind->input_fault) return x.kind->input_fault(x, in.model_tokens);  // lessons 24–26: the kind's own check
     if (!x.kind->numbers || x.setup.student_inputs) return std::nullopt;
-    const stage_values right = compute_correct(in);  // once per draw: both checks read it
+    const stage_values& right = correct_of(in);  // once per draw: both checks and the copy index read it
     if (auto mistake = mistake_fault(x, in, right)) return mistake;
     return x.variant.enabled ? placeholder_fault(x, in, right) : std::nullopt;
 }
