@@ -5,8 +5,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <stdexcept>
 
+#include "core/internal_error.hpp"
 #include "model/file_error.hpp"
 #include "model/gguf.hpp"
 
@@ -199,7 +199,7 @@ void dequantize(const gguf_header& h, const gguf_tensor& t, T* out) {
 void dequantize_blocks(std::uint32_t type, const unsigned char* p, std::size_t blocks, float* out) {
     const ggml_type_info* ty = ggml_type_of(type);
     const block_fn<float> read = block_reader<float>(type);
-    if (!ty || !read) throw std::logic_error("dequantize_blocks: GGUF type " + ggml_type_name(type) + " is not read");
+    if (!ty || !read) throw internal_error("dequantize_blocks: GGUF type " + ggml_type_name(type) + " is not read");
     for (std::size_t i = 0; i < blocks; ++i) read(p + i * ty->bytes, out + i * ty->block);
 }
 

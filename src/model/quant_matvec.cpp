@@ -7,8 +7,8 @@
 #include "model/quant_matvec.hpp"
 
 #include <cstring>
-#include <stdexcept>
 
+#include "core/internal_error.hpp"
 #include "core/kernels.hpp"
 #include "model/gguf_quant.hpp"
 
@@ -218,7 +218,7 @@ std::size_t weight::rows() const {
 }
 
 void matvec_rows_reference(const part& p, std::size_t r0, std::size_t r1, const float* x, float* out) {
-    if (!has_kernel(p.type)) throw std::logic_error("quant::matvec_rows: no kernel for this GGUF type");
+    if (!has_kernel(p.type)) throw internal_error("quant::matvec_rows: no kernel for this GGUF type");
     const std::size_t be = block_elems(p.type), bb = block_bytes(p.type);
     float w[256];
     for (std::size_t r = r0; r < r1; ++r) {
@@ -239,7 +239,7 @@ void matvec_rows(const part& p, std::size_t r0, std::size_t r1, const float* x, 
     if (which != kernels::isa::generic && f16c) {
         using fn = void (*)(const part&, std::size_t, const float*, float*);
         const bool q8 = p.type == 8, wide = which == kernels::isa::avx512;
-        if (!has_kernel(p.type)) throw std::logic_error("quant::matvec_rows: no kernel for this GGUF type");
+        if (!has_kernel(p.type)) throw internal_error("quant::matvec_rows: no kernel for this GGUF type");
         const fn four = q8 ? (wide ? q8_rows_avx512<4> : q8_rows_avx2<4>) : (wide ? q4k_rows_avx512<4> : q4k_rows_avx2<4>);
         const fn one = q8 ? (wide ? q8_rows_avx512<1> : q8_rows_avx2<1>) : (wide ? q4k_rows_avx512<1> : q4k_rows_avx2<1>);
         std::size_t r = r0;
