@@ -46,6 +46,18 @@ std::string ggml_type_name(std::uint32_t id);
 // "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K"
 const char* ggml_readable_types();
 
+// Q4_K's j-th (0..7) 6-bit scale and min from its 12 packed bytes (ggml's get_scale_min_k4):
+// bytes 0–3 hold scales 0–3 (low 6 bits), 4–7 mins 0–3; scales and mins 4–7 have their
+// low 4 bits in bytes 8–11 and their top 2 bits in the top bits of bytes 0–3 / 4–7.
+inline void scale_min_k4(int j, const unsigned char* q, int& sc, int& m) {
+    if (j < 4) {
+        sc = q[j] & 63, m = q[j + 4] & 63;
+    } else {
+        sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
 // Refuses (file_error at the tensor's entry) a tensor whose type attn does not convert:
 // "tensor 'blk.0.ffn_down.weight': GGUF type Q5_K is not supported; supported: …".
 void check_readable(const gguf_header& h, const gguf_tensor& t);

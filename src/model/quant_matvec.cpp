@@ -42,16 +42,6 @@ float reduce16(float* s) {
     return s[0] + s[1];
 }
 
-// Q4_K's j-th 6-bit scale and min (model/gguf_quant's scale_min_k4, ggml's get_scale_min_k4).
-void scale_min_k4(int j, const unsigned char* q, int& sc, int& m) {
-    if (j < 4) {
-        sc = q[j] & 63, m = q[j + 4] & 63;
-    } else {
-        sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-        m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
 #ifdef ATTN_QUANT_SIMD
 
 // An f16 scale as float, exactly (F16C; every CPU with AVX-512 has it, AVX2's is checked).
