@@ -13,6 +13,7 @@
 #include "model/gguf_quant.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define ATTN_QUANT_SIMD 1
 #if defined(__GNUC__) && !defined(__clang__)
@@ -225,7 +226,10 @@ void matvec_rows_reference(const part& p, std::size_t r0, std::size_t r1, const 
 void matvec_rows(const part& p, std::size_t r0, std::size_t r1, const float* x, float* out) {
 #ifdef ATTN_QUANT_SIMD
     const kernels::isa which = kernels::active().which;
-    static const bool f16c = __builtin_cpu_supports("f16c");
+    static const bool f16c = [] {  // CPUID leaf 1, ECX: clang 14's __builtin_cpu_supports knows no "f16c"
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    }();
     if (which != kernels::isa::generic && f16c) {
         using fn = void (*)(const part&, std::size_t, const float*, float*);
         const bool q8 = p.type == 8, wide = which == kernels::isa::avx512;
