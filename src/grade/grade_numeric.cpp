@@ -104,7 +104,6 @@ struct credit_count {
 // every input's; within that, one answer fits both) carry no credit of their own (wrong anyway, they count against).
 credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right, const matrix& got,
                           const matrix& expected, const std::optional<matrix>& common) {
-    const tolerance shared{2.0 * p.tol.rtol, 2.0 * p.tol.atol};
     const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
     const bool fixed_by_mask = in.mask && (cells || p.stage == sw::output());
     const auto rows = all_or(p.rows, in.q.shape(0));
@@ -117,8 +116,8 @@ credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const s
     credit_count count;
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool ok = is_close(got.flat(i), expected.flat(i), p.tol);
-        if (ok && (!informative(i / got.shape(1), i % got.shape(1)) || (common && is_close(common->flat(i), expected.flat(i), shared))))
-            continue;
+        const bool shared = common && is_close(common->flat(i), expected.flat(i), {2.0 * p.tol.rtol, 2.0 * p.tol.atol});
+        if (ok && (!informative(i / got.shape(1), i % got.shape(1)) || shared)) continue;
         ++count.informative;
         if (ok) ++count.close;
         else count.bad.push_back(i);
@@ -566,8 +565,8 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
     g.right = compute_correct(g.in);
     for (const auto& p : x.parts) g.part(p, part_answer(x, p, exercise_answer));
     apply_named_mistake_cost(g.out);
-    for (std::size_t i : g.credited)  // what the part earns after the exercise's cost: 50% carried, less beside a named mistake
-        g.out[i].feedback += ": " + points_pct(g.out[i].max > 0.0 ? g.out[i].score / g.out[i].max : 0.0) + " of this part's points";
+    for (auto i : g.credited)  // the share a carried part earns once the exercise's cost is taken
+        g.out[i].feedback += ": " + points_pct(g.out[i].score / std::max(g.out[i].max, 1e-300)) + " of this part's points";
     return g.out;
 }
 

@@ -34,6 +34,7 @@ import atexit
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -144,6 +145,10 @@ def honest_mistake(ex, student, toks, how, mistake):
           "%s/%s: %s costs exactly 50%%: %s of %s, named %s" % (ex, student, mistake, r["score"], r["max_score"], named))
     check(not most or most[0]["score"] > 0, "%s/%s: %s: the argmax of the student's own weights carries: %s" % (ex, student, mistake, most))
     check("not an attempt" not in texts(r), "%s/%s: %s named, yet 'not an attempt': %s" % (ex, student, mistake, texts(x)[:300]))
+    for p in x["parts"]:  # a carried part (the argmax of the student's own weights) says the share it earns
+        for pct in re.findall(r"(\d+)% of this part's points", p.get("feedback", "")):
+            check(int(pct) == round(100 * p["score"] / p["max_score"]),
+                  "%s/%s: %s: part %s says %s%% but earns %s of %s" % (ex, student, mistake, p["id"], pct, p["score"], p["max_score"]))
 
 
 def lesson_03_honest():
@@ -235,9 +240,10 @@ def foreign(ex):
 
 # 21-stripe-row on more pairs than STUDENTS: every input puts ~0.95 on the stripe key and ~0.04 on
 # BOS, so a classmate's row differs from one's own only in weights of 0.0001-0.01. On this pool,
-# before, a classmate's answers earned up to 83% (atol 0.001) or 75% (atol 0.0001, entries within
-# 1-2 tolerances of the lesson's answer still earning): s2's and carol's, s4's and s2's.
-POOL = ("alice", "carol", "s0", "s1", "s2", "s3", "s4")
+# before, a classmate's answers earned up to 83% (atol 0.001: s2's handed in by carol) or 75%
+# (atol 0.0001 but entries within 1-2 tolerances of the lesson's answer still earning: s4's by s2).
+# Measured by hand over 42 students (1722 pairs): at most 18.8% now.
+POOL = ("alice", "carol", "s0", "s2", "s4")
 
 
 def foreign_pool(taker):
