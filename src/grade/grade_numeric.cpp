@@ -100,8 +100,8 @@ struct credit_count {
 
 // The entries of the part's slice within the tolerance, among those some answer could get wrong:
 // blocked cells of the masked scores (−inf) and of the weights (0), the output of a query that sees
-// no key (0), and those equal to `common` (a trained head's lesson answer: nearly every input's)
-// carry no credit of their own (wrong anyway, they count against).
+// no key (0), and those within twice the tolerance of `common` (a trained head's lesson answer: nearly
+// every input's; within that, one answer fits both) carry no credit of their own (wrong anyway, they count against).
 credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right, const matrix& got,
                           const matrix& expected, const std::optional<matrix>& common) {
     const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
@@ -116,8 +116,8 @@ credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const s
     credit_count count;
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool ok = is_close(got.flat(i), expected.flat(i), p.tol);
-        if (ok && (!informative(i / got.shape(1), i % got.shape(1)) || (common && is_close(common->flat(i), expected.flat(i), p.tol))))
-            continue;
+        const bool shared = common && is_close(common->flat(i), expected.flat(i), {2.0 * p.tol.rtol, 2.0 * p.tol.atol});
+        if (ok && (!informative(i / got.shape(1), i % got.shape(1)) || shared)) continue;
         ++count.informative;
         if (ok) ++count.close;
         else count.bad.push_back(i);
@@ -291,6 +291,7 @@ struct numeric_grading {
     std::vector<earlier_answer> seen;
     bool genuine_chain = true;
     std::vector<part_result> out;
+    std::vector<std::size_t> credited;  // parts of `out` carried from a genuine attempt: their share is said at the end
 
     // The catalogue's i-th form (as mistake_candidates(in, right) lists them); nullptr past its end.
     const mistake_candidate* catalogue_form(std::size_t i) {
@@ -359,8 +360,8 @@ struct numeric_grading {
             if (!follow || follow->shape() != got.shape() || !all_close(got, *follow, p.tol)) continue;
             r.status = part_status::carried;
             r.score = e->genuine ? r.max * carried_fraction : 0.0;
-            r.feedback = e->genuine ? "right given your own " + stage_words(from) + " above (within " + p.tol.str() +
-                                          "): " + points_pct(carried_fraction) + " of this part's points"
+            if (e->genuine) credited.push_back(out.size());  // its share is said once the exercise's cost is taken
+            r.feedback = e->genuine ? "right given your own " + stage_words(from) + " above (within " + p.tol.str() + ")"
                     : "follows from your own " + stage_words(from) + " above, which are " +
                           (e->own ? "another row of your numbers" : "not an attempt at your numbers") + ": no credit carries";
             genuine_chain = genuine_chain && e->genuine;
@@ -515,7 +516,8 @@ struct numeric_grading {
                 if (mine.status == part_status::correct) {
                     graded.status = part_status::carried;
                     graded.score = graded.max * carried_fraction;
-                    graded.feedback = "the key your own weights above weight most: " + points_pct(carried_fraction) + " of this part's points";
+                    graded.feedback = "the key your own weights above weight most";
+                    credited.push_back(out.size());
                 }
             }
         // A trained head's argmax is nearly every input's: it counts only beside an attempt at the stages above.
@@ -557,12 +559,14 @@ struct numeric_grading {
 
 std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_numbers& numbers,
                                              const io::value_node* exercise_answer) {
-    numeric_grading g{x, numbers, numbers.inputs, {}, {}, {}, {}, {}, true, {}};
+    numeric_grading g{x, numbers, numbers.inputs, {}, {}, {}, {}, {}, true, {}, {}};
     for (const auto& p : x.parts)
         if (sw::is_input(p.stage)) g.own_input(p, part_answer(x, p, exercise_answer));
     g.right = compute_correct(g.in);
     for (const auto& p : x.parts) g.part(p, part_answer(x, p, exercise_answer));
     apply_named_mistake_cost(g.out);
+    for (auto i : g.credited)  // the share a carried part earns once the exercise's cost is taken
+        g.out[i].feedback += ": " + points_pct(g.out[i].score / std::max(g.out[i].max, 1e-300)) + " of this part's points";
     return g.out;
 }
 

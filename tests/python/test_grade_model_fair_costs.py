@@ -34,6 +34,7 @@ import atexit
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -57,11 +58,12 @@ failures = []
 # Lesson 21's heads put nearly all their weight on the same position for every input (the
 # token after the previous occurrence; the previous token), and 22-step-2000-row's argmax is
 # often the same. On a trained head an entry equal to the lesson's own answer earns nothing by
-# itself and the argmax counts only beside an attempt at the stages above (lessons/README.md,
-# "Fair credit"): a classmate's answers earn 0-19% on every exercise but 21-stripe-row, where
-# the induction head's few entries that differ from the lesson's still match a classmate's
-# often (measured: 0.2-0.43 of 2, before 1.56-1.81).
-KNOWN_FOREIGN = {"21-stripe-row"}
+# itself (nor one within twice the tolerance of it: one answer fits both) and the argmax counts
+# only beside an attempt at the stages above (lessons/README.md, "Fair credit"): a classmate's
+# answers earn 0-19% on every exercise. 21-stripe-row earned up to 0.43 of 2 (atol 0.001: the
+# induction head's few entries that differ from the lesson's matched a classmate's) until its
+# atol became 0.0001; foreign_pool() checks it on more pairs.
+KNOWN_FOREIGN = set()
 # Placeholders: zeros for the scores, uniform weights over the visible keys and the lesson's own
 # argmax; or the lesson's own answers (the example it prints). None earns anything now (before,
 # lesson 21's earned 50-90% and the lesson's example 0.125 of 3 on 20-first-digit-row).
@@ -143,6 +145,10 @@ def honest_mistake(ex, student, toks, how, mistake):
           "%s/%s: %s costs exactly 50%%: %s of %s, named %s" % (ex, student, mistake, r["score"], r["max_score"], named))
     check(not most or most[0]["score"] > 0, "%s/%s: %s: the argmax of the student's own weights carries: %s" % (ex, student, mistake, most))
     check("not an attempt" not in texts(r), "%s/%s: %s named, yet 'not an attempt': %s" % (ex, student, mistake, texts(x)[:300]))
+    for p in x["parts"]:  # a carried part (the argmax of the student's own weights) says the share it earns
+        for pct in re.findall(r"(\d+)% of this part's points", p.get("feedback", "")):
+            check(int(pct) == round(100 * p["score"] / p["max_score"]),
+                  "%s/%s: %s: part %s says %s%% but earns %s of %s" % (ex, student, mistake, p["id"], pct, p["score"], p["max_score"]))
 
 
 def lesson_03_honest():
@@ -232,6 +238,24 @@ def foreign(ex):
         check(not over, "%s: a classmate's right answers earn over 20%%: %s" % (ex, over))
 
 
+# 21-stripe-row on more pairs than STUDENTS: every input puts ~0.95 on the stripe key and ~0.04 on
+# BOS, so a classmate's row differs from one's own only in weights of 0.0001-0.01. On this pool,
+# before, a classmate's answers earned up to 83% (atol 0.001: s2's handed in by carol) or 75%
+# (atol 0.0001 but entries within 1-2 tolerances of the lesson's answer still earning: s4's by s2).
+# Measured by hand over 42 students (1722 pairs): at most 18.8% now.
+POOL = ("alice", "carol", "s0", "s2", "s4")
+
+
+def foreign_pool(taker):
+    ex = "21-stripe-row"
+    model, layer, h, row, _, _ = EXERCISES[ex]
+    for giver in POOL:
+        if giver != taker:
+            r = grade(ex, taker, row_answers(ex, *head(model, tokens(ex, giver), layer, h, row), row))
+            check(r["score"] <= 0.2 * r["max_score"] + 1e-9,
+                  "%s: %s's right answers handed in by %s earn %s of %s (limit 20%%)" % (ex, giver, taker, r["score"], r["max_score"]))
+
+
 def one_hot():
     """One-hot weights at the right argmax after right scores: only resembles "no scaling", not named."""
     ex, toks = "20-first-digit-row", tokens("20-first-digit-row", "alice")
@@ -272,13 +296,13 @@ def main():
     cases = [(lambda s=s, ex=ex, mistake=mistake, how=how: honest_mistake(ex, s, tokens(ex, s), how, mistake))
              for s in STUDENTS for ex, mistake, how in HONEST]
     cases += [(lambda ex=ex: foreign(ex)) for ex in EXERCISES] + [(lambda ex=ex: placeholders(ex)) for ex in EXERCISES]
-    cases += [one_hot, lesson_03_honest]
+    cases += [one_hot, lesson_03_honest] + [(lambda s=s: foreign_pool(s)) for s in POOL]
     for case in shards.mine(cases):
         case()
     if failures:
         sys.exit("%d failure(s)" % len(failures))
-    print("ok%s: named mistakes on lessons 20-22 cost 50%% with the argmax carried; foreign answers <= 20%% but on %s"
-          % (shards.label(), sorted(KNOWN_FOREIGN)))
+    print("ok%s: named mistakes on lessons 20-22 cost 50%% with the argmax carried; foreign answers <= 20%%%s"
+          % (shards.label(), " but on %s" % sorted(KNOWN_FOREIGN) if KNOWN_FOREIGN else ""))
 
 
 if __name__ == "__main__":

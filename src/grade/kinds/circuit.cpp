@@ -99,7 +99,7 @@ void circuit_grade_part(const part_spec& p, const io::value_node& a, const lesso
             r.score = r.max * circuit_mistake_credit;
             r.feedback += ". Your answer matches the mistake \"" + f.name + "\"";
             r.feedback.full_only(": " + f.explanation);
-            r.feedback += ". A named mistake earns half of this part's points";
+            r.feedback += fmt::format(". A named mistake earns {}% of this part's points", std::lround(100.0 * circuit_mistake_credit));
             return;
         }
 }
