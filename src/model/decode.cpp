@@ -24,16 +24,17 @@ auto ptr(const Tensor& t) -> const typename Tensor::value_type* {
 
 constexpr std::size_t task_bytes = std::size_t(64) << 10;  // weight bytes a task of a packed product reads, at least
 
-// out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
-// weight packed once, its column groups over the threads — a group a task (each group
-// is k · group values, 256-400 KiB at GPT-2 or Llama sizes, so the threads stay even),
-// or all of them in one task on the calling thread when the weight is small
-// (llama::decode_parallel_bytes).
+// W is small enough for the calling thread alone (llama::decode_parallel_bytes).
+template <class T>
+bool small_weight(const row_packed_matrix<T>& w) {
+    return w.groups() * w.k * w.group * sizeof(T) < llama::decode_parallel_bytes;
+}
+
+// Column groups a task of W's product takes (see packed_linear).
 template <class T>
 std::size_t groups_per_task(const row_packed_matrix<T>& w) {
-    const std::size_t groups = w.groups(), group_bytes = std::max<std::size_t>(1, w.k * w.group * sizeof(T));
-    return groups * group_bytes < llama::decode_parallel_bytes ? std::max<std::size_t>(1, groups)
-                                                               : (task_bytes + group_bytes - 1) / group_bytes;
+    const std::size_t group_bytes = std::max<std::size_t>(1, w.k * w.group * sizeof(T));
+    return small_weight(w) ? std::max<std::size_t>(1, w.groups()) : (task_bytes + group_bytes - 1) / group_bytes;
 }
 
 // Groups g0 … g1 − 1 of out = x · W + b (b may be null).
@@ -44,6 +45,11 @@ void packed_task(T* out, const T* x, const row_packed_matrix<T>& w, const T* b, 
         for (std::size_t o = g0 * w.group; o < std::min(w.n, g1 * w.group); ++o) out[o] += b[o];
 }
 
+// out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
+// weight packed once, its column groups over the threads — a group a task (each group
+// is k · group values, 256-400 KiB at GPT-2 or Llama sizes, so the threads stay even),
+// or all of them in one task on the calling thread when the weight is small
+// (llama::decode_parallel_bytes).
 template <class T>
 void packed_linear(T* out, const T* x, const row_packed_matrix<T>& w, const T* b) {
     const std::size_t groups = w.groups(), per_task = groups_per_task(w);
@@ -58,6 +64,10 @@ template <class T>
 void packed_linear_pair(T* out1, const row_packed_matrix<T>& w1, T* out2, const row_packed_matrix<T>& w2, const T* x) {
     const std::size_t groups1 = w1.groups(), per1 = groups_per_task(w1), tasks1 = (groups1 + per1 - 1) / per1;
     const std::size_t groups2 = w2.groups(), per2 = groups_per_task(w2), tasks2 = (groups2 + per2 - 1) / per2;
+    if (small_weight(w1) && small_weight(w2)) {  // both on the calling thread, as packed_linear runs each
+        packed_task(out1, x, w1, static_cast<const T*>(nullptr), 0, groups1);
+        return packed_task(out2, x, w2, static_cast<const T*>(nullptr), 0, groups2);
+    }
     training::for_tasks(tasks1 + tasks2, [&](std::size_t i) {
         if (i < tasks1) return packed_task(out1, x, w1, static_cast<const T*>(nullptr), i * per1, std::min(groups1, (i + 1) * per1));
         i -= tasks1;
