@@ -24,6 +24,27 @@ auto ptr(const Tensor& t) -> const typename Tensor::value_type* {
 
 constexpr std::size_t task_bytes = std::size_t(64) << 10;  // weight bytes a task of a packed product reads, at least
 
+// W is small enough for the calling thread alone (llama::decode_parallel_bytes).
+template <class T>
+bool small_weight(const row_packed_matrix<T>& w) {
+    return w.groups() * w.k * w.group * sizeof(T) < llama::decode_parallel_bytes;
+}
+
+// Column groups a task of W's product takes (see packed_linear).
+template <class T>
+std::size_t groups_per_task(const row_packed_matrix<T>& w) {
+    const std::size_t group_bytes = std::max<std::size_t>(1, w.k * w.group * sizeof(T));
+    return small_weight(w) ? std::max<std::size_t>(1, w.groups()) : (task_bytes + group_bytes - 1) / group_bytes;
+}
+
+// Groups g0 … g1 − 1 of out = x · W + b (b may be null).
+template <class T>
+void packed_task(T* out, const T* x, const row_packed_matrix<T>& w, const T* b, std::size_t g0, std::size_t g1) {
+    matmul_row_packed(w, g0, g1, T(1), x, T(0), out);
+    if (b)
+        for (std::size_t o = g0 * w.group; o < std::min(w.n, g1 * w.group); ++o) out[o] += b[o];
+}
+
 // out [OC] = x [IC] · W + b (b may be null): training::linear_forward's arithmetic on a
 // weight packed once, its column groups over the threads — a group a task (each group
 // is k · group values, 256-400 KiB at GPT-2 or Llama sizes, so the threads stay even),
@@ -31,15 +52,26 @@ constexpr std::size_t task_bytes = std::size_t(64) << 10;  // weight bytes a tas
 // (llama::decode_parallel_bytes).
 template <class T>
 void packed_linear(T* out, const T* x, const row_packed_matrix<T>& w, const T* b) {
-    const std::size_t groups = w.groups(), group_bytes = std::max<std::size_t>(1, w.k * w.group * sizeof(T));
-    const std::size_t per_task = groups * group_bytes < llama::decode_parallel_bytes
-                                     ? std::max<std::size_t>(1, groups)
-                                     : (task_bytes + group_bytes - 1) / group_bytes;
+    const std::size_t groups = w.groups(), per_task = groups_per_task(w);
     training::for_tasks((groups + per_task - 1) / per_task, [&](std::size_t i) {
-        const std::size_t g0 = i * per_task, g1 = std::min(groups, g0 + per_task);
-        matmul_row_packed(w, g0, g1, T(1), x, T(0), out);
-        if (b)
-            for (std::size_t o = g0 * w.group; o < std::min(w.n, g1 * w.group); ++o) out[o] += b[o];
+        packed_task(out, x, w, b, i * per_task, std::min(groups, (i + 1) * per_task));
+    });
+}
+
+// out1 = x · W1 and out2 = x · W2 (no biases) in one pass over the threads: SwiGLU's gate and
+// up, one wait for the threads instead of two. Each group as packed_linear computes it.
+template <class T>
+void packed_linear_pair(T* out1, const row_packed_matrix<T>& w1, T* out2, const row_packed_matrix<T>& w2, const T* x) {
+    const std::size_t groups1 = w1.groups(), per1 = groups_per_task(w1), tasks1 = (groups1 + per1 - 1) / per1;
+    const std::size_t groups2 = w2.groups(), per2 = groups_per_task(w2), tasks2 = (groups2 + per2 - 1) / per2;
+    if (small_weight(w1) && small_weight(w2)) {  // both on the calling thread, as packed_linear runs each
+        packed_task(out1, x, w1, static_cast<const T*>(nullptr), 0, groups1);
+        return packed_task(out2, x, w2, static_cast<const T*>(nullptr), 0, groups2);
+    }
+    training::for_tasks(tasks1 + tasks2, [&](std::size_t i) {
+        if (i < tasks1) return packed_task(out1, x, w1, static_cast<const T*>(nullptr), i * per1, std::min(groups1, (i + 1) * per1));
+        i -= tasks1;
+        packed_task(out2, x, w2, static_cast<const T*>(nullptr), i * per2, std::min(groups2, (i + 1) * per2));
     });
 }
 
@@ -169,10 +201,14 @@ void mlp_step(decoder<T>& d, std::size_t l) {
     const packed_block<T>& w = d.packed[l];
     norm(d, d.a.data(), d.x.data(), b.ln2_w, b.ln2_b);
     const std::size_t t = d.position() - 1;  // the token's position (its keys are cached by now)
-    linear(d.up.data(), d.a.data(), w.fc, w.fc_q, ptr(b.b_fc));
+    const bool pair = a.mlp == mlp_kind::swiglu && w.fc_q.empty() && w.gate_q.empty() && !ptr(b.b_fc);
+    if (pair)  // up and gate both packed: one pass
+        packed_linear_pair(d.up.data(), w.fc, d.gate.data(), w.gate, d.a.data());
+    else
+        linear(d.up.data(), d.a.data(), w.fc, w.fc_q, ptr(b.b_fc));
     check_finite_step(d.up.data(), F, l, "mlp.hook_pre", t);
     if (a.mlp == mlp_kind::swiglu) {  // llama::swiglu_forward's steps, on packed weights
-        linear(d.gate.data(), d.a.data(), w.gate, w.gate_q, static_cast<const T*>(nullptr));
+        if (!pair) linear(d.gate.data(), d.a.data(), w.gate, w.gate_q, static_cast<const T*>(nullptr));
         llama::silu_gate_forward(d.post.data(), d.gate.data(), d.up.data(), F);
     } else {  // GELU (make_decoder refused the rest)
         training::gelu_forward(d.post.data(), d.tanh_out.data(), d.up.data(), F);
@@ -199,10 +235,25 @@ llama::rotary_table position_table(const architecture& a, std::size_t capacity) 
     return none;
 }
 
-// The greedy choice: the first of the largest logits.
+// The greedy choice: the first of the largest logits (std::max_element's; every logit is
+// finite, decode_step refused the rest). The largest in 16 independent lanes, then the first
+// index holding it: no chain of dependent compares through the 32,000–50,000 logits.
 template <class T>
 int greedy_choice(const std::vector<T>& logits) {
-    return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    constexpr std::size_t lanes = 16;
+    const T* x = logits.data();
+    const std::size_t n = logits.size();
+    T top = x[0];
+    std::size_t i = 0;
+    if (n >= lanes) {
+        T lane[lanes];
+        std::copy_n(x, lanes, lane);
+        for (i = lanes; i + lanes <= n; i += lanes)
+            for (std::size_t j = 0; j < lanes; ++j) lane[j] = lane[j] < x[i + j] ? x[i + j] : lane[j];
+        top = *std::max_element(lane, lane + lanes);
+    }
+    for (; i < n; ++i) top = top < x[i] ? x[i] : top;
+    return static_cast<int>(std::find(x, x + n, top) - x);
 }
 
 // A draw from softmax(logits / temperature) over the top_k most likely ids.
