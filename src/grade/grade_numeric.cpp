@@ -9,7 +9,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include <xtensor/xview.hpp>
 
@@ -56,15 +55,6 @@ struct labeller {
         return p.stage == sw::scale() ? "the value" : "row " + row(flat / n_cols) + ", column " + col(flat % n_cols);
     }
 };
-
-// forward(s) on a model exercise's lesson numbers, kept per thread for the next wrong part on them.
-const stage_values& lesson_forward(const pipeline_inputs& s) {
-    thread_local struct { pipeline_inputs in; stage_values stages; bool set = false; } last;
-    if (last.set && last.in.q == s.q && last.in.k == s.k && last.in.v == s.v && same_options(last.in, s)) return last.stages;
-    last.set = false;  // until the stages are in
-    std::tie(last.stages, last.in, last.set) = std::forward_as_tuple(forward(s), s, true);
-    return last.stages;
-}
 
 std::string value_str(double x) { return std::isnan(x) ? "not a number" : trace::fixed(x, 4); }  // a NaN said in words
 
@@ -404,39 +394,29 @@ struct numeric_grading {
     // tolerance; one indistinguishable here from `right` (when given) is passed over.
     const mistake_candidate* matching_mistake(const part_spec& p, const matrix& got, const matrix* right_answer) {
         const bool guess = one_hot(got, p);  // named only for a mistake that gives exactly it (a window of 0)
-        const tolerance tol = guess ? tolerance{0.0, 1e-12} : p.tol;
         for (std::size_t i = 0; const mistake_candidate* c = catalogue_form(i); ++i) {
-            const bool scale = p.stage == sw::scale();  // a 1×1 made by select_stage, whatever the rows
-            const std::optional<matrix> held = scale ? select_stage(c->stages, p.stage, {}, {}) : std::nullopt;
-            const matrix* full = scale ? &*held : stage_ref(c->stages, p.stage);
-            const slice at{full, scale ? none : p.rows, scale ? none : p.cols};
-            if (!full || !at.fits(got)) continue;
-            if (right_answer && at.close(*right_answer, p.tol, true)) continue;
-            if (at.close(got, tol, false)) return c;
+            const std::optional<matrix> one = p.stage == sw::scale() ? select_stage(c->stages, p.stage, {}, {}) : std::nullopt;
+            const matrix* full = one ? &*one : stage_ref(c->stages, p.stage);
+            if (full && !(right_answer && close_in(*full, p, *right_answer, p.tol, true)) &&
+                close_in(*full, p, got, guess ? tolerance{0.0, 1e-12} : p.tol, false))
+                return c;
         }
         return nullptr;
     }
 
-    // select_stage(*full, rows, cols) read in place, never copied: whether it is there in m's shape; all_close
-    // with m (the slice as actual or as expected), equal NaNs alike, on a slice that fits.
-    inline static const std::vector<std::size_t> none;
-    struct slice {
-        const matrix* full;
-        const std::vector<std::size_t>&rows, &cols;
-        bool fits(const matrix& m) const {
-            const auto in = [](const auto& at, std::size_t n) { return std::all_of(at.begin(), at.end(), [&](std::size_t i) { return i < n; }); };
-            return (rows.empty() ? full->shape(0) : rows.size()) == m.shape(0) && (cols.empty() ? full->shape(1) : cols.size()) == m.shape(1) &&
-                   in(rows, full->shape(0)) && in(cols, full->shape(1));
+    // all_close of full's slice (select_stage's, read in place) and m, the slice as actual or
+    // as expected; false when that slice is not there in m's shape.
+    static bool close_in(const matrix& full, const part_spec& p, const matrix& m, const tolerance& tol, bool slice_actual) {
+        const auto n = [&](const std::vector<std::size_t>& at, std::size_t d) { return at.empty() ? full.shape(d) : at.size(); };
+        if (n(p.rows, 0) != m.shape(0) || n(p.cols, 1) != m.shape(1)) return false;
+        for (std::size_t a = 0; a < m.size(); ++a) {
+            const std::size_t i = a / m.shape(1), j = a % m.shape(1), r = p.rows.empty() ? i : p.rows[i], c = p.cols.empty() ? j : p.cols[j];
+            if (r >= full.shape(0) || c >= full.shape(1) ||
+                !is_close(slice_actual ? full(r, c) : m.flat(a), slice_actual ? m.flat(a) : full(r, c), tol, true))
+                return false;
         }
-        bool close(const matrix& m, const tolerance& tol, bool slice_is_actual) const {
-            for (std::size_t a = 0; a < m.shape(0); ++a)
-                for (std::size_t b = 0; b < m.shape(1); ++b) {
-                    const double s = (*full)(rows.empty() ? a : rows[a], cols.empty() ? b : cols[b]);
-                    if (!(slice_is_actual ? is_close(s, m(a, b), tol, true) : is_close(m(a, b), s, tol, true))) return false;
-                }
-            return true;
-        }
-    };
+        return true;
+    }
 
     // "Your weights match the mistake "no scaling": why (every entry within …)"; the
     // explanation may name expected numbers (full only).
@@ -454,7 +434,7 @@ struct numeric_grading {
     // tolerance, unless a placeholder; rounding recognised; the mistake named.
     void partial(const part_spec& p, const matrix& got, const matrix& expected, const closeness& c, part_result& r) {
         const labeller lab{numbers, p};
-        const auto lesson = x.setup.model && numbers.personal ? select_stage(lesson_forward(x.setup), p.stage, p.rows, p.cols) : std::nullopt;
+        const auto lesson = x.setup.model && numbers.personal ? select_stage(forward_of(x.setup), p.stage, p.rows, p.cols) : std::nullopt;
         const credit_count cc = count_credit(p, in, right, got, expected, lesson && lesson->shape() == got.shape() ? lesson : std::nullopt);
         const std::size_t first_bad = cc.bad.empty() ? 0 : cc.bad.front();
         const bool placeholder = is_placeholder(got, p, in, p.tol);
