@@ -395,27 +395,12 @@ struct numeric_grading {
     const mistake_candidate* matching_mistake(const part_spec& p, const matrix& got, const matrix* right_answer) {
         const bool guess = one_hot(got, p);  // named only for a mistake that gives exactly it (a window of 0)
         for (std::size_t i = 0; const mistake_candidate* c = catalogue_form(i); ++i) {
-            const std::optional<matrix> one = p.stage == sw::scale() ? select_stage(c->stages, p.stage, {}, {}) : std::nullopt;
-            const matrix* full = one ? &*one : stage_ref(c->stages, p.stage);
-            if (full && !(right_answer && close_in(*full, p, *right_answer, p.tol, true)) &&
-                close_in(*full, p, got, guess ? tolerance{0.0, 1e-12} : p.tol, false))
-                return c;
+            const auto m = select_stage(c->stages, p.stage, p.rows, p.cols);
+            if (!m || m->shape() != got.shape()) continue;
+            if (right_answer && all_close(*m, *right_answer, p.tol, true)) continue;
+            if (all_close(got, *m, guess ? tolerance{0.0, 1e-12} : p.tol, true)) return c;
         }
         return nullptr;
-    }
-
-    // all_close of full's slice (select_stage's, read in place) and m, the slice as actual or
-    // as expected; false when that slice is not there in m's shape.
-    static bool close_in(const matrix& full, const part_spec& p, const matrix& m, const tolerance& tol, bool slice_actual) {
-        const auto n = [&](const std::vector<std::size_t>& at, std::size_t d) { return at.empty() ? full.shape(d) : at.size(); };
-        if (n(p.rows, 0) != m.shape(0) || n(p.cols, 1) != m.shape(1)) return false;
-        for (std::size_t a = 0; a < m.size(); ++a) {
-            const std::size_t i = a / m.shape(1), j = a % m.shape(1), r = p.rows.empty() ? i : p.rows[i], c = p.cols.empty() ? j : p.cols[j];
-            if (r >= full.shape(0) || c >= full.shape(1) ||
-                !is_close(slice_actual ? full(r, c) : m.flat(a), slice_actual ? m.flat(a) : full(r, c), tol, true))
-                return false;
-        }
-        return true;
     }
 
     // "Your weights match the mistake "no scaling": why (every entry within …)"; the
