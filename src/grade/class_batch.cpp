@@ -58,12 +58,11 @@ struct roster {
 // The one-submission guess "ID: … (someone else's numbers?)" of each exercise a copy
 // match explains (grader.cpp writes it without a class to compare with).
 void drop_guesses(std::vector<std::string>& flags, const std::vector<std::string>& exercises) {
-    for (const auto& id : exercises)
-        flags.erase(std::remove_if(flags.begin(), flags.end(),
-                                   [&](const std::string& f) {
-                                       return f.rfind(id + ": ", 0) == 0 && f.find("(someone else's numbers?)") != std::string::npos;
-                                   }),
-                    flags.end());
+    const auto guess = [&](const std::string& f) {
+        return f.find("(someone else's numbers?)") != std::string::npos &&
+               std::any_of(exercises.begin(), exercises.end(), [&](const std::string& id) { return f.rfind(id + ": ", 0) == 0; });
+    };
+    flags.erase(std::remove_if(flags.begin(), flags.end(), guess), flags.end());
 }
 
 submission read_entry(const entry& en, const read_limits& limits) {

@@ -420,7 +420,7 @@ struct numeric_grading {
     // tolerance, unless a placeholder; rounding recognised; the mistake named.
     void partial(const part_spec& p, const matrix& got, const matrix& expected, const closeness& c, part_result& r) {
         const labeller lab{numbers, p};
-        const auto lesson = x.setup.model && numbers.personal ? select_stage(forward(x.setup), p.stage, p.rows, p.cols) : std::nullopt;
+        const auto lesson = x.setup.model && numbers.personal ? select_stage(forward_of(x.setup), p.stage, p.rows, p.cols) : std::nullopt;
         const credit_count cc = count_credit(p, in, right, got, expected, lesson && lesson->shape() == got.shape() ? lesson : std::nullopt);
         const std::size_t first_bad = cc.bad.empty() ? 0 : cc.bad.front();
         const bool placeholder = is_placeholder(got, p, in, p.tol);

@@ -42,6 +42,7 @@ stage_values compute_correct(const pipeline_inputs& in);
 bool same_options(const pipeline_inputs& a, const pipeline_inputs& b);
 // compute_correct(in), kept per thread until a call on other inputs (the variant check's, read by the copy index).
 const stage_values& correct_of(const pipeline_inputs& in);
+const stage_values& forward_of(const pipeline_inputs& in);  // forward(in) alike (a model exercise's lesson numbers)
 // s with the gradient stages of g.
 stage_values with_gradients(stage_values s, const attention_grads& g);
 // The online softmax of these inputs; skip_rescale is lesson 16's slip.

@@ -158,9 +158,10 @@ qkv head_of(const std::string& model, const std::vector<int>& ids, std::size_t l
     return h;
 }
 
-// The likeliest next token after ids (the first of a tie): the whole forward and its
-// logits, no block's stages kept (the same bits as trace_stages' stage_request::outputs).
-int greedy_next(const model::model_params<double>& p, const std::vector<int>& ids) {
+// The likeliest next token after each position of ids (the first of a tie: out[i] follows
+// ids[0..i]): the whole forward and its logits, no block's stages kept (the same bits as
+// trace_stages' stage_request::outputs); nullopt when a number is not finite.
+std::optional<std::vector<int>> greedy_picks(const model::model_params<double>& p, const std::vector<int>& ids) {
     const auto& c = p.config;
     model::check_tokens(c, std::vector<std::vector<int>>{ids});
     const std::size_t P = ids.size(), N = P * c.n_embd, V = c.vocab_size;
@@ -176,12 +177,41 @@ int greedy_next(const model::model_params<double>& p, const std::vector<int>& id
     thread_local std::vector<double> logits, probs;  // [P, V]
     logits.resize(P * V), probs.resize(P * V);
     if (ok) model::forward_head(p, t, t.embed.data(), logits.data(), probs.data(), targets.data());
-    if (!ok || !finite(logits, P * V) || !finite(probs, P * V)) refuse_nonfinite(p, ids, model::stage_request::outputs());
-    const double* last = logits.data() + (P - 1) * V;
-    std::size_t best = 0;
-    for (std::size_t v = 1; v < V; ++v)
-        if (last[v] > last[best]) best = v;
-    return static_cast<int>(best);
+    if (!ok || !finite(logits, P * V) || !finite(probs, P * V)) return std::nullopt;
+    std::vector<int> out(P);
+    for (std::size_t i = 0; i < P; ++i) {
+        const double* row = logits.data() + i * V;
+        out[i] = static_cast<int>(std::max_element(row, row + V) - row);  // the first of a tie
+    }
+    return out;
+}
+
+int greedy_next(const model::model_params<double>& p, const std::vector<int>& ids) {
+    const auto picks = greedy_picks(p, ids);
+    if (!picks) refuse_nonfinite(p, ids, model::stage_request::outputs());
+    return picks->back();
+}
+
+// ids continued greedily towards n tokens in fewer forwards: one forward on ids and a guess
+// of the rest gives the next token after every position, exact up to the first guessed token
+// that differs from its pick (the forward is causal: a position's logits read no later token,
+// and its bits do not depend on how many follow), so every token kept is greedy_next's; the
+// ones after it are guessed again from that forward's picks. Stops, for the caller to go on a
+// token at a time, when a forward keeps one token only or is not finite.
+void greedy_guessed(const model::model_params<double>& p, std::vector<int>& ids, std::size_t n, std::vector<int> guess) {
+    while (ids.size() < n) {
+        std::vector<int> seq = ids;  // [n - 1]: the kept tokens, then the guess
+        seq.insert(seq.end(), guess.begin(), guess.begin() + static_cast<std::ptrdiff_t>(n - 1 - ids.size()));
+        const auto picks = greedy_picks(p, seq);
+        if (!picks) return;
+        const std::size_t before = ids.size();
+        for (std::size_t pos = before - 1; pos + 1 < n; ++pos) {
+            ids.push_back((*picks)[pos]);
+            if (pos + 1 < seq.size() && seq[pos + 1] != (*picks)[pos]) break;  // later picks read a wrong guess
+        }
+        if (ids.size() - before < 2) return;
+        guess.assign(picks->begin() + static_cast<std::ptrdiff_t>(ids.size() - 1), picks->end());  // what it wrote after them
+    }
 }
 
 std::size_t own_kv(const model::architecture& c, std::size_t head) { return head / (c.n_head / c.kv_heads()); }
@@ -215,6 +245,12 @@ std::string at_label(const trained_model& m, int token, std::size_t pos) { retur
 // writes its sorted answer), repeat repeats the drawn block, after the kept tokens (BOS).
 std::vector<int> computed_continuation(const model_source& m, std::vector<int> ids) {
     const std::size_t drawn = ids.size() - m.keep;
+    if (m.then == "greedy" && ids.size() + 1 < m.tokens.size()) {  // guessed: the drawn tokens sorted (what the sort model writes)
+        std::vector<int> guess(ids.begin() + static_cast<std::ptrdiff_t>(m.keep), ids.end());
+        std::sort(guess.begin(), guess.end());
+        guess.resize(m.tokens.size(), guess.empty() ? 0 : guess.back());
+        greedy_guessed(find_trained_model(m.model).params, ids, m.tokens.size(), guess);
+    }
     while (ids.size() < m.tokens.size() && m.then != "none") {
         if (m.then == "repeat") {
             ids.push_back(ids[ids.size() - drawn]);
