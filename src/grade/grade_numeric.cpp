@@ -98,10 +98,9 @@ struct credit_count {
     std::vector<std::size_t> bad;  // flat indices of every entry that is off (each counts)
 };
 
-// The entries of the part's slice within the tolerance, among those some answer could get wrong:
-// blocked cells of the masked scores (−inf) and of the weights (0), the output of a query that sees
-// no key (0), and those within twice the tolerance of `common` (a trained head's lesson answer: nearly
-// every input's; within that, one answer fits both) carry no credit of their own (wrong anyway, they count against).
+// The entries of the part's slice within the tolerance, among those some answer could get wrong: blocked cells of the
+// masked scores (−inf) and of the weights (0), the output of a query that sees no key (0), and those within twice the tolerance
+// of `common` (a trained head's lesson answer: nearly every input's; within that, one answer fits both) earn nothing alone.
 credit_count count_credit(const part_spec& p, const pipeline_inputs& in, const stage_values& right, const matrix& got,
                           const matrix& expected, const std::optional<matrix>& common) {
     const bool cells = p.stage == sw::masked() || p.stage == sw::weights();
@@ -565,8 +564,7 @@ std::vector<part_result> grade_numeric_parts(const exercise& x, const exercise_n
     g.right = compute_correct(g.in);
     for (const auto& p : x.parts) g.part(p, part_answer(x, p, exercise_answer));
     apply_named_mistake_cost(g.out);
-    for (auto i : g.credited)  // the share a carried part earns once the exercise's cost is taken
-        g.out[i].feedback += ": " + points_pct(g.out[i].score / std::max(g.out[i].max, 1e-300)) + " of this part's points";
+    for (auto i : g.credited) g.out[i].feedback += ": " + points_pct(g.out[i].score / std::max(g.out[i].max, 1e-300)) + " of this part's points";
     return g.out;
 }
 
