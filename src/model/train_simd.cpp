@@ -40,7 +40,7 @@ namespace {
 // glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, EXP2F_TABLE_BITS = 5): 2^(i/32) as
 // doubles with i·2^47 taken off their bits, so adding k << 47 scales by 2^(k/32).
 struct exp_table {
-    std::uint64_t t[32];
+    alignas(64) std::uint64_t t[32];
     exp_table() {
         for (int i = 0; i < 32; ++i) {
             const double v = static_cast<double>(std::exp2(static_cast<long double>(i) / 32));
@@ -60,8 +60,11 @@ __attribute__((target("avx512f"))) inline __m512d exp_normal(__m256 x) {
     const __m512i ki = _mm512_castpd_si512(kd);
     kd = _mm512_sub_pd(kd, shift);
     const __m512d r = _mm512_sub_pd(z, kd);  // z − k, |r| ≤ 1/2
-    __m512i t = _mm512_i64gather_epi64(_mm512_and_si512(ki, _mm512_set1_epi64(31)),
-                                       reinterpret_cast<const long long*>(table.t), 8);
+    // table.t[ki & 31] by two two-register permutes and a blend on bit 4 (not a gather).
+    const __m512i* tv = reinterpret_cast<const __m512i*>(table.t);
+    const __m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512(tv), ki, _mm512_loadu_si512(tv + 1));
+    const __m512i hi = _mm512_permutex2var_epi64(_mm512_loadu_si512(tv + 2), ki, _mm512_loadu_si512(tv + 3));
+    __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(ki, _mm512_set1_epi64(16)), lo, hi);
     t = _mm512_add_epi64(t, _mm512_slli_epi64(ki, 47));
     const __m512d s = _mm512_castsi512_pd(t);  // 2^(k/32)
     // glibc's FMA build: z = C0 r + C1, y = C2 r + 1, y = z r² + y, each fused.
