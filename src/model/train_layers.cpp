@@ -2,6 +2,7 @@
 // header for the shapes and the formulas). Plain loops, one fixed order each.
 #include "model/train_layers.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -217,8 +218,11 @@ void linear_residual_forward(T* out, T* sum, const T* x, const T* inp, const T* 
                 if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
                 for (; o < OC; ++o) out[r * OC + o] += b[o];
             }
-        if (sum != nullptr)  // residual_forward's sums, the block's rows still in cache
-            for (std::size_t i = r0 * OC; i < r1 * OC; ++i) sum[i] = x[i] + out[i];
+        if (sum != nullptr) {  // residual_forward's sums, the block's rows still in cache
+            std::size_t i = r0 * OC;
+            if constexpr (std::is_same<T, float>::value) i += simd::plus(sum + i, x + i, out + i, (r1 - r0) * OC);
+            for (; i < r1 * OC; ++i) sum[i] = x[i] + out[i];
+        }
     });
 }
 
@@ -540,14 +544,19 @@ void residual_forward(T* out, const T* a, const T* b, std::size_t n) {
 template <class T>
 void residual_backward(T* da, T* db, const T* dout, std::size_t n, grad_mode mode) {
     for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
+        std::size_t i = i0, j = i0;  // AVX-512 when chosen: the same additions, 16 at a time
         if (mode == grad_mode::write) {  // 0 + dout: dout's bits but −0's
-            for (std::size_t i = i0; i < i1; ++i) da[i] = db[i] = T(0) + dout[i];
+            if constexpr (std::is_same<T, float>::value) i += simd::plus(da + i0, nullptr, dout + i0, i1 - i0);
+            for (; i < i1; ++i) da[i] = T(0) + dout[i];
+            std::copy(da + i0, da + i1, db + i0);
             return;
         }
-        for (std::size_t i = i0; i < i1; ++i) {
-            da[i] += dout[i];
-            db[i] += dout[i];
+        if constexpr (std::is_same<T, float>::value) {
+            i += simd::add(da + i0, dout + i0, i1 - i0);
+            j += simd::add(db + i0, dout + i0, i1 - i0);
         }
+        for (; i < i1; ++i) da[i] += dout[i];
+        for (; j < i1; ++j) db[j] += dout[j];
     });
 }
 

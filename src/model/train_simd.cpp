@@ -565,6 +565,13 @@ __attribute__((target("avx512f"))) std::size_t add_avx512(float* acc, const floa
     return i;
 }
 
+__attribute__((target("avx512f"))) std::size_t plus_avx512(float* out, const float* a, const float* b, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(out + i, _mm512_add_ps(a ? _mm512_loadu_ps(a + i) : _mm512_setzero_ps(), _mm512_loadu_ps(b + i)));
+    return i;
+}
+
 __attribute__((target("avx512f"))) std::size_t norm_param_grads_avx512(float* dw, float* db, const float* d, const float* x,
                                                                        float m, float s, std::size_t n) {
     const __m512 vm = _mm512_set1_ps(m), vs = _mm512_set1_ps(s);
@@ -788,6 +795,15 @@ std::size_t add(float* acc, const float* x, std::size_t n) {
     return available() ? add_avx512(acc, x, n) : 0;
 #else
     (void)acc, (void)x, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t plus(float* out, const float* a, const float* b, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? plus_avx512(out, a, b, n) : 0;
+#else
+    (void)out, (void)a, (void)b, (void)n;
     return 0;
 #endif
 }

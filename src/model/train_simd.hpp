@@ -97,6 +97,9 @@ void gqa_backward(const gqa_head& h, const gqa_grads& g, const gqa_rows& rows);
 // acc[i] += x[i] (a bias added to a row, a row added to a bias gradient).
 std::size_t add(float* acc, const float* x, std::size_t n);
 
+// out[i] = a[i] + b[i], a nullptr read as +0 (a residual's sum; 0 + dout, −0 made +0).
+std::size_t plus(float* out, const float* a, const float* b, std::size_t n);
+
 // Layer norm's parameter gradients from one row: x̂ = (x − m)·s, db += d, dw += x̂ · d.
 std::size_t norm_param_grads(float* dw, float* db, const float* d, const float* x, float m, float s, std::size_t n);
 
