@@ -16,6 +16,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define ATTN_TRAIN_SIMD 1
+#include "model/train_simd_transpose.hpp"
 // GCC 12 warns that the cast and extract intrinsics' unused pass-through operand "may be
 // used uninitialized" once inlined (GCC bug 105593, as in core/kernels_avx512.cpp).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -176,10 +177,18 @@ __attribute__((target("avx512f"))) std::size_t gelu_backward_avx512(float* dinp,
 // vectors), at most 16 positions (one lane per key).
 bool attention_fits(std::size_t Tn, std::size_t hs) { return Tn <= 16 && hs % 16 == 0 && hs > 0 && hs <= 64; }
 
-// dst [hs][16]: dst[i][u] = rows[u·stride + i] for u < Tn, 0 in the other lanes.
-void transpose_rows(float (&dst)[64][16], const float* rows, std::size_t stride, std::size_t Tn, std::size_t hs) {
-    for (std::size_t i = 0; i < hs; ++i)
-        for (std::size_t u = 0; u < 16; ++u) dst[i][u] = u < Tn ? rows[u * stride + i] : 0.0f;
+// dst [hs][16]: dst[i][u] = rows[u·stride + i] for u < Tn, 0 in the other lanes (hs a
+// multiple of 16: 16 × 16 blocks transposed in registers).
+__attribute__((target("avx512f"))) void transpose_rows(float (&dst)[64][16], const float* rows, std::size_t stride,
+                                                        std::size_t Tn, std::size_t hs) {
+    for (std::size_t j = 0; j < hs; j += 16) {
+        __m512 b[16];
+#pragma GCC unroll 16
+        for (std::size_t u = 0; u < 16; ++u) b[u] = u < Tn ? _mm512_loadu_ps(rows + u * stride + j) : _mm512_setzero_ps();
+        transpose16(b);
+#pragma GCC unroll 16
+        for (std::size_t k = 0; k < 16; ++k) _mm512_store_ps(dst[j + k], b[k]);
+    }
 }
 
 // Runs f(std::integral_constant<R>, r0) over rows 0 … count − 1, four at a time, then the rest.
