@@ -176,13 +176,16 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
     for_tasks(col_tasks + count_blocks(N, row_block), [&](std::size_t t) {
         if (t < col_tasks) {
             const std::size_t i0 = t * col_block, i1 = std::min(C, i0 + col_block);
-            for (std::size_t r = 0; r < N; ++r) {
+            std::size_t done = i0;  // AVX-512 when chosen: whole vectors over all rows, the same operations
+            if constexpr (std::is_same<T, float>::value)
+                done += simd::norm_param_grads_rows(dw + i0, db + i0, dout + i0, inp + i0, mean, rstd, N, C, i1 - i0);
+            for (std::size_t r = 0; r < N && done < i1; ++r) {
                 const T* x = inp + r * C;
                 const T* d = dout + r * C;
                 const T m = mean[r], s = rstd[r];
-                std::size_t i = i0;
-                if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same operations
-                    i += simd::norm_param_grads(dw + i0, db + i0, d + i0, x + i0, m, s, i1 - i0);
+                std::size_t i = done;
+                if constexpr (std::is_same<T, float>::value)
+                    i += simd::norm_param_grads(dw + done, db + done, d + done, x + done, m, s, i1 - done);
                 for (; i < i1; ++i) {
                     const T xhat = (x[i] - m) * s;
                     db[i] += d[i];
@@ -249,11 +252,10 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
             return matmul_packed(true, i1 - i0, T(1), inp + i0, IC, dp, T(1), dw + i0 * OC, OC);
         }
         if (t < dw_tasks + db_tasks) {  // db += Σ_r dout[r], rows in order
-            for (std::size_t r = 0; r < N; ++r) {
-                std::size_t o = 0;
-                if constexpr (std::is_same<T, float>::value) o = simd::add(db, dout + r * OC, OC);  // AVX-512 when chosen
-                for (; o < OC; ++o) db[o] += dout[r * OC + o];
-            }
+            std::size_t done = 0;  // AVX-512 when chosen: whole vectors over all rows
+            if constexpr (std::is_same<T, float>::value) done = simd::column_sums(db, dout, N, OC, OC);
+            for (std::size_t r = 0; r < N && done < OC; ++r)
+                for (std::size_t o = done; o < OC; ++o) db[o] += dout[r * OC + o];
             return;
         }
         const std::size_t r0 = (t - dw_tasks - db_tasks) * row_block, r1 = std::min(N, r0 + row_block);

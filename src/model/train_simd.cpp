@@ -581,6 +581,38 @@ __attribute__((target("avx512f"))) std::size_t plus_avx512(float* out, const flo
     return i;
 }
 
+// The sums in registers across the rows (not through memory row by row): the same additions.
+__attribute__((target("avx512f"))) std::size_t column_sums_avx512(float* acc, const float* x, std::size_t N,
+                                                                  std::size_t ld, std::size_t n) {
+    std::size_t o = 0;
+    for (; o + 16 <= n; o += 16) {
+        __m512 a = _mm512_loadu_ps(acc + o);
+        for (std::size_t r = 0; r < N; ++r) a = _mm512_add_ps(a, _mm512_loadu_ps(x + r * ld + o));
+        _mm512_storeu_ps(acc + o, a);
+    }
+    return o;
+}
+
+__attribute__((target("avx512f"))) std::size_t norm_param_grads_rows_avx512(float* dw, float* db, const float* d,
+                                                                            const float* x, const float* mean,
+                                                                            const float* rstd, std::size_t N,
+                                                                            std::size_t ld, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 aw = _mm512_loadu_ps(dw + i), ab = _mm512_loadu_ps(db + i);
+        for (std::size_t r = 0; r < N; ++r) {
+            const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + r * ld + i), _mm512_set1_ps(mean[r])),
+                                              _mm512_set1_ps(rstd[r]));
+            const __m512 dv = _mm512_loadu_ps(d + r * ld + i);
+            ab = _mm512_add_ps(ab, dv);
+            aw = _mm512_add_ps(aw, _mm512_mul_ps(xhat, dv));
+        }
+        _mm512_storeu_ps(dw + i, aw);
+        _mm512_storeu_ps(db + i, ab);
+    }
+    return i;
+}
+
 __attribute__((target("avx512f"))) std::size_t norm_param_grads_avx512(float* dw, float* db, const float* d, const float* x,
                                                                        float m, float s, std::size_t n) {
     const __m512 vm = _mm512_set1_ps(m), vs = _mm512_set1_ps(s);
@@ -813,6 +845,25 @@ std::size_t plus(float* out, const float* a, const float* b, std::size_t n) {
     return available() ? plus_avx512(out, a, b, n) : 0;
 #else
     (void)out, (void)a, (void)b, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t column_sums(float* acc, const float* x, std::size_t N, std::size_t ld, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? column_sums_avx512(acc, x, N, ld, n) : 0;
+#else
+    (void)acc, (void)x, (void)N, (void)ld, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t norm_param_grads_rows(float* dw, float* db, const float* d, const float* x, const float* mean,
+                                  const float* rstd, std::size_t N, std::size_t ld, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? norm_param_grads_rows_avx512(dw, db, d, x, mean, rstd, N, ld, n) : 0;
+#else
+    (void)dw, (void)db, (void)d, (void)x, (void)mean, (void)rstd, (void)N, (void)ld, (void)n;
     return 0;
 #endif
 }
