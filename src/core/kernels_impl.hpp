@@ -21,7 +21,10 @@ struct tile {
     static constexpr std::size_t W = V::width, NR = NV * W;
 
     // acc [MR][NV] = Σ_p a[p] ⊗ b[p], p in order: pa [kc, MR], pb [kc, NR] (packed strips).
-    static ATTN_KERNEL_INLINE void sum(std::size_t kc, const T* pa, const T* pb, reg (&acc)[MR][NV]) {
+    // pb advances by b_step per value of k: NR for the tile's own strips, more for the first
+    // columns of a wider strip (an edge strip of one vector read by a one-vector tile).
+    static ATTN_KERNEL_INLINE void sum(std::size_t kc, const T* pa, const T* pb, reg (&acc)[MR][NV],
+                                       std::size_t b_step = NR) {
 #pragma GCC unroll 32
         for (std::size_t i = 0; i < MR; ++i)
 #pragma GCC unroll 8
@@ -37,7 +40,7 @@ struct tile {
                 for (std::size_t j = 0; j < NV; ++j) acc[i][j] = V::fma(a, b[j], acc[i][j]);
             }
             pa += MR;
-            pb += NR;
+            pb += b_step;
         }
     }
 
@@ -88,22 +91,23 @@ struct tile {
         }
     }
 
-    static void full(std::size_t kc, const T* pa, const T* pb, T alpha, T beta, T* c, std::size_t ldc) {
+    static void full(std::size_t kc, const T* pa, const T* pb, T alpha, T beta, T* c, std::size_t ldc,
+                     std::size_t b_step = NR) {
         reg acc[MR][NV];
-        sum(kc, pa, pb, acc);
+        sum(kc, pa, pb, acc, b_step);
         store(acc, alpha, beta, c, ldc);
     }
 
     // A tile cut by the edge of C (rows × cols valid): the same arithmetic on a scratch
     // tile, then the valid part copied, so an entry's bits never depend on its tile.
     static void edge(std::size_t kc, const T* pa, const T* pb, T alpha, T beta, T* c, std::size_t ldc,
-                     std::size_t rows, std::size_t cols) {
+                     std::size_t rows, std::size_t cols, std::size_t b_step = NR) {
         alignas(64) T scratch[MR * NR];  // [MR, NR]
         for (std::size_t i = 0; i < MR; ++i)
             for (std::size_t j = 0; j < NR; ++j)
                 scratch[i * NR + j] = (beta != T(0) && i < rows && j < cols) ? c[i * ldc + j] : T(0);
         reg acc[MR][NV];
-        sum(kc, pa, pb, acc);
+        sum(kc, pa, pb, acc, b_step);
         store(acc, alpha, beta, scratch, NR);
         for (std::size_t i = 0; i < rows; ++i)
             for (std::size_t j = 0; j < cols; ++j) c[i * ldc + j] = scratch[i * NR + j];
@@ -154,6 +158,21 @@ void pack_b(bool trans, std::size_t kc, std::size_t nc, const T* b, std::size_t 
     }
 }
 
+// A strip of NR columns of which at most one vector's are valid (C's last, at 48 or 144
+// columns): a one-vector tile over the strip's first columns, so the zero padding is not
+// multiplied. Each entry is the same sum from zero over p in order and the same alpha/beta
+// step as in the wide tile: the same bits.
+template <class V, std::size_t MR, std::size_t NV>
+ATTN_KERNEL_INLINE void narrow_strip(std::size_t kc, const typename V::T* pa, const typename V::T* pb,
+                                     typename V::T alpha, typename V::T beta, typename V::T* c, std::size_t ldc,
+                                     std::size_t rows, std::size_t cols) {
+    using one = tile<V, MR, 1>;
+    if (rows == MR && cols == V::width)
+        one::full(kc, pa, pb, alpha, beta, c, ldc, tile<V, MR, NV>::NR);
+    else
+        one::edge(kc, pa, pb, alpha, beta, c, ldc, rows, cols, tile<V, MR, NV>::NR);
+}
+
 // Every tile of C [mc, nc]: B strips outer (one stays in L1), A strips inner.
 template <class V, std::size_t MR, std::size_t NV>
 void block(std::size_t mc, std::size_t nc, std::size_t kc, const typename V::T* pa, const typename V::T* pb,
@@ -168,6 +187,8 @@ void block(std::size_t mc, std::size_t nc, std::size_t kc, const typename V::T* 
             const std::size_t rows = mc - i0 < MR ? mc - i0 : MR;
             if (rows == MR && cols == NR)
                 tl::full(kc, a, b, alpha, beta, c + i0 * ldc + j0, ldc);
+            else if (NV > 1 && cols <= V::width)  // one vector of the strip: its first columns only
+                narrow_strip<V, MR, NV>(kc, a, b, alpha, beta, c + i0 * ldc + j0, ldc, rows, cols);
             else
                 tl::edge(kc, a, b, alpha, beta, c + i0 * ldc + j0, ldc, rows, cols);
         }
@@ -198,6 +219,26 @@ typename V::T fma_loop(std::size_t steps) {
     return lanes_sum<V>(sum);
 }
 
+// narrow_strip() with A read in place (block_rows' rows).
+template <class V, std::size_t MR, std::size_t NV>
+ATTN_KERNEL_INLINE void narrow_rows(std::size_t kc, const typename V::T* const (&row)[MR], const typename V::T* b,
+                                    std::size_t b_step, typename V::T alpha, typename V::T beta, typename V::T* c,
+                                    std::size_t ldc, std::size_t rows, std::size_t cols) {
+    using one = tile<V, MR, 1>;
+    using T = typename V::T;
+    constexpr std::size_t W = V::width;
+    typename one::reg acc[MR][1];
+    one::sum_rows(kc, row, b, acc, b_step);
+    if (rows == MR && cols == W) return one::store(acc, alpha, beta, c, ldc);
+    alignas(64) T scratch[MR * W];  // [MR, W]
+    for (std::size_t i = 0; i < MR; ++i)
+        for (std::size_t j = 0; j < W; ++j)
+            scratch[i * W + j] = (beta != T(0) && i < rows && j < cols) ? c[i * ldc + j] : T(0);
+    one::store(acc, alpha, beta, scratch, W);
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) c[i * ldc + j] = scratch[i * W + j];
+}
+
 // block() with A read in place (row-major [mc, kc], row stride lda) instead of packed:
 // for a product whose A is used for few B strips (P · V at d_v = 64), packing A would
 // cost about as much as the product. Rows past mc read row 0 and are never stored.
@@ -215,6 +256,10 @@ void block_rows(std::size_t mc, std::size_t nc, std::size_t kc, const typename V
         for (std::size_t j0 = 0; j0 < nc; j0 += NR) {
             const T* b = ldb ? pb + j0 : pb + (j0 / NR) * kc * NR;  // in place: column j0 of row 0
             const std::size_t cols = nc - j0 < NR ? nc - j0 : NR;
+            if (NV > 1 && cols <= V::width) {  // narrow_strip's one-vector tile, A in place
+                narrow_rows<V, MR, NV>(kc, row, b, ldb ? ldb : NR, alpha, beta, c + i0 * ldc + j0, ldc, rows, cols);
+                continue;
+            }
             typename tl::reg acc[MR][NV];
             tl::sum_rows(kc, row, b, acc, ldb ? ldb : NR);
             if (rows == MR && cols == NR) {

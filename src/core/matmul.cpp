@@ -90,9 +90,16 @@ template <class T>
 void pack_b_plain(std::size_t nr, std::size_t kc, std::size_t nc, const T* b, std::size_t ldb, T* dst) {
     for (std::size_t j0 = 0; j0 < nc; j0 += nr, dst += kc * nr) {
         const std::size_t cols = std::min(nr, nc - j0);
+        const std::size_t bytes = cols * sizeof(T);
         for (std::size_t p = 0; p < kc; ++p) {
             T* out = dst + p * nr;
-            std::memcpy(out, b + p * ldb + j0, cols * sizeof(T));
+            const T* in = b + p * ldb + j0;
+            if (bytes == 128)  // a fixed size is copied inline: not a library call per row
+                std::memcpy(out, in, 128);
+            else if (bytes == 64)
+                std::memcpy(out, in, 64);
+            else
+                std::memcpy(out, in, bytes);
             for (std::size_t j = cols; j < nr; ++j) out[j] = T(0);
         }
     }

@@ -2,6 +2,7 @@
 // header for the shapes and the formulas). Plain loops, one fixed order each.
 #include "model/train_layers.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -175,13 +176,16 @@ void layer_norm_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, con
     for_tasks(col_tasks + count_blocks(N, row_block), [&](std::size_t t) {
         if (t < col_tasks) {
             const std::size_t i0 = t * col_block, i1 = std::min(C, i0 + col_block);
-            for (std::size_t r = 0; r < N; ++r) {
+            std::size_t done = i0;  // AVX-512 when chosen: whole vectors over all rows, the same operations
+            if constexpr (std::is_same<T, float>::value)
+                done += simd::norm_param_grads_rows(dw + i0, db + i0, dout + i0, inp + i0, mean, rstd, N, C, i1 - i0);
+            for (std::size_t r = 0; r < N && done < i1; ++r) {
                 const T* x = inp + r * C;
                 const T* d = dout + r * C;
                 const T m = mean[r], s = rstd[r];
-                std::size_t i = i0;
-                if constexpr (std::is_same<T, float>::value)  // AVX-512 when chosen: the same operations
-                    i += simd::norm_param_grads(dw + i0, db + i0, d + i0, x + i0, m, s, i1 - i0);
+                std::size_t i = done;
+                if constexpr (std::is_same<T, float>::value)
+                    i += simd::norm_param_grads(dw + done, db + done, d + done, x + done, m, s, i1 - done);
                 for (; i < i1; ++i) {
                     const T xhat = (x[i] - m) * s;
                     db[i] += d[i];
@@ -217,8 +221,11 @@ void linear_residual_forward(T* out, T* sum, const T* x, const T* inp, const T* 
                 if constexpr (std::is_same<T, float>::value) o = simd::add(out + r * OC, b, OC);  // AVX-512 when chosen
                 for (; o < OC; ++o) out[r * OC + o] += b[o];
             }
-        if (sum != nullptr)  // residual_forward's sums, the block's rows still in cache
-            for (std::size_t i = r0 * OC; i < r1 * OC; ++i) sum[i] = x[i] + out[i];
+        if (sum != nullptr) {  // residual_forward's sums, the block's rows still in cache
+            std::size_t i = r0 * OC;
+            if constexpr (std::is_same<T, float>::value) i += simd::plus(sum + i, x + i, out + i, (r1 - r0) * OC);
+            for (; i < r1 * OC; ++i) sum[i] = x[i] + out[i];
+        }
     });
 }
 
@@ -245,11 +252,10 @@ void linear_backward(T* dinp, T* dw, T* db, const T* dout, const T* inp, const T
             return matmul_packed(true, i1 - i0, T(1), inp + i0, IC, dp, T(1), dw + i0 * OC, OC);
         }
         if (t < dw_tasks + db_tasks) {  // db += Σ_r dout[r], rows in order
-            for (std::size_t r = 0; r < N; ++r) {
-                std::size_t o = 0;
-                if constexpr (std::is_same<T, float>::value) o = simd::add(db, dout + r * OC, OC);  // AVX-512 when chosen
-                for (; o < OC; ++o) db[o] += dout[r * OC + o];
-            }
+            std::size_t done = 0;  // AVX-512 when chosen: whole vectors over all rows
+            if constexpr (std::is_same<T, float>::value) done = simd::column_sums(db, dout, N, OC, OC);
+            for (std::size_t r = 0; r < N && done < OC; ++r)
+                for (std::size_t o = done; o < OC; ++o) db[o] += dout[r * OC + o];
             return;
         }
         const std::size_t r0 = (t - dw_tasks - db_tasks) * row_block, r1 = std::min(N, r0 + row_block);
@@ -540,14 +546,19 @@ void residual_forward(T* out, const T* a, const T* b, std::size_t n) {
 template <class T>
 void residual_backward(T* da, T* db, const T* dout, std::size_t n, grad_mode mode) {
     for_blocks(n, 4096, [&](std::size_t i0, std::size_t i1) {
+        std::size_t i = i0, j = i0;  // AVX-512 when chosen: the same additions, 16 at a time
         if (mode == grad_mode::write) {  // 0 + dout: dout's bits but −0's
-            for (std::size_t i = i0; i < i1; ++i) da[i] = db[i] = T(0) + dout[i];
+            if constexpr (std::is_same<T, float>::value) i += simd::plus(da + i0, nullptr, dout + i0, i1 - i0);
+            for (; i < i1; ++i) da[i] = T(0) + dout[i];
+            std::copy(da + i0, da + i1, db + i0);
             return;
         }
-        for (std::size_t i = i0; i < i1; ++i) {
-            da[i] += dout[i];
-            db[i] += dout[i];
+        if constexpr (std::is_same<T, float>::value) {
+            i += simd::add(da + i0, dout + i0, i1 - i0);
+            j += simd::add(db + i0, dout + i0, i1 - i0);
         }
+        for (; i < i1; ++i) da[i] += dout[i];
+        for (; j < i1; ++j) db[j] += dout[j];
     });
 }
 

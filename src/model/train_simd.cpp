@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 #include <algorithm>
+#include <type_traits>
 
 #include "core/internal_error.hpp"
 #include "core/kernels.hpp"
@@ -15,10 +16,12 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define ATTN_TRAIN_SIMD 1
+#include "model/train_simd_transpose.hpp"
 // GCC 12 warns that the cast and extract intrinsics' unused pass-through operand "may be
 // used uninitialized" once inlined (GCC bug 105593, as in core/kernels_avx512.cpp).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"  // the same bug, in the lambdas' inlined intrinsics
 #endif
 #endif
 
@@ -38,7 +41,7 @@ namespace {
 // glibc's expf (sysdeps/ieee754/flt-32/e_expf.c, EXP2F_TABLE_BITS = 5): 2^(i/32) as
 // doubles with i·2^47 taken off their bits, so adding k << 47 scales by 2^(k/32).
 struct exp_table {
-    std::uint64_t t[32];
+    alignas(64) std::uint64_t t[32];
     exp_table() {
         for (int i = 0; i < 32; ++i) {
             const double v = static_cast<double>(std::exp2(static_cast<long double>(i) / 32));
@@ -58,8 +61,11 @@ __attribute__((target("avx512f"))) inline __m512d exp_normal(__m256 x) {
     const __m512i ki = _mm512_castpd_si512(kd);
     kd = _mm512_sub_pd(kd, shift);
     const __m512d r = _mm512_sub_pd(z, kd);  // z − k, |r| ≤ 1/2
-    __m512i t = _mm512_i64gather_epi64(_mm512_and_si512(ki, _mm512_set1_epi64(31)),
-                                       reinterpret_cast<const long long*>(table.t), 8);
+    // table.t[ki & 31] by two two-register permutes and a blend on bit 4 (not a gather).
+    const __m512i* tv = reinterpret_cast<const __m512i*>(table.t);
+    const __m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512(tv), ki, _mm512_loadu_si512(tv + 1));
+    const __m512i hi = _mm512_permutex2var_epi64(_mm512_loadu_si512(tv + 2), ki, _mm512_loadu_si512(tv + 3));
+    __m512i t = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(ki, _mm512_set1_epi64(16)), lo, hi);
     t = _mm512_add_epi64(t, _mm512_slli_epi64(ki, 47));
     const __m512d s = _mm512_castsi512_pd(t);  // 2^(k/32)
     // glibc's FMA build: z = C0 r + C1, y = C2 r + 1, y = z r² + y, each fused.
@@ -171,17 +177,107 @@ __attribute__((target("avx512f"))) std::size_t gelu_backward_avx512(float* dinp,
 // vectors), at most 16 positions (one lane per key).
 bool attention_fits(std::size_t Tn, std::size_t hs) { return Tn <= 16 && hs % 16 == 0 && hs > 0 && hs <= 64; }
 
-// dst [hs][16]: dst[i][u] = rows[u·stride + i] for u < Tn, 0 in the other lanes.
-void transpose_rows(float (&dst)[64][16], const float* rows, std::size_t stride, std::size_t Tn, std::size_t hs) {
-    for (std::size_t i = 0; i < hs; ++i)
-        for (std::size_t u = 0; u < 16; ++u) dst[i][u] = u < Tn ? rows[u * stride + i] : 0.0f;
+// dst [hs][16]: dst[i][u] = rows[u·stride + i] for u < Tn, 0 in the other lanes (hs a
+// multiple of 16: 16 × 16 blocks transposed in registers).
+__attribute__((target("avx512f"))) void transpose_rows(float (&dst)[64][16], const float* rows, std::size_t stride,
+                                                        std::size_t Tn, std::size_t hs) {
+    for (std::size_t j = 0; j < hs; j += 16) {
+        __m512 b[16];
+#pragma GCC unroll 16
+        for (std::size_t u = 0; u < 16; ++u) b[u] = u < Tn ? _mm512_loadu_ps(rows + u * stride + j) : _mm512_setzero_ps();
+        transpose16(b);
+#pragma GCC unroll 16
+        for (std::size_t k = 0; k < 16; ++k) _mm512_store_ps(dst[j + k], b[k]);
+    }
 }
 
-// lanes[u] = Σ_i x[i] · cols[i][u], i in order (the scalar dot's sum, one per lane).
-__attribute__((target("avx512f"))) inline __m512 dots(const float* x, const float (&cols)[64][16], std::size_t hs) {
-    __m512 acc = _mm512_setzero_ps();
-    for (std::size_t i = 0; i < hs; ++i) acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(x[i]), _mm512_load_ps(cols[i])));
-    return acc;
+// Runs f(std::integral_constant<R>, r0) over rows 0 … count − 1, four at a time, then the rest.
+template <class F>
+inline void row_groups(std::size_t count, F&& f) {
+    std::size_t r0 = 0;
+    for (; r0 + 4 <= count; r0 += 4) f(std::integral_constant<std::size_t, 4>{}, r0);
+    switch (count - r0) {
+        case 3: return f(std::integral_constant<std::size_t, 3>{}, r0);
+        case 2: return f(std::integral_constant<std::size_t, 2>{}, r0);
+        case 1: return f(std::integral_constant<std::size_t, 1>{}, r0);
+        default: return;
+    }
+}
+
+// lanes_r[u] = Σ_i x_r[i] · cols[i][u], i in order from 0 (the scalar dot's sum, one per
+// lane), for R rows x_r = x + r·ld side by side: independent chains that overlap.
+template <std::size_t R>
+__attribute__((target("avx512f"))) inline void dots_rows(__m512 (&acc)[R], const float* x, std::size_t ld,
+                                                          const float (&cols)[64][16], std::size_t hs) {
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    for (std::size_t i = 0; i < hs; ++i) {
+        const __m512 col = _mm512_load_ps(cols[i]);
+#pragma GCC unroll 4
+        for (std::size_t r = 0; r < R; ++r) acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_set1_ps(x[r * ld + i]), col));
+    }
+}
+
+// Weighted sums of rows in the scalar loops' order, R outputs side by side:
+//   out_r (+)= Σ_k w[r·w_r + k·w_u] · x_k    (x_k at x + k·ldx; from out_r when add, else from 0)
+// each product rounded, then added, k ascending over the output's range: k = 0 … r (causal,
+// a query's keys) or k = r … n − 1 (not causal: a key's queries). Rows r0 … r0 + R − 1.
+struct row_sums {
+    float* out;
+    std::size_t out_ld;
+    const float* w;
+    std::size_t w_r, w_u;
+    const float* x;
+    std::size_t ldx, n;
+    bool causal, add;
+};
+
+template <std::size_t R, std::size_t V>
+__attribute__((target("avx512f"))) inline void row_sums_tile(const row_sums& p, std::size_t r0, std::size_t c) {
+    __m512 acc[R][V];
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < V; ++j)
+            acc[r][j] = p.add ? _mm512_loadu_ps(p.out + (r0 + r) * p.out_ld + c + 16 * j) : _mm512_setzero_ps();
+    const auto step = [&](std::size_t k, std::size_t r) __attribute__((always_inline, target("avx512f"))) {
+        const __m512 wk = _mm512_set1_ps(p.w[(r0 + r) * p.w_r + k * p.w_u]);
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < V; ++j)
+            acc[r][j] = _mm512_add_ps(acc[r][j], _mm512_mul_ps(wk, _mm512_loadu_ps(p.x + k * p.ldx + c + 16 * j)));
+    };
+    // Every row's range holds [k_all, k_end) whole; the rest is in some rows' ranges only.
+    const std::size_t k_all = p.causal ? 0 : r0 + R - 1, k_end = p.causal ? r0 + 1 : p.n;
+    if (!p.causal)
+        for (std::size_t k = r0; k < k_all; ++k)
+#pragma GCC unroll 4
+            for (std::size_t r = 0; r < R; ++r)
+                if (k >= r0 + r) step(k, r);
+    for (std::size_t k = k_all; k < k_end; ++k)
+#pragma GCC unroll 4
+        for (std::size_t r = 0; r < R; ++r) step(k, r);
+    if (p.causal)
+        for (std::size_t k = k_end; k < r0 + R; ++k)
+#pragma GCC unroll 4
+            for (std::size_t r = 0; r < R; ++r)
+                if (k <= r0 + r) step(k, r);
+#pragma GCC unroll 4
+    for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < V; ++j) _mm512_storeu_ps(p.out + (r0 + r) * p.out_ld + c + 16 * j, acc[r][j]);
+}
+
+// Rows 0 … count − 1 of hs columns (16, 32, 48 or 64).
+__attribute__((target("avx512f"))) void row_sums_all(const row_sums& p, std::size_t count, std::size_t hs) {
+    row_groups(count, [&](auto rows, std::size_t r0) __attribute__((target("avx512f"))) {
+        constexpr std::size_t R = decltype(rows)::value;
+        switch (hs / 16) {
+            case 4: return row_sums_tile<R, 4>(p, r0, 0);
+            case 3: return row_sums_tile<R, 3>(p, r0, 0);
+            case 2: return row_sums_tile<R, 2>(p, r0, 0);
+            default: return row_sums_tile<R, 1>(p, r0, 0);
+        }
+    });
 }
 
 __attribute__((target("avx512f"))) void attention_head_forward(float* z, float* scores, float* pattern, const float* qkv,
@@ -190,29 +286,31 @@ __attribute__((target("avx512f"))) void attention_head_forward(float* z, float* 
     const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
     alignas(64) float kt[64][16];  // [hs, 16] the head's keys, one per lane
     transpose_rows(kt, qkv + C, C3, Tn, hs);
+    alignas(64) float a[16][16];   // [T, 16] the pattern's rows, 0 past t
     const __mmask16 row_mask = static_cast<__mmask16>((1u << Tn) - 1);
-    for (std::size_t t = 0; t < Tn; ++t) {
-        const __mmask16 seen = static_cast<__mmask16>((2u << t) - 1);  // keys 0 … t
-        const __m512 s = _mm512_mul_ps(dots(qkv + t * C3, kt, hs), _mm512_set1_ps(scale));
-        float* srow = scores + t * Tn;  // [T]
-        _mm512_mask_storeu_ps(srow, row_mask, _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), seen, s));
-        float maxv = -INFINITY;
-        for (std::size_t u = 0; u <= t; ++u)
-            if (srow[u] > maxv) maxv = srow[u];
-        alignas(64) float e[16];
-        _mm512_store_ps(e, exp16(_mm512_sub_ps(s, _mm512_set1_ps(maxv))));
-        float sum = 0;
-        for (std::size_t u = 0; u <= t; ++u) sum += e[u];
-        alignas(64) float a[16];
-        _mm512_store_ps(a, _mm512_maskz_mov_ps(seen, _mm512_div_ps(_mm512_load_ps(e), _mm512_set1_ps(sum))));
-        _mm512_mask_storeu_ps(pattern + t * Tn, row_mask, _mm512_load_ps(a));
-        for (std::size_t c = 0; c < hs; c += 16) {  // z = Σ_u a[u] v[u], u in order
-            __m512 acc = _mm512_setzero_ps();
+    row_groups(Tn, [&](auto rows, std::size_t t0) __attribute__((target("avx512f"))) {
+        constexpr std::size_t R = decltype(rows)::value;
+        __m512 dot[R];
+        dots_rows<R>(dot, qkv + t0 * C3, C3, kt, hs);
+#pragma GCC unroll 4
+        for (std::size_t r = 0; r < R; ++r) {
+            const std::size_t t = t0 + r;
+            const __mmask16 seen = static_cast<__mmask16>((2u << t) - 1);  // keys 0 … t
+            const __m512 s = _mm512_mul_ps(dot[r], _mm512_set1_ps(scale));
+            float* srow = scores + t * Tn;  // [T]
+            _mm512_mask_storeu_ps(srow, row_mask, _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), seen, s));
+            float maxv = -INFINITY;
             for (std::size_t u = 0; u <= t; ++u)
-                acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(a[u]), _mm512_loadu_ps(qkv + u * C3 + 2 * C + c)));
-            _mm512_storeu_ps(z + t * C + c, acc);
+                if (srow[u] > maxv) maxv = srow[u];
+            alignas(64) float e[16];
+            _mm512_store_ps(e, exp16(_mm512_sub_ps(s, _mm512_set1_ps(maxv))));
+            float sum = 0;
+            for (std::size_t u = 0; u <= t; ++u) sum += e[u];
+            _mm512_store_ps(a[t], _mm512_maskz_mov_ps(seen, _mm512_div_ps(_mm512_load_ps(e), _mm512_set1_ps(sum))));
+            _mm512_mask_storeu_ps(pattern + t * Tn, row_mask, _mm512_load_ps(a[t]));
         }
-    }
+    });
+    row_sums_all({z, C, &a[0][0], 16, 1, qkv + 2 * C, C3, Tn, true, false}, Tn, hs);  // z_t = Σ_u a[t][u] v_u
 }
 
 // ---- one head of one batch row at any length: keys in lanes, 64 at a time ----------
@@ -317,36 +415,32 @@ __attribute__((target("avx512f"))) void attention_head_backward(float* dqkv, flo
     const float scale = 1.0f / std::sqrt(static_cast<float>(hs));
     alignas(64) float vt[64][16];  // [hs, 16] the head's values, one per lane
     transpose_rows(vt, qkv + 2 * C, C3, Tn, hs);
+    alignas(64) float g[16][16];   // [T, 16] dscores · scale: w.r.t. q·k before the scale
     const __mmask16 row_mask = static_cast<__mmask16>((1u << Tn) - 1);
-    for (std::size_t t = 0; t < Tn; ++t) {
-        const __mmask16 seen = static_cast<__mmask16>((2u << t) - 1);
-        const float* a = pattern + t * Tn;  // [T]
-        const float* dzt = dz + t * C;      // [hs]
-        for (std::size_t u = 0; u <= t; ++u)  // grad_v = Aᵀ dz
-            for (std::size_t c = 0; c < hs; c += 16) {
-                float* dv = dqkv + u * C3 + 2 * C + c;
-                _mm512_storeu_ps(dv, _mm512_add_ps(_mm512_loadu_ps(dv), _mm512_mul_ps(_mm512_set1_ps(a[u]), _mm512_loadu_ps(dzt + c))));
-            }
-        alignas(64) float da[16];
-        _mm512_store_ps(da, _mm512_maskz_mov_ps(seen, dots(dzt, vt, hs)));  // dpattern = dz · vᵀ
-        _mm512_mask_storeu_ps(dpattern + t * Tn, row_mask, _mm512_load_ps(da));
-        float row_dot = 0;  // Σ_k A_k dA_k
-        for (std::size_t u = 0; u <= t; ++u) row_dot += a[u] * da[u];
-        const __m512 av = _mm512_maskz_loadu_ps(row_mask, a);
-        const __m512 ds = _mm512_maskz_mov_ps(seen, _mm512_mul_ps(av, _mm512_sub_ps(_mm512_load_ps(da), _mm512_set1_ps(row_dot))));
-        _mm512_mask_storeu_ps(dscores + t * Tn, row_mask, ds);
-        alignas(64) float g[16];
-        _mm512_store_ps(g, _mm512_mul_ps(ds, _mm512_set1_ps(scale)));  // w.r.t. q·k before the scale
-        const float* q = qkv + t * C3;
-        float* dq = dqkv + t * C3;
-        for (std::size_t u = 0; u <= t; ++u)
-            for (std::size_t c = 0; c < hs; c += 16) {
-                const __m512 gu = _mm512_set1_ps(g[u]);
-                float* dk = dqkv + u * C3 + C + c;
-                _mm512_storeu_ps(dq + c, _mm512_add_ps(_mm512_loadu_ps(dq + c), _mm512_mul_ps(gu, _mm512_loadu_ps(qkv + u * C3 + C + c))));
-                _mm512_storeu_ps(dk, _mm512_add_ps(_mm512_loadu_ps(dk), _mm512_mul_ps(gu, _mm512_loadu_ps(q + c))));
-            }
-    }
+    row_groups(Tn, [&](auto rows, std::size_t t0) __attribute__((target("avx512f"))) {
+        constexpr std::size_t R = decltype(rows)::value;
+        __m512 dots[R];
+        dots_rows<R>(dots, dz + t0 * C, C, vt, hs);  // dpattern = dz · vᵀ
+#pragma GCC unroll 4
+        for (std::size_t r = 0; r < R; ++r) {
+            const std::size_t t = t0 + r;
+            const __mmask16 seen = static_cast<__mmask16>((2u << t) - 1);
+            const float* a = pattern + t * Tn;  // [T]
+            alignas(64) float da[16];
+            _mm512_store_ps(da, _mm512_maskz_mov_ps(seen, dots[r]));
+            _mm512_mask_storeu_ps(dpattern + t * Tn, row_mask, _mm512_load_ps(da));
+            float row_dot = 0;  // Σ_k A_k dA_k
+            for (std::size_t u = 0; u <= t; ++u) row_dot += a[u] * da[u];
+            const __m512 av = _mm512_maskz_loadu_ps(row_mask, a);
+            const __m512 ds = _mm512_maskz_mov_ps(seen, _mm512_mul_ps(av, _mm512_sub_ps(_mm512_load_ps(da), _mm512_set1_ps(row_dot))));
+            _mm512_mask_storeu_ps(dscores + t * Tn, row_mask, ds);
+            _mm512_store_ps(g[t], _mm512_mul_ps(ds, _mm512_set1_ps(scale)));
+        }
+    });
+    // Each gradient row's own sum in the scalar loop's order (over u for dq, over t for dk, dv).
+    row_sums_all({dqkv, C3, &g[0][0], 16, 1, qkv + C, C3, Tn, true, true}, Tn, hs);           // dq_t += Σ_u g[t][u] k_u
+    row_sums_all({dqkv + C, C3, &g[0][0], 1, 16, qkv, C3, Tn, false, true}, Tn, hs);          // dk_u += Σ_t g[t][u] q_t
+    row_sums_all({dqkv + 2 * C, C3, pattern, 1, Tn, dz, C, Tn, false, true}, Tn, hs);         // dv_u += Σ_t a[t][u] dz_t
 }
 
 // ---- grouped-query attention (model/llama_attention.cpp) over at most 16 keys -------
@@ -477,6 +571,45 @@ __attribute__((target("avx512f"))) void gqa_backward_avx512(const gqa_head& h, c
 __attribute__((target("avx512f"))) std::size_t add_avx512(float* acc, const float* x, std::size_t n) {
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) _mm512_storeu_ps(acc + i, _mm512_add_ps(_mm512_loadu_ps(acc + i), _mm512_loadu_ps(x + i)));
+    return i;
+}
+
+__attribute__((target("avx512f"))) std::size_t plus_avx512(float* out, const float* a, const float* b, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(out + i, _mm512_add_ps(a ? _mm512_loadu_ps(a + i) : _mm512_setzero_ps(), _mm512_loadu_ps(b + i)));
+    return i;
+}
+
+// The sums in registers across the rows (not through memory row by row): the same additions.
+__attribute__((target("avx512f"))) std::size_t column_sums_avx512(float* acc, const float* x, std::size_t N,
+                                                                  std::size_t ld, std::size_t n) {
+    std::size_t o = 0;
+    for (; o + 16 <= n; o += 16) {
+        __m512 a = _mm512_loadu_ps(acc + o);
+        for (std::size_t r = 0; r < N; ++r) a = _mm512_add_ps(a, _mm512_loadu_ps(x + r * ld + o));
+        _mm512_storeu_ps(acc + o, a);
+    }
+    return o;
+}
+
+__attribute__((target("avx512f"))) std::size_t norm_param_grads_rows_avx512(float* dw, float* db, const float* d,
+                                                                            const float* x, const float* mean,
+                                                                            const float* rstd, std::size_t N,
+                                                                            std::size_t ld, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 aw = _mm512_loadu_ps(dw + i), ab = _mm512_loadu_ps(db + i);
+        for (std::size_t r = 0; r < N; ++r) {
+            const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + r * ld + i), _mm512_set1_ps(mean[r])),
+                                              _mm512_set1_ps(rstd[r]));
+            const __m512 dv = _mm512_loadu_ps(d + r * ld + i);
+            ab = _mm512_add_ps(ab, dv);
+            aw = _mm512_add_ps(aw, _mm512_mul_ps(xhat, dv));
+        }
+        _mm512_storeu_ps(dw + i, aw);
+        _mm512_storeu_ps(db + i, ab);
+    }
     return i;
 }
 
@@ -703,6 +836,34 @@ std::size_t add(float* acc, const float* x, std::size_t n) {
     return available() ? add_avx512(acc, x, n) : 0;
 #else
     (void)acc, (void)x, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t plus(float* out, const float* a, const float* b, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? plus_avx512(out, a, b, n) : 0;
+#else
+    (void)out, (void)a, (void)b, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t column_sums(float* acc, const float* x, std::size_t N, std::size_t ld, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? column_sums_avx512(acc, x, N, ld, n) : 0;
+#else
+    (void)acc, (void)x, (void)N, (void)ld, (void)n;
+    return 0;
+#endif
+}
+
+std::size_t norm_param_grads_rows(float* dw, float* db, const float* d, const float* x, const float* mean,
+                                  const float* rstd, std::size_t N, std::size_t ld, std::size_t n) {
+#ifdef ATTN_TRAIN_SIMD
+    return available() ? norm_param_grads_rows_avx512(dw, db, d, x, mean, rstd, N, ld, n) : 0;
+#else
+    (void)dw, (void)db, (void)d, (void)x, (void)mean, (void)rstd, (void)N, (void)ld, (void)n;
     return 0;
 #endif
 }

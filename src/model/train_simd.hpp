@@ -97,6 +97,17 @@ void gqa_backward(const gqa_head& h, const gqa_grads& g, const gqa_rows& rows);
 // acc[i] += x[i] (a bias added to a row, a row added to a bias gradient).
 std::size_t add(float* acc, const float* x, std::size_t n);
 
+// out[i] = a[i] + b[i], a nullptr read as +0 (a residual's sum; 0 + dout, −0 made +0).
+std::size_t plus(float* out, const float* a, const float* b, std::size_t n);
+
+// acc[o] += Σ_r x[r·ld + o], r = 0 … N − 1 in order (a bias gradient), o < n in whole vectors.
+std::size_t column_sums(float* acc, const float* x, std::size_t N, std::size_t ld, std::size_t n);
+
+// Layer norm's parameter gradients over rows r = 0 … N − 1 in order (row r of d and x at
+// r·ld, its m and s at mean[r], rstd[r]): columns o < n in whole vectors, as norm_param_grads.
+std::size_t norm_param_grads_rows(float* dw, float* db, const float* d, const float* x, const float* mean,
+                                  const float* rstd, std::size_t N, std::size_t ld, std::size_t n);
+
 // Layer norm's parameter gradients from one row: x̂ = (x − m)·s, db += d, dw += x̂ · d.
 std::size_t norm_param_grads(float* dw, float* db, const float* d, const float* x, float m, float s, std::size_t n);
 

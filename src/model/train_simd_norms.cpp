@@ -14,6 +14,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define ATTN_TRAIN_SIMD_NORMS 1
+#include "model/train_simd_transpose.hpp"
 #endif
 
 namespace attn::model::training::simd {
@@ -32,18 +33,51 @@ __attribute__((target("avx512f"))) inline __m512 column(const float* rows, __m51
     return _mm512_i32gather_ps(offsets, rows + i, 4);
 }
 
+// The columns of 16 rows of C floats, one per lane: transposed once into this buffer when
+// C is a multiple of 16 and at most 256 (the same values as the gathers, fewer loads),
+// else gathered column by column.
+struct row_columns {
+    static constexpr std::size_t max_c = 256;
+    alignas(64) float cols[max_c * 16];  // [C, 16]
+    const float* rows = nullptr;
+    std::size_t C = 0;
+    bool transposed = false;
+    __m512i offsets;
+
+    __attribute__((target("avx512f"))) void load(const float* r, std::size_t c) {
+        rows = r, C = c;
+        transposed = C % 16 == 0 && C <= max_c;
+        if (!transposed) {
+            offsets = row_offsets(C);
+            return;
+        }
+        for (std::size_t j = 0; j < C; j += 16) {
+            __m512 b[16];
+            #pragma GCC unroll 16
+            for (std::size_t u = 0; u < 16; ++u) b[u] = _mm512_loadu_ps(rows + u * C + j);
+            transpose16(b);
+            #pragma GCC unroll 16
+            for (std::size_t k = 0; k < 16; ++k) _mm512_store_ps(cols + (j + k) * 16, b[k]);
+        }
+    }
+    __attribute__((target("avx512f"))) __m512 operator[](std::size_t i) const {
+        return transposed ? _mm512_load_ps(cols + i * 16) : column(rows, offsets, i);
+    }
+};
+
 // ---- RMSNorm: out = (x·s)·w, normalized = x·s, s = 1/√(Σx²/C + eps) ------------------
 
 __attribute__((target("avx512f"))) std::size_t rms_rows_avx512(float* out, float* normalized, float* rstd,
                                                                const float* inp, const float* w, std::size_t n,
                                                                std::size_t C, float eps) {
-    const __m512i offsets = row_offsets(C);
+    row_columns xc;
     std::size_t r0 = 0;
     for (; r0 + 16 <= n; r0 += 16) {
         const float* x = inp + r0 * C;  // [16, C]
+        xc.load(x, C);
         __m512 ms = _mm512_setzero_ps();
         for (std::size_t i = 0; i < C; ++i) {
-            const __m512 xi = column(x, offsets, i);
+            const __m512 xi = xc[i];
             ms = _mm512_add_ps(ms, _mm512_mul_ps(xi, xi));
         }
         ms = _mm512_div_ps(ms, _mm512_set1_ps(static_cast<float>(C)));
@@ -75,16 +109,18 @@ __attribute__((target("avx512f"))) std::size_t rms_rows_avx512(float* out, float
 __attribute__((target("avx512f"))) std::size_t rms_backward_rows_avx512(float* dx, const float* dout, const float* inp,
                                                                         const float* w, const float* rstd,
                                                                         std::size_t n, std::size_t C, bool add) {
-    const __m512i offsets = row_offsets(C);
+    row_columns xc, dc;
     std::size_t r0 = 0;
     for (; r0 + 16 <= n; r0 += 16) {
         const float* x = inp + r0 * C;   // [16, C]
         const float* d = dout + r0 * C;  // [16, C]
+        xc.load(x, C);
+        dc.load(d, C);
         const __m512 s = _mm512_loadu_ps(rstd + r0);
         __m512 gm = _mm512_setzero_ps();
         for (std::size_t i = 0; i < C; ++i) {
-            const __m512 g = _mm512_mul_ps(column(d, offsets, i), _mm512_set1_ps(w[i]));
-            gm = _mm512_add_ps(gm, _mm512_mul_ps(g, _mm512_mul_ps(column(x, offsets, i), s)));
+            const __m512 g = _mm512_mul_ps(dc[i], _mm512_set1_ps(w[i]));
+            gm = _mm512_add_ps(gm, _mm512_mul_ps(g, _mm512_mul_ps(xc[i], s)));
         }
         alignas(64) float gr[16];
         _mm512_store_ps(gr, _mm512_div_ps(gm, _mm512_set1_ps(static_cast<float>(C))));
@@ -129,17 +165,18 @@ __attribute__((target("avx512f"))) std::size_t layer_rows_avx512(float* out, flo
                                                                  float* rstd, const float* inp, const float* w,
                                                                  const float* b, std::size_t n, std::size_t C,
                                                                  float eps) {
-    const __m512i offsets = row_offsets(C);
+    row_columns xc;
     const __m512 count = _mm512_set1_ps(static_cast<float>(C));
     std::size_t r0 = 0;
     for (; r0 + 16 <= n; r0 += 16) {
         const float* x = inp + r0 * C;  // [16, C]
+        xc.load(x, C);
         __m512 m = _mm512_setzero_ps();
-        for (std::size_t i = 0; i < C; ++i) m = _mm512_add_ps(m, column(x, offsets, i));
+        for (std::size_t i = 0; i < C; ++i) m = _mm512_add_ps(m, xc[i]);
         m = _mm512_div_ps(m, count);
         __m512 v = _mm512_setzero_ps();
         for (std::size_t i = 0; i < C; ++i) {
-            const __m512 c = _mm512_sub_ps(column(x, offsets, i), m);
+            const __m512 c = _mm512_sub_ps(xc[i], m);
             v = _mm512_add_ps(v, _mm512_mul_ps(c, c));
         }
         v = _mm512_div_ps(v, count);
@@ -172,17 +209,19 @@ __attribute__((target("avx512f"))) std::size_t layer_backward_rows_avx512(float*
                                                                           const float* inp, const float* w,
                                                                           const float* mean, const float* rstd,
                                                                           std::size_t n, std::size_t C, bool add) {
-    const __m512i offsets = row_offsets(C);
+    row_columns xc, dc;
     const __m512 count = _mm512_set1_ps(static_cast<float>(C));
     std::size_t r0 = 0;
     for (; r0 + 16 <= n; r0 += 16) {
         const float* x = inp + r0 * C;   // [16, C]
         const float* d = dout + r0 * C;  // [16, C]
+        xc.load(x, C);
+        dc.load(d, C);
         const __m512 m = _mm512_loadu_ps(mean + r0), s = _mm512_loadu_ps(rstd + r0);
         __m512 dm = _mm512_setzero_ps(), dnm = _mm512_setzero_ps();
         for (std::size_t i = 0; i < C; ++i) {
-            const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(column(x, offsets, i), m), s);
-            const __m512 dnorm = _mm512_mul_ps(_mm512_set1_ps(w[i]), column(d, offsets, i));
+            const __m512 xhat = _mm512_mul_ps(_mm512_sub_ps(xc[i], m), s);
+            const __m512 dnorm = _mm512_mul_ps(_mm512_set1_ps(w[i]), dc[i]);
             dm = _mm512_add_ps(dm, dnorm);
             dnm = _mm512_add_ps(dnm, _mm512_mul_ps(dnorm, xhat));
         }
