@@ -39,32 +39,28 @@ CHOICES = {"04-qkv-from": {"Q": "target", "K": "source", "V": "source"},
 ARRAYS = ("grad", "k", "q", "v")  # the inputs read as NumPy arrays straight from the text (the rest by json)
 
 
-def cut_array(line, key):
-    """`"key":[[…]]` of one `exercise show` line as a float array, and the line with null there:
-    np.fromstring parses the long lists of lessons 20–22 about twice as fast as json."""
-    tag = '"%s":[[' % key
-    at = line.find(tag, line.find('"inputs":{'))
-    if at < 0:
-        return None, line
-    body_at = at + len(tag)
-    end = line.find("]]", body_at)
-    body = line[body_at:end]
-    a = np.fromstring(body.replace("],[", ","), sep=",")
-    return a.reshape(body.count("],[") + 1, -1), line[:at] + '"%s":null' % key + line[end + 2:]
-
-
-def parse_show(line):
-    arrays = {}
+def parse_show(line, special):
+    """One `exercise show` line: the arrays of ARRAYS parsed by np.fromstring (lessons 20–22's
+    long lists; V skipped when no part needs the output), the rest by json."""
+    arrays, pieces, at = {}, [], line.find('"inputs":{')
+    need_v = special or '"stage":"output"' in line
     for key in ARRAYS:
-        a, line = cut_array(line, key)
-        if a is not None:
-            arrays[key] = a
-    d = json.loads(line)
+        tag = '"%s":[[' % key
+        start = line.find(tag, at)
+        if start < 0:
+            continue
+        end = line.find("]]", start + len(tag))
+        pieces += [line[at:start], '"%s":null' % key]
+        if key != "v" or need_v:
+            body = line[start + len(tag):end]
+            arrays[key] = np.fromstring(body.replace("],[", ","), sep=",").reshape(body.count("],[") + 1, -1)
+        at = end + 2
+    d = json.loads(line[:line.find('"inputs":{')] + "".join(pieces) + line[at:])
     d["inputs"].update(arrays)
     return d
 
 
-def stream_show(attn, ex, students, tmp):
+def stream_show(attn, ex, students, tmp, special):
     """Each student's `exercise show` document, parsed while attn still writes the next."""
     path = os.path.join(tmp, f".students-{os.getpid()}.txt")  # one a process: several may share DIR
     with open(path, "w") as f:
@@ -72,7 +68,7 @@ def stream_show(attn, ex, students, tmp):
     p = subprocess.Popen([attn, "exercise", "show", ex, "--format", "json", "--students", path],
                          stdout=subprocess.PIPE, text=True, bufsize=1 << 20)
     for line in p.stdout:
-        yield parse_show(line)
+        yield parse_show(line, special)
     if p.wait() != 0:
         sys.exit(f"make_term_class: attn exercise show {ex} failed ({p.returncode})")
     os.unlink(path)
@@ -94,7 +90,7 @@ def tr(x):
 
 def plain_stages(g, mistake):
     """raw, scaled, masked, weights, output (and argmax) of attention on a stack of students."""
-    q, k, v = g["q"], g["k"], g["v"]
+    q, k, v = g["q"], g["k"], g.get("v")
     scale = g["scale"] if g["scale"] is not None else np.sqrt(q.shape[-1])
     if mistake == "no_scaling":
         scale = 1.0
@@ -108,7 +104,7 @@ def plain_stages(g, mistake):
         w = np.where(np.isfinite(masked), masked, 0.0)
     else:
         w = tr(softmax_last(np.ascontiguousarray(tr(masked)))) if mistake == "wrong_axis" and square else softmax_last(masked)
-    return {"raw": raw, "scaled": scaled, "masked": masked, "weights": w, "output": w @ v,
+    return {"raw": raw, "scaled": scaled, "masked": masked, "weights": w, "output": None if v is None else w @ v,
             "argmax": np.argmax(w, axis=-1)[..., None]}
 
 
@@ -141,9 +137,13 @@ def rope(x, base):
     return out
 
 
+def is_special(ex):
+    return ex[:3] in ("15-", "16-", "17-")
+
+
 def special_stages(ex, g):
     """The stages of lessons 15–17's exercises (the references of tests/python), stacked."""
-    q, k, v = g["q"], g["k"], g["v"]
+    q, k, v = g["q"], g["k"], g.get("v")
     if ex.startswith("15-"):
         gr = g["grad"]
         s = q @ tr(k) / np.sqrt(q.shape[-1])
@@ -187,7 +187,7 @@ def student_plan(i):
 
 def group_key(d):
     i = d["inputs"]
-    return (i["q"].shape, i["k"].shape, i["v"].shape, i["grad"].shape if "grad" in i else None,
+    return (i["q"].shape, i["k"].shape, i["v"].shape if i["v"] is not None else None, i["grad"].shape if "grad" in i else None,
             i["scale"], i.get("mask_attend") is not None, i.get("softmax", True), i.get("tile"), i.get("rope"),
             json.dumps(d["parts"]))
 
@@ -197,12 +197,12 @@ def exercise_answers(attn, ex, names, plans, tmp):
     student's catalogued mistake on a plain attention exercise."""
     index = {s: n for n, s in enumerate(names)}
     groups = {}
-    for d in stream_show(attn, ex, [s for s, (_, m) in zip(names, plans) if m != "broken"], tmp):
+    for d in stream_show(attn, ex, [s for s, (_, m) in zip(names, plans) if m != "broken"], tmp, is_special(ex)):
         groups.setdefault(group_key(d), []).append(d)
     out = {}
     for docs in groups.values():
         first = docs[0]["inputs"]
-        g = {x: np.stack([d["inputs"][x] for d in docs]) for x in ARRAYS if x in first}
+        g = {x: np.stack([d["inputs"][x] for d in docs]) for x in ARRAYS if first.get(x) is not None}
         g.update(scale=first["scale"], softmax=first.get("softmax", True), tile=first.get("tile"),
                  rope=first.get("rope"), mask=None)
         if first.get("mask_attend") is not None:
@@ -253,7 +253,7 @@ def write_slice(attn, exercises, out, start, stop):
     names = [f"s{i:06d}" for i in range(start, stop)]
     plans = [student_plan(i) for i in range(start, stop)]
     per_ex = {ex: exercise_answers(attn, ex, names, plans, out) for ex in exercises if ex not in CHOICES}
-    special = {ex: ex[:3] in ("15-", "16-", "17-") for ex in exercises}
+    special = {ex: is_special(ex) for ex in exercises}
     for n, i in enumerate(range(start, stop)):
         text = student_text(i, exercises, plans[n], per_ex, n, special)
         aside = os.path.join(out, "." + names[n] + ".json.part")  # a dot file: `attn grade --class` skips it
