@@ -13,7 +13,7 @@ be: the class is graded in id order whatever the threads). The issue's target: u
 30 s wall and under 100 MB.
 
     bench/grade_bench.py --attn build-bench/attn [--students 100000] [--rounds 1] [--out FILE]
-                         [--term-classes DIR]
+                         [--term-classes DIR] [--term-only] [--threads T]
 
 Then issue 36's two term assignments, in the same command: bench/term-14.toml on
 DIR/term-14-N and bench/term-models.toml on DIR/term-models-N (bench/make_term_class.py
@@ -21,6 +21,14 @@ writes them once when missing: slow, an hour or more for 100,000 model submissio
 DIR, default build-bench/term-classes or $ATTN_TERM_CLASSES), each on every core and on
 one thread, with `--assignment` instead of `--exercises`. The table adds the cores used
 (CPU time over wall time: 2.0 is both cores busy the whole run).
+
+Issue 36's measurement alone (the two term classes, ATTN_GRADE_THREADS=2, one round):
+
+    bench/grade_bench.py --attn build/attn --term-only --threads 2 --term-classes /work/term-classes \
+                         [--out bench/results/grade-term.md]
+
+`--term-only` skips the 7-exercise class; `--threads T` times only ATTN_GRADE_THREADS=T (no
+one-thread side, so no byte comparison of gradebooks).
 """
 import argparse
 import filecmp
@@ -52,8 +60,8 @@ def make_term_class(attn, directory, assignment, n):
     if have == n:
         return
     print(f"grade_bench: writing {n} submissions of {assignment} into {directory} (once; slow)", file=sys.stderr)
-    subprocess.run([sys.executable, os.path.join(HERE, "make_term_class.py"), attn, assignment, directory, str(n)],
-                   env=env_for(), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, os.path.join(HERE, "make_term_class.py"), "--jobs", str(os.cpu_count() or 1),
+                    attn, assignment, directory, str(n)], env=env_for(), check=True, stdout=subprocess.DEVNULL)
 
 
 def make_class(attn, directory, n):
@@ -92,12 +100,18 @@ def main():
     ap.add_argument("--out", default=None, help="append the table to this Markdown file")
     ap.add_argument("--term-classes", default=None,
                     help="issue 36's term classes (default $ATTN_TERM_CLASSES or build-bench/term-classes)")
+    ap.add_argument("--term-only", action="store_true", help="only issue 36's two term classes")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="time only ATTN_GRADE_THREADS=T (default: every core against one thread)")
     a = ap.parse_args()
     attn = os.path.abspath(a.attn)
-    directory = a.class_dir or os.path.join(os.path.dirname(attn), f"grade-class-{a.students}")
-    make_class(attn, directory, a.students)
-    text = time_sides(attn, directory, ["--exercises", EXERCISES], f"--exercises {EXERCISES}",
-                      f"Grading a class of {a.students:,} submissions", a.rounds)
+    sides = [(f"{a.threads} threads", a.threads)] if a.threads else SIDES
+    text = ""
+    if not a.term_only:
+        directory = a.class_dir or os.path.join(os.path.dirname(attn), f"grade-class-{a.students}")
+        make_class(attn, directory, a.students)
+        text = time_sides(attn, directory, ["--exercises", EXERCISES], f"--exercises {EXERCISES}",
+                          f"Grading a class of {a.students:,} submissions", a.rounds, sides)
     term_dir = a.term_classes or os.environ.get("ATTN_TERM_CLASSES") or os.path.join(os.path.dirname(attn), "term-classes")
     for term in TERMS:
         assignment = os.path.join(HERE, term + ".toml")
@@ -107,7 +121,7 @@ def main():
         # share theirs: the refusal at load); a timing class insists.
         text += time_sides(attn, directory, ["--assignment", assignment, "--small-variant-space-ok"],
                            f"--assignment bench/{term}.toml --small-variant-space-ok",
-                           f"Grading {a.students:,} submissions of bench/{term}.toml (issue 36)", a.rounds)
+                           f"Grading {a.students:,} submissions of bench/{term}.toml (issue 36)", a.rounds, sides)
     print(text)
     if a.out:
         with open(a.out, "a") as f:
@@ -116,10 +130,12 @@ def main():
         sys.exit("grade_bench: the gradebooks differ between every core and one thread")
 
 
-def time_sides(attn, directory, which, which_words, title, rounds):
-    """Every core against one thread on one class: the Markdown table."""
+SIDES = [("every core", None), ("one thread", 1)]
+
+
+def time_sides(attn, directory, which, which_words, title, rounds, sides=SIDES):
+    """Every core against one thread (or the one side asked) on one class: the Markdown table."""
     cores = os.cpu_count() or 1
-    sides = [("every core", None), ("one thread", 1)]
     wall = {s: [] for s, _ in sides}
     rss = {s: [] for s, _ in sides}
     cpu = {s: [] for s, _ in sides}
@@ -134,8 +150,8 @@ def time_sides(attn, directory, which, which_words, title, rounds):
                 cpu[side].append(c)
                 rss[side].append(m)
                 print(f"grade_bench: {title}, {side}: {w:.2f} s, {c:.2f} s of CPU, {m / 2**20:.1f} MiB", file=sys.stderr)
-        identical = filecmp.cmp(books["every core"], books["one thread"], shallow=False)
-        with open(books["every core"]) as f:
+        identical = len(sides) < 2 or filecmp.cmp(books[sides[0][0]], books[sides[1][0]], shallow=False)
+        with open(books[sides[0][0]]) as f:
             rows = sum(1 for _ in f) - 1
     load_end = os.getloadavg()
     lines = [
@@ -144,13 +160,15 @@ def time_sides(attn, directory, which, which_words, title, rounds):
         "",
         f"`attn grade --class DIR {which_words} --gradebook FILE`, {rounds} round(s), "
         f"{rows:,} gradebook rows; {cores} cores; load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end. "
-        f"Gradebooks byte-identical between the two: {'yes' if identical else 'NO'}. Target: < 30 s, < 100 MB.",
+        + (f"Gradebooks byte-identical between the two: {'yes' if identical else 'NO'}. " if len(sides) > 1 else "")
+        + "Target: < 30 s, < 100 MB.",
         "",
         "| side | wall s, median (min–max) | CPU s (user + sys), median | cores used (CPU / wall) | peak RSS MiB |",
         "|---|---|---|---|---|",
     ]
     for side, threads in sides:
-        label = f"{side} (ATTN_GRADE_THREADS={threads})" if threads else f"{side} ({cores})"
+        label = f"ATTN_GRADE_THREADS={threads}" if len(sides) == 1 else \
+            f"{side} (ATTN_GRADE_THREADS={threads})" if threads else f"{side} ({cores})"
         used = statistics.median(cpu[side]) / max(statistics.median(wall[side]), 1e-9)
         lines.append(f"| {label} | {fmt_s(wall[side])} | {statistics.median(cpu[side]):.2f} | {used:.2f} | "
                      f"{max(rss[side]) / 2**20:.1f} |")
